@@ -1,0 +1,28 @@
+//! capkg: lint, substitute, assemble and publish Cluster API provider releases.
+//!
+//! Data flows one way: **load** ([`yaml`], [`files`]) -> **check** ([`rules`]) -> **transform**
+//! ([`subst`], [`assemble`]) -> **write or publish** ([`targets`], [`release`]). The CLI in
+//! [`cli`] turns flags into requests for these modules and hands their results to [`report`].
+//!
+//! - [`yaml`]: YAML documents with byte-exact source positions, YAML 1.1 scalar resolution, and
+//!   two writers (one keeps the maintainer's layout, one reproduces clusterctl's output).
+//! - [`provider`]: provider types, names, manifest labels and the roles files play in a release.
+//! - [`files`]: finds release files under paths and loads each with its role.
+//! - [`rules`]: the lint rules, one file per area, in one registry; findings are [`rules::Diagnostic`]s.
+//! - [`subst`]: drone/envsubst's grammar and evaluation, plus clusterctl's variable layer.
+//! - [`assemble`]: builds a release directory from the maintainer's sources.
+//! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package.
+//! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
+//! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
+//! - [`cli`]: the command-line surface; the only place that decides exit codes.
+
+pub mod assemble;
+pub mod cli;
+pub mod files;
+pub mod provider;
+pub mod release;
+pub mod report;
+pub mod rules;
+pub mod subst;
+pub mod targets;
+pub mod yaml;
