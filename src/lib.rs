@@ -19,10 +19,12 @@
 pub mod assemble;
 pub mod cli;
 pub mod files;
+pub mod flect;
 pub mod provider;
 pub mod release;
 pub mod report;
 pub mod rules;
 pub mod subst;
 pub mod targets;
+pub mod version;
 pub mod yaml;
