@@ -6,6 +6,7 @@
 //!
 //! - [`yaml`]: YAML documents with byte-exact source positions, YAML 1.1 scalar resolution, and
 //!   two writers (one keeps the maintainer's layout, one reproduces clusterctl's output).
+//! - [`k8s`]: views of Kubernetes objects and clusterctl's notions about them (scope by kind).
 //! - [`provider`]: provider types, names, manifest labels and the roles files play in a release.
 //! - [`files`]: finds release files under paths and loads each with its role.
 //! - [`rules`]: the lint rules, one file per area, in one registry; findings are [`rules::Diagnostic`]s.
@@ -20,6 +21,7 @@ pub mod assemble;
 pub mod cli;
 pub mod files;
 pub mod flect;
+pub mod k8s;
 pub mod provider;
 pub mod release;
 pub mod report;

@@ -1,1 +1,371 @@
-//! TODO
+//! Provider types, names and manifest labels, and the roles files play in a release.
+//!
+//! clusterctl identifies a provider by its type and name and labels everything it installs with
+//! the provider's *manifest label*: the type's prefix plus the name (`infrastructure-aws`), except
+//! for the core provider, which is plain `cluster-api`. Release files are recognised by name, as
+//! clusterctl fetches them by name.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The seven provider types clusterctl knows, in its install order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ProviderType {
+    Core,
+    Bootstrap,
+    ControlPlane,
+    Infrastructure,
+    Ipam,
+    RuntimeExtension,
+    Addon,
+}
+
+impl ProviderType {
+    pub const ALL: [ProviderType; 7] = [
+        ProviderType::Core,
+        ProviderType::Bootstrap,
+        ProviderType::ControlPlane,
+        ProviderType::Infrastructure,
+        ProviderType::Ipam,
+        ProviderType::RuntimeExtension,
+        ProviderType::Addon,
+    ];
+
+    /// clusterctl's name for the type (`InfrastructureProvider`).
+    pub fn clusterctl_name(self) -> &'static str {
+        match self {
+            ProviderType::Core => "CoreProvider",
+            ProviderType::Bootstrap => "BootstrapProvider",
+            ProviderType::ControlPlane => "ControlPlaneProvider",
+            ProviderType::Infrastructure => "InfrastructureProvider",
+            ProviderType::Ipam => "IPAMProvider",
+            ProviderType::RuntimeExtension => "RuntimeExtensionProvider",
+            ProviderType::Addon => "AddonProvider",
+        }
+    }
+
+    /// The short form used in file names and on the command line (`control-plane`).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            ProviderType::Core => "core",
+            ProviderType::Bootstrap => "bootstrap",
+            ProviderType::ControlPlane => "control-plane",
+            ProviderType::Infrastructure => "infrastructure",
+            ProviderType::Ipam => "ipam",
+            ProviderType::RuntimeExtension => "runtime-extension",
+            ProviderType::Addon => "addon",
+        }
+    }
+
+    /// The components file name capkg writes (`infrastructure-components.yaml`).
+    pub fn components_file_name(self) -> String {
+        format!("{}-components.yaml", self.short_name())
+    }
+
+    /// The manifest label of a provider of this type named `name` (clusterctl's `ManifestLabel`).
+    pub fn manifest_label(self, name: &str) -> String {
+        match self {
+            ProviderType::Core => name.to_string(),
+            other => format!("{}-{}", other.short_name(), name),
+        }
+    }
+
+    /// Splits a manifest label into type and name, when the label has a known prefix.
+    /// `cluster-api` is the core provider.
+    pub fn split_label(label: &str) -> Option<(ProviderType, &str)> {
+        if label == CORE_PROVIDER_NAME {
+            return Some((ProviderType::Core, label));
+        }
+        // Longest prefix first, so `runtime-extension-x` is not read as something shorter.
+        let mut types: Vec<ProviderType> = ProviderType::ALL[1..].to_vec();
+        types.sort_by_key(|t| std::cmp::Reverse(t.short_name().len()));
+        types.into_iter().find_map(|t| {
+            let name = label.strip_prefix(t.short_name())?.strip_prefix('-')?;
+            (!name.is_empty()).then_some((t, name))
+        })
+    }
+}
+
+/// The only valid name of the core provider.
+pub const CORE_PROVIDER_NAME: &str = "cluster-api";
+
+/// The label clusterctl sets on every installed object to name its provider.
+pub const PROVIDER_LABEL: &str = "cluster.x-k8s.io/provider";
+
+/// The label clusterctl sets on every installed object.
+pub const CLUSTERCTL_LABEL: &str = "clusterctl.cluster.x-k8s.io";
+
+impl fmt::Display for ProviderType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.short_name())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown provider type `{0}`: use one of core, bootstrap, control-plane, infrastructure, ipam, runtime-extension, addon (or clusterctl's names such as InfrastructureProvider)"
+)]
+pub struct UnknownProviderType(pub String);
+
+impl FromStr for ProviderType {
+    type Err = UnknownProviderType;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProviderType::ALL
+            .into_iter()
+            .find(|t| {
+                s == t.short_name()
+                    || s.eq_ignore_ascii_case(t.clusterctl_name())
+                    || (*t == ProviderType::RuntimeExtension && s == "runtime-extensions")
+            })
+            .ok_or_else(|| UnknownProviderType(s.to_string()))
+    }
+}
+
+/// Why a provider name is not acceptable to clusterctl.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    #[error("provider name is empty")]
+    Empty,
+    #[error("provider name `{0}` is longer than 63 characters")]
+    TooLong(String),
+    #[error(
+        "provider name `{0}` must consist of lower case alphanumeric characters or `-`, and start and end with an alphanumeric character"
+    )]
+    Invalid(String),
+    #[error("the core provider must be named `cluster-api`, not `{0}`")]
+    CoreName(String),
+}
+
+/// Checks a provider name as `clusterctl init --infrastructure NAME` does (a DNS-1123 label);
+/// the core provider must be `cluster-api`.
+pub fn validate_name(provider_type: Option<ProviderType>, name: &str) -> Result<(), NameError> {
+    if name.is_empty() {
+        return Err(NameError::Empty);
+    }
+    if name.len() > 63 {
+        return Err(NameError::TooLong(name.to_string()));
+    }
+    let bytes = name.as_bytes();
+    let alnum = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    if !bytes.iter().all(|b| alnum(b) || *b == b'-')
+        || !bytes.first().is_some_and(alnum)
+        || !bytes.last().is_some_and(alnum)
+    {
+        return Err(NameError::Invalid(name.to_string()));
+    }
+    if provider_type == Some(ProviderType::Core) && name != CORE_PROVIDER_NAME {
+        return Err(NameError::CoreName(name.to_string()));
+    }
+    Ok(())
+}
+
+/// What a file is in a release, from its name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FileRole {
+    /// `{type}-components.yaml`, or `{type}-components-{suffix}.yaml` (vSphere ships
+    /// `infrastructure-components-supervisor.yaml`).
+    Components {
+        provider_type: ProviderType,
+        suffix: Option<String>,
+    },
+    /// `metadata.yaml`.
+    Metadata,
+    /// `cluster-template.yaml` (flavor `None`) or `cluster-template-{flavor}.yaml`.
+    ClusterTemplate { flavor: Option<String> },
+    /// `clusterclass-{name}.yaml`.
+    ClusterClass { name: String },
+}
+
+impl FileRole {
+    /// The role of a file called `file_name` (no directories), if it has one.
+    pub fn from_file_name(file_name: &str) -> Option<FileRole> {
+        let stem = file_name.strip_suffix(".yaml")?;
+        if stem == "metadata" {
+            return Some(FileRole::Metadata);
+        }
+        if stem == "cluster-template" {
+            return Some(FileRole::ClusterTemplate { flavor: None });
+        }
+        if let Some(flavor) = stem.strip_prefix("cluster-template-") {
+            return (!flavor.is_empty()).then(|| FileRole::ClusterTemplate {
+                flavor: Some(flavor.to_string()),
+            });
+        }
+        if let Some(name) = stem.strip_prefix("clusterclass-") {
+            return (!name.is_empty()).then(|| FileRole::ClusterClass {
+                name: name.to_string(),
+            });
+        }
+        let (prefix, suffix) = match stem.split_once("-components") {
+            Some((prefix, "")) => (prefix, None),
+            Some((prefix, rest)) => (prefix, Some(rest.strip_prefix('-')?.to_string())),
+            None => return None,
+        };
+        if suffix.as_deref() == Some("") {
+            return None;
+        }
+        let provider_type = match prefix {
+            "runtime-extensions" => ProviderType::RuntimeExtension,
+            other => ProviderType::ALL
+                .into_iter()
+                .find(|t| t.short_name() == other)?,
+        };
+        Some(FileRole::Components {
+            provider_type,
+            suffix,
+        })
+    }
+
+    /// A short description for messages (`components`, `cluster template`).
+    pub fn describe(&self) -> &'static str {
+        match self {
+            FileRole::Components { .. } => "components",
+            FileRole::Metadata => "metadata",
+            FileRole::ClusterTemplate { .. } => "cluster template",
+            FileRole::ClusterClass { .. } => "ClusterClass",
+        }
+    }
+
+    pub fn is_template(&self) -> bool {
+        matches!(
+            self,
+            FileRole::ClusterTemplate { .. } | FileRole::ClusterClass { .. }
+        )
+    }
+}
+
+/// The provider a set of files belongs to, as far as it is known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provider {
+    pub provider_type: Option<ProviderType>,
+    pub name: Option<String>,
+}
+
+impl Provider {
+    /// The manifest label, when both type and name are known.
+    pub fn label(&self) -> Option<String> {
+        Some(self.provider_type?.manifest_label(self.name.as_deref()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_parse_from_both_spellings() {
+        assert_eq!("infrastructure".parse(), Ok(ProviderType::Infrastructure));
+        assert_eq!(
+            "InfrastructureProvider".parse(),
+            Ok(ProviderType::Infrastructure)
+        );
+        assert_eq!("IPAMProvider".parse(), Ok(ProviderType::Ipam));
+        assert_eq!("control-plane".parse(), Ok(ProviderType::ControlPlane));
+        assert_eq!(
+            "runtime-extension".parse(),
+            Ok(ProviderType::RuntimeExtension)
+        );
+        let err = "infra".parse::<ProviderType>().unwrap_err();
+        assert!(err.to_string().contains("`infra`"));
+    }
+
+    #[test]
+    fn manifest_labels() {
+        assert_eq!(
+            ProviderType::Core.manifest_label("cluster-api"),
+            "cluster-api"
+        );
+        assert_eq!(
+            ProviderType::Infrastructure.manifest_label("aws"),
+            "infrastructure-aws"
+        );
+        assert_eq!(
+            ProviderType::RuntimeExtension.manifest_label("nutanix"),
+            "runtime-extension-nutanix"
+        );
+        assert_eq!(
+            ProviderType::split_label("control-plane-k0sproject-k0smotron"),
+            Some((ProviderType::ControlPlane, "k0sproject-k0smotron"))
+        );
+        assert_eq!(
+            ProviderType::split_label("cluster-api"),
+            Some((ProviderType::Core, "cluster-api"))
+        );
+        assert_eq!(ProviderType::split_label("foo-bar"), None);
+    }
+
+    #[test]
+    fn file_roles_by_name() {
+        use FileRole::*;
+        assert_eq!(
+            FileRole::from_file_name("infrastructure-components.yaml"),
+            Some(Components {
+                provider_type: ProviderType::Infrastructure,
+                suffix: None
+            })
+        );
+        assert_eq!(
+            FileRole::from_file_name("infrastructure-components-supervisor.yaml"),
+            Some(Components {
+                provider_type: ProviderType::Infrastructure,
+                suffix: Some("supervisor".into())
+            })
+        );
+        assert_eq!(
+            FileRole::from_file_name("runtime-extensions-components.yaml"),
+            Some(Components {
+                provider_type: ProviderType::RuntimeExtension,
+                suffix: None
+            })
+        );
+        assert_eq!(FileRole::from_file_name("metadata.yaml"), Some(Metadata));
+        assert_eq!(
+            FileRole::from_file_name("cluster-template.yaml"),
+            Some(ClusterTemplate { flavor: None })
+        );
+        assert_eq!(
+            FileRole::from_file_name("cluster-template-eks.yaml"),
+            Some(ClusterTemplate {
+                flavor: Some("eks".into())
+            })
+        );
+        assert_eq!(
+            FileRole::from_file_name("clusterclass-quick-start.yaml"),
+            Some(ClusterClass {
+                name: "quick-start".into()
+            })
+        );
+        for other in [
+            "rosa-network.yaml",
+            "foo-components.yaml",
+            "metadata.yml",
+            "cluster-template-.yaml",
+            "infrastructure-components-.yaml",
+        ] {
+            assert_eq!(FileRole::from_file_name(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn names_follow_clusterctl() {
+        assert!(validate_name(Some(ProviderType::Infrastructure), "aws").is_ok());
+        assert!(validate_name(None, "k0sproject-k0smotron").is_ok());
+        assert_eq!(
+            validate_name(None, "AWS"),
+            Err(NameError::Invalid("AWS".into()))
+        );
+        assert_eq!(
+            validate_name(None, "-aws"),
+            Err(NameError::Invalid("-aws".into()))
+        );
+        assert_eq!(
+            validate_name(Some(ProviderType::Core), "core"),
+            Err(NameError::CoreName("core".into()))
+        );
+        assert!(matches!(
+            validate_name(None, &"a".repeat(64)),
+            Err(NameError::TooLong(_))
+        ));
+    }
+}

@@ -1,1 +1,104 @@
-//! TODO
+//! Rendering results for people and machines.
+//!
+//! Three formats, one file each: [`human`] (miette-style diagnostics with source snippets, colour
+//! only when wanted), [`json`] (one object on stdout; its shape is part of capkg's interface) and
+//! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations).
+
+pub mod github;
+pub mod human;
+pub mod json;
+
+use std::io::{self, IsTerminal, Write};
+
+use crate::rules::{Diagnostic, Summary};
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Diagnostics with source snippets, for people.
+    #[default]
+    Human,
+    /// One JSON object on stdout, for programs.
+    Json,
+    /// GitHub Actions annotations (`::error file=…::…`).
+    Github,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and `NO_COLOR` is not set.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour output written to stdout.
+    pub fn enabled_for_stdout(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => io::stdout().is_terminal() && !no_color_requested(),
+        }
+    }
+
+    /// Whether to colour output written to stderr.
+    pub fn enabled_for_stderr(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => io::stderr().is_terminal() && !no_color_requested(),
+        }
+    }
+}
+
+/// <https://no-color.org>: any non-empty `NO_COLOR` turns colour off.
+fn no_color_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// How to render human output.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+    pub width: usize,
+}
+
+impl Style {
+    pub fn plain() -> Self {
+        Self {
+            color: false,
+            width: 100,
+        }
+    }
+
+    /// Colour as chosen; width from `COLUMNS` when it is set, else 100.
+    pub fn for_stdout(choice: ColorChoice) -> Self {
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .filter(|&w: &usize| w >= 40)
+            .unwrap_or(100);
+        Self {
+            color: choice.enabled_for_stdout(),
+            width,
+        }
+    }
+}
+
+/// Writes lint results in the chosen format.
+pub fn write_lint(
+    out: &mut dyn Write,
+    format: Format,
+    style: Style,
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+) -> io::Result<()> {
+    match format {
+        Format::Human => human::write_diagnostics(out, style, diagnostics, summary),
+        Format::Json => json::write_lint(out, diagnostics, summary),
+        Format::Github => github::write_diagnostics(out, diagnostics, summary),
+    }
+}

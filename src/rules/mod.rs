@@ -1,1 +1,323 @@
-//! TODO
+//! The lint rules and the engine that runs them.
+//!
+//! A rule is plain data (id, severity, explanation, help, the contract text it enforces) plus a
+//! check function; [`all`] lists every rule in a fixed order, which `capkg rules`, the docs and the
+//! engine all use. Rules live one file per id group (`components/…` in `components.rs`). A rule
+//! never fails: it reads a [`Context`] (one release folder, the provider, the version being
+//! released) and reports [`Diagnostic`]s, which are values, not errors.
+
+mod clusterclass;
+mod components;
+mod diagnostic;
+mod metadata;
+mod templates;
+mod yaml;
+
+use std::sync::Arc;
+
+pub use diagnostic::{Diagnostic, Label, Severity, Summary};
+
+use crate::files::{Release, ReleaseFile};
+use crate::k8s::Object;
+use crate::provider::{PROVIDER_LABEL, Provider, ProviderType};
+use crate::version::Version;
+use crate::yaml::{Node, Span};
+
+/// Where a rule comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct Reference {
+    /// The document and section (`clusterctl provider contract, "Components YAML"`).
+    pub title: &'static str,
+    pub url: &'static str,
+}
+
+/// The clusterctl provider contract in the Cluster API book.
+pub const CLUSTERCTL_CONTRACT: &str =
+    "https://cluster-api.sigs.k8s.io/developer/providers/contracts/clusterctl";
+
+/// A lint rule.
+pub struct Rule {
+    /// Stable id, `group/kebab-name`; never changes once released.
+    pub id: &'static str,
+    pub severity: Severity,
+    /// One line: what the rule checks.
+    pub summary: &'static str,
+    /// A paragraph: why it matters, what clusterctl or Cluster API does with such a file.
+    pub explanation: &'static str,
+    /// What to do when it fires.
+    pub help: &'static str,
+    pub reference: Reference,
+    pub check: fn(&Context<'_>, &mut Findings<'_>),
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule").field("id", &self.id).finish()
+    }
+}
+
+/// Every rule, in the order `capkg rules` lists them.
+pub fn all() -> impl Iterator<Item = &'static Rule> {
+    [
+        yaml::RULES,
+        components::RULES,
+        metadata::RULES,
+        templates::RULES,
+        clusterclass::RULES,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+}
+
+/// The rule with this id.
+pub fn find(id: &str) -> Option<&'static Rule> {
+    all().find(|rule| rule.id == id)
+}
+
+/// What a lint run was asked to assume.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--type`: overrides what file names say.
+    pub provider_type: Option<ProviderType>,
+    /// `--provider`: overrides what labels say.
+    pub provider_name: Option<String>,
+    /// `--version`: the version being released.
+    pub version: Option<Version>,
+}
+
+/// What a rule sees: one release folder and what is known about it.
+pub struct Context<'a> {
+    pub release: &'a Release,
+    pub provider: Provider,
+    pub version: Option<&'a Version>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(release: &'a Release, options: &'a Options) -> Self {
+        let provider_type = options
+            .provider_type
+            .or_else(|| release.provider_type_from_names());
+        let name = options
+            .provider_name
+            .clone()
+            .or_else(|| provider_name_from_labels(release, provider_type));
+        Self {
+            release,
+            provider: Provider {
+                provider_type,
+                name,
+            },
+            version: options.version.as_ref(),
+        }
+    }
+
+    /// Every object of every file with its file, in file then document order.
+    pub fn objects_in<'f>(
+        files: impl Iterator<Item = &'f ReleaseFile>,
+    ) -> impl Iterator<Item = (&'f ReleaseFile, Object<'f>)> {
+        files.flat_map(|file| {
+            file.yaml
+                .roots()
+                .filter_map(Object::new)
+                .map(move |object| (file, object))
+        })
+    }
+}
+
+/// The name the components' `cluster.x-k8s.io/provider` labels give most often (labels with
+/// another type's prefix are ignored).
+fn provider_name_from_labels(
+    release: &Release,
+    provider_type: Option<ProviderType>,
+) -> Option<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for (_, object) in Context::objects_in(release.components()) {
+        let Some(label) = object.label(PROVIDER_LABEL).and_then(Node::as_str) else {
+            continue;
+        };
+        let name = match (provider_type, ProviderType::split_label(label)) {
+            (Some(t), Some((label_type, name))) if t == label_type => name,
+            (None, Some((_, name))) => name,
+            _ => continue,
+        };
+        match counts.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((name.to_string(), 1)),
+        }
+    }
+    // The most frequent; the first seen on ties.
+    let best = counts.iter().map(|(_, c)| *c).max()?;
+    counts.into_iter().find(|(_, c)| *c == best).map(|(n, _)| n)
+}
+
+/// Collects one rule's findings.
+pub struct Findings<'r> {
+    rule: &'static Rule,
+    out: &'r mut Vec<Diagnostic>,
+}
+
+impl<'r> Findings<'r> {
+    pub fn new(rule: &'static Rule, out: &'r mut Vec<Diagnostic>) -> Self {
+        Self { rule, out }
+    }
+
+    fn push(
+        &mut self,
+        file: Option<Arc<crate::yaml::Source>>,
+        span: Option<Span>,
+        message: String,
+    ) -> &mut Diagnostic {
+        self.out.push(Diagnostic::new(
+            self.rule.id,
+            self.rule.severity,
+            file,
+            span,
+            message,
+            self.rule.help,
+        ));
+        let last = self.out.len() - 1;
+        &mut self.out[last]
+    }
+
+    /// A finding at a place in a file.
+    pub fn at(
+        &mut self,
+        file: &ReleaseFile,
+        span: Span,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        self.push(Some(file.source().clone()), Some(span), message.into())
+    }
+
+    /// A finding at a node.
+    pub fn at_node(
+        &mut self,
+        file: &ReleaseFile,
+        node: &Node,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        self.at(file, head(node.span), message)
+    }
+
+    /// A finding about a file as a whole.
+    pub fn on_file(&mut self, file: &ReleaseFile, message: impl Into<String>) -> &mut Diagnostic {
+        self.push(Some(file.source().clone()), None, message.into())
+    }
+
+    /// A finding about a file that is not there (named by `path`).
+    pub fn on_path(
+        &mut self,
+        path: &std::path::Path,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let source = Arc::new(crate::yaml::Source::new(path.display().to_string(), ""));
+        self.push(Some(source), None, message.into())
+    }
+}
+
+/// A span reduced to its first line, so that a label on a whole mapping does not underline it all.
+pub fn head(span: Span) -> Span {
+    span
+}
+
+/// Runs every rule over every release folder; diagnostics come back sorted by file and position.
+pub fn run(releases: &[Release], options: &Options) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for release in releases {
+        let cx = Context::new(release, options);
+        for rule in all() {
+            let mut findings = Findings::new(rule, &mut diagnostics);
+            (rule.check)(&cx, &mut findings);
+        }
+    }
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diagnostics
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers for rule tests: build a release from named texts, run one rule.
+
+    use super::*;
+    use crate::files;
+    use crate::provider::FileRole;
+
+    pub fn release(files: &[(&str, &str)]) -> Release {
+        Release {
+            dir: "rel".into(),
+            files: files
+                .iter()
+                .map(|(name, text)| {
+                    let role = FileRole::from_file_name(name)
+                        .unwrap_or_else(|| panic!("test file `{name}` has no role"));
+                    files::load_text(name, text.to_string(), role)
+                })
+                .collect(),
+        }
+    }
+
+    /// Runs one rule and returns its findings.
+    pub fn check(rule: &'static Rule, release: &Release, options: &Options) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let cx = Context::new(release, options);
+        (rule.check)(&cx, &mut Findings::new(rule, &mut out));
+        out
+    }
+
+    pub fn check_files(rule: &'static Rule, files: &[(&str, &str)]) -> Vec<Diagnostic> {
+        check(rule, &release(files), &Options::default())
+    }
+
+    #[allow(dead_code)]
+    pub fn with_version(version: &str) -> Options {
+        Options {
+            version: Some(Version::parse(version).expect("test version")),
+            ..Options::default()
+        }
+    }
+
+    /// `(line, column)` of a diagnostic.
+    pub fn at(d: &Diagnostic) -> (usize, usize) {
+        let p = d.position().expect("diagnostic has a position");
+        (p.line, p.column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn rule_ids_are_unique_and_well_formed() {
+        let mut seen = HashSet::new();
+        for rule in all() {
+            assert!(seen.insert(rule.id), "duplicate rule id {}", rule.id);
+            let (group, name) = rule.id.split_once('/').expect("group/name");
+            assert!(!group.is_empty() && !name.is_empty());
+            assert!(
+                rule.id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '/'),
+                "{}",
+                rule.id
+            );
+            assert!(
+                !rule.summary.is_empty() && !rule.explanation.is_empty() && !rule.help.is_empty()
+            );
+            assert!(rule.reference.url.starts_with("https://"), "{}", rule.id);
+        }
+    }
+
+    #[test]
+    fn provider_name_comes_from_the_most_common_label() {
+        let release = testing::release(&[(
+            "infrastructure-components.yaml",
+            "kind: Namespace\nmetadata:\n  name: a\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-foo\n---\nkind: ServiceAccount\nmetadata:\n  name: b\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-foo\n---\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-bar\n",
+        )]);
+        let options = Options::default();
+        let cx = Context::new(&release, &options);
+        assert_eq!(cx.provider.label().as_deref(), Some("infrastructure-foo"));
+    }
+}

@@ -1,0 +1,31 @@
+//! `capkg completions SHELL`: shell completion scripts, generated from the command definition.
+//!
+//! The files in the repository's `completions/` folder are this command's output; a test fails
+//! when they are stale.
+
+use std::io::Write;
+
+use clap::{Args, CommandFactory};
+use clap_complete::Shell;
+
+use super::{Cli, CommandResult, GlobalArgs, Status};
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// bash, zsh, fish, powershell or elvish.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// The completion script for a shell.
+pub fn script(shell: Shell) -> Vec<u8> {
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command, "capkg", &mut out);
+    out
+}
+
+pub fn run(_global: &GlobalArgs, args: CompletionsArgs) -> CommandResult {
+    super::stdout().write_all(&script(args.shell))?;
+    Ok(Status::Success)
+}

@@ -1,0 +1,129 @@
+//! `capkg rules [RULE]`: every rule id with its severity and explanation.
+
+use std::io::Write;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::{CommandResult, Failure, GlobalArgs, Status};
+use crate::report::{Format, json};
+use crate::rules::{self, Rule};
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Explain one rule (`components/single-namespace`).
+    #[arg(value_name = "RULE")]
+    pub rule: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RuleInfo {
+    id: &'static str,
+    severity: &'static str,
+    summary: &'static str,
+    explanation: String,
+    help: &'static str,
+    reference: &'static str,
+    url: &'static str,
+}
+
+fn info(rule: &Rule) -> RuleInfo {
+    RuleInfo {
+        id: rule.id,
+        severity: rule.severity.as_str(),
+        summary: rule.summary,
+        explanation: normalise(rule.explanation),
+        help: rule.help,
+        reference: rule.reference.title,
+        url: rule.reference.url,
+    }
+}
+
+/// Rule texts are written across source lines; collapse the indentation.
+fn normalise(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
+    let selected: Vec<&Rule> = match &args.rule {
+        Some(id) => {
+            let rule = rules::find(id).ok_or_else(|| {
+                let close: Vec<&str> = rules::all()
+                    .map(|r| r.id)
+                    .filter(|r| {
+                        r.contains(id.as_str()) || id.contains(r.split('/').next().unwrap_or(""))
+                    })
+                    .collect();
+                let failure = Failure::internal(anyhow::anyhow!("there is no rule `{id}`"));
+                if close.is_empty() {
+                    failure.with_hint("`capkg rules` lists every rule")
+                } else {
+                    failure.with_hint(format!("did you mean {}?", close.join(", ")))
+                }
+            })?;
+            vec![rule]
+        }
+        None => rules::all().collect(),
+    };
+    let mut out = super::stdout();
+    match global.format {
+        Format::Json => {
+            let infos: Vec<RuleInfo> = selected.iter().map(|r| info(r)).collect();
+            json::write_value(&mut out, &serde_json::json!({ "rules": infos }))?;
+        }
+        Format::Human | Format::Github if args.rule.is_some() => {
+            let rule = info(selected[0]);
+            writeln!(out, "{} ({})\n", rule.id, rule.severity)?;
+            writeln!(
+                out,
+                "{}\n",
+                textwrap(&format!("{}.", capitalise(rule.summary)))
+            )?;
+            writeln!(out, "{}\n", textwrap(&rule.explanation))?;
+            writeln!(
+                out,
+                "{}\n",
+                textwrap(&format!("What to do: {}.", rule.help))
+            )?;
+            writeln!(out, "Source: {}\n        {}", rule.reference, rule.url)?;
+        }
+        Format::Human | Format::Github => {
+            let width = selected.iter().map(|r| r.id.len()).max().unwrap_or(0);
+            for rule in selected {
+                writeln!(
+                    out,
+                    "{:width$}  {:7}  {}",
+                    rule.id,
+                    rule.severity.as_str(),
+                    rule.summary
+                )?;
+            }
+        }
+    }
+    Ok(Status::Success)
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Wraps at 80 columns on spaces.
+fn textwrap(text: &str) -> String {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > 80 {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines.join("\n")
+}

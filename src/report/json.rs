@@ -1,0 +1,131 @@
+//! JSON output: wire types kept apart from the library's own, so the interface changes only on
+//! purpose.
+//!
+//! Lint: `{"diagnostics":[{"rule","severity","file","line","column","message","help"}],
+//! "summary":{"errors","warnings","files"}}`; line and column are 1-based, `null` only where a
+//! finding has no position.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::rules::{Diagnostic, Severity, Summary};
+
+#[derive(Serialize)]
+struct LintReport<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: JsonSummary,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    rule: &'a str,
+    severity: Severity,
+    file: Option<&'a str>,
+    line: Option<usize>,
+    column: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_column: Option<usize>,
+    message: &'a str,
+    help: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+    files: usize,
+}
+
+fn diagnostic(d: &Diagnostic) -> JsonDiagnostic<'_> {
+    let start = d.position();
+    let end = match (&d.file, d.span) {
+        (Some(file), Some(span)) => Some(file.position(span.end)),
+        _ => None,
+    };
+    JsonDiagnostic {
+        rule: d.rule,
+        severity: d.severity,
+        file: d.file_name(),
+        line: start.map(|p| p.line),
+        column: start.map(|p| p.column),
+        end_line: end.map(|p| p.line),
+        end_column: end.map(|p| p.column),
+        message: &d.message,
+        help: &d.help,
+    }
+}
+
+/// Writes the lint report as one JSON object and a newline.
+pub fn write_lint(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+) -> io::Result<()> {
+    let report = LintReport {
+        diagnostics: diagnostics.iter().map(diagnostic).collect(),
+        summary: JsonSummary {
+            errors: summary.errors,
+            warnings: summary.warnings,
+            infos: summary.infos,
+            files: summary.files,
+        },
+    };
+    write_value(out, &report)
+}
+
+/// Writes any serialisable value as one line of JSON.
+pub fn write_value<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{Source, Span};
+    use std::sync::Arc;
+
+    #[test]
+    fn lint_report_shape() {
+        let source = Arc::new(Source::new("m.yaml", "a: 1\nkind: x\n"));
+        let diagnostics = vec![
+            Diagnostic::new(
+                "metadata/kind",
+                Severity::Error,
+                Some(source),
+                Some(Span::new(5, 9)),
+                "bad \"kind\"",
+                "fix it",
+            ),
+            Diagnostic::new(
+                "metadata/missing",
+                Severity::Warning,
+                None,
+                None,
+                "no file",
+                "add one",
+            ),
+        ];
+        let summary = Summary::of(&diagnostics, 1);
+        let mut out = Vec::new();
+        write_lint(&mut out, &diagnostics, &summary).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(value["diagnostics"][0]["rule"], "metadata/kind");
+        assert_eq!(value["diagnostics"][0]["severity"], "error");
+        assert_eq!(value["diagnostics"][0]["file"], "m.yaml");
+        assert_eq!(value["diagnostics"][0]["line"], 2);
+        assert_eq!(value["diagnostics"][0]["column"], 1);
+        assert_eq!(value["diagnostics"][0]["message"], "bad \"kind\"");
+        assert_eq!(value["diagnostics"][0]["help"], "fix it");
+        assert!(value["diagnostics"][1]["line"].is_null());
+        assert!(value["diagnostics"][1]["file"].is_null());
+        assert_eq!(value["summary"]["errors"], 1);
+        assert_eq!(value["summary"]["warnings"], 1);
+        assert_eq!(value["summary"]["files"], 1);
+        assert_eq!(out.last(), Some(&b'\n'));
+    }
+}

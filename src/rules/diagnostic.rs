@@ -1,0 +1,139 @@
+//! A finding: which rule, how severe, where, what and what to do.
+//!
+//! Diagnostics carry byte spans only; reports turn them into lines and columns when they print.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::yaml::{Position, Source, Span};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// clusterctl fails, or the release breaks users: lint exits 1.
+    Error,
+    /// Likely a mistake, or a contract "should": lint exits 0 unless `--deny-warnings`.
+    Warning,
+    /// Worth knowing; never fails a run.
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A secondary place a diagnostic refers to (the first of two Namespaces, say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// The rule id (`components/single-namespace`).
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// The file the finding is about; `None` for findings about the run as a whole.
+    pub file: Option<Arc<Source>>,
+    /// Where in the file; `None` when the finding is about the file as a whole (a missing one).
+    pub span: Option<Span>,
+    pub message: String,
+    /// What to do about it.
+    pub help: String,
+    pub labels: Vec<Label>,
+}
+
+impl Diagnostic {
+    pub fn new(
+        rule: &'static str,
+        severity: Severity,
+        file: Option<Arc<Source>>,
+        span: Option<Span>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        Self {
+            rule,
+            severity,
+            file,
+            span,
+            message: message.into(),
+            help: help.into(),
+            labels: Vec::new(),
+        }
+    }
+
+    /// Replaces the rule's generic help with one specific to this finding.
+    pub fn with_help(&mut self, help: impl Into<String>) -> &mut Self {
+        self.help = help.into();
+        self
+    }
+
+    pub fn with_label(&mut self, span: Span, message: impl Into<String>) -> &mut Self {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_severity(&mut self, severity: Severity) -> &mut Self {
+        self.severity = severity;
+        self
+    }
+
+    /// The file's name as the user gave it.
+    pub fn file_name(&self) -> Option<&str> {
+        self.file.as_deref().map(Source::name)
+    }
+
+    /// 1-based line and column of the start of the span.
+    pub fn position(&self) -> Option<Position> {
+        Some(self.file.as_ref()?.position(self.span?.start))
+    }
+
+    /// Sort key: file, then position, then rule.
+    pub fn sort_key(&self) -> (Option<&str>, usize, &'static str) {
+        (
+            self.file_name(),
+            self.span.map_or(0, |s| s.start),
+            self.rule,
+        )
+    }
+}
+
+/// Counts by severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub files: usize,
+}
+
+impl Summary {
+    pub fn of(diagnostics: &[Diagnostic], files: usize) -> Self {
+        let count = |s| diagnostics.iter().filter(|d| d.severity == s).count();
+        Self {
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            infos: count(Severity::Info),
+            files,
+        }
+    }
+}

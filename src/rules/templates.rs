@@ -1,0 +1,5 @@
+//! TODO
+
+use super::Rule;
+
+pub(super) const RULES: &[&Rule] = &[];

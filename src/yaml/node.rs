@@ -1,0 +1,269 @@
+//! The YAML tree: nodes with spans, scalars with their raw text and style.
+//!
+//! Scalars are not resolved on load: `0755`, `on` and `1e3` mean different things to different
+//! YAML readers, and rules need to see what was written. [`Node::as_str`] and friends resolve on
+//! demand with Kubernetes' YAML 1.1 rules ([`super::resolve`]).
+
+use super::resolve::{self, Resolved};
+use super::source::Span;
+
+pub use saphyr_parser::ScalarStyle;
+
+/// A node: a scalar, a sequence or a mapping, with the span it covers and its tag, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    /// The tag as written, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!custom`).
+    pub tag: Option<Box<str>>,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Scalar { text: String, style: ScalarStyle },
+    Sequence(Vec<Node>),
+    Mapping(Mapping),
+}
+
+/// A mapping's entries in source order. Duplicate keys are reported by the loader; lookups return
+/// the last entry for a key, as Kubernetes' readers do.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Mapping {
+    pub entries: Vec<(Node, Node)>,
+}
+
+impl Mapping {
+    /// The value of the last entry whose key is the scalar `key`.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|(_, v)| v)
+    }
+
+    /// The last entry whose key is the scalar `key`.
+    pub fn entry(&self, key: &str) -> Option<&(Node, Node)> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|(k, _)| k.scalar_text() == Some(key))
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.entries
+            .iter_mut()
+            .rev()
+            .find(|(k, _)| k.scalar_text() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// Entries whose key is a scalar, as `(key text, key node, value node)`.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Node, &Node)> {
+        self.entries
+            .iter()
+            .filter_map(|(k, v)| Some((k.scalar_text()?, k, v)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl Node {
+    /// A plain scalar without a meaningful position, for nodes capkg creates.
+    pub fn plain(text: impl Into<String>) -> Node {
+        Node::scalar(text, ScalarStyle::Plain, Span::default())
+    }
+
+    /// A scalar that always reads as the string `text` (quoted when YAML 1.1 would read it otherwise).
+    pub fn string(text: impl Into<String>) -> Node {
+        let text = text.into();
+        let style = if resolve::plain_is_string(&text) {
+            ScalarStyle::Plain
+        } else {
+            ScalarStyle::DoubleQuoted
+        };
+        Node::scalar(text, style, Span::default())
+    }
+
+    pub fn scalar(text: impl Into<String>, style: ScalarStyle, span: Span) -> Node {
+        Node {
+            span,
+            tag: None,
+            value: Value::Scalar {
+                text: text.into(),
+                style,
+            },
+        }
+    }
+
+    pub fn mapping(entries: Vec<(Node, Node)>, span: Span) -> Node {
+        Node {
+            span,
+            tag: None,
+            value: Value::Mapping(Mapping { entries }),
+        }
+    }
+
+    pub fn sequence(items: Vec<Node>, span: Span) -> Node {
+        Node {
+            span,
+            tag: None,
+            value: Value::Sequence(items),
+        }
+    }
+
+    pub fn as_mapping(&self) -> Option<&Mapping> {
+        match &self.value {
+            Value::Mapping(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_mapping_mut(&mut self) -> Option<&mut Mapping> {
+        match &mut self.value {
+            Value::Mapping(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_sequence(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Sequence(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_sequence_mut(&mut self) -> Option<&mut Vec<Node>> {
+        match &mut self.value {
+            Value::Sequence(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The raw text of a scalar, whatever it resolves to.
+    pub fn scalar_text(&self) -> Option<&str> {
+        match &self.value {
+            Value::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    pub fn scalar_style(&self) -> Option<ScalarStyle> {
+        match &self.value {
+            Value::Scalar { style, .. } => Some(*style),
+            _ => None,
+        }
+    }
+
+    /// What a YAML 1.1 reader (go-yaml v2, as used by Kubernetes and clusterctl) makes of a scalar.
+    pub fn resolve(&self) -> Option<Resolved> {
+        match &self.value {
+            Value::Scalar { text, style } => {
+                Some(resolve::resolve(text, *style, self.tag.as_deref()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The scalar's text when a YAML 1.1 reader sees a string (quoted, or plain and not a
+    /// boolean, null or number).
+    pub fn as_str(&self) -> Option<&str> {
+        match (&self.value, self.resolve()) {
+            (Value::Scalar { text, .. }, Some(Resolved::Str)) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// True for an explicit or implicit null (`key:`, `~`, `null`).
+    pub fn is_null(&self) -> bool {
+        matches!(self.resolve(), Some(Resolved::Null))
+    }
+
+    /// Mapping lookup; `None` when this is not a mapping or lacks the key.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_mapping()?.get(key)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.as_mapping_mut()?.get_mut(key)
+    }
+
+    /// Follows a path of mapping keys.
+    pub fn path(&self, keys: &[&str]) -> Option<&Node> {
+        keys.iter().try_fold(self, |node, key| node.get(key))
+    }
+
+    /// Follows a path of mapping keys and returns the string there.
+    pub fn path_str(&self, keys: &[&str]) -> Option<&str> {
+        self.path(keys)?.as_str()
+    }
+
+    /// The entry (key node, value node) at the end of a path of mapping keys.
+    pub fn path_entry(&self, keys: &[&str]) -> Option<&(Node, Node)> {
+        let (last, parents) = keys.split_last()?;
+        self.path(parents)?.as_mapping()?.entry(last)
+    }
+
+    /// Sequence items, or nothing when the node is not a sequence.
+    pub fn items(&self) -> &[Node] {
+        self.as_sequence().unwrap_or(&[])
+    }
+
+    /// Number of nodes in this subtree (keys included).
+    pub fn count_nodes(&self) -> usize {
+        let mut count = 0;
+        let mut stack = vec![self];
+        while let Some(node) = stack.pop() {
+            count += 1;
+            match &node.value {
+                Value::Scalar { .. } => {}
+                Value::Sequence(items) => stack.extend(items),
+                Value::Mapping(m) => {
+                    for (k, v) in &m.entries {
+                        stack.push(k);
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+        count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(entries: &[(&str, Node)]) -> Node {
+        Node::mapping(
+            entries
+                .iter()
+                .map(|(k, v)| (Node::plain(*k), v.clone()))
+                .collect(),
+            Span::default(),
+        )
+    }
+
+    #[test]
+    fn lookups_follow_paths_and_prefer_the_last_duplicate() {
+        let node = map(&[
+            ("a", map(&[("b", Node::plain("first"))])),
+            ("a", map(&[("b", Node::plain("second"))])),
+        ]);
+        assert_eq!(node.path_str(&["a", "b"]), Some("second"));
+        assert_eq!(node.path(&["a", "c"]), None);
+        assert_eq!(node.count_nodes(), 9);
+    }
+
+    #[test]
+    fn as_str_applies_yaml_1_1() {
+        assert_eq!(Node::plain("yes").as_str(), None);
+        assert_eq!(Node::plain("0755").as_str(), None);
+        assert_eq!(Node::plain("hello").as_str(), Some("hello"));
+        assert_eq!(Node::string("yes").as_str(), Some("yes"));
+        assert!(Node::plain("~").is_null());
+        assert!(Node::plain("").is_null());
+    }
+}

@@ -1,0 +1,236 @@
+//! Source text, byte spans and the translation of a byte offset into a line and column.
+//!
+//! Findings carry only byte spans; the line and column are computed once, when a report is
+//! rendered, from the line-start table kept here.
+
+use std::fmt;
+
+/// A half-open byte range `start..end` in a [`Source`]'s text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Self {
+        Self { start, end }
+    }
+
+    /// An empty span at `offset`.
+    pub const fn at(offset: usize) -> Self {
+        Self {
+            start: offset,
+            end: offset,
+        }
+    }
+
+    pub const fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The smallest span covering both.
+    pub fn cover(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A 1-based line and column; the column counts characters, as editors do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// A named text (usually a file) with its line-start table.
+#[derive(Debug)]
+pub struct Source {
+    name: String,
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl Source {
+    /// `name` is how reports refer to the text (a path as the user gave it, or `<stdin>`).
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let line_starts = line_starts(&text);
+        Self {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text a span covers (empty when the span is out of range or splits a character).
+    pub fn slice(&self, span: Span) -> &str {
+        self.text.get(span.start..span.end).unwrap_or("")
+    }
+
+    /// Number of lines (a trailing newline does not start a new line).
+    pub fn line_count(&self) -> usize {
+        match self.text.as_bytes().last() {
+            Some(b'\n') => self.line_starts.len() - 1,
+            _ => self.line_starts.len(),
+        }
+    }
+
+    /// Line and column of a byte offset; offsets past the end clamp to the end.
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line_index = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let line_start = self.line_starts[line_index];
+        let column = self
+            .text
+            .get(line_start..offset)
+            .map_or(offset - line_start, |s| s.chars().count())
+            + 1;
+        Position {
+            line: line_index + 1,
+            column,
+        }
+    }
+
+    /// Byte offset where a 1-based line starts.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.line_starts.get(line.checked_sub(1)?).copied()
+    }
+
+    /// The 1-based line's text without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(start) = self.line_start(line) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// Byte offsets of the start of each line.
+pub(crate) fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+    starts.push(0);
+    starts.extend(
+        text.bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    starts
+}
+
+/// Maps offsets in a rewritten text back to the original text it was made from.
+///
+/// Used when a file is only YAML after its `${VAR}` placeholders are substituted: the rewritten
+/// text is parsed, and every span is carried back so that diagnostics point into the real file.
+/// Each entry says "from `rewritten` on, text corresponds to `original` on"; inside a replaced
+/// region every offset maps to the start of the replaced expression.
+#[derive(Debug, Clone, Default)]
+pub struct OffsetMap {
+    /// (rewritten offset, original offset, length of the unchanged run that starts there)
+    runs: Vec<(usize, usize, usize)>,
+}
+
+impl OffsetMap {
+    /// The identity map.
+    pub fn identity() -> Self {
+        Self::default()
+    }
+
+    /// Records that `len` bytes at `rewritten` are an unchanged copy of the original at `original`.
+    /// Runs must be pushed in increasing order.
+    pub fn push_copy(&mut self, rewritten: usize, original: usize, len: usize) {
+        self.runs.push((rewritten, original, len));
+    }
+
+    /// Records that the text at `rewritten` replaced original text starting at `original`.
+    pub fn push_replacement(&mut self, rewritten: usize, original: usize) {
+        self.runs.push((rewritten, original, 0));
+    }
+
+    pub fn is_identity(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// The original offset of a rewritten offset.
+    pub fn to_original(&self, offset: usize) -> usize {
+        if self.runs.is_empty() {
+            return offset;
+        }
+        // The last run starting at or before `offset` (a copy pushed after an empty
+        // replacement at the same place wins, as it should).
+        let index = match self.runs.partition_point(|run| run.0 <= offset) {
+            0 => return offset,
+            i => i - 1,
+        };
+        let (rewritten, original, len) = self.runs[index];
+        let delta = offset - rewritten;
+        if delta <= len {
+            original + delta
+        } else {
+            original
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_and_count_characters() {
+        let source = Source::new("f.yaml", "a: b\nnäme: x\n");
+        assert_eq!(source.position(0), Position { line: 1, column: 1 });
+        assert_eq!(source.position(3), Position { line: 1, column: 4 });
+        assert_eq!(source.position(5), Position { line: 2, column: 1 });
+        // `x` sits after a two-byte character.
+        let x = source.text().find('x').unwrap();
+        assert_eq!(source.position(x), Position { line: 2, column: 7 });
+        assert_eq!(source.line_text(2), "näme: x");
+        assert_eq!(source.line_count(), 2);
+    }
+
+    #[test]
+    fn offsets_past_the_end_clamp() {
+        let source = Source::new("f", "ab");
+        assert_eq!(source.position(99), Position { line: 1, column: 3 });
+    }
+
+    #[test]
+    fn offset_map_carries_offsets_back() {
+        // original: "a: ${X}\nb: 1" ; rewritten: "a: \nb: 1"
+        let mut map = OffsetMap::identity();
+        map.push_copy(0, 0, 3);
+        map.push_replacement(3, 3);
+        map.push_copy(3, 7, 5);
+        assert_eq!(map.to_original(1), 1);
+        assert_eq!(map.to_original(3), 7);
+        assert_eq!(map.to_original(4), 8);
+        assert_eq!(map.to_original(7), 11);
+    }
+}
