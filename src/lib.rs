@@ -20,6 +20,7 @@ pub mod assemble;
 pub mod cli;
 pub mod files;
 pub mod flect;
+pub mod go_sort;
 pub mod provider;
 pub mod release;
 pub mod report;
