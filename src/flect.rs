@@ -28,8 +28,9 @@
 //! Character classes: flect uses Go's Unicode categories (`unicode.IsUpper`, `IsLetter`, `IsDigit`,
 //! `IsPunct`). They are reproduced exactly for ASCII and Latin-1; beyond Latin-1 they are
 //! approximated with the standard library's Unicode properties (std has no general-category
-//! tables). Kubernetes only accepts kinds that are DNS-1035 labels once lower-cased, i.e. ASCII,
-//! so CRD names are never affected.
+//! tables). The API server only accepts kinds that are DNS-1035 labels once lower-cased (ASCII
+//! letters, digits and `-`), so CRD names are never affected. Note that `-` is one of flect's
+//! separators: only the part after the last `-` is pluralised (`my-dns` -> `my-dnsDNSes`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
@@ -941,6 +942,11 @@ mod tests {
             ("Gbps", "gbps"),
             ("ClusterDNS", "clusterdns"),
             ("MachineIP", "machineips"),
+            // '-' is allowed in kinds (DNS-1035 label) and is a flect separator
+            ("Foo-Bar", "foo-bars"),
+            ("Big-Person", "big-people"),
+            ("My-DNS", "my-dnsDNSes"),
+            ("Web-Data", "web-data"),
             // corpus-like names
             ("HelmChartProxy", "helmchartproxies"),
             ("VSphereVM", "vspherevms"),
