@@ -22,6 +22,7 @@ pub mod cli;
 pub mod files;
 pub mod flect;
 pub mod k8s;
+pub mod go_sort;
 pub mod provider;
 pub mod release;
 pub mod report;
