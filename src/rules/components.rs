@@ -1,5 +1,1245 @@
-//! TODO
+//! `components/…`: the components YAML as clusterctl installs it.
+//!
+//! clusterctl reads the components file, takes the name of its single Namespace as the default
+//! target namespace, moves every namespaced object and every reference (RBAC subjects, webhook
+//! services, CRD conversion services, cert-manager CA injection) into the target namespace,
+//! converts some kinds to typed objects, parses every workload image, and labels everything with
+//! the provider's manifest label. Each rule here catches a way a file breaks one of those steps,
+//! or survives them only because clusterctl papers over it.
 
-use super::Rule;
+use super::{CLUSTERCTL_CONTRACT, Context, Reference, Rule, Severity};
+use crate::files::ReleaseFile;
+use crate::k8s::{self, INJECT_CA_FROM, Object};
+use crate::provider::PROVIDER_LABEL;
+use crate::yaml::Node;
 
-pub(super) const RULES: &[&Rule] = &[];
+pub(super) const RULES: &[&Rule] = &[
+    &SINGLE_NAMESPACE,
+    &NO_NAMESPACE,
+    &OBJECT_NAMESPACE,
+    &SUBJECT_NAMESPACE,
+    &WEBHOOK_NAMESPACE,
+    &INJECT_CA,
+    &MANAGER_CONTAINER,
+    &IMAGE_REFERENCE,
+    &API_VERSION,
+    &LABEL_VALUES,
+    &PROVIDER_LABEL_RULE,
+    &IMAGE_TAG,
+];
+
+const COMPONENTS: Reference = Reference {
+    title: "clusterctl provider contract, \"Components YAML\"",
+    url: CLUSTERCTL_CONTRACT,
+};
+
+const TARGET_NAMESPACE: Reference = Reference {
+    title: "clusterctl provider contract, \"Components YAML\" > \"Target namespace\"",
+    url: CLUSTERCTL_CONTRACT,
+};
+
+const TRANSFORMATIONS: Reference = Reference {
+    title: "clusterctl provider contract, \"Additional notes\" > \"Components YAML transformations\"",
+    url: CLUSTERCTL_CONTRACT,
+};
+
+const LABELS: Reference = Reference {
+    title: "clusterctl provider contract, \"Components YAML\" > \"Labels\"",
+    url: CLUSTERCTL_CONTRACT,
+};
+
+const CONTROLLERS: Reference = Reference {
+    title: "clusterctl provider contract, \"Components YAML\" > \"Controllers & Watching namespace\"",
+    url: CLUSTERCTL_CONTRACT,
+};
+
+/// A components file with its objects and the target namespace its Namespace gives.
+struct Components<'a> {
+    file: &'a ReleaseFile,
+    objects: Vec<Object<'a>>,
+}
+
+impl<'a> Components<'a> {
+    fn all(cx: &'a Context<'_>) -> impl Iterator<Item = Components<'a>> {
+        cx.release.components().map(|file| Components {
+            file,
+            objects: file.yaml.roots().filter_map(Object::new).collect(),
+        })
+    }
+
+    fn namespaces(&self) -> impl Iterator<Item = &Object<'a>> {
+        self.objects.iter().filter(|o| o.is_kind("Namespace"))
+    }
+
+    /// The name of the single Namespace object, as clusterctl defaults the target namespace.
+    fn target_namespace(&self) -> Option<&'a str> {
+        let mut namespaces = self.namespaces();
+        let only = namespaces.next()?;
+        match namespaces.next() {
+            Some(_) => None,
+            None => only.name(),
+        }
+    }
+
+    fn objects_of_kind<'s>(&'s self, kinds: &'s [&str]) -> impl Iterator<Item = &'s Object<'a>> {
+        self.objects
+            .iter()
+            .filter(|o| o.kind().is_some_and(|k| kinds.contains(&k)))
+    }
+}
+
+/// True when a value is written with a `${…}` placeholder, so only substitution tells what it is.
+fn has_variable(text: &str) -> bool {
+    text.contains("${")
+}
+
+pub static SINGLE_NAMESPACE: Rule = Rule {
+    id: "components/single-namespace",
+    severity: Severity::Error,
+    summary: "the components YAML holds more than one Namespace",
+    explanation: "clusterctl takes the name of the single `kind: Namespace` object as the \
+        provider's default target namespace. With two or more, `clusterctl init` stops with \
+        `Invalid manifest. There should be no more than one resource with Kind Namespace in the \
+        provider components yaml` (CAPV shipped `capv-system` and `capv-webhook-system` once).",
+    help: "keep one Namespace and move every namespaced object into it",
+    reference: TARGET_NAMESPACE,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            let namespaces: Vec<_> = components.namespaces().collect();
+            if namespaces.len() < 2 {
+                continue;
+            }
+            let names: Vec<String> = namespaces
+                .iter()
+                .map(|n| format!("`{}`", n.name().unwrap_or("(unnamed)")))
+                .collect();
+            for extra in &namespaces[1..] {
+                findings
+                    .at_node(
+                        components.file,
+                        extra.anchor(),
+                        format!(
+                            "{} Namespace objects ({}); clusterctl accepts at most one",
+                            namespaces.len(),
+                            names.join(", ")
+                        ),
+                    )
+                    .with_label(namespaces[0].anchor().span, "first Namespace");
+            }
+        }
+    },
+};
+
+pub static NO_NAMESPACE: Rule = Rule {
+    id: "components/no-namespace",
+    severity: Severity::Warning,
+    summary: "the components YAML has no Namespace object",
+    explanation: "Without a `kind: Namespace` object clusterctl cannot default the target \
+        namespace: every user must pass `--target-namespace` to `clusterctl init`, or it fails \
+        with `target namespace can't be defaulted. Please specify a target namespace`.",
+    help: "add a Namespace object (for example `<provider>-system`) and put the namespaced objects in it",
+    reference: TARGET_NAMESPACE,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            if components.namespaces().next().is_none() && !components.objects.is_empty() {
+                findings.on_file(
+                    components.file,
+                    "no Namespace object: users must pass `--target-namespace` to `clusterctl init`",
+                );
+            }
+        }
+    },
+};
+
+pub static OBJECT_NAMESPACE: Rule = Rule {
+    id: "components/object-namespace",
+    severity: Severity::Error,
+    summary: "a namespaced object is outside the components' Namespace",
+    explanation: "Every namespaced object of a provider belongs in its target namespace. clusterctl \
+        moves them there when it installs (deciding what is namespaced by kind alone, from its \
+        list of 16 cluster-scoped kinds), but `kubectl apply` and other installers do not, and an \
+        object written for another namespace usually means a kustomize overlay was missed.",
+    help: "set `metadata.namespace` to the components' Namespace (kustomize: `namespace:` in the kustomization)",
+    reference: TARGET_NAMESPACE,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            let Some(target) = components.target_namespace() else {
+                continue;
+            };
+            if has_variable(target) {
+                continue;
+            }
+            for object in &components.objects {
+                let Some(kind) = object.kind() else { continue };
+                if !k8s::is_namespaced(kind) {
+                    continue;
+                }
+                match object.namespace_entry() {
+                    Some((_, value)) => {
+                        let Some(namespace) = value.scalar_text() else {
+                            continue;
+                        };
+                        if namespace != target && !has_variable(namespace) {
+                            findings.at_node(
+                                components.file,
+                                value,
+                                format!(
+                                    "{} is in namespace `{namespace}`, expected `{target}` (the components' Namespace)",
+                                    object.display()
+                                ),
+                            );
+                        }
+                    }
+                    None => {
+                        findings
+                            .at_node(
+                                components.file,
+                                object.anchor(),
+                                format!(
+                                    "{} has no namespace, expected `{target}` (the components' Namespace)",
+                                    object.display()
+                                ),
+                            )
+                            .with_severity(Severity::Warning)
+                            .with_help(format!(
+                                "add `namespace: {target}`; clusterctl sets it on install, `kubectl apply` would use `default`"
+                            ));
+                    }
+                }
+            }
+        }
+    },
+};
+
+pub static SUBJECT_NAMESPACE: Rule = Rule {
+    id: "components/subject-namespace",
+    severity: Severity::Error,
+    summary: "an RBAC binding's subject points outside the components' Namespace",
+    explanation: "clusterctl rewrites the namespace of every RoleBinding and ClusterRoleBinding \
+        subject that has one to the target namespace, so a subject written for another namespace \
+        ends up bound to an account that does not exist there. A ServiceAccount subject of a \
+        ClusterRoleBinding without a namespace is rejected by the API server.",
+    help: "set the subject's `namespace` to the components' Namespace",
+    reference: TRANSFORMATIONS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            let target = components.target_namespace();
+            for object in components.objects_of_kind(&["RoleBinding", "ClusterRoleBinding"]) {
+                let Some(subjects) = object.root.get("subjects") else {
+                    continue;
+                };
+                for subject in subjects.items() {
+                    let kind = subject.get("kind").and_then(Node::scalar_text);
+                    let name = subject
+                        .get("name")
+                        .and_then(Node::scalar_text)
+                        .unwrap_or("(unnamed)");
+                    match subject.get("namespace").filter(|n| !n.is_null()) {
+                        Some(value) => {
+                            let Some(namespace) = value.scalar_text() else {
+                                continue;
+                            };
+                            if let Some(target) = target
+                                && namespace != target
+                                && !has_variable(namespace)
+                                && !has_variable(target)
+                            {
+                                findings.at_node(
+                                    components.file,
+                                    value,
+                                    format!(
+                                        "{} binds {} `{name}` in namespace `{namespace}`, expected `{target}`; clusterctl will rewrite it to the target namespace",
+                                        object.display(),
+                                        kind.unwrap_or("subject")
+                                    ),
+                                );
+                            }
+                        }
+                        None if kind == Some("ServiceAccount")
+                            && object.is_kind("ClusterRoleBinding") =>
+                        {
+                            findings.at_node(
+                                components.file,
+                                subject,
+                                format!(
+                                    "{} binds ServiceAccount `{name}` without a namespace; the API server rejects it",
+                                    object.display()
+                                ),
+                            );
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+    },
+};
+
+pub static WEBHOOK_NAMESPACE: Rule = Rule {
+    id: "components/webhook-namespace",
+    severity: Severity::Error,
+    summary: "a webhook or CRD conversion service is outside the components' Namespace",
+    explanation: "clusterctl points every webhook's `clientConfig.service.namespace` and every \
+        CRD conversion webhook service at the target namespace. A service written for another \
+        namespace means the manifests were built from a mismatched overlay, and any installer but \
+        clusterctl sends admission requests to a service that does not exist.",
+    help: "set the service's `namespace` to the components' Namespace",
+    reference: TRANSFORMATIONS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            let Some(target) = components.target_namespace().filter(|t| !has_variable(t)) else {
+                continue;
+            };
+            let mut check = |object: &Object<'_>, service: &Node, what: &str| {
+                let Some(value) = service.get("namespace") else {
+                    return;
+                };
+                let Some(namespace) = value.scalar_text() else {
+                    return;
+                };
+                if namespace != target && !has_variable(namespace) {
+                    findings.at_node(
+                        components.file,
+                        value,
+                        format!(
+                            "{} {what} service is in namespace `{namespace}`, expected `{target}`",
+                            object.display()
+                        ),
+                    );
+                }
+            };
+            for object in components.objects_of_kind(&[
+                "MutatingWebhookConfiguration",
+                "ValidatingWebhookConfiguration",
+            ]) {
+                let webhooks = object.root.get("webhooks").map(Node::items).unwrap_or(&[]);
+                for webhook in webhooks {
+                    if let Some(service) = webhook.path(&["clientConfig", "service"]) {
+                        let name = webhook
+                            .get("name")
+                            .and_then(Node::scalar_text)
+                            .unwrap_or("?");
+                        check(object, service, &format!("webhook `{name}`"));
+                    }
+                }
+            }
+            for object in components.objects_of_kind(&["CustomResourceDefinition"]) {
+                let service = object
+                    .root
+                    .path(&["spec", "conversion", "webhook", "clientConfig", "service"])
+                    .or_else(|| {
+                        object
+                            .root
+                            .path(&["spec", "conversion", "webhookClientConfig", "service"])
+                    });
+                if let Some(service) = service {
+                    check(object, service, "conversion webhook");
+                }
+            }
+        }
+    },
+};
+
+pub static INJECT_CA: Rule = Rule {
+    id: "components/inject-ca-from",
+    severity: Severity::Error,
+    summary: "a `cert-manager.io/inject-ca-from` annotation is malformed or points outside the Namespace",
+    explanation: "On webhook configurations and CRDs clusterctl rewrites \
+        `cert-manager.io/inject-ca-from: <namespace>/<certificate>` to the target namespace; a \
+        value that is not exactly `<namespace>/<name>` stops `clusterctl init` with `does not have \
+        a correct value for cert-manager.io/inject-ca-from`, and one pointing elsewhere leaves \
+        the webhook without a CA bundle for every other installer.",
+    help: "write the annotation as `<components namespace>/<certificate name>`",
+    reference: TRANSFORMATIONS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            let target = components.target_namespace();
+            for object in components.objects_of_kind(&[
+                "MutatingWebhookConfiguration",
+                "ValidatingWebhookConfiguration",
+                "CustomResourceDefinition",
+            ]) {
+                let Some(value) = object.annotation(INJECT_CA_FROM) else {
+                    continue;
+                };
+                let text = value.scalar_text().unwrap_or_default();
+                let parts: Vec<&str> = text.split('/').collect();
+                if parts.len() != 2 {
+                    findings.at_node(
+                        components.file,
+                        value,
+                        format!(
+                            "{} has `{INJECT_CA_FROM}: {text}`; clusterctl requires `<namespace>/<name>`",
+                            object.display()
+                        ),
+                    );
+                    continue;
+                }
+                if let Some(target) = target
+                    && parts[0] != target
+                    && !has_variable(parts[0])
+                    && !has_variable(target)
+                {
+                    findings.at_node(
+                        components.file,
+                        value,
+                        format!(
+                            "{} injects its CA from namespace `{}`, expected `{target}`",
+                            object.display(),
+                            parts[0]
+                        ),
+                    );
+                }
+            }
+        }
+    },
+};
+
+pub static MANAGER_CONTAINER: Rule = Rule {
+    id: "components/manager-container",
+    severity: Severity::Error,
+    summary: "a controller Deployment has no container named `manager`",
+    explanation: "The contract says the controller container MUST be named `manager`. clusterctl \
+        relies on it: `clusterctl init --wait-providers` waits only for Deployments with a \
+        `manager` container, and tooling such as image overrides and `clusterctl describe` \
+        expect it.",
+    help: "name the controller container `manager`",
+    reference: CONTROLLERS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            for object in components.objects_of_kind(&["Deployment"]) {
+                let names: Vec<&str> = object
+                    .containers()
+                    .filter(|c| !c.init)
+                    .filter_map(|c| c.name())
+                    .collect();
+                if names.contains(&"manager") {
+                    continue;
+                }
+                let listed = if names.is_empty() {
+                    "no containers".to_string()
+                } else {
+                    format!(
+                        "containers {}",
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                let anchor = object
+                    .pod_spec()
+                    .and_then(|s| s.get("containers"))
+                    .and_then(|c| c.items().first())
+                    .map_or(object.anchor(), |c| c.get("name").unwrap_or(c));
+                findings.at_node(
+                    components.file,
+                    anchor,
+                    format!("{} has {listed} but none named `manager`", object.display()),
+                );
+            }
+        }
+    },
+};
+
+pub static IMAGE_REFERENCE: Rule = Rule {
+    id: "components/image-reference",
+    severity: Severity::Error,
+    summary: "a Deployment or DaemonSet image is not a canonical reference",
+    explanation: "`clusterctl init` parses every container and init-container image of every \
+        Deployment and DaemonSet to apply image overrides, and accepts only canonical references \
+        (registry, full path, tag or digest: `registry.k8s.io/capi/manager:v1.2.3`, \
+        `docker.io/library/nginx:1.25`). `nginx:1.25` or `docker.io/nginx` fail with \
+        `couldn't parse image name: repository name must be canonical`.",
+    help: "write the image with its registry and full path, e.g. `docker.io/library/nginx:1.25`",
+    reference: TRANSFORMATIONS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            for object in components.objects_of_kind(&["Deployment", "DaemonSet"]) {
+                for container in object.containers() {
+                    let Some(node) = container.image() else {
+                        continue;
+                    };
+                    let Some(image) = node.scalar_text() else {
+                        continue;
+                    };
+                    if has_variable(image) {
+                        continue;
+                    }
+                    if let Err(problem) = image_reference::check_canonical(image) {
+                        let mut message = format!(
+                            "image `{image}` of container `{}` in {} is not canonical: {problem}",
+                            container.name().unwrap_or("?"),
+                            object.display()
+                        );
+                        if let Some(canonical) = image_reference::canonical_form(image) {
+                            message.push_str(&format!(" (canonical form: `{canonical}`)"));
+                        }
+                        findings.at_node(components.file, node, message);
+                    }
+                }
+            }
+        }
+    },
+};
+
+pub static API_VERSION: Rule = Rule {
+    id: "components/api-version",
+    severity: Severity::Error,
+    summary: "a kind clusterctl converts to a typed object has an apiVersion it cannot convert",
+    explanation: "clusterctl converts Deployments and DaemonSets (to fix images), RoleBindings \
+        and ClusterRoleBindings (to fix subjects), webhook configurations and CRDs (to fix \
+        services) into Go types, by kind alone. Deployments and DaemonSets must be `apps/v1`, \
+        bindings `rbac.authorization.k8s.io/v1`, webhook configurations \
+        `admissionregistration.k8s.io/v1` (or v1beta1) and CRDs `apiextensions.k8s.io/v1` (or \
+        v1beta1); anything else fails `clusterctl init`.",
+    help: "use the apiVersion shown",
+    reference: TRANSFORMATIONS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            for object in &components.objects {
+                let Some(kind) = object.kind() else { continue };
+                let allowed: &[&str] = match kind {
+                    "Deployment" | "DaemonSet" => &["apps/v1"],
+                    "RoleBinding" | "ClusterRoleBinding" => &["rbac.authorization.k8s.io/v1"],
+                    "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => &[
+                        "admissionregistration.k8s.io/v1",
+                        "admissionregistration.k8s.io/v1beta1",
+                    ],
+                    "CustomResourceDefinition" => {
+                        &["apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"]
+                    }
+                    _ => continue,
+                };
+                let version = object.api_version().unwrap_or("");
+                if allowed.contains(&version) {
+                    continue;
+                }
+                let node = object.root.get("apiVersion").unwrap_or(object.anchor());
+                let shown = if version.is_empty() {
+                    "no apiVersion".to_string()
+                } else {
+                    format!("`{version}`")
+                };
+                findings
+                    .at_node(
+                        components.file,
+                        node,
+                        format!(
+                            "{} has {shown}; clusterctl can only convert {kind} from `{}`",
+                            object.display(),
+                            allowed.join("` or `")
+                        ),
+                    )
+                    .with_help(format!("set `apiVersion: {}`", allowed[0]));
+            }
+        }
+    },
+};
+
+pub static LABEL_VALUES: Rule = Rule {
+    id: "components/label-values",
+    severity: Severity::Error,
+    summary: "a label or annotation value is not a string",
+    explanation: "Label and annotation values must be strings. Unquoted `true`, `yes`, `on`, \
+        numbers or `0755` are read as booleans or numbers by Kubernetes' YAML 1.1 reader; the API \
+        server rejects such objects, and clusterctl, when it adds its own labels, reads the \
+        existing ones as a string map, fails, and silently drops all of the object's other \
+        labels.",
+    help: "quote the value (`\"true\"`)",
+    reference: LABELS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            for object in &components.objects {
+                for (what, map) in [
+                    ("label", object.labels()),
+                    ("annotation", object.annotations()),
+                ] {
+                    let Some(map) = map else { continue };
+                    for (key, _, value) in map.iter() {
+                        let Some(resolved) = value.resolve() else {
+                            findings.at_node(
+                                components.file,
+                                value,
+                                format!(
+                                    "{what} `{key}` of {} is not a plain value",
+                                    object.display()
+                                ),
+                            );
+                            continue;
+                        };
+                        if resolved.is_string() || resolved == crate::yaml::resolve::Resolved::Null
+                        {
+                            continue;
+                        }
+                        let text = value.scalar_text().unwrap_or_default();
+                        findings
+                            .at_node(
+                                components.file,
+                                value,
+                                format!(
+                                    "{what} `{key}` of {} is the {} `{text}`, not a string",
+                                    object.display(),
+                                    resolved.type_name()
+                                ),
+                            )
+                            .with_help(format!("quote it: `{key}: \"{text}\"`"));
+                    }
+                }
+            }
+        }
+    },
+};
+
+pub static PROVIDER_LABEL_RULE: Rule = Rule {
+    id: "components/provider-label",
+    severity: Severity::Warning,
+    summary: "an object lacks the `cluster.x-k8s.io/provider` label, or it names another provider",
+    explanation: "Every object of a provider should carry `cluster.x-k8s.io/provider: \
+        <type>-<name>` (`infrastructure-aws`; plain `cluster-api` for core). clusterctl adds it \
+        when it installs, but `kubectl apply` users, `clusterctl move`, `clusterctl delete` and \
+        Cluster API's Tilt setup rely on it, and several providers have shipped without it.",
+    help: "add the label to every object (kustomize: `labels:` with `includeSelectors: false` in config/default)",
+    reference: LABELS,
+    check: |cx, findings| {
+        let expected = cx.provider.label();
+        for components in Components::all(cx) {
+            let missing: Vec<&Object<'_>> = components
+                .objects
+                .iter()
+                .filter(|o| o.label(PROVIDER_LABEL).is_none())
+                .collect();
+            let shown = expected
+                .clone()
+                .unwrap_or_else(|| match cx.provider.provider_type {
+                    Some(t) => format!("{}-<name>", t.short_name()),
+                    None => "<type>-<name>".to_string(),
+                });
+            if !missing.is_empty() && missing.len() == components.objects.len() {
+                findings.on_file(
+                    components.file,
+                    format!(
+                        "none of the {} objects carries `{PROVIDER_LABEL}: {shown}`",
+                        components.objects.len()
+                    ),
+                );
+            } else {
+                for object in missing {
+                    findings.at_node(
+                        components.file,
+                        object.anchor(),
+                        format!(
+                            "{} has no `{PROVIDER_LABEL}` label (expected `{shown}`)",
+                            object.display()
+                        ),
+                    );
+                }
+            }
+            let Some(expected) = &expected else { continue };
+            for object in &components.objects {
+                let Some(value) = object.label(PROVIDER_LABEL) else {
+                    continue;
+                };
+                let Some(text) = value.scalar_text() else {
+                    continue;
+                };
+                if text != expected && !has_variable(text) {
+                    findings.at_node(
+                        components.file,
+                        value,
+                        format!(
+                            "{} is labelled `{PROVIDER_LABEL}: {text}`, expected `{expected}`",
+                            object.display()
+                        ),
+                    );
+                }
+            }
+        }
+    },
+};
+
+pub static IMAGE_TAG: Rule = Rule {
+    id: "components/image-tag",
+    severity: Severity::Warning,
+    summary: "a controller image is untagged or uses a moving tag, or does not carry the version being released",
+    explanation: "A release whose components point at `:latest`, `:main` or `:dev` installs \
+        whatever was built last, not the release (CAPV once shipped `:latest`, CAPM3 a release \
+        whose image was never updated to the tag). With `--version`, the `manager` containers' \
+        images are expected to carry that version as their tag; images of bundled third-party \
+        components are left alone as long as one manager image carries it.",
+    help: "set the image tag to the release version (kustomize: `images:` with `newTag`)",
+    reference: COMPONENTS,
+    check: |cx, findings| {
+        const MOVING: [&str; 5] = ["latest", "main", "master", "dev", "edge"];
+        for components in Components::all(cx) {
+            let mut managers = Vec::new();
+            for object in components.objects_of_kind(&["Deployment", "DaemonSet"]) {
+                for container in object.containers() {
+                    let Some(node) = container.image() else {
+                        continue;
+                    };
+                    let Some(image) = node.scalar_text() else {
+                        continue;
+                    };
+                    if has_variable(image) || image.contains('@') {
+                        continue;
+                    }
+                    let tag = image_reference::tag(image);
+                    match tag {
+                        None => {
+                            findings.at_node(
+                                components.file,
+                                node,
+                                format!("image `{image}` has no tag, so it means `latest`"),
+                            );
+                        }
+                        Some(tag) if MOVING.contains(&tag) => {
+                            findings.at_node(
+                                components.file,
+                                node,
+                                format!("image `{image}` uses the moving tag `{tag}`"),
+                            );
+                        }
+                        Some(_) => {}
+                    }
+                    if container.name() == Some("manager") && !container.init {
+                        managers.push((node, image, tag));
+                    }
+                }
+            }
+            let Some(version) = cx.version else { continue };
+            let version = version.to_string();
+            let bare = version.trim_start_matches('v');
+            let carries = |tag: Option<&str>| {
+                tag.is_some_and(|t| t == version || t.trim_start_matches('v') == bare)
+            };
+            if managers.iter().any(|(_, _, tag)| carries(*tag)) {
+                continue;
+            }
+            for (node, image, tag) in managers {
+                if tag.is_some_and(|t| MOVING.contains(&t)) {
+                    continue; // already reported
+                }
+                findings.at_node(
+                    components.file,
+                    node,
+                    format!(
+                        "manager image `{image}` does not carry the release version `{version}`"
+                    ),
+                );
+            }
+        }
+    },
+};
+
+/// Docker image references as `github.com/distribution/reference` parses them.
+pub mod image_reference {
+    /// Why a reference is not canonical, or `Ok` when `ParseNamed` accepts it unchanged.
+    pub fn check_canonical(image: &str) -> Result<(), String> {
+        let (name, _tag, _digest) = split(image)?;
+        let (domain, path) = split_domain(name);
+        let Some(domain) = domain else {
+            return Err("it has no registry (docker would read it as `docker.io/…`)".into());
+        };
+        if domain == "index.docker.io" {
+            return Err("`index.docker.io` is written `docker.io` in canonical form".into());
+        }
+        if domain == "docker.io" && !path.contains('/') {
+            return Err("official Docker Hub images need the `library/` path".into());
+        }
+        if !valid_domain(domain) {
+            return Err(format!("`{domain}` is not a valid registry host"));
+        }
+        for component in path.split('/') {
+            if !valid_path_component(component) {
+                return Err(format!(
+                    "path component `{component}` must be lower-case letters, digits and separators"
+                ));
+            }
+        }
+        if name.len() > 255 {
+            return Err("the name is longer than 255 characters".into());
+        }
+        Ok(())
+    }
+
+    /// The canonical form docker would give a reference, when it differs.
+    pub fn canonical_form(image: &str) -> Option<String> {
+        let (name, _, _) = split(image).ok()?;
+        let suffix = &image[name.len()..];
+        let (domain, path) = split_domain(name);
+        let (domain, path) = match domain {
+            None | Some("index.docker.io") => ("docker.io", path),
+            Some(d) => (d, path),
+        };
+        if !path.split('/').all(valid_path_component) {
+            return None;
+        }
+        let path = if domain == "docker.io" && !path.contains('/') {
+            format!("library/{path}")
+        } else {
+            path.to_string()
+        };
+        let canonical = format!("{domain}/{path}{suffix}");
+        (canonical != image).then_some(canonical)
+    }
+
+    /// The tag, if any.
+    pub fn tag(image: &str) -> Option<&str> {
+        split(image).ok()?.1
+    }
+
+    /// `name[:tag][@digest]`.
+    fn split(image: &str) -> Result<(&str, Option<&str>, Option<&str>), String> {
+        if image.is_empty() {
+            return Err("the image is empty".into());
+        }
+        let (rest, digest) = match image.split_once('@') {
+            Some((rest, digest)) => {
+                if !valid_digest(digest) {
+                    return Err(format!("`{digest}` is not a valid digest"));
+                }
+                (rest, Some(digest))
+            }
+            None => (image, None),
+        };
+        // A tag follows the last `:` after the last `/` (a `:` before it is a port).
+        let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
+        let (name, tag) = match rest[last_slash..].rfind(':') {
+            Some(i) => {
+                let tag = &rest[last_slash + i + 1..];
+                if !valid_tag(tag) {
+                    return Err(format!("`{tag}` is not a valid tag"));
+                }
+                (&rest[..last_slash + i], Some(tag))
+            }
+            None => (rest, None),
+        };
+        if name.is_empty() {
+            return Err("the image has no name".into());
+        }
+        Ok((name, tag, digest))
+    }
+
+    /// Docker's `splitDockerDomain`: the first component is a registry when it has `.` or `:`,
+    /// is `localhost`, or has upper-case letters.
+    fn split_domain(name: &str) -> (Option<&str>, &str) {
+        match name.split_once('/') {
+            Some((first, rest))
+                if first.contains(['.', ':'])
+                    || first == "localhost"
+                    || first.chars().any(|c| c.is_ascii_uppercase()) =>
+            {
+                (Some(first), rest)
+            }
+            _ => (None, name),
+        }
+    }
+
+    fn valid_domain(domain: &str) -> bool {
+        let (host, port) = if let Some(rest) = domain.strip_prefix('[') {
+            match rest.split_once(']') {
+                Some((ip, port)) => (ip, port.strip_prefix(':')),
+                None => return false,
+            }
+        } else {
+            match domain.rsplit_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (domain, None),
+            }
+        };
+        if port.is_some_and(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+            return false;
+        }
+        if domain.starts_with('[') {
+            return host.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
+        }
+        !host.is_empty()
+            && host.split('.').all(|label| {
+                let b = label.as_bytes();
+                !b.is_empty()
+                    && b[0].is_ascii_alphanumeric()
+                    && b[b.len() - 1].is_ascii_alphanumeric()
+                    && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+            })
+    }
+
+    /// `[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*`
+    fn valid_path_component(component: &str) -> bool {
+        let b = component.as_bytes();
+        let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+        if b.is_empty() || !alnum(&b[0]) || !alnum(&b[b.len() - 1]) {
+            return false;
+        }
+        let mut i = 0;
+        while i < b.len() {
+            if alnum(&b[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < b.len() && !alnum(&b[i]) {
+                i += 1;
+            }
+            let separator = &component[start..i];
+            let ok = matches!(separator, "." | "_" | "__") || separator.bytes().all(|c| c == b'-');
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// `[\w][\w.-]{0,127}`
+    fn valid_tag(tag: &str) -> bool {
+        let b = tag.as_bytes();
+        let word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
+        !b.is_empty()
+            && b.len() <= 128
+            && word(&b[0])
+            && b.iter().all(|c| word(c) || *c == b'.' || *c == b'-')
+    }
+
+    /// `algorithm:hex` with at least 32 hex digits.
+    fn valid_digest(digest: &str) -> bool {
+        let Some((algorithm, hex)) = digest.split_once(':') else {
+            return false;
+        };
+        !algorithm.is_empty()
+            && algorithm.as_bytes()[0].is_ascii_alphabetic()
+            && algorithm
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'.'))
+            && hex.len() >= 32
+            && hex.bytes().all(|c| c.is_ascii_hexdigit())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn canonical_references() {
+            for good in [
+                "registry.k8s.io/cluster-api/cluster-api-controller:v1.10.0",
+                "docker.io/library/nginx:1.25",
+                "gcr.io/k8s-staging-cluster-api/capd-manager:main",
+                "localhost:5000/foo/bar:dev",
+                "localhost/foo",
+                "quay.io/k0sproject/etcd:v3.7.1",
+                "ghcr.io/a/b@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                "registry.example.com:8443/a__b/c-d/e.f:1.0",
+            ] {
+                assert_eq!(check_canonical(good), Ok(()), "{good}");
+            }
+        }
+
+        #[test]
+        fn non_canonical_references() {
+            for (bad, expect) in [
+                ("nginx:1.2", "no registry"),
+                ("k0s/k0smotron:latest", "no registry"),
+                ("docker.io/nginx", "library"),
+                ("index.docker.io/library/nginx", "docker.io"),
+                ("gcr.io/Foo/bar", "path component"),
+                ("gcr.io/foo/bar:", "tag"),
+                ("gcr.io/foo/bar@sha256:abc", "digest"),
+                ("", "empty"),
+            ] {
+                let err = check_canonical(bad).unwrap_err();
+                assert!(err.contains(expect), "{bad}: {err}");
+            }
+            assert_eq!(
+                canonical_form("nginx:1.2").as_deref(),
+                Some("docker.io/library/nginx:1.2")
+            );
+            assert_eq!(
+                canonical_form("k0s/k0smotron:latest").as_deref(),
+                Some("docker.io/k0s/k0smotron:latest")
+            );
+        }
+
+        #[test]
+        fn tags() {
+            assert_eq!(tag("localhost:5000/foo"), None);
+            assert_eq!(tag("localhost:5000/foo:v1"), Some("v1"));
+            assert_eq!(tag("a.io/b"), None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{at, check, check_files, release, with_version};
+
+    const FILE: &str = "infrastructure-components.yaml";
+
+    fn lines(docs: &[&str]) -> String {
+        docs.join("---\n")
+    }
+
+    const NS: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capx-system\n";
+
+    #[test]
+    fn single_namespace() {
+        assert!(check_files(&SINGLE_NAMESPACE, &[(FILE, NS)]).is_empty());
+        let text = lines(&[
+            NS,
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capx-webhook-system\n",
+        ]);
+        let found = check_files(&SINGLE_NAMESPACE, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, "components/single-namespace");
+        assert_eq!(at(&found[0]), (9, 9));
+        assert!(found[0].message.contains("`capx-system`"));
+        assert!(found[0].message.contains("`capx-webhook-system`"));
+        assert_eq!(found[0].labels.len(), 1);
+    }
+
+    #[test]
+    fn no_namespace() {
+        assert!(check_files(&NO_NAMESPACE, &[(FILE, NS)]).is_empty());
+        let found = check_files(
+            &NO_NAMESPACE,
+            &[(FILE, "kind: ServiceAccount\nmetadata:\n  name: a\n")],
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert!(found[0].span.is_none());
+        assert!(found[0].message.contains("--target-namespace"));
+    }
+
+    #[test]
+    fn object_namespace() {
+        let good = lines(&[
+            NS,
+            "kind: ServiceAccount\nmetadata:\n  name: a\n  namespace: capx-system\n",
+            "kind: ClusterRole\nmetadata:\n  name: r\n",
+        ]);
+        assert!(check_files(&OBJECT_NAMESPACE, &[(FILE, &good)]).is_empty());
+        let bad = lines(&[
+            NS,
+            "kind: ServiceAccount\nmetadata:\n  name: a\n  namespace: default\n",
+            "kind: ConfigMap\nmetadata:\n  name: c\n",
+        ]);
+        let found = check_files(&OBJECT_NAMESPACE, &[(FILE, &bad)]);
+        assert_eq!(found.len(), 2);
+        assert_eq!(at(&found[0]), (9, 14));
+        assert!(found[0].message.contains("ServiceAccount `a`"));
+        assert!(found[0].message.contains("`default`"));
+        assert!(found[0].message.contains("`capx-system`"));
+        assert_eq!(found[0].severity, Severity::Error);
+        assert!(found[1].message.contains("ConfigMap `c` has no namespace"));
+        assert_eq!(found[1].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn subject_namespace() {
+        let binding = |ns: &str| {
+            format!(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: b\nsubjects:\n- kind: ServiceAccount\n  name: manager\n{ns}"
+            )
+        };
+        let good = lines(&[NS, &binding("  namespace: capx-system\n")]);
+        assert!(check_files(&SUBJECT_NAMESPACE, &[(FILE, &good)]).is_empty());
+        let bad = lines(&[NS, &binding("  namespace: system\n")]);
+        let found = check_files(&SUBJECT_NAMESPACE, &[(FILE, &bad)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (13, 14));
+        assert!(found[0].message.contains("ServiceAccount `manager`"));
+        assert!(found[0].message.contains("`system`"));
+        let missing = lines(&[NS, &binding("")]);
+        let found = check_files(&SUBJECT_NAMESPACE, &[(FILE, &missing)]);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("without a namespace"));
+    }
+
+    #[test]
+    fn webhook_namespace() {
+        let webhook = |ns: &str| {
+            format!(
+                "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: v\nwebhooks:\n- name: w.x.io\n  clientConfig:\n    service:\n      name: webhook-service\n      namespace: {ns}\n"
+            )
+        };
+        assert!(
+            check_files(
+                &WEBHOOK_NAMESPACE,
+                &[(FILE, &lines(&[NS, &webhook("capx-system")]))]
+            )
+            .is_empty()
+        );
+        let found = check_files(
+            &WEBHOOK_NAMESPACE,
+            &[(FILE, &lines(&[NS, &webhook("system")]))],
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (15, 18));
+        assert!(found[0].message.contains("webhook `w.x.io`"));
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.b\nspec:\n  conversion:\n    webhook:\n      clientConfig:\n        service:\n          name: s\n          namespace: other\n";
+        let found = check_files(&WEBHOOK_NAMESPACE, &[(FILE, &lines(&[NS, crd]))]);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("conversion webhook"));
+        assert!(found[0].message.contains("`other`"));
+    }
+
+    #[test]
+    fn inject_ca_from() {
+        let crd = |value: &str| {
+            format!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.b\n  annotations:\n    cert-manager.io/inject-ca-from: {value}\n"
+            )
+        };
+        assert!(
+            check_files(
+                &INJECT_CA,
+                &[(FILE, &lines(&[NS, &crd("capx-system/serving-cert")]))]
+            )
+            .is_empty()
+        );
+        let found = check_files(&INJECT_CA, &[(FILE, &lines(&[NS, &crd("serving-cert")]))]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (11, 37));
+        assert!(found[0].message.contains("`<namespace>/<name>`"));
+        let found = check_files(
+            &INJECT_CA,
+            &[(FILE, &lines(&[NS, &crd("system/serving-cert")]))],
+        );
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("namespace `system`"));
+    }
+
+    fn deployment(container: &str, image: &str) -> String {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller\nspec:\n  template:\n    spec:\n      containers:\n      - name: {container}\n        image: {image}\n"
+        )
+    }
+
+    #[test]
+    fn manager_container() {
+        let good = deployment("manager", "gcr.io/a/b:v1");
+        assert!(check_files(&MANAGER_CONTAINER, &[(FILE, &good)]).is_empty());
+        let found = check_files(
+            &MANAGER_CONTAINER,
+            &[(FILE, &deployment("controller", "gcr.io/a/b:v1"))],
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (9, 15));
+        assert!(found[0].message.contains("Deployment `controller`"));
+        assert!(found[0].message.contains("`controller`"));
+    }
+
+    #[test]
+    fn image_reference() {
+        let good = deployment("manager", "registry.k8s.io/capi/manager:v1.0.0");
+        assert!(check_files(&IMAGE_REFERENCE, &[(FILE, &good)]).is_empty());
+        let found = check_files(
+            &IMAGE_REFERENCE,
+            &[(FILE, &deployment("manager", "nginx:1.2"))],
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (10, 16));
+        assert!(found[0].message.contains("`nginx:1.2`"));
+        assert!(found[0].message.contains("docker.io/library/nginx:1.2"));
+        // Placeholders are clusterctl's to substitute first.
+        assert!(
+            check_files(
+                &IMAGE_REFERENCE,
+                &[(FILE, &deployment("manager", "${IMG}"))]
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn api_version() {
+        let good = deployment("manager", "a.io/b:v1");
+        assert!(check_files(&API_VERSION, &[(FILE, &good)]).is_empty());
+        let bad = good.replace("apps/v1", "extensions/v1beta1");
+        let found = check_files(&API_VERSION, &[(FILE, &bad)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (1, 13));
+        assert!(found[0].message.contains("`extensions/v1beta1`"));
+        assert!(found[0].help.contains("apps/v1"));
+        let binding = "apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: RoleBinding\nmetadata:\n  name: b\n";
+        assert_eq!(check_files(&API_VERSION, &[(FILE, binding)]).len(), 1);
+    }
+
+    #[test]
+    fn label_values() {
+        let good = "kind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    a: \"true\"\n    b: text\n  annotations:\n    c: \"1\"\n";
+        assert!(check_files(&LABEL_VALUES, &[(FILE, good)]).is_empty());
+        let bad = "kind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    a: true\n    b: text\n  annotations:\n    c: 0755\n";
+        let found = check_files(&LABEL_VALUES, &[(FILE, bad)]);
+        assert_eq!(found.len(), 2);
+        assert_eq!(at(&found[0]), (5, 8));
+        assert!(found[0].message.contains("label `a`"));
+        assert!(found[0].message.contains("bool"));
+        assert!(found[1].message.contains("annotation `c`"));
+        assert!(found[1].message.contains("int"));
+    }
+
+    #[test]
+    fn provider_label() {
+        let labelled = |value: &str| {
+            format!(
+                "kind: Namespace\nmetadata:\n  name: capx-system\n  labels:\n    cluster.x-k8s.io/provider: {value}\n"
+            )
+        };
+        let good = labelled("infrastructure-capx");
+        assert!(check_files(&PROVIDER_LABEL_RULE, &[(FILE, &good)]).is_empty());
+        let mut options = crate::rules::Options::default();
+        options.provider_name = Some("capx".into());
+        let found = check(
+            &PROVIDER_LABEL_RULE,
+            &release(&[(FILE, &labelled("infrastructure-other"))]),
+            &options,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (5, 32));
+        assert!(found[0].message.contains("`infrastructure-capx`"));
+        // One missing among labelled objects: reported on the object.
+        let mixed = lines(&[
+            &good,
+            "kind: ConfigMap\nmetadata:\n  name: c\n  namespace: capx-system\n",
+        ]);
+        let found = check_files(&PROVIDER_LABEL_RULE, &[(FILE, &mixed)]);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("ConfigMap `c`"));
+        // None labelled: one finding for the file.
+        let found = check_files(&PROVIDER_LABEL_RULE, &[(FILE, NS)]);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].span.is_none());
+        assert!(found[0].message.contains("none of the 1 objects"));
+    }
+
+    #[test]
+    fn image_tag() {
+        let good = deployment("manager", "gcr.io/a/b:v1.2.0");
+        assert!(
+            check(
+                &IMAGE_TAG,
+                &release(&[(FILE, &good)]),
+                &with_version("v1.2.0")
+            )
+            .is_empty()
+        );
+        let found = check_files(
+            &IMAGE_TAG,
+            &[(FILE, &deployment("manager", "gcr.io/a/b:main"))],
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (10, 16));
+        assert!(found[0].message.contains("moving tag `main`"));
+        let found = check_files(&IMAGE_TAG, &[(FILE, &deployment("manager", "gcr.io/a/b"))]);
+        assert!(found[0].message.contains("no tag"));
+        let found = check(
+            &IMAGE_TAG,
+            &release(&[(FILE, &deployment("manager", "gcr.io/a/b:v1.1.0"))]),
+            &with_version("v1.2.0"),
+        );
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("`v1.2.0`"));
+    }
+}
