@@ -43,6 +43,16 @@ impl ReleaseFile {
 pub struct Release {
     pub dir: PathBuf,
     pub files: Vec<ReleaseFile>,
+    /// Files whose names look like release files but that clusterctl would never fetch.
+    pub near_misses: Vec<NearMiss>,
+}
+
+/// A file named almost like a release file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NearMiss {
+    pub path: PathBuf,
+    /// The name clusterctl would look for.
+    pub suggestion: String,
 }
 
 impl Release {
@@ -128,6 +138,7 @@ pub fn load_releases(
     default_type: Option<ProviderType>,
 ) -> Result<Vec<Release>, Error> {
     let mut found: BTreeMap<PathBuf, Vec<(PathBuf, Option<FileRole>)>> = BTreeMap::new();
+    let mut near: BTreeMap<PathBuf, Vec<NearMiss>> = BTreeMap::new();
     for path in paths {
         let metadata = std::fs::metadata(path).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => Error::NotFound { path: path.clone() },
@@ -137,9 +148,18 @@ pub fn load_releases(
             },
         })?;
         if metadata.is_dir() {
-            for (file, role) in walk(path)? {
+            for (file, found_as) in walk(path)? {
                 let dir = parent_of(&file);
-                found.entry(dir).or_default().push((file, Some(role)));
+                match found_as {
+                    Found::Role(role) => found.entry(dir).or_default().push((file, Some(role))),
+                    Found::NearMiss(suggestion) => {
+                        found.entry(dir.clone()).or_default();
+                        near.entry(dir).or_default().push(NearMiss {
+                            path: file,
+                            suggestion,
+                        });
+                    }
+                }
             }
         } else {
             let role = path
@@ -152,7 +172,7 @@ pub fn load_releases(
                 .push((path.clone(), role));
         }
     }
-    if found.is_empty() {
+    if found.is_empty() && near.is_empty() {
         return Err(Error::NoReleaseFiles {
             paths: paths.to_vec(),
         });
@@ -165,7 +185,12 @@ pub fn load_releases(
         for (path, role) in entries {
             files.push(load_file(&path, role, default_type)?);
         }
-        releases.push(Release { dir, files });
+        let near_misses = near.remove(&dir).unwrap_or_default();
+        releases.push(Release {
+            dir,
+            files,
+            near_misses,
+        });
     }
     Ok(releases)
 }
@@ -174,7 +199,13 @@ fn parent_of(path: &Path) -> PathBuf {
     path.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
-fn walk(root: &Path) -> Result<Vec<(PathBuf, FileRole)>, Error> {
+/// What a search found: a release file, or a file named almost like one.
+enum Found {
+    Role(FileRole),
+    NearMiss(String),
+}
+
+fn walk(root: &Path) -> Result<Vec<(PathBuf, Found)>, Error> {
     let mut files = Vec::new();
     let walker = walkdir::WalkDir::new(root)
         .sort_by_file_name()
@@ -198,15 +229,73 @@ fn walk(root: &Path) -> Result<Vec<(PathBuf, FileRole)>, Error> {
         if !entry.file_type().is_file() {
             continue;
         }
-        if let Some(role) = entry
-            .file_name()
-            .to_str()
-            .and_then(FileRole::from_file_name)
-        {
-            files.push((clean(entry.path()), role));
+        let Some(name) = entry.file_name().to_str() else {
+            continue;
+        };
+        if let Some(role) = FileRole::from_file_name(name) {
+            files.push((clean(entry.path()), Found::Role(role)));
+        } else if let Some(suggestion) = near_miss(name) {
+            files.push((clean(entry.path()), Found::NearMiss(suggestion)));
         }
     }
     Ok(files)
+}
+
+/// The release file name `name` was probably meant to be, when it is close to one.
+pub fn near_miss(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let stem = lower
+        .strip_suffix(".yaml")
+        .or_else(|| lower.strip_suffix(".yml"))?;
+    let candidate = if let Some(rest) = ["cluster_template", "clustertemplate", "cluster-templates"]
+        .iter()
+        .find_map(|p| stem.strip_prefix(p))
+    {
+        format!("cluster-template{}.yaml", rest.replace('_', "-"))
+    } else if let Some(rest) = [
+        "cluster-class",
+        "cluster_class",
+        "clusterclass_",
+        "clusterclasses",
+    ]
+    .iter()
+    .find_map(|p| stem.strip_prefix(p))
+    {
+        let rest = rest.trim_start_matches(['-', '_']);
+        if rest.is_empty() {
+            return None;
+        }
+        format!("clusterclass-{rest}.yaml")
+    } else if matches!(stem, "meta-data" | "meta_data" | "metadata") {
+        "metadata.yaml".to_string()
+    } else if let Some(prefix) = stem
+        .strip_suffix("-components")
+        .or_else(|| stem.strip_suffix("-component"))
+        .or_else(|| stem.strip_suffix("_components"))
+    {
+        let prefix = match prefix {
+            "infra" | "infrastructure" => "infrastructure",
+            "controlplane" | "control_plane" | "control-plane" | "cp" => "control-plane",
+            "bootstrap" => "bootstrap",
+            "core" | "cluster-api" => "core",
+            "ipam" => "ipam",
+            "runtime-extension" | "runtime-extensions" | "runtimeextension" => "runtime-extension",
+            "addon" | "addons" => "addon",
+            _ => return None,
+        };
+        format!("{prefix}-components.yaml")
+    } else {
+        stem.starts_with("cluster-template")
+            .then(|| format!("{stem}.yaml"))
+            .or_else(|| {
+                stem.starts_with("clusterclass-")
+                    .then(|| format!("{stem}.yaml"))
+            })
+            .or_else(|| {
+                FileRole::from_file_name(&format!("{stem}.yaml")).map(|_| format!("{stem}.yaml"))
+            })?
+    };
+    (candidate != name && FileRole::from_file_name(&candidate).is_some()).then_some(candidate)
 }
 
 /// `./a/b` -> `a/b`, so that paths print as users expect.
@@ -282,5 +371,76 @@ pub fn load_text(name: &str, text: String, role: FileRole) -> ReleaseFile {
         role,
         yaml,
         substituted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_misses_suggest_the_name_clusterctl_fetches() {
+        for (name, expected) in [
+            ("cluster-template.yml", Some("cluster-template.yaml")),
+            (
+                "cluster_template_eks.yaml",
+                Some("cluster-template-eks.yaml"),
+            ),
+            (
+                "clustertemplate-eks.yaml",
+                Some("cluster-template-eks.yaml"),
+            ),
+            (
+                "cluster-class-quick-start.yaml",
+                Some("clusterclass-quick-start.yaml"),
+            ),
+            ("Metadata.yaml", Some("metadata.yaml")),
+            ("metadata.yml", Some("metadata.yaml")),
+            (
+                "infra-components.yaml",
+                Some("infrastructure-components.yaml"),
+            ),
+            (
+                "infrastructure-component.yaml",
+                Some("infrastructure-components.yaml"),
+            ),
+            (
+                "controlplane-components.yaml",
+                Some("control-plane-components.yaml"),
+            ),
+            ("metadata.yaml", None),
+            ("kustomization.yaml", None),
+            ("rosa-network.yaml", None),
+            ("foo-components.yaml", None),
+        ] {
+            assert_eq!(near_miss(name).as_deref(), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn folders_with_no_release_files_are_an_error_with_a_hint() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("kustomization.yaml"), "resources: []\n").unwrap();
+        let err = load_releases(&[dir.path().to_path_buf()], None).unwrap_err();
+        assert!(matches!(err, Error::NoReleaseFiles { .. }));
+        assert!(err.hint().is_some());
+    }
+
+    #[test]
+    fn files_are_grouped_by_folder_and_hidden_folders_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(root.join(".git/x")).unwrap();
+        std::fs::write(root.join("a/metadata.yaml"), "kind: Metadata\n").unwrap();
+        std::fs::write(root.join("a/cluster-template.yml"), "kind: Cluster\n").unwrap();
+        std::fs::write(root.join("metadata.yaml"), "kind: Metadata\n").unwrap();
+        std::fs::write(root.join(".git/x/metadata.yaml"), "kind: Metadata\n").unwrap();
+        let releases = load_releases(&[root.to_path_buf()], None).unwrap();
+        assert_eq!(releases.len(), 2);
+        let a = releases.iter().find(|r| r.dir.ends_with("a")).unwrap();
+        assert_eq!(a.files.len(), 1);
+        assert_eq!(a.near_misses.len(), 1);
+        assert_eq!(a.near_misses[0].suggestion, "cluster-template.yaml");
     }
 }

@@ -9,6 +9,7 @@
 mod clusterclass;
 mod components;
 mod diagnostic;
+mod files;
 mod metadata;
 mod templates;
 mod yaml;
@@ -60,6 +61,7 @@ impl std::fmt::Debug for Rule {
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     [
         yaml::RULES,
+        files::RULES,
         components::RULES,
         metadata::RULES,
         templates::RULES,
@@ -246,6 +248,7 @@ pub(crate) mod testing {
     pub fn release(files: &[(&str, &str)]) -> Release {
         Release {
             dir: "rel".into(),
+            near_misses: Vec::new(),
             files: files
                 .iter()
                 .map(|(name, text)| {
