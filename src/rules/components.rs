@@ -1189,8 +1189,10 @@ mod tests {
         };
         let good = labelled("infrastructure-capx");
         assert!(check_files(&PROVIDER_LABEL_RULE, &[(FILE, &good)]).is_empty());
-        let mut options = crate::rules::Options::default();
-        options.provider_name = Some("capx".into());
+        let options = crate::rules::Options {
+            provider_name: Some("capx".into()),
+            ..Default::default()
+        };
         let found = check(
             &PROVIDER_LABEL_RULE,
             &release(&[(FILE, &labelled("infrastructure-other"))]),
