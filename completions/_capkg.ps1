@@ -1,0 +1,351 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'capkg'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'capkg' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check release files against the clusterctl and provider contracts')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the lint rules, or explain one')
+            [CompletionResult]::new('subst', 'subst', [CompletionResultType]::ParameterValue, 'Substitute variables as clusterctl does and print the result')
+            [CompletionResult]::new('vars', 'vars', [CompletionResultType]::ParameterValue, 'List the variables files need, as `clusterctl generate cluster --list-variables` does')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print what `clusterctl generate cluster` or `generate provider` would, from local files')
+            [CompletionResult]::new('assemble', 'assemble', [CompletionResultType]::ParameterValue, 'Build the release directory from `capkg.yaml` and the sources')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Scaffold `capkg.yaml` and CI files for a provider repository')
+            [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
+            [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'capkg;lint' {
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being released (`v1.2.3`): checks `metadata.yaml` covers it and images carry it')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--deny-warnings', '--deny-warnings', [CompletionResultType]::ParameterName, 'Exit 1 on warnings too')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;rules' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;subst' {
+            [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Set a variable (repeatable); wins over the environment and the clusterctl config file')
+            [CompletionResult]::new('--clusterctl-config', '--clusterctl-config', [CompletionResultType]::ParameterName, 'A clusterctl configuration file whose top-level keys are variables; default: clusterctl''s own (`$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml`, then `~/.cluster-api/clusterctl.yaml`) when it exists')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Exactly drone/envsubst''s `Eval`: no `${ VAR }` pre-pass, no missing-variable check, names looked up as written, unset variables empty')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;vars' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;render' {
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'The cluster''s name (`CLUSTER_NAME`); required for templates')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Pick `cluster-template-FLAVOR.yaml` from a provider folder')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace every object goes into (`NAMESPACE`)')
+            [CompletionResult]::new('--target-namespace', '--target-namespace', [CompletionResultType]::ParameterName, 'The namespace every object goes into (`NAMESPACE`)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, '`KUBERNETES_VERSION`')
+            [CompletionResult]::new('--control-plane-machine-count', '--control-plane-machine-count', [CompletionResultType]::ParameterName, '`CONTROL_PLANE_MACHINE_COUNT` (default 1)')
+            [CompletionResult]::new('--worker-machine-count', '--worker-machine-count', [CompletionResultType]::ParameterName, '`WORKER_MACHINE_COUNT` (default 0)')
+            [CompletionResult]::new('--var', '--var', [CompletionResultType]::ParameterName, 'Set a variable (repeatable); wins over the environment and the clusterctl config file')
+            [CompletionResult]::new('--clusterctl-config', '--clusterctl-config', [CompletionResultType]::ParameterName, 'A clusterctl configuration file whose top-level keys are variables; default: clusterctl''s own (`$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml`, then `~/.cluster-api/clusterctl.yaml`) when it exists')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--list-variables', '--list-variables', [CompletionResultType]::ParameterName, 'Print the variables the template needs instead of rendering it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;assemble' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being released (`v1.2.3`)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Where to write the release (default `out/`)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;init' {
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite files that already exist')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;publish' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
+            [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
+            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'capkg;publish;local' {
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being published (`v1.2.3`)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--repository', '--repository', [CompletionResultType]::ParameterName, 'The repository''s base folder')
+            [CompletionResult]::new('--overrides', '--overrides', [CompletionResultType]::ParameterName, 'Also print the overrides layout clusterctl reads from this folder')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing, different version folder')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;publish;github' {
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being published (`v1.2.3`)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'The repository, `OWNER/NAME`')
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL; default GITHUB_API_URL, else https://api.github.com')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing')
+            [CompletionResult]::new('--clobber', '--clobber', [CompletionResultType]::ParameterName, 'Replace assets whose content differs')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Leave the release as a draft')
+            [CompletionResult]::new('--prerelease', '--prerelease', [CompletionResultType]::ParameterName, 'Mark the release as a pre-release (automatic for semver pre-releases)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;publish;gitlab' {
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being published (`v1.2.3`)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project id or path; default CI_PROJECT_ID')
+            [CompletionResult]::new('--package', '--package', [CompletionResultType]::ParameterName, 'Package name (default: the provider label)')
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL; default CI_API_V4_URL')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;publish;help' {
+            [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
+            [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
+            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'capkg;publish;help;local' {
+            break
+        }
+        'capkg;publish;help;github' {
+            break
+        }
+        'capkg;publish;help;gitlab' {
+            break
+        }
+        'capkg;publish;help;help' {
+            break
+        }
+        'capkg;release' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Publish only to these targets of the configuration (repeatable)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;verify' {
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL (GitHub Enterprise, a test server)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;completions' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;help' {
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check release files against the clusterctl and provider contracts')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the lint rules, or explain one')
+            [CompletionResult]::new('subst', 'subst', [CompletionResultType]::ParameterValue, 'Substitute variables as clusterctl does and print the result')
+            [CompletionResult]::new('vars', 'vars', [CompletionResultType]::ParameterValue, 'List the variables files need, as `clusterctl generate cluster --list-variables` does')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print what `clusterctl generate cluster` or `generate provider` would, from local files')
+            [CompletionResult]::new('assemble', 'assemble', [CompletionResultType]::ParameterValue, 'Build the release directory from `capkg.yaml` and the sources')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Scaffold `capkg.yaml` and CI files for a provider repository')
+            [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
+            [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'capkg;help;lint' {
+            break
+        }
+        'capkg;help;rules' {
+            break
+        }
+        'capkg;help;subst' {
+            break
+        }
+        'capkg;help;vars' {
+            break
+        }
+        'capkg;help;render' {
+            break
+        }
+        'capkg;help;assemble' {
+            break
+        }
+        'capkg;help;init' {
+            break
+        }
+        'capkg;help;publish' {
+            [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
+            [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
+            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            break
+        }
+        'capkg;help;publish;local' {
+            break
+        }
+        'capkg;help;publish;github' {
+            break
+        }
+        'capkg;help;publish;gitlab' {
+            break
+        }
+        'capkg;help;release' {
+            break
+        }
+        'capkg;help;verify' {
+            break
+        }
+        'capkg;help;completions' {
+            break
+        }
+        'capkg;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,310 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[capkg] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'capkg'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'capkg'= {
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand lint 'Check release files against the clusterctl and provider contracts'
+            cand rules 'List the lint rules, or explain one'
+            cand subst 'Substitute variables as clusterctl does and print the result'
+            cand vars 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
+            cand render 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
+            cand assemble 'Build the release directory from `capkg.yaml` and the sources'
+            cand init 'Scaffold `capkg.yaml` and CI files for a provider repository'
+            cand publish 'Publish an assembled release directory'
+            cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+            cand verify 'Read a published release as clusterctl does and lint it'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'capkg;lint'= {
+            cand --version 'The version being released (`v1.2.3`): checks `metadata.yaml` covers it and images carry it'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --deny-warnings 'Exit 1 on warnings too'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;rules'= {
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;subst'= {
+            cand --var 'Set a variable (repeatable); wins over the environment and the clusterctl config file'
+            cand --clusterctl-config 'A clusterctl configuration file whose top-level keys are variables; default: clusterctl''s own (`$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml`, then `~/.cluster-api/clusterctl.yaml`) when it exists'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --plain 'Exactly drone/envsubst''s `Eval`: no `${ VAR }` pre-pass, no missing-variable check, names looked up as written, unset variables empty'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;vars'= {
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;render'= {
+            cand --cluster-name 'The cluster''s name (`CLUSTER_NAME`); required for templates'
+            cand --flavor 'Pick `cluster-template-FLAVOR.yaml` from a provider folder'
+            cand -n 'The namespace every object goes into (`NAMESPACE`)'
+            cand --target-namespace 'The namespace every object goes into (`NAMESPACE`)'
+            cand --kubernetes-version '`KUBERNETES_VERSION`'
+            cand --control-plane-machine-count '`CONTROL_PLANE_MACHINE_COUNT` (default 1)'
+            cand --worker-machine-count '`WORKER_MACHINE_COUNT` (default 0)'
+            cand --var 'Set a variable (repeatable); wins over the environment and the clusterctl config file'
+            cand --clusterctl-config 'A clusterctl configuration file whose top-level keys are variables; default: clusterctl''s own (`$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml`, then `~/.cluster-api/clusterctl.yaml`) when it exists'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --list-variables 'Print the variables the template needs instead of rendering it'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;assemble'= {
+            cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
+            cand --version 'The version being released (`v1.2.3`)'
+            cand --out 'Where to write the release (default `out/`)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;init'= {
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --force 'Overwrite files that already exist'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;publish'= {
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
+            cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'capkg;publish;local'= {
+            cand --version 'The version being published (`v1.2.3`)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --repository 'The repository''s base folder'
+            cand --overrides 'Also print the overrides layout clusterctl reads from this folder'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --dry-run 'Print the plan and touch nothing'
+            cand --force 'Replace an existing, different version folder'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;publish;github'= {
+            cand --version 'The version being published (`v1.2.3`)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --repo 'The repository, `OWNER/NAME`'
+            cand --api-url 'API base URL; default GITHUB_API_URL, else https://api.github.com'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --dry-run 'Print the plan and touch nothing'
+            cand --clobber 'Replace assets whose content differs'
+            cand --draft 'Leave the release as a draft'
+            cand --prerelease 'Mark the release as a pre-release (automatic for semver pre-releases)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;publish;gitlab'= {
+            cand --version 'The version being published (`v1.2.3`)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --project 'Project id or path; default CI_PROJECT_ID'
+            cand --package 'Package name (default: the provider label)'
+            cand --api-url 'API base URL; default CI_API_V4_URL'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --dry-run 'Print the plan and touch nothing'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;publish;help'= {
+            cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
+            cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'capkg;publish;help;local'= {
+        }
+        &'capkg;publish;help;github'= {
+        }
+        &'capkg;publish;help;gitlab'= {
+        }
+        &'capkg;publish;help;help'= {
+        }
+        &'capkg;release'= {
+            cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
+            cand --version 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)'
+            cand --target 'Publish only to these targets of the configuration (repeatable)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --dry-run 'Print the plan and touch nothing'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;verify'= {
+            cand --api-url 'API base URL (GitHub Enterprise, a test server)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;completions'= {
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;help'= {
+            cand lint 'Check release files against the clusterctl and provider contracts'
+            cand rules 'List the lint rules, or explain one'
+            cand subst 'Substitute variables as clusterctl does and print the result'
+            cand vars 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
+            cand render 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
+            cand assemble 'Build the release directory from `capkg.yaml` and the sources'
+            cand init 'Scaffold `capkg.yaml` and CI files for a provider repository'
+            cand publish 'Publish an assembled release directory'
+            cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+            cand verify 'Read a published release as clusterctl does and lint it'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'capkg;help;lint'= {
+        }
+        &'capkg;help;rules'= {
+        }
+        &'capkg;help;subst'= {
+        }
+        &'capkg;help;vars'= {
+        }
+        &'capkg;help;render'= {
+        }
+        &'capkg;help;assemble'= {
+        }
+        &'capkg;help;init'= {
+        }
+        &'capkg;help;publish'= {
+            cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
+            cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+        }
+        &'capkg;help;publish;local'= {
+        }
+        &'capkg;help;publish;github'= {
+        }
+        &'capkg;help;publish;gitlab'= {
+        }
+        &'capkg;help;release'= {
+        }
+        &'capkg;help;verify'= {
+        }
+        &'capkg;help;completions'= {
+        }
+        &'capkg;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,257 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_capkg_global_optspecs
+    string join \n format= color= q/quiet v/verbose h/help V/version
+end
+
+function __fish_capkg_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_capkg_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_capkg_using_subcommand
+    set -l cmd (__fish_capkg_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c capkg -n "__fish_capkg_needs_command" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_needs_command" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_needs_command" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_needs_command" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_needs_command" -s V -l version -d 'Print version'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "rules" -d 'List the lint rules, or explain one'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "publish" -d 'Publish an assembled release directory'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l version -d 'The version being released (`v1.2.3`): checks `metadata.yaml` covers it and images carry it' -r
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l deny-warnings -d 'Exit 1 on warnings too'
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand rules" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand rules" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand rules" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand rules" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -l var -d 'Set a variable (repeatable); wins over the environment and the clusterctl config file' -r
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -l clusterctl-config -d 'A clusterctl configuration file whose top-level keys are variables; default: clusterctl\'s own (`$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml`, then `~/.cluster-api/clusterctl.yaml`) when it exists' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -l plain -d 'Exactly drone/envsubst\'s `Eval`: no `${ VAR }` pre-pass, no missing-variable check, names looked up as written, unset variables empty'
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand subst" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand vars" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand vars" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand vars" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand vars" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand vars" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l cluster-name -d 'The cluster\'s name (`CLUSTER_NAME`); required for templates' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l flavor -d 'Pick `cluster-template-FLAVOR.yaml` from a provider folder' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -s n -l target-namespace -d 'The namespace every object goes into (`NAMESPACE`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l kubernetes-version -d '`KUBERNETES_VERSION`' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l control-plane-machine-count -d '`CONTROL_PLANE_MACHINE_COUNT` (default 1)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l worker-machine-count -d '`WORKER_MACHINE_COUNT` (default 0)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l var -d 'Set a variable (repeatable); wins over the environment and the clusterctl config file' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l clusterctl-config -d 'A clusterctl configuration file whose top-level keys are variables; default: clusterctl\'s own (`$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml`, then `~/.cluster-api/clusterctl.yaml`) when it exists' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l list-variables -d 'Print the variables the template needs instead of rendering it'
+complete -c capkg -n "__fish_capkg_using_subcommand render" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand render" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand render" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l version -d 'The version being released (`v1.2.3`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l out -d 'Where to write the release (default `out/`)' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand init" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand init" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand init" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand init" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand init" -l force -d 'Overwrite files that already exist'
+complete -c capkg -n "__fish_capkg_using_subcommand init" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand init" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l version -d 'The version being published (`v1.2.3`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l repository -d 'The repository\'s base folder' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l overrides -d 'Also print the overrides layout clusterctl reads from this folder' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l dry-run -d 'Print the plan and touch nothing'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l force -d 'Replace an existing, different version folder'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l version -d 'The version being published (`v1.2.3`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l repo -d 'The repository, `OWNER/NAME`' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l api-url -d 'API base URL; default GITHUB_API_URL, else https://api.github.com' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l dry-run -d 'Print the plan and touch nothing'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l clobber -d 'Replace assets whose content differs'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l draft -d 'Leave the release as a draft'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l prerelease -d 'Mark the release as a pre-release (automatic for semver pre-releases)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l version -d 'The version being published (`v1.2.3`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l project -d 'Project id or path; default CI_PROJECT_ID' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l package -d 'Package name (default: the provider label)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l api-url -d 'API base URL; default CI_API_V4_URL' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l dry-run -d 'Print the plan and touch nothing'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l version -d 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publish only to these targets of the configuration (repeatable)' -r -f -a "github\t''
+gitlab\t''
+local\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l dry-run -d 'Print the plan and touch nothing'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand completions" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand completions" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand completions" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand completions" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "rules" -d 'List the lint rules, or explain one'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "publish" -d 'Publish an assembled release directory'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
