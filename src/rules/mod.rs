@@ -8,6 +8,7 @@
 
 mod clusterclass;
 mod components;
+mod contract;
 mod diagnostic;
 mod metadata;
 mod templates;
@@ -64,6 +65,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         metadata::RULES,
         templates::RULES,
         clusterclass::RULES,
+        contract::RULES,
     ]
     .into_iter()
     .flatten()
