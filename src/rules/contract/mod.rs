@@ -49,6 +49,7 @@
 //! core never reads it.
 
 mod crd;
+mod labels;
 mod resource;
 
 use resource::{ContractResource, Role};
@@ -63,6 +64,8 @@ pub(super) const RULES: &[&Rule] = &[
     &crd::STATUS_SUBRESOURCE,
     &crd::SCALE_SUBRESOURCE,
     &crd::TEMPLATE,
+    &labels::CONTRACT_LABEL,
+    &labels::CONTRACT_LABEL_VERSIONS,
 ];
 
 /// A contract section for a help line: `ControlPlane contract "All resources: scope": <url>`.
