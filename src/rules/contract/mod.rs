@@ -50,6 +50,7 @@
 
 mod crd;
 mod labels;
+mod rbac;
 mod resource;
 
 use resource::{ContractResource, Role};
@@ -66,6 +67,8 @@ pub(super) const RULES: &[&Rule] = &[
     &crd::TEMPLATE,
     &labels::CONTRACT_LABEL,
     &labels::CONTRACT_LABEL_VERSIONS,
+    &rbac::AGGREGATE_TO_MANAGER,
+    &rbac::BOOTSTRAP_SECRETS,
 ];
 
 /// A contract section for a help line: `ControlPlane contract "All resources: scope": <url>`.
