@@ -52,6 +52,7 @@ mod crd;
 mod labels;
 mod rbac;
 mod resource;
+mod runtime;
 
 use resource::{ContractResource, Role};
 
@@ -69,6 +70,11 @@ pub(super) const RULES: &[&Rule] = &[
     &labels::CONTRACT_LABEL_VERSIONS,
     &rbac::AGGREGATE_TO_MANAGER,
     &rbac::BOOTSTRAP_SECRETS,
+    &runtime::DEPLOYMENT,
+    &runtime::SERVICE,
+    &runtime::CLIENT_CONFIG,
+    &runtime::SERVICE_PORT,
+    &runtime::CA_BUNDLE,
 ];
 
 /// A contract section for a help line: `ControlPlane contract "All resources: scope": <url>`.
