@@ -8,6 +8,7 @@
 
 mod clusterclass;
 mod components;
+mod contract;
 mod diagnostic;
 mod files;
 mod metadata;
@@ -66,6 +67,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         metadata::RULES,
         templates::RULES,
         clusterclass::RULES,
+        contract::RULES,
     ]
     .into_iter()
     .flatten()
