@@ -10,11 +10,70 @@ use proptest::prelude::*;
 
 /// Fragments the generator strings together: operators, escapes, names, odd bytes.
 const FRAGMENTS: &[&[u8]] = &[
-    b"${", b"${", b"${", b"}", b"}", b"$", b"$$", b"{", b":", b"::", b"#", b"##", b"%", b"%%", b"/", b"//",
-    b"/#", b"/%", b"=", b":=", b":-", b":?", b":+", b"-", b"+", b"?", b"^", b"^^", b",", b",,", b"\\", b"\\/",
-    b"\\\\", b"*", b"[", b"]", b"[^a-z]", b"!", b" ", b"\t", b"\n", b"A", b"B", b"N", b"a", b"_", b"0", b"1",
-    b"-1", b"2", b"99999999999999999999", b"\x00", b"\xff", b"\xc3", "é".as_bytes(), "😀".as_bytes(),
-    "²".as_bytes(), b"${A}", b"${N}", b"${ A }", b"${A:-", b"${A:0:", b"${A/", b"${A#",
+    b"${",
+    b"${",
+    b"${",
+    b"}",
+    b"}",
+    b"$",
+    b"$$",
+    b"{",
+    b":",
+    b"::",
+    b"#",
+    b"##",
+    b"%",
+    b"%%",
+    b"/",
+    b"//",
+    b"/#",
+    b"/%",
+    b"=",
+    b":=",
+    b":-",
+    b":?",
+    b":+",
+    b"-",
+    b"+",
+    b"?",
+    b"^",
+    b"^^",
+    b",",
+    b",,",
+    b"\\",
+    b"\\/",
+    b"\\\\",
+    b"*",
+    b"[",
+    b"]",
+    b"[^a-z]",
+    b"!",
+    b" ",
+    b"\t",
+    b"\n",
+    b"A",
+    b"B",
+    b"N",
+    b"a",
+    b"_",
+    b"0",
+    b"1",
+    b"-1",
+    b"2",
+    b"99999999999999999999",
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    "é".as_bytes(),
+    "😀".as_bytes(),
+    "²".as_bytes(),
+    b"${A}",
+    b"${N}",
+    b"${ A }",
+    b"${A:-",
+    b"${A:0:",
+    b"${A/",
+    b"${A#",
 ];
 
 fn input() -> impl Strategy<Value = Vec<u8>> {
@@ -34,7 +93,10 @@ fn check_spans(input: &[u8], nodes: &[Node<'_>], outer_start: usize, outer_end: 
     let mut last = outer_start;
     for n in nodes {
         let s = n.span();
-        assert!(s.start >= last && s.start <= s.end && s.end <= outer_end, "span {s:?} out of order");
+        assert!(
+            s.start >= last && s.start <= s.end && s.end <= outer_end,
+            "span {s:?} out of order"
+        );
         if let Node::Func(f) = n {
             assert_eq!(&input[s.start..s.start + 2], b"${");
             assert_eq!(input[s.end - 1], b'}');
@@ -113,7 +175,11 @@ fn generated_inputs_parse_or_error_without_panic() {
 
 #[test]
 fn random_bytes_parse_or_error_without_panic() {
-    run_property("random bytes", 10_000, prop::collection::vec(any::<u8>(), 0..64));
+    run_property(
+        "random bytes",
+        10_000,
+        prop::collection::vec(any::<u8>(), 0..64),
+    );
 }
 
 fn nested(open: &str, depth: usize) -> Vec<u8> {
@@ -137,14 +203,20 @@ fn nesting_up_to_the_cap_works_and_beyond_is_an_error() {
         for depth in [MAX_NESTING, 10_000, 200_000] {
             let deep = nested(open, depth);
             match subst::eval(&deep, &env) {
-                Err(Error::Parse { kind: ParseErrorKind::NestingTooDeep, offset }) => {
+                Err(Error::Parse {
+                    kind: ParseErrorKind::NestingTooDeep,
+                    offset,
+                }) => {
                     assert_eq!(offset, MAX_NESTING * open.len());
                 }
                 other => panic!("{open} x{depth}: {other:?}"),
             }
         }
     }
-    assert_eq!(subst::eval(&nested("${A:-", 3), &env).ok(), Some(b"x".to_vec()));
+    assert_eq!(
+        subst::eval(&nested("${A:-", 3), &env).ok(),
+        Some(b"x".to_vec())
+    );
 }
 
 /// Synthetic YAML of about `mb` megabytes with a variable every ~60 bytes and some escapes.
@@ -169,11 +241,17 @@ fn run_big(mb: usize) {
     let out = subst::process(&input, &env).expect("process");
     assert!(out.len() < input.len());
     let inv = subst::inventory(&input).expect("inventory");
-    assert_eq!(inv.names(), ["CLUSTER_NAME", "LEGACY", "NAME", "NAMESPACE", "VERSION"]);
+    assert_eq!(
+        inv.names(),
+        ["CLUSTER_NAME", "LEGACY", "NAME", "NAMESPACE", "VERSION"]
+    );
     // Top-level text run of the whole size with no expression at all.
     let mut flat = vec![b'x'; mb * 1024 * 1024];
     flat.extend_from_slice(b"$$");
-    assert_eq!(subst::eval(&flat, &env).map(|o| o.len()).ok(), Some(flat.len() - 1));
+    assert_eq!(
+        subst::eval(&flat, &env).map(|o| o.len()).ok(),
+        Some(flat.len() - 1)
+    );
 }
 
 #[test]
@@ -185,4 +263,32 @@ fn ten_megabytes_do_not_overflow_the_stack() {
 #[ignore = "100 MB; run with --ignored"]
 fn a_hundred_megabytes_do_not_overflow_the_stack() {
     run_big(100);
+}
+
+#[test]
+fn multiplying_replacements_stop_at_the_expansion_limit() {
+    // Each level inserts the next level's result at 9 places: 9^20 bytes without a limit.
+    let env = BTreeMap::from([
+        ("A".to_owned(), "abcdefgh".to_owned()),
+        ("E".to_owned(), String::new()),
+    ]);
+    let mut input = Vec::new();
+    for _ in 0..20 {
+        input.extend_from_slice(b"${A//${E}/");
+    }
+    input.extend_from_slice(b"x");
+    input.extend(std::iter::repeat_n(b'}', 20));
+    match subst::eval(&input, &env) {
+        Err(Error::ExpansionTooLarge { size, span, .. }) => {
+            assert!(size > subst::MAX_EXPANSION as u128);
+            assert_eq!(input[span.start], b'$');
+        }
+        other => panic!("{:?}", other.map(|o| o.len())),
+    }
+    // Two levels are fine: 9 * (9 + 8) + 8 bytes.
+    let small = b"${A//${E}/${A//${E}/x}}";
+    assert_eq!(
+        subst::eval(small, &env).map(|o| o.len()).ok(),
+        Some(9 * 17 + 8)
+    );
 }

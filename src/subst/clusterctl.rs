@@ -162,6 +162,11 @@ impl Prepass<'_> {
                 length,
                 span: self.span_to_original(span),
             },
+            Error::ExpansionTooLarge { name, size, span } => Error::ExpansionTooLarge {
+                name,
+                size,
+                span: self.span_to_original(span),
+            },
             other => other,
         }
     }

@@ -51,20 +51,34 @@ fn eval_func(f: &Func<'_>, lookup: &dyn Lookup, out: &mut Vec<u8>) -> Result<(),
     apply_into(f.op, &value, &args, out).map_err(|e| e.at(f.name, f.span))
 }
 
-/// Why an operator function failed: the places where Go panics.
+/// Why an operator function failed: where Go panics, or where the result would be absurdly large.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SlicePanic {
-    offset: i64,
-    length: i64,
+pub(crate) enum Failure {
+    /// Go's `s[pos:end]` with `end < pos`.
+    Slice { offset: i64, length: i64 },
+    /// A replacement result above [`MAX_EXPANSION`] bytes.
+    TooLarge { size: u128 },
 }
 
-impl SlicePanic {
+/// The largest result one replace operator may produce. Nested replacements multiply sizes
+/// (`${A//${E}/${A//${E}/…}}`), so a small template could otherwise exhaust memory; Go has no
+/// limit and would run out of memory instead.
+pub const MAX_EXPANSION: usize = 1 << 28;
+
+impl Failure {
     fn at(self, name: &str, span: Span) -> Error {
-        Error::SubstringOutOfRange {
-            name: name.to_owned(),
-            offset: self.offset,
-            length: self.length,
-            span,
+        match self {
+            Failure::Slice { offset, length } => Error::SubstringOutOfRange {
+                name: name.to_owned(),
+                offset,
+                length,
+                span,
+            },
+            Failure::TooLarge { size } => Error::ExpansionTooLarge {
+                name: name.to_owned(),
+                size,
+                span,
+            },
         }
     }
 }
@@ -80,12 +94,7 @@ pub fn apply(op: Op, value: &[u8], args: &[&[u8]]) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
-fn apply_into(
-    op: Op,
-    s: &[u8],
-    args: &[Cow<'_, [u8]>],
-    out: &mut Vec<u8>,
-) -> Result<(), SlicePanic> {
+fn apply_into(op: Op, s: &[u8], args: &[Cow<'_, [u8]>], out: &mut Vec<u8>) -> Result<(), Failure> {
     match op {
         Op::Plain | Op::Case(CaseOp::UpperLower | CaseOp::LowerUpper) | Op::Default(_) => {
             // toDefault
@@ -121,7 +130,7 @@ fn apply_into(
         },
         Op::Case(c) => case(s, c, out),
         Op::Substring => substr(s, args, out)?,
-        Op::Replace(r) => replace_op(s, r, args, out),
+        Op::Replace(r) => replace_op(s, r, args, out)?,
     }
     Ok(())
 }
@@ -179,7 +188,7 @@ pub(crate) fn go_atoi(s: &[u8]) -> Option<i64> {
 }
 
 /// drone's `toSubstr`, with Go's int arithmetic (offset + length wraps) and slice checks.
-fn substr(s: &[u8], args: &[Cow<'_, [u8]>], out: &mut Vec<u8>) -> Result<(), SlicePanic> {
+fn substr(s: &[u8], args: &[Cow<'_, [u8]>], out: &mut Vec<u8>) -> Result<(), Failure> {
     let Some(a0) = args.first() else {
         out.extend_from_slice(s);
         return Ok(());
@@ -210,7 +219,7 @@ fn substr(s: &[u8], args: &[Cow<'_, [u8]>], out: &mut Vec<u8>) -> Result<(), Sli
     }
     // Go evaluates s[pos:end]: it panics unless pos <= end (end < len holds here).
     if end < pos {
-        return Err(SlicePanic {
+        return Err(Failure::Slice {
             offset: pos,
             length,
         });
@@ -254,7 +263,12 @@ fn reverse(s: &[u8]) -> Vec<u8> {
     out
 }
 
-fn replace_op(s: &[u8], op: ReplaceOp, args: &[Cow<'_, [u8]>], out: &mut Vec<u8>) {
+fn replace_op(
+    s: &[u8],
+    op: ReplaceOp,
+    args: &[Cow<'_, [u8]>],
+    out: &mut Vec<u8>,
+) -> Result<(), Failure> {
     let empty: &[u8] = b"";
     match (op, args) {
         (ReplaceOp::First | ReplaceOp::All, []) => out.extend_from_slice(s),
@@ -265,11 +279,11 @@ fn replace_op(s: &[u8], op: ReplaceOp, args: &[Cow<'_, [u8]>], out: &mut Vec<u8>
             } else {
                 None
             };
-            go_replace(s, old, new, n, out);
+            go_replace(s, old, new, n, out)?;
         }
         (ReplaceOp::Prefix, [old, new]) => {
             if s.starts_with(old) {
-                go_replace(s, old, new, Some(1), out);
+                go_replace(s, old, new, Some(1), out)?;
             } else {
                 out.extend_from_slice(s);
             }
@@ -285,43 +299,60 @@ fn replace_op(s: &[u8], op: ReplaceOp, args: &[Cow<'_, [u8]>], out: &mut Vec<u8>
         // `/#` and `/%` need exactly two arguments; otherwise the value is returned unchanged.
         _ => out.extend_from_slice(s),
     }
+    Ok(())
 }
 
 /// Go's `strings.Replace(s, old, new, n)` with `n` = `None` for -1. An empty `old` matches
-/// before every rune and at the end.
-fn go_replace(s: &[u8], old: &[u8], new: &[u8], n: Option<usize>, out: &mut Vec<u8>) {
-    let mut remaining = n.unwrap_or(usize::MAX);
+/// before every rune and at the end. Fails when the result would exceed [`MAX_EXPANSION`].
+fn go_replace(
+    s: &[u8],
+    old: &[u8],
+    new: &[u8],
+    n: Option<usize>,
+    out: &mut Vec<u8>,
+) -> Result<(), Failure> {
+    let limit = n.unwrap_or(usize::MAX);
     if old.is_empty() {
+        // Go: Count(s, "") = RuneCount(s) + 1 insertion points.
+        let points = runes(s).count() + 1;
+        let count = points.min(limit);
+        check_size(s.len(), count, new.len(), 0)?;
         let mut start = 0;
-        let mut first = true;
-        while remaining > 0 {
-            if !first {
-                if start >= s.len() {
-                    break;
-                }
+        for i in 0..count {
+            if i > 0 {
                 let (_, w) = decode(&s[start..]);
                 out.extend_from_slice(&s[start..start + w]);
                 start += w;
             }
-            first = false;
             out.extend_from_slice(new);
-            remaining -= 1;
         }
         out.extend_from_slice(&s[start..]);
-        return;
+        return Ok(());
+    }
+    let finder = memchr::memmem::Finder::new(old);
+    if new.len() > old.len() {
+        let count = finder.find_iter(s).take(limit).count();
+        check_size(s.len(), count, new.len(), old.len())?;
     }
     let mut start = 0;
-    let finder = memchr::memmem::Finder::new(old);
-    while remaining > 0 {
+    for _ in 0..limit {
         let Some(k) = finder.find(&s[start..]) else {
             break;
         };
         out.extend_from_slice(&s[start..start + k]);
         out.extend_from_slice(new);
         start += k + old.len();
-        remaining -= 1;
     }
     out.extend_from_slice(&s[start..]);
+    Ok(())
+}
+
+fn check_size(len: usize, count: usize, new: usize, old: usize) -> Result<(), Failure> {
+    let size = len as u128 + count as u128 * new as u128 - count as u128 * old as u128;
+    if size > MAX_EXPANSION as u128 {
+        return Err(Failure::TooLarge { size });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -330,7 +361,7 @@ mod tests {
 
     fn rep(s: &str, old: &str, new: &str, n: Option<usize>) -> String {
         let mut out = Vec::new();
-        go_replace(s.as_bytes(), old.as_bytes(), new.as_bytes(), n, &mut out);
+        go_replace(s.as_bytes(), old.as_bytes(), new.as_bytes(), n, &mut out).unwrap_or_default();
         String::from_utf8(out).unwrap_or_default()
     }
 

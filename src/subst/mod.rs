@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, HashMap};
 pub use clusterctl::{
     Inventory, Prepass, Reference, Values, Variable, convert_legacy_vars, inventory, process,
 };
-pub use eval::apply;
+pub use eval::{MAX_EXPANSION, apply};
 pub use listing::{
     ClusterVariablesOptions, go_quote, render_cluster_variables, render_yaml_variables,
 };
@@ -110,6 +110,19 @@ pub enum Error {
         /// The expression in the original input.
         span: Span,
     },
+    /// A replace operator whose result would exceed [`MAX_EXPANSION`] bytes (nested replacements
+    /// multiply sizes). Go has no limit and would run out of memory.
+    #[error(
+        "expansion of {name:?} would produce {size} bytes, more than the limit of {MAX_EXPANSION}"
+    )]
+    ExpansionTooLarge {
+        /// Variable name.
+        name: String,
+        /// The size the result would have had.
+        size: u128,
+        /// The expression in the original input.
+        span: Span,
+    },
     /// clusterctl's missing-variables error; names sorted bytewise.
     #[error(
         "value for variables [{}] is not set. Please set the value using os environment variables or the clusterctl config file",
@@ -126,7 +139,9 @@ impl Error {
     pub fn offset(&self) -> Option<usize> {
         match self {
             Error::Parse { offset, .. } => Some(*offset),
-            Error::SubstringOutOfRange { span, .. } => Some(span.start),
+            Error::SubstringOutOfRange { span, .. } | Error::ExpansionTooLarge { span, .. } => {
+                Some(span.start)
+            }
             Error::MissingVariables { .. } => None,
         }
     }
