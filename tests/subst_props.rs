@@ -135,6 +135,12 @@ fn exercise(input: &[u8]) {
     }
     match subst::inventory(input) {
         Ok(inv) => {
+            for e in &inv.escapes {
+                assert_eq!(&input[e.start..e.end], b"$$");
+            }
+            for l in &inv.legacy {
+                assert!(input[l.start..l.end].starts_with(b"${") && input[l.end - 1] == b'}');
+            }
             for r in &inv.references {
                 assert!(r.span.end <= input.len());
                 assert_eq!(input[r.span.start], b'$');

@@ -114,6 +114,11 @@ impl Prepass<'_> {
         !self.edits.is_empty()
     }
 
+    /// The spans (in the original input) of the `${ NAME }` forms that were rewritten.
+    pub fn rewrites(&self) -> impl Iterator<Item = Span> + '_ {
+        self.edits.iter().map(|e| e.orig)
+    }
+
     /// Maps a byte offset in [`Prepass::text`] to the corresponding offset in the original input.
     pub fn to_original(&self, offset: usize) -> usize {
         let idx = self.edits.partition_point(|e| e.new.start <= offset);
@@ -216,6 +221,11 @@ pub struct Inventory {
     pub variables: BTreeMap<String, Variable>,
     /// All references in input order (outer before inner).
     pub references: Vec<Reference>,
+    /// Each top-level `$$` that clusterctl turns into `$` (also inside shell scripts), as the
+    /// two-byte span in the original input.
+    pub escapes: Vec<Span>,
+    /// Each legacy `${ NAME }` the pre-pass rewrote, in the original input.
+    pub legacy: Vec<Span>,
 }
 
 /// Parses `input` after the legacy pre-pass and takes the variable inventory (clusterctl's
@@ -244,7 +254,32 @@ fn default_string(f: &Func<'_>) -> Vec<u8> {
 impl Inventory {
     /// The inventory of an already parsed template; `pre` maps spans back to the original input.
     pub fn of(template: &Template<'_>, pre: &Prepass<'_>) -> Inventory {
-        let mut inv = Inventory::default();
+        let mut inv = Inventory {
+            legacy: pre.rewrites().collect(),
+            ..Inventory::default()
+        };
+        for node in &template.nodes {
+            // Only text that lost a `$$` owns its value; find the escapes in its span again.
+            if let Node::Text(t) = node
+                && matches!(t.value, Cow::Owned(_))
+            {
+                let text = &pre.text[t.span.start..t.span.end];
+                let mut i = 0;
+                while let Some(k) = memchr::memchr(b'$', &text[i..]) {
+                    let j = i + k;
+                    if text.get(j + 1) == Some(&b'$') {
+                        let at = t.span.start + j;
+                        inv.escapes.push(pre.span_to_original(Span {
+                            start: at,
+                            end: at + 2,
+                        }));
+                        i = j + 2;
+                    } else {
+                        i = j + 1;
+                    }
+                }
+            }
+        }
         for f in template.funcs() {
             let default = default_string(f);
             let span = pre.span_to_original(f.span);
@@ -309,13 +344,34 @@ impl Inventory {
     }
 }
 
+/// The missing check without building an [`Inventory`]: a first occurrence has a non-empty
+/// default string exactly when it has a non-empty text argument or any nested expression.
+fn missing_names(template: &Template<'_>, lookup: &dyn Lookup) -> Vec<String> {
+    let mut first: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+    for f in template.funcs() {
+        first.entry(f.name).or_insert_with(|| {
+            f.args.iter().any(|a| match a {
+                Node::Text(t) => !t.value.is_empty(),
+                Node::Func(_) => true,
+            })
+        });
+    }
+    let mut missing: Vec<String> = first
+        .into_iter()
+        .filter(|&(name, has_default)| !has_default && lookup.lookup(name).is_none())
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    missing.sort_unstable();
+    missing
+}
+
 /// clusterctl's `SimpleProcessor.Process`: legacy pre-pass, parse, missing check, then drone's
 /// evaluation with "value, or empty when not set". On error nothing is substituted (clusterctl
 /// returns the raw input alongside the error; callers keep theirs).
 pub fn process(input: &[u8], lookup: &dyn Lookup) -> Result<Vec<u8>, Error> {
     let pre = convert_legacy_vars(input);
     let template = parse(&pre.text).map_err(|e| pre.map_error(e))?;
-    let missing = Inventory::of(&template, &pre).missing(lookup);
+    let missing = missing_names(&template, lookup);
     if !missing.is_empty() {
         return Err(Error::MissingVariables { names: missing });
     }
@@ -394,14 +450,39 @@ impl Values {
 
 impl Lookup for Values {
     fn lookup(&self, name: &str) -> Option<Cow<'_, [u8]>> {
-        let key = go_lower_str(name);
-        if let Some(v) = self.overrides.get(&key) {
+        // Template names are usually already in env-var form; skip the case mapping then.
+        let plain_upper = name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        let lower = || -> Cow<'_, str> {
+            if name
+                .bytes()
+                .all(|b| !b.is_ascii_uppercase() && b.is_ascii())
+            {
+                Cow::Borrowed(name)
+            } else {
+                Cow::Owned(go_lower_str(name))
+            }
+        };
+        if !self.overrides.is_empty()
+            && let Some(v) = self.overrides.get(lower().as_ref())
+        {
             return Some(Cow::Borrowed(v));
         }
-        if let Some(v) = self.env.get(&Values::env_key(name)) {
+        let env_value = if plain_upper {
+            self.env.get(name)
+        } else {
+            self.env.get(&Values::env_key(name))
+        };
+        if let Some(v) = env_value {
             return Some(Cow::Borrowed(v));
         }
-        self.config.get(&key).map(|v| Cow::Borrowed(v.as_bytes()))
+        if self.config.is_empty() {
+            return None;
+        }
+        self.config
+            .get(lower().as_ref())
+            .map(|v| Cow::Borrowed(v.as_bytes()))
     }
 }
 
@@ -431,6 +512,22 @@ mod tests {
         // the text after both edits
         assert_eq!(pre.to_original(18), 21);
         assert_eq!(pre.to_original(pre.text.len()), input.len());
+    }
+
+    #[test]
+    fn inventory_reports_escapes_and_legacy_forms_in_original_offsets() {
+        let input = b"a: ${ X }\nb: echo $$HOME $${Y} $$$${Z} ${W:-$$}\n";
+        let inv = inventory(input).expect("parses");
+        let at = |s: Span| &input[s.start..s.end];
+        assert_eq!(inv.legacy.iter().map(|s| at(*s)).collect::<Vec<_>>(), [&b"${ X }"[..]]);
+        let starts: Vec<usize> = inv.escapes.iter().map(|s| s.start).collect();
+        // `$$HOME`, `$${Y}`, and the two pairs of `$$$${Z}`; the `$$` in the default word is not one.
+        assert_eq!(starts, [18, 25, 31, 33]);
+        assert!(inv.escapes.iter().all(|s| at(*s) == b"$$"));
+        assert_eq!(inv.names(), ["W", "X"]);
+        let w = &inv.variables["W"];
+        assert_eq!(at(w.span), b"${W:-$$}");
+        assert_eq!(w.default.as_deref(), Some(&b"$$"[..]));
     }
 
     #[test]
