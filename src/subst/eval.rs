@@ -29,7 +29,8 @@ impl Template<'_> {
 
     /// Evaluates the template into a new buffer.
     pub fn eval(&self, lookup: &dyn Lookup) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::new();
+        // The input length is a good first guess for the output length.
+        let mut out = Vec::with_capacity(self.nodes.last().map_or(0, |n| n.span().end));
         self.eval_into(lookup, &mut out)?;
         Ok(out)
     }

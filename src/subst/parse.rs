@@ -245,6 +245,11 @@ pub fn parse(input: &[u8]) -> Result<Template<'_>, Error> {
     // drone's parseAny, as a loop: one token per iteration.
     while pos < len && input[pos] != 0 {
         if input[pos] == b'$' && input.get(pos + 1) == Some(&b'{') {
+            if let Some(f) = plain_ascii_func(input, pos) {
+                pos = f.span.end;
+                nodes.push(Node::Func(f));
+                continue;
+            }
             sc.start = pos;
             sc.pos = pos + 2;
             let f = sc.parse_func(1)?;
@@ -257,6 +262,30 @@ pub fn parse(input: &[u8]) -> Result<Template<'_>, Error> {
         }
     }
     Ok(Template { nodes })
+}
+
+/// Fast path for the most common expression, `${NAME}` with an ASCII name: the rune scanner
+/// would accept the same name and then find the `}`. Anything else goes to the scanner.
+fn plain_ascii_func(input: &[u8], open: usize) -> Option<Func<'_>> {
+    let start = open + 2;
+    let len = input[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    let end = start + len;
+    if len == 0 || input.get(end) != Some(&b'}') {
+        return None;
+    }
+    let name = std::str::from_utf8(&input[start..end]).ok()?;
+    Some(Func {
+        name,
+        op: Op::Plain,
+        args: Vec::new(),
+        span: Span {
+            start: open,
+            end: end + 1,
+        },
+    })
 }
 
 /// One top-level text token starting at `start` (which is not `${`, NUL or the end): runs to the
