@@ -519,7 +519,10 @@ mod tests {
         let input = b"a: ${ X }\nb: echo $$HOME $${Y} $$$${Z} ${W:-$$}\n";
         let inv = inventory(input).expect("parses");
         let at = |s: Span| &input[s.start..s.end];
-        assert_eq!(inv.legacy.iter().map(|s| at(*s)).collect::<Vec<_>>(), [&b"${ X }"[..]]);
+        assert_eq!(
+            inv.legacy.iter().map(|s| at(*s)).collect::<Vec<_>>(),
+            [&b"${ X }"[..]]
+        );
         let starts: Vec<usize> = inv.escapes.iter().map(|s| s.start).collect();
         // `$$HOME`, `$${Y}`, and the two pairs of `$$$${Z}`; the `$$` in the default word is not one.
         assert_eq!(starts, [18, 25, 31, 33]);
