@@ -30,10 +30,7 @@ fn main() -> ExitCode {
     let result = if clusterctl {
         subst::process(&input, &values)
     } else {
-        // Exact names, values as bytes (an env var need not be UTF-8).
-        let env: std::collections::HashMap<String, Vec<u8>> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_encoded_bytes())))
-            .collect();
+        let env = subst::process_env();
         subst::eval(&input, &env)
     };
     match result {

@@ -382,6 +382,14 @@ pub fn process(input: &[u8], lookup: &dyn Lookup) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
+/// The process environment as an exact-name map (a [`Lookup`] for drone's plain `Eval`, i.e.
+/// `EvalEnv`). Variables whose names are not UTF-8 are skipped; values are kept as bytes.
+pub fn process_env() -> BTreeMap<String, Vec<u8>> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_encoded_bytes())))
+        .collect()
+}
+
 /// Variable values the way clusterctl's viper-backed `VariablesClient` resolves them.
 ///
 /// Order: values set by the program (`generate cluster` sets NAMESPACE, CLUSTER_NAME, …), then the
@@ -412,17 +420,9 @@ impl Values {
         self
     }
 
-    /// Uses the process environment (variables whose names are not UTF-8 are skipped).
+    /// Uses the process environment (see [`process_env`]).
     pub fn with_process_env(self) -> Self {
-        let env = std::env::vars_os().filter_map(|(k, v)| {
-            let k = k.into_string().ok()?;
-            #[cfg(unix)]
-            let v = std::os::unix::ffi::OsStringExt::into_vec(v);
-            #[cfg(not(unix))]
-            let v = v.to_string_lossy().into_owned().into_bytes();
-            Some((k, v))
-        });
-        self.with_env(env)
+        self.with_env(process_env())
     }
 
     /// Uses the top-level keys of a clusterctl config file, values already stringified. Keys are

@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, HashMap};
 
 pub use clusterctl::{
     Inventory, Prepass, Reference, Values, Variable, convert_legacy_vars, inventory, process,
+    process_env,
 };
 pub use eval::{MAX_EXPANSION, apply};
 pub use listing::{
