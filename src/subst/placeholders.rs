@@ -1,8 +1,126 @@
 //! Loading templates that are YAML only after substitution.
+//!
+//! Real templates inject YAML through variables: metal3 has a bare
+//! `${CTLPLANE_KUBEADM_EXTRA_CONFIG}` line, Proxmox writes `sshAuthorizedKeys: [${VM_SSH_KEYS}]`.
+//! Neither parses as written. To lint such a file, each top-level `${…}` is replaced by what
+//! clusterctl would substitute when no value is set (its default, or nothing), the result is
+//! parsed, and every span is carried back to the real file through an [`OffsetMap`].
 
-use crate::yaml::YamlFile;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
-/// Re-parses a template whose raw text is not YAML with its `${…}` placeholders substituted.
-pub fn reparse_with_placeholders(yaml: YamlFile) -> (YamlFile, bool) {
-    (yaml, false)
+use super::{Node, Template, convert_legacy_vars, parse};
+use crate::yaml::{self, Limits, OffsetMap, YamlFile};
+
+/// Re-parses a template whose raw text is not YAML, with its placeholders substituted. Returns
+/// the file unchanged (and `false`) when it parsed already, when substituting does not make it
+/// parse, or when its variables do not parse.
+pub fn reparse_with_placeholders(file: YamlFile) -> (YamlFile, bool) {
+    let has_syntax_errors = file
+        .errors
+        .iter()
+        .any(|e| e.kind == yaml::ErrorKind::Syntax);
+    if !has_syntax_errors || !file.source.text().contains("${") {
+        return (file, false);
+    }
+    let Some((rewritten, map)) = substitute_defaults(file.source.text()) else {
+        return (file, false);
+    };
+    let reparsed = yaml::parse_rewritten(
+        Arc::clone(&file.source),
+        Some((&rewritten, &map)),
+        Limits::default(),
+    );
+    let remaining = reparsed
+        .errors
+        .iter()
+        .filter(|e| e.kind == yaml::ErrorKind::Syntax)
+        .count();
+    if remaining == 0 {
+        (reparsed, true)
+    } else {
+        (file, false)
+    }
+}
+
+/// The text with every top-level expression replaced by its value when no variable is set, and
+/// the map from the new text back to the original.
+pub fn substitute_defaults(text: &str) -> Option<(String, OffsetMap)> {
+    let prepass = convert_legacy_vars(text.as_bytes());
+    let template = parse(&prepass.text).ok()?;
+    let unset: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
+    let mut map = OffsetMap::identity();
+    for node in &template.nodes {
+        let original = prepass.span_to_original(node.span());
+        match node {
+            Node::Text(t) if t.value.len() == original.end - original.start => {
+                map.push_copy(out.len(), original.start, t.value.len());
+                out.extend_from_slice(&t.value);
+            }
+            Node::Text(t) => {
+                // `$$` escapes were removed: the text no longer lines up byte for byte.
+                map.push_replacement(out.len(), original.start);
+                out.extend_from_slice(&t.value);
+            }
+            Node::Func(_) => {
+                let value = Template {
+                    nodes: vec![node.clone()],
+                }
+                .eval(&unset)
+                .ok()?;
+                map.push_replacement(out.len(), original.start);
+                out.extend_from_slice(&value);
+                // The text after the expression continues at its end.
+                map.push_copy(out.len(), original.end, 0);
+            }
+        }
+    }
+    let rewritten = String::from_utf8(out).ok()?;
+    Some((rewritten, map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::Source;
+
+    fn load(text: &str) -> YamlFile {
+        yaml::parse_str(Arc::new(Source::new("t.yaml", text)), Limits::default())
+    }
+
+    #[test]
+    fn flow_sequences_of_variables_are_read_after_substitution() {
+        let text = "users:\n- name: root\n  keys: [${VM_SSH_KEYS}]\nafter: x\n";
+        let (file, substituted) = reparse_with_placeholders(load(text));
+        assert!(substituted);
+        assert!(file.errors.is_empty(), "{:?}", file.errors);
+        let root = file.documents[0].root.as_ref().unwrap();
+        let after = root.get("after").unwrap();
+        assert_eq!(&text[after.span.start..after.span.end], "x");
+        assert_eq!(file.source.position(after.span.start).line, 4);
+    }
+
+    #[test]
+    fn injected_lines_and_defaults() {
+        let text = "spec:\n  cidr: ${SERVICE_CIDR:=[\"10.96.0.0/12\"]}\n${EXTRA_CONFIG}\nnext: ${ NAME }-suffix\n";
+        let (file, substituted) = reparse_with_placeholders(load(text));
+        assert!(substituted, "{:?}", file.errors);
+        let root = file.documents[0].root.as_ref().unwrap();
+        let cidr = root.path(&["spec", "cidr"]).unwrap();
+        assert_eq!(cidr.items().len(), 1);
+        assert_eq!(file.source.position(cidr.span.start).line, 2);
+        let next = root.get("next").unwrap();
+        assert_eq!(&text[next.span.start..next.span.start + 2], "${");
+    }
+
+    #[test]
+    fn valid_files_are_left_alone() {
+        let (file, substituted) = reparse_with_placeholders(load("a: ${A}\n"));
+        assert!(!substituted);
+        assert!(file.errors.is_empty());
+        let (file, substituted) = reparse_with_placeholders(load("a: [\n"));
+        assert!(!substituted);
+        assert_eq!(file.errors.len(), 1);
+    }
 }

@@ -1,0 +1,799 @@
+//! The parser: input bytes to a [`Template`] tree, with drone/envsubst's grammar and quirks.
+//!
+//! drone's parser (`parse/scan.go`, `parse/parse.go`) is a rune scanner driven by "mode" bits and
+//! "accept" predicates, and several observable quirks fall out of that machinery rather than from
+//! a grammar: the look-ahead after `:` steps back by the width of the *peeked* rune, NUL is the
+//! end-of-input marker, a text run stops before `${`, escapes are removed by splicing the buffer.
+//! So this file keeps the same scanner shape (read / unread / peek with a width, the same modes and
+//! predicates) for everything inside `${…}`, where exactness matters more than speed. The buffer
+//! is never mutated: an escape records the dropped byte, so every span and error offset is an
+//! offset into the original input.
+//!
+//! Top-level text, which is nearly all of a real file, has its own loop built on `memchr`; it
+//! produces the same tokens as the rune scanner in that mode (only `$` and NUL are special there,
+//! and neither can occur inside a multi-byte sequence). That loop is iterative, so input size does
+//! not turn into stack depth; nesting inside `${…}` is recursive and capped at [`MAX_NESTING`].
+
+use std::borrow::Cow;
+
+use super::runes::{decode, is_name_rune};
+use super::{Error, ParseErrorKind, Span};
+
+/// How deeply `${…}` may nest inside arguments before parsing fails with
+/// [`ParseErrorKind::NestingTooDeep`]. Go has no limit; real templates use two or three levels.
+pub const MAX_NESTING: usize = 128;
+
+/// A parsed input: the top-level sequence of text and expressions, in input order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template<'a> {
+    /// Top-level nodes. Text nodes never follow each other directly.
+    pub nodes: Vec<Node<'a>>,
+}
+
+/// One node of the tree (drone's `TextNode` or `FuncNode`; its `ListNode` is the `Vec`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node<'a> {
+    /// Literal text, with escapes already removed.
+    Text(Text<'a>),
+    /// A `${…}` expression.
+    Func(Func<'a>),
+}
+
+/// Literal text. `value` borrows from the input unless an escape (`$$`, or `\/` `\\` in a replace
+/// argument) was removed from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text<'a> {
+    /// The text as it is output (escapes removed).
+    pub value: Cow<'a, [u8]>,
+    /// Where the text is in the input (escapes included).
+    pub span: Span,
+}
+
+/// A `${…}` expression: variable name, operator and argument nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Func<'a> {
+    /// The variable name, as written.
+    pub name: &'a str,
+    /// The operator.
+    pub op: Op,
+    /// Arguments. Default words have one node per piece (text run or nested expression); the other
+    /// operators have one node per argument (substring: offset, length; trim: pattern; replace:
+    /// pattern and, if present, replacement).
+    pub args: Vec<Node<'a>>,
+    /// From the `$` of `${` to just after the closing `}`.
+    pub span: Span,
+}
+
+/// The operator of an expression. [`Op::go_name`] gives drone's `FuncNode.Name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `${A}`
+    Plain,
+    /// `${#A}`: byte length.
+    Length,
+    /// `${A^}`, `${A^^}`, `${A,}`, `${A,,}`, `${A^,}`, `${A,^}`.
+    Case(CaseOp),
+    /// `${A:off}` or `${A:off:len}`.
+    Substring,
+    /// `=`, `:=`, `:-`, `:?`, `:+` (all behave alike).
+    Default(DefaultOp),
+    /// `#`, `##`, `%`, `%%`.
+    Trim(TrimOp),
+    /// `/`, `//`, `/#`, `/%`.
+    Replace(ReplaceOp),
+}
+
+/// Case operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CaseOp {
+    /// `^`
+    UpperFirst,
+    /// `^^`
+    UpperAll,
+    /// `,`
+    LowerFirst,
+    /// `,,`
+    LowerAll,
+    /// `^,` (parses, returns the value unchanged)
+    UpperLower,
+    /// `,^` (parses, returns the value unchanged)
+    LowerUpper,
+}
+
+/// Default-family operators; they differ only in spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DefaultOp {
+    /// `=`
+    Equal,
+    /// `:=`
+    ColonEqual,
+    /// `:-`
+    ColonDash,
+    /// `:?`
+    ColonQuestion,
+    /// `:+`
+    ColonPlus,
+}
+
+/// Trim operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TrimOp {
+    /// `#`: shortest matching prefix.
+    ShortestPrefix,
+    /// `##`: longest matching prefix.
+    LongestPrefix,
+    /// `%`: shortest matching suffix.
+    ShortestSuffix,
+    /// `%%`: longest matching suffix.
+    LongestSuffix,
+}
+
+/// Replace operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplaceOp {
+    /// `/`: first occurrence.
+    First,
+    /// `//`: all occurrences.
+    All,
+    /// `/#`: at the start.
+    Prefix,
+    /// `/%`: at the end.
+    Suffix,
+}
+
+impl Op {
+    /// drone's operator string (`FuncNode.Name`): `""` for a plain reference, `"#"` for both the
+    /// length operator and the shortest-prefix trim, and so on.
+    pub fn go_name(self) -> &'static str {
+        match self {
+            Op::Plain => "",
+            Op::Length => "#",
+            Op::Case(c) => match c {
+                CaseOp::UpperFirst => "^",
+                CaseOp::UpperAll => "^^",
+                CaseOp::LowerFirst => ",",
+                CaseOp::LowerAll => ",,",
+                CaseOp::UpperLower => "^,",
+                CaseOp::LowerUpper => ",^",
+            },
+            Op::Substring => ":",
+            Op::Default(d) => match d {
+                DefaultOp::Equal => "=",
+                DefaultOp::ColonEqual => ":=",
+                DefaultOp::ColonDash => ":-",
+                DefaultOp::ColonQuestion => ":?",
+                DefaultOp::ColonPlus => ":+",
+            },
+            Op::Trim(t) => match t {
+                TrimOp::ShortestPrefix => "#",
+                TrimOp::LongestPrefix => "##",
+                TrimOp::ShortestSuffix => "%",
+                TrimOp::LongestSuffix => "%%",
+            },
+            Op::Replace(r) => match r {
+                ReplaceOp::First => "/",
+                ReplaceOp::All => "//",
+                ReplaceOp::Prefix => "/#",
+                ReplaceOp::Suffix => "/%",
+            },
+        }
+    }
+}
+
+impl Node<'_> {
+    /// The node's span in the input.
+    pub fn span(&self) -> Span {
+        match self {
+            Node::Text(t) => t.span,
+            Node::Func(f) => f.span,
+        }
+    }
+}
+
+impl Template<'_> {
+    /// The top-level expressions, in input order.
+    pub fn funcs(&self) -> impl Iterator<Item = &Func<'_>> {
+        self.nodes.iter().filter_map(|n| match n {
+            Node::Func(f) => Some(f),
+            Node::Text(_) => None,
+        })
+    }
+
+    /// A normalised rendering of the tree, used to compare against drone's parse tests: nodes
+    /// separated by one space, `T"text"` for text (Go `%q`), `F{name "op" [args…]}` for
+    /// expressions. drone's right-nested `ListNode`s flatten to the top-level sequence, and an
+    /// empty input renders as drone's empty root text node, `T""`.
+    pub fn render(&self) -> String {
+        if self.nodes.is_empty() {
+            return "T\"\"".to_owned();
+        }
+        let mut s = String::new();
+        render_nodes(&self.nodes, &mut s);
+        s
+    }
+}
+
+fn render_nodes(nodes: &[Node<'_>], s: &mut String) {
+    for (i, n) in nodes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        match n {
+            Node::Text(t) => {
+                s.push('T');
+                s.push_str(&super::runes::go_quote(&t.value));
+            }
+            Node::Func(f) => {
+                s.push_str("F{");
+                s.push_str(f.name);
+                s.push(' ');
+                s.push_str(&super::runes::go_quote(f.op.go_name().as_bytes()));
+                s.push_str(" [");
+                render_nodes(&f.args, s);
+                s.push_str("]}");
+            }
+        }
+    }
+}
+
+/// Parses `input` completely. Any error means the input is not substituted at all.
+pub fn parse(input: &[u8]) -> Result<Template<'_>, Error> {
+    let mut sc = Scanner::new(input);
+    let mut nodes = Vec::new();
+    let len = input.len();
+    let mut pos = 0;
+    // drone's parseAny, as a loop: one token per iteration.
+    while pos < len && input[pos] != 0 {
+        if input[pos] == b'$' && input.get(pos + 1) == Some(&b'{') {
+            if let Some(f) = plain_ascii_func(input, pos) {
+                pos = f.span.end;
+                nodes.push(Node::Func(f));
+                continue;
+            }
+            sc.start = pos;
+            sc.pos = pos + 2;
+            let f = sc.parse_func(1)?;
+            nodes.push(Node::Func(f));
+            pos = sc.pos;
+        } else {
+            let (text, end) = top_level_text(input, pos);
+            nodes.push(Node::Text(text));
+            pos = end;
+        }
+    }
+    Ok(Template { nodes })
+}
+
+/// Fast path for the most common expression, `${NAME}` with an ASCII name: the rune scanner
+/// would accept the same name and then find the `}`. Anything else goes to the scanner.
+fn plain_ascii_func(input: &[u8], open: usize) -> Option<Func<'_>> {
+    let start = open + 2;
+    let len = input[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    let end = start + len;
+    if len == 0 || input.get(end) != Some(&b'}') {
+        return None;
+    }
+    let name = std::str::from_utf8(&input[start..end]).ok()?;
+    Some(Func {
+        name,
+        op: Op::Plain,
+        args: Vec::new(),
+        span: Span {
+            start: open,
+            end: end + 1,
+        },
+    })
+}
+
+/// One top-level text token starting at `start` (which is not `${`, NUL or the end): runs to the
+/// next `${`, NUL or the end; `$$` gives `$` and its second `$` is never the start of `${`.
+fn top_level_text(input: &[u8], start: usize) -> (Text<'_>, usize) {
+    let mut owned: Option<Vec<u8>> = None;
+    let mut seg = start;
+    let mut i = start;
+    let end = loop {
+        let Some(k) = memchr::memchr2(b'$', 0, &input[i..]) else {
+            break input.len();
+        };
+        let j = i + k;
+        if input[j] == 0 {
+            break j;
+        }
+        match input.get(j + 1) {
+            Some(b'{') => break j,
+            Some(b'$') => {
+                owned
+                    .get_or_insert_with(Vec::new)
+                    .extend_from_slice(&input[seg..j]);
+                seg = j + 1;
+                i = j + 2;
+            }
+            _ => i = j + 1,
+        }
+    };
+    let value = match owned {
+        None => Cow::Borrowed(&input[start..end]),
+        Some(mut v) => {
+            v.extend_from_slice(&input[seg..end]);
+            Cow::Owned(v)
+        }
+    };
+    (
+        Text {
+            value,
+            span: Span { start, end },
+        },
+        end,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rune scanner used inside `${…}` (a behavioural model of drone's `scanner`).
+
+/// drone's end-of-input marker: rune 0. A NUL in the input reads as this too.
+const EOF: char = '\0';
+
+// Mode bits.
+const SCAN_IDENT: u8 = 1;
+const SCAN_LBRACK: u8 = 2;
+const SCAN_RBRACK: u8 = 4;
+const SCAN_ESCAPE: u8 = 8;
+
+// Escape characters.
+const ESC_DOLLAR: u8 = 1;
+const ESC_BACKSLASH: u8 = 2;
+const ESC_ALL: u8 = ESC_DOLLAR | ESC_BACKSLASH;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    Illegal,
+    Eof,
+    Ident,
+    Lbrack,
+    Rbrack,
+}
+
+/// drone's accept predicates; `i` is the token length in bytes after reading `r`.
+#[derive(Debug, Clone, Copy)]
+enum Accept {
+    Ident,
+    Colon,
+    OneHash,
+    NotClosing,
+    HashFunc,
+    PercentFunc,
+    DefaultFunc,
+    ReplaceFunc,
+    OneEqual,
+    OneColon,
+    RejectColonClose,
+    Slash,
+    NotSlash,
+    CasingFunc,
+}
+
+impl Accept {
+    fn ok(self, r: char, i: usize) -> bool {
+        match self {
+            Accept::Ident => is_name_rune(r),
+            Accept::Colon => r == ':',
+            Accept::OneHash => r == '#' && i == 1,
+            Accept::NotClosing => r != '}',
+            Accept::HashFunc => r == '#' && i < 3,
+            Accept::PercentFunc => r == '%' && i < 3,
+            Accept::DefaultFunc => {
+                (i == 1 && r == ':') || (i == 2 && matches!(r, '=' | '-' | '?' | '+'))
+            }
+            Accept::ReplaceFunc => (i == 1 && r == '/') || (i == 2 && matches!(r, '/' | '#' | '%')),
+            Accept::OneEqual => i == 1 && r == '=',
+            Accept::OneColon => i == 1 && r == ':',
+            Accept::RejectColonClose => r != ':' && r != '}',
+            Accept::Slash => r == '/',
+            Accept::NotSlash => r != '/',
+            Accept::CasingFunc => (r == ',' || r == '^') && i < 3,
+        }
+    }
+}
+
+struct Scanner<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    start: usize,
+    width: usize,
+    mode: u8,
+    escape: u8,
+    accept: Accept,
+    /// Offsets of escape characters dropped from the current token.
+    skipped: Vec<usize>,
+}
+
+fn err(kind: ParseErrorKind, offset: usize) -> Error {
+    Error::Parse { kind, offset }
+}
+
+impl<'a> Scanner<'a> {
+    fn new(buf: &'a [u8]) -> Self {
+        Scanner {
+            buf,
+            pos: 0,
+            start: 0,
+            width: 0,
+            mode: 0,
+            escape: ESC_DOLLAR,
+            accept: Accept::Ident,
+            skipped: Vec::new(),
+        }
+    }
+
+    fn read(&mut self) -> char {
+        if self.pos >= self.buf.len() {
+            self.width = 0;
+            return EOF;
+        }
+        let (r, w) = decode(&self.buf[self.pos..]);
+        self.width = w;
+        self.pos += w;
+        r
+    }
+
+    fn unread(&mut self) {
+        self.pos = self.pos.saturating_sub(self.width);
+    }
+
+    fn peek(&mut self) -> char {
+        let r = self.read();
+        self.unread();
+        r
+    }
+
+    /// drone splices the escape character out of its buffer; here it is recorded and the escaped
+    /// character (always one byte) is consumed.
+    fn skip(&mut self) {
+        self.skipped.push(self.pos - 1);
+        self.pos += 1;
+    }
+
+    /// The current token's length as drone measures it (in its spliced buffer).
+    fn token_len(&self) -> usize {
+        self.pos - self.start - self.skipped.len()
+    }
+
+    fn token_bytes(&self) -> Cow<'a, [u8]> {
+        let raw = &self.buf[self.start..self.pos];
+        if self.skipped.is_empty() {
+            return Cow::Borrowed(raw);
+        }
+        let mut v = Vec::with_capacity(raw.len());
+        let mut seg = self.start;
+        for &s in &self.skipped {
+            v.extend_from_slice(&self.buf[seg..s]);
+            seg = s + 1;
+        }
+        v.extend_from_slice(&self.buf[seg..self.pos]);
+        Cow::Owned(v)
+    }
+
+    /// Operator and name tokens never contain escapes and are made of ASCII or name runes.
+    fn token_str(&self) -> &'a str {
+        std::str::from_utf8(&self.buf[self.start..self.pos]).unwrap_or("")
+    }
+
+    fn scan(&mut self) -> Token {
+        self.start = self.pos;
+        self.skipped.clear();
+        let r = self.read();
+        if r == EOF {
+            Token::Eof
+        } else if self.scan_lbrack(r) {
+            Token::Lbrack
+        } else if self.scan_rbrack(r) {
+            Token::Rbrack
+        } else if self.scan_ident(r) {
+            Token::Ident
+        } else {
+            Token::Illegal
+        }
+    }
+
+    fn scan_ident(&mut self, r: char) -> bool {
+        if self.mode & SCAN_IDENT == 0 {
+            return false;
+        }
+        if self.scan_escaped(r) {
+            self.skip();
+        } else if !self.accept.ok(r, self.token_len()) {
+            return false;
+        }
+        loop {
+            let r = self.read();
+            if r == EOF {
+                self.unread();
+                break;
+            }
+            if self.scan_lbrack(r) {
+                self.unread();
+                self.unread();
+                break;
+            }
+            if self.scan_escaped(r) {
+                self.skip();
+                continue;
+            }
+            if !self.accept.ok(r, self.token_len()) {
+                self.unread();
+                break;
+            }
+        }
+        true
+    }
+
+    fn scan_lbrack(&mut self, r: char) -> bool {
+        if self.mode & SCAN_LBRACK == 0 {
+            return false;
+        }
+        if r == '$' {
+            if self.read() == '{' {
+                return true;
+            }
+            self.unread();
+        }
+        false
+    }
+
+    fn scan_rbrack(&self, r: char) -> bool {
+        self.mode & SCAN_RBRACK != 0 && r == '}'
+    }
+
+    fn scan_escaped(&mut self, r: char) -> bool {
+        if self.mode & SCAN_ESCAPE == 0 {
+            return false;
+        }
+        if r == '$' && self.escape & ESC_DOLLAR != 0 && self.peek() == '$' {
+            return true;
+        }
+        if r == '\\' && self.escape & ESC_BACKSLASH != 0 {
+            return matches!(self.peek(), '/' | '\\');
+        }
+        false
+    }
+
+    fn set(&mut self, accept: Accept, mode: u8) {
+        self.accept = accept;
+        self.mode = mode;
+    }
+
+    fn text_node(&self) -> Node<'a> {
+        Node::Text(Text {
+            value: self.token_bytes(),
+            span: Span {
+                start: self.start,
+                end: self.pos,
+            },
+        })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // The parser proper (drone's `Tree` methods). `open` is the offset of the `$` of `${`.
+
+    /// Called with the scanner just after `${`.
+    fn parse_func(&mut self, depth: usize) -> Result<Func<'a>, Error> {
+        let open = self.start;
+        if depth > MAX_NESTING {
+            return Err(err(ParseErrorKind::NestingTooDeep, open));
+        }
+        self.escape = ESC_ALL;
+        if self.peek() == '#' {
+            return self.parse_len(open);
+        }
+        self.set(Accept::Ident, SCAN_IDENT);
+        let name = match self.scan() {
+            Token::Ident => self.token_str(),
+            _ => return Err(err(ParseErrorKind::VariableName, self.start)),
+        };
+        match self.peek() {
+            ':' => return self.parse_default_or_substr(open, name, depth),
+            '=' => return self.parse_default(open, name, depth),
+            ',' | '^' => return self.parse_casing(open, name),
+            '/' => return self.parse_replace(open, name, depth),
+            '#' => return self.parse_remove(open, name, Accept::HashFunc, depth),
+            '%' => return self.parse_remove(open, name, Accept::PercentFunc, depth),
+            _ => {}
+        }
+        self.set(Accept::Ident, SCAN_RBRACK);
+        match self.scan() {
+            Token::Rbrack => Ok(self.func(open, name, Op::Plain, Vec::new())),
+            _ => Err(err(ParseErrorKind::MissingClosingBrace, self.start)),
+        }
+    }
+
+    fn func(&self, open: usize, name: &'a str, op: Op, args: Vec<Node<'a>>) -> Func<'a> {
+        Func {
+            name,
+            op,
+            args,
+            span: Span {
+                start: open,
+                end: self.pos,
+            },
+        }
+    }
+
+    fn parse_param(&mut self, accept: Accept, mode: u8, depth: usize) -> Result<Node<'a>, Error> {
+        self.set(accept, mode | SCAN_LBRACK);
+        match self.scan() {
+            Token::Lbrack => Ok(Node::Func(self.parse_func(depth + 1)?)),
+            Token::Ident | Token::Rbrack => Ok(self.text_node()),
+            _ => Err(err(ParseErrorKind::FuncSubstitution, self.start)),
+        }
+    }
+
+    fn parse_default_or_substr(
+        &mut self,
+        open: usize,
+        name: &'a str,
+        depth: usize,
+    ) -> Result<Func<'a>, Error> {
+        // drone reads the ':', peeks, then steps back by the width of the *peeked* rune.
+        self.read();
+        let after_colon = self.pos;
+        let r = self.peek();
+        self.unread();
+        match r {
+            '=' | '-' | '?' | '+' => self.parse_default(open, name, depth),
+            _ => self.parse_substr(open, name, after_colon, depth),
+        }
+    }
+
+    fn parse_substr(
+        &mut self,
+        open: usize,
+        name: &'a str,
+        after_colon: usize,
+        depth: usize,
+    ) -> Result<Func<'a>, Error> {
+        self.set(Accept::OneColon, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            // Only reachable through the look-ahead quirk (end of input or a multi-byte rune
+            // right after the ':'); report where that rune is.
+            return Err(err(ParseErrorKind::BadSubstitution, after_colon));
+        }
+        let mut args = Vec::with_capacity(2);
+        args.push(self.parse_param(Accept::RejectColonClose, SCAN_IDENT, depth)?);
+        self.set(Accept::Colon, SCAN_IDENT | SCAN_RBRACK);
+        match self.scan() {
+            Token::Rbrack => return Ok(self.func(open, name, Op::Substring, args)),
+            Token::Ident => {}
+            _ => return Err(err(ParseErrorKind::BadSubstitution, self.start)),
+        }
+        args.push(self.parse_param(Accept::NotClosing, SCAN_IDENT, depth)?);
+        self.consume_rbrack()?;
+        Ok(self.func(open, name, Op::Substring, args))
+    }
+
+    fn parse_remove(
+        &mut self,
+        open: usize,
+        name: &'a str,
+        accept: Accept,
+        depth: usize,
+    ) -> Result<Func<'a>, Error> {
+        self.set(accept, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            return Err(err(ParseErrorKind::BadSubstitution, self.start));
+        }
+        let op = match self.token_str() {
+            "#" => TrimOp::ShortestPrefix,
+            "##" => TrimOp::LongestPrefix,
+            "%" => TrimOp::ShortestSuffix,
+            _ => TrimOp::LongestSuffix,
+        };
+        let arg = self.parse_param(Accept::NotClosing, SCAN_IDENT, depth)?;
+        self.consume_rbrack()?;
+        Ok(self.func(open, name, Op::Trim(op), vec![arg]))
+    }
+
+    fn parse_replace(
+        &mut self,
+        open: usize,
+        name: &'a str,
+        depth: usize,
+    ) -> Result<Func<'a>, Error> {
+        self.set(Accept::ReplaceFunc, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            return Err(err(ParseErrorKind::BadSubstitution, self.start));
+        }
+        let op = match self.token_str() {
+            "/" => ReplaceOp::First,
+            "//" => ReplaceOp::All,
+            "/#" => ReplaceOp::Prefix,
+            _ => ReplaceOp::Suffix,
+        };
+        let mut args = Vec::with_capacity(2);
+        args.push(self.parse_param(Accept::NotSlash, SCAN_IDENT | SCAN_ESCAPE, depth)?);
+        self.set(Accept::Slash, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            return Err(err(ParseErrorKind::BadSubstitution, self.start));
+        }
+        if self.peek() != '}' {
+            args.push(self.parse_param(Accept::NotClosing, SCAN_IDENT | SCAN_ESCAPE, depth)?);
+        }
+        self.consume_rbrack()?;
+        Ok(self.func(open, name, Op::Replace(op), args))
+    }
+
+    fn parse_default(
+        &mut self,
+        open: usize,
+        name: &'a str,
+        depth: usize,
+    ) -> Result<Func<'a>, Error> {
+        let accept = if self.peek() == '=' {
+            Accept::OneEqual
+        } else {
+            Accept::DefaultFunc
+        };
+        self.set(accept, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            // Unreachable in drone too (its "unable to parse default function").
+            return Err(err(ParseErrorKind::DefaultFunction, self.start));
+        }
+        let op = match self.token_str() {
+            "=" => DefaultOp::Equal,
+            ":=" => DefaultOp::ColonEqual,
+            ":-" => DefaultOp::ColonDash,
+            ":?" => DefaultOp::ColonQuestion,
+            ":+" => DefaultOp::ColonPlus,
+            _ => return Err(err(ParseErrorKind::DefaultFunction, self.start)),
+        };
+        let mut args = Vec::new();
+        loop {
+            if self.peek() == '}' {
+                self.consume_rbrack()?;
+                return Ok(self.func(open, name, Op::Default(op), args));
+            }
+            args.push(self.parse_param(Accept::NotClosing, SCAN_IDENT, depth)?);
+        }
+    }
+
+    fn parse_casing(&mut self, open: usize, name: &'a str) -> Result<Func<'a>, Error> {
+        self.set(Accept::CasingFunc, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            return Err(err(ParseErrorKind::BadSubstitution, self.start));
+        }
+        let op = match self.token_str() {
+            "^" => CaseOp::UpperFirst,
+            "^^" => CaseOp::UpperAll,
+            "," => CaseOp::LowerFirst,
+            ",," => CaseOp::LowerAll,
+            "^," => CaseOp::UpperLower,
+            _ => CaseOp::LowerUpper,
+        };
+        self.consume_rbrack()?;
+        Ok(self.func(open, name, Op::Case(op), Vec::new()))
+    }
+
+    fn parse_len(&mut self, open: usize) -> Result<Func<'a>, Error> {
+        self.set(Accept::OneHash, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            return Err(err(ParseErrorKind::BadSubstitution, self.start));
+        }
+        self.set(Accept::Ident, SCAN_IDENT);
+        if self.scan() != Token::Ident {
+            return Err(err(ParseErrorKind::BadSubstitution, self.start));
+        }
+        let name = self.token_str();
+        self.consume_rbrack()?;
+        Ok(self.func(open, name, Op::Length, Vec::new()))
+    }
+
+    fn consume_rbrack(&mut self) -> Result<(), Error> {
+        self.mode = SCAN_RBRACK;
+        if self.scan() != Token::Rbrack {
+            return Err(err(ParseErrorKind::BadSubstitution, self.start));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,125 @@
+//! Every file of the shared corpus of real provider files goes through the clusterctl layer.
+//!
+//! `testdata/subst/corpus-variables.txt` holds what the Go code (drone/envsubst + clusterctl's
+//! SimpleProcessor) reports for each corpus file: its variable map, or its parse error, and a hash
+//! of the substituted output. Every YAML file must list its variables without error, and every file
+//! recorded there must give the same answer here.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use capkg::subst::{self, FnLookup};
+use sha2::{Digest, Sha256};
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    dir.is_dir().then_some(dir)
+}
+
+/// The golden file: path -> its lines.
+fn golden() -> BTreeMap<String, Vec<String>> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/subst/corpus-variables.txt"
+    );
+    let text = std::fs::read_to_string(path).expect("read corpus-variables.txt");
+    let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current = None;
+    for line in text.lines() {
+        if line.starts_with('#') {
+            continue;
+        }
+        if let Some(p) = line.strip_prefix("== ") {
+            current = Some(p.to_owned());
+            map.insert(p.to_owned(), Vec::new());
+        } else if let Some(c) = &current {
+            map.get_mut(c).expect("current entry").push(line.to_owned());
+        }
+    }
+    map
+}
+
+/// The same lines, computed by `capkg::subst`.
+fn ours(data: &[u8]) -> Vec<String> {
+    let inv = match subst::inventory(data) {
+        Ok(inv) => inv,
+        Err(e) => return vec![format!("!error {e}")],
+    };
+    let mut lines: Vec<String> = inv
+        .variable_map()
+        .iter()
+        .map(|(k, v)| format!("{k}={}", subst::go_quote(v.as_deref().unwrap_or(b""))))
+        .collect();
+    let lookup = FnLookup(|name: &str| Some(format!("v-{name}").into_bytes()));
+    match subst::process(data, &lookup) {
+        Ok(out) => lines.push(format!("sha256 {}", hex::encode(Sha256::digest(&out)))),
+        Err(e) => lines.push(format!("!process-error {e}")),
+    }
+    lines
+}
+
+#[test]
+fn every_corpus_file_lists_its_variables_like_clusterctl() {
+    let Some(dir) = corpus_dir() else {
+        println!(
+            "note: no corpus at {}/../shared/corpus, skipped",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        return;
+    };
+    let golden = golden();
+    let (mut files, mut yaml_files, mut variables, mut compared) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+        let entry = entry.expect("walk corpus");
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        files += 1;
+        let rel = entry
+            .path()
+            .strip_prefix(&dir)
+            .expect("relative path")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let data = std::fs::read(entry.path()).expect("read corpus file");
+        let is_yaml = rel.ends_with(".yaml") || rel.ends_with(".yml");
+        match subst::inventory(&data) {
+            Ok(inv) => {
+                variables += inv.variables.len();
+                for v in inv.variables.values() {
+                    // Spans point into the original file, at `${` … `}`.
+                    let s = &data[v.span.start..v.span.end];
+                    if !(s.starts_with(b"${") && s.ends_with(b"}")) {
+                        failures.push(format!(
+                            "{rel}: span of {} is {:?}",
+                            v.name,
+                            String::from_utf8_lossy(s)
+                        ));
+                    }
+                }
+            }
+            Err(e) if is_yaml => failures.push(format!("{rel}: {e} at byte {:?}", e.offset())),
+            Err(_) => {}
+        }
+        if is_yaml {
+            yaml_files += 1;
+        }
+        if let Some(want) = golden.get(&rel) {
+            compared += 1;
+            let got = ours(&data);
+            if &got != want {
+                failures.push(format!(
+                    "{rel}: differs from clusterctl:\n  want {want:?}\n  got  {got:?}"
+                ));
+            }
+        } else {
+            println!("note: {rel} is not in corpus-variables.txt; only checked for parse errors");
+        }
+    }
+    println!(
+        "{files} corpus files ({yaml_files} YAML), {variables} variables, {compared} compared with clusterctl's output"
+    );
+    assert!(yaml_files > 0, "no YAML found under {}", dir.display());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
