@@ -501,3 +501,179 @@ fn tag_text(tag: &str) -> String {
         format!("!<{tag}>")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{Limits, Source, Span, parse_str};
+    use std::sync::Arc;
+
+    fn load(text: &str) -> Vec<Node> {
+        let file = parse_str(Arc::new(Source::new("t.yaml", text)), Limits::default());
+        assert!(file.errors.is_empty(), "{:?}", file.errors);
+        file.roots().cloned().collect()
+    }
+
+    /// Loads and writes back.
+    fn layout(text: &str) -> String {
+        write_documents(&load(text))
+    }
+
+    fn scalar(text: &str, style: ScalarStyle) -> Node {
+        Node::scalar(text, style, Span::default())
+    }
+
+    fn map(entries: Vec<(&str, Node)>) -> Node {
+        Node::mapping(
+            entries
+                .into_iter()
+                .map(|(k, v)| (Node::plain(k), v))
+                .collect(),
+            Span::default(),
+        )
+    }
+
+    #[test]
+    fn keeps_order_and_writes_compact_sequences() {
+        let text = "kind: Deployment\napiVersion: apps/v1\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        args:\n        - --leader-elect\n        ports: []\n        env: {}\n      - - nested\n        - items\n";
+        assert_eq!(layout(text), text);
+        // Indented sequences and flow collections come out in the one block convention.
+        assert_eq!(
+            layout("a:\n    - 1\n    - {b: [x, y], c: d}\n"),
+            "a:\n- 1\n- b:\n  - x\n  - y\n  c: d\n"
+        );
+    }
+
+    #[test]
+    fn scalars_keep_their_meaning_and_quoting() {
+        let text = "a: on\nb: 0755\nc: ~\nd:\ne: 1e3\nf: 2001-12-14\ng: 'on'\nh: \"0755\"\ni: 'it''s'\nj: \"tab\\tthere\"\nk: !!str 123\nl: !custom x\nm: ''\nn: \"\"\no: <<\n";
+        assert_eq!(layout(text), text);
+    }
+
+    #[test]
+    fn plain_strings_that_cannot_stand_plain_are_quoted() {
+        let node = map(vec![
+            ("colon", scalar("a: b", ScalarStyle::Plain)),
+            ("hash", scalar("#x", ScalarStyle::Plain)),
+            ("lead", scalar(" x", ScalarStyle::Plain)),
+            ("dash", scalar("- x", ScalarStyle::Plain)),
+            ("tab", scalar("a\tb", ScalarStyle::Plain)),
+            ("lines", scalar("a\nb", ScalarStyle::Plain)),
+            ("string_yes", Node::string("yes")),
+            ("string_num", Node::string("0755")),
+        ]);
+        assert_eq!(
+            write_document(&node),
+            "colon: 'a: b'\nhash: '#x'\nlead: ' x'\ndash: '- x'\ntab: \"a\\tb\"\nlines: |-\n  a\n  b\nstring_yes: \"yes\"\nstring_num: \"0755\"\n"
+        );
+        // Single-quoted text that single quotes cannot carry switches to double quotes.
+        assert_eq!(
+            write_document(&map(vec![("s", scalar("a\nb", ScalarStyle::SingleQuoted))])),
+            "s: \"a\\nb\"\n"
+        );
+    }
+
+    #[test]
+    fn block_scalars_keep_their_content() {
+        let text = "a: |\n  line1\n    indented\nb: |-\n  stripped\nc: |+\n  kept\n\nd: |2\n    leading\n  x\ne:\n- |\n  in a sequence\n- - |-\n    nested\nf: |+\n\ng: |2-\n\n    after a blank line\n";
+        assert_eq!(layout(text), text);
+        // Folded blocks become literal blocks with the folded content.
+        assert_eq!(
+            layout("d: >\n  folded text\n  continues\n\n  para\n"),
+            "d: |\n  folded text continues\n  para\n"
+        );
+        // Text a literal block cannot carry is double-quoted.
+        let node = map(vec![("cr", scalar("a\r\nb\n", ScalarStyle::Literal))]);
+        assert_eq!(write_document(&node), "cr: \"a\\r\\nb\\n\"\n");
+        // At the root an indentation indicator is avoided.
+        let root = scalar("  lead\nx\n", ScalarStyle::Literal);
+        assert_eq!(write_document(&root), "\"  lead\\nx\\n\"\n");
+        assert_eq!(
+            write_document(&scalar("a\nb\n", ScalarStyle::Literal)),
+            "|\n  a\n  b\n"
+        );
+    }
+
+    #[test]
+    fn literal_headers() {
+        assert_eq!(literal_header("a").as_deref(), Some("|-"));
+        assert_eq!(literal_header("a\n").as_deref(), Some("|"));
+        assert_eq!(literal_header("a\n\n").as_deref(), Some("|+"));
+        assert_eq!(literal_header("\n").as_deref(), Some("|+"));
+        assert_eq!(literal_header(" a\n").as_deref(), Some("|2"));
+        assert_eq!(literal_header("\n a").as_deref(), Some("|2-"));
+        assert_eq!(literal_header("  \nb\n").as_deref(), Some("|2"));
+        assert_eq!(literal_header("\tx\n").as_deref(), Some("|2"));
+        assert_eq!(literal_header("a\tb\n").as_deref(), Some("|"));
+        assert_eq!(literal_header("😀\n").as_deref(), Some("|"));
+        assert_eq!(literal_header(""), None);
+        assert_eq!(literal_header("a\u{85}b"), None);
+        assert_eq!(literal_header("a\u{feff}b"), None);
+        assert_eq!(literal_header("a\u{7f}"), None);
+    }
+
+    #[test]
+    fn long_values_fold_at_80_columns_like_controller_gen() {
+        // As in core-components.yaml: the break comes at the first space past column 80.
+        let text = "a:\n  b:\n    c:\n      d:\n        description: ClusterClass is a template which can be used to create managed\n          topologies.\n        quoted: 'type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated'\n";
+        let written = layout(text);
+        assert_eq!(
+            written,
+            "a:\n  b:\n    c:\n      d:\n        description: ClusterClass is a template which can be used to create managed\n          topologies.\n        quoted: 'type must not be one of: Ready, Available, HealthCheckSucceeded,\n          OwnerRemediated'\n"
+        );
+        assert_eq!(layout(&written), written);
+        // Double spaces are never broken, so the text reads back the same.
+        let long = format!("a: {}\n", "x  ".repeat(40));
+        assert_eq!(layout(&long).lines().count(), 1);
+    }
+
+    #[test]
+    fn keys_that_cannot_be_implicit_use_the_explicit_form() {
+        assert_eq!(
+            layout("? [complex, key]\n: value\n? {a: 1}\n: v2\n"),
+            "? - complex\n  - key\n: value\n? a: 1\n: v2\n"
+        );
+        let long_key = "k".repeat(1100);
+        assert_eq!(
+            write_document(&map(vec![(long_key.as_str(), Node::plain("v"))])),
+            format!("? {long_key}\n: v\n")
+        );
+        assert_eq!(layout("\"multi\\nline\": v\n"), "\"multi\\nline\": v\n");
+        assert_eq!(layout("? \n: v\n"), "~: v\n");
+        assert_eq!(layout("'1': a\n2: b\n"), "'1': a\n2: b\n");
+    }
+
+    #[test]
+    fn tags_are_kept_on_every_kind_of_node() {
+        let text = "a: !!map\n  b: !!seq\n  - !!str 1\n  - !custom\n    c: d\n  e: !!set {}\nf: !<tag:example.com,2000:x> y\n";
+        assert_eq!(
+            layout(text),
+            "a: !!map\n  b: !!seq\n  - !!str 1\n  - !custom\n    c: d\n  e: !!set {}\nf: !<tag:example.com,2000:x> y\n"
+        );
+    }
+
+    #[test]
+    fn documents_are_joined_with_separators() {
+        assert_eq!(layout("a: 1\n---\n# comment only\n---\nb: 2\n"), "a: 1\n---\nb: 2\n");
+        assert_eq!(write_documents(std::iter::empty()), "");
+    }
+
+    #[test]
+    fn deep_nesting_is_written_without_recursion() {
+        let mut node = Node::plain("x");
+        for _ in 0..5000 {
+            node = Node::sequence(vec![node], Span::default());
+        }
+        let text = write_document(&node);
+        assert!(text.starts_with("- - - "));
+        assert!(text.ends_with("- x\n"));
+        let mut node = Some(node);
+        while let Some(Node {
+            value: Value::Sequence(mut items),
+            ..
+        }) = node.take()
+        {
+            node = items.pop();
+        }
+    }
+}
