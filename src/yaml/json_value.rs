@@ -19,8 +19,10 @@ use super::parse::Limits;
 use super::resolve::{self, Resolved};
 use super::source::Span;
 
-/// A JSON value. Objects keep their keys unique, in the order first seen.
-#[derive(Debug, Clone, PartialEq)]
+/// A JSON value. Objects keep their keys unique, in the order first seen; two objects are equal
+/// when they hold the same keys with equal values, in any order (JSON objects, like Go maps, have
+/// no order).
+#[derive(Debug, Clone)]
 pub enum JsonValue {
     Null,
     Bool(bool),
@@ -29,6 +31,28 @@ pub enum JsonValue {
     String(String),
     Array(Vec<JsonValue>),
     Object(Vec<(String, JsonValue)>),
+}
+
+impl PartialEq for JsonValue {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (JsonValue::Null, JsonValue::Null) => true,
+            (JsonValue::Bool(a), JsonValue::Bool(b)) => a == b,
+            (JsonValue::Number(a), JsonValue::Number(b)) => a == b,
+            (JsonValue::String(a), JsonValue::String(b)) => a == b,
+            (JsonValue::Array(a), JsonValue::Array(b)) => a == b,
+            (JsonValue::Object(a), JsonValue::Object(b)) => {
+                let same_order = || a.iter().zip(b).all(|(x, y)| x == y);
+                a.len() == b.len()
+                    && (same_order()
+                        || a.iter().all(|(key, value)| {
+                            b.iter()
+                                .any(|(other_key, other)| other_key == key && other == value)
+                        }))
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Why a document cannot become a JSON value (clusterctl fails on the same documents).

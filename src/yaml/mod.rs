@@ -19,6 +19,8 @@ pub mod resolve;
 mod source;
 pub mod write_clusterctl;
 pub mod write_layout;
+#[cfg(test)]
+mod write_tests;
 
 pub use node::{Mapping, Node, ScalarStyle, Value};
 pub use parse::{

@@ -654,7 +654,10 @@ mod tests {
 
     #[test]
     fn documents_are_joined_with_separators() {
-        assert_eq!(layout("a: 1\n---\n# comment only\n---\nb: 2\n"), "a: 1\n---\nb: 2\n");
+        assert_eq!(
+            layout("a: 1\n---\n# comment only\n---\nb: 2\n"),
+            "a: 1\n---\nb: 2\n"
+        );
         assert_eq!(write_documents(std::iter::empty()), "");
     }
 
