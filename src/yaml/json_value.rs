@@ -13,6 +13,8 @@
 //! Two keys that differ in YAML but become the same string (`1` and `"1"`) make Go keep one of
 //! them at random; here the later one in the document wins.
 
+use std::collections::HashMap;
+
 use super::go_float;
 use super::node::{Node, Value};
 use super::parse::Limits;
@@ -177,23 +179,36 @@ fn convert(node: &Node, depth: usize) -> Result<JsonValue, ToJsonError> {
 #[derive(Default)]
 struct GoMap {
     entries: Vec<(GoScalar, Span, JsonValue)>,
+    /// Where each string key's entry is (string keys are nearly all keys; others are few and
+    /// searched linearly).
+    strings: HashMap<String, usize>,
 }
 
 impl GoMap {
     fn set(&mut self, key: GoScalar, span: Span, value: JsonValue) {
-        // NaN keys never equal each other in Go, so each one is a new entry.
-        match self.entries.iter_mut().find(|(k, _, _)| *k == key) {
+        let existing = match &key {
+            GoScalar::String(text) => self.strings.get(text).copied(),
+            // NaN keys never equal each other in Go, so each one is a new entry.
+            other => self.entries.iter().position(|(k, _, _)| k == other),
+        };
+        match existing.and_then(|i| self.entries.get_mut(i)) {
             Some(entry) => {
                 entry.1 = span;
                 entry.2 = value;
             }
-            None => self.entries.push((key, span, value)),
+            None => {
+                if let GoScalar::String(text) = &key {
+                    self.strings.insert(text.clone(), self.entries.len());
+                }
+                self.entries.push((key, span, value));
+            }
         }
     }
 
     /// sigs.k8s.io/yaml's `convertToJSONableObject` for one map.
     fn into_json_object(self) -> Result<Vec<(String, JsonValue)>, ToJsonError> {
         let mut object: Vec<(String, JsonValue)> = Vec::with_capacity(self.entries.len());
+        let mut positions: HashMap<String, usize> = HashMap::with_capacity(self.entries.len());
         for (key, span, value) in self.entries {
             let text = match key {
                 GoScalar::String(s) => s,
@@ -220,9 +235,12 @@ impl GoMap {
                     });
                 }
             };
-            match object.iter_mut().find(|(k, _)| *k == text) {
+            match positions.get(&text).and_then(|&i| object.get_mut(i)) {
                 Some(entry) => entry.1 = value,
-                None => object.push((text, value)),
+                None => {
+                    positions.insert(text.clone(), object.len());
+                    object.push((text, value));
+                }
             }
         }
         Ok(object)

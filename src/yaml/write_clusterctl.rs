@@ -55,7 +55,8 @@ pub fn write_value(value: &JsonValue) -> Result<String, WriteError> {
     let events = events_for(value)?;
     let mut emitter = Emitter::new(&events);
     emitter.run();
-    Ok(emitter.out)
+    Ok(String::from_utf8(emitter.out)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
 }
 
 /// What clusterctl prints for a document: [`JsonValue::from_node`] then [`write_value`].
@@ -372,7 +373,8 @@ const BEST_WIDTH: usize = 80;
 struct Emitter<'e> {
     events: &'e [Event],
     head: usize,
-    out: String,
+    /// Output bytes; only whole UTF-8 sequences of the (valid) input and ASCII are copied in.
+    out: Vec<u8>,
     state: State,
     states: Vec<State>,
     indent: i64,
@@ -395,7 +397,7 @@ impl<'e> Emitter<'e> {
         Self {
             events,
             head: 0,
-            out: String::new(),
+            out: Vec::new(),
             state: State::StreamStart,
             states: Vec::new(),
             indent: -1,
@@ -687,23 +689,20 @@ impl<'e> Emitter<'e> {
     // --- output primitives -------------------------------------------------------------------
 
     fn put(&mut self, byte: u8) {
-        self.out.push(char::from(byte));
+        self.out.push(byte);
         self.column += 1;
     }
 
     fn put_break(&mut self) {
-        self.out.push('\n');
+        self.out.push(b'\n');
         self.column = 0;
     }
 
     /// Copies the character at `*i` and advances past it.
     fn write(&mut self, s: &[u8], i: &mut usize) {
         let width = char_width(s, *i);
-        if let Some(text) = s
-            .get(*i..*i + width)
-            .and_then(|b| std::str::from_utf8(b).ok())
-        {
-            self.out.push_str(text);
+        if let Some(bytes) = s.get(*i..*i + width) {
+            self.out.extend_from_slice(bytes);
         }
         self.column += 1;
         *i += width;
