@@ -5,9 +5,11 @@
 //! the string branch of the comparator matters. It is not bytewise: letters sort after everything
 //! else, runs of digits compare as numbers (`a9` < `a10`), and at the first differing position a
 //! run of digits is read from that position on. The comparator is not a strict weak order
-//! (`10` < `1a` < `2` < `10`), so the result depends on the sorting algorithm: this module ports
-//! Go's `sort.Sort` (pattern-defeating quicksort, Go 1.19 and later) call for call, so that even
-//! such key sets come out as clusterctl prints them.
+//! (`10` < `1a` < `2` < `10`), so for such key sets the result depends on the input order, which
+//! Go draws at random from its map: clusterctl's own output then varies from run to run. This
+//! module ports Go's `sort.Sort` (pattern-defeating quicksort, Go 1.19 and later) call for call,
+//! so capkg always prints one of the orders clusterctl can print, and the same one every time.
+//! Letters and digits are Unicode's (categories L* and Nd, as Go's `unicode` package has them).
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 

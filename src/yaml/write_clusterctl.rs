@@ -22,6 +22,11 @@
 //! The emitter below is a port of the part of go-yaml v2's `emitterc.go` state machine that these
 //! events reach; it runs over an event list with explicit stacks, so nesting depth costs heap, not
 //! call stack. It never panics on any value.
+//!
+//! Any value can be written, as `Marshal` writes any value; clusterctl itself only ever holds
+//! mappings (it refuses other documents when it reads them). Where clusterctl's own output is not
+//! deterministic (two YAML keys that become one JSON key, key sets go-yaml's comparator cannot
+//! order consistently) capkg picks one of its possible outputs, always the same.
 
 use super::go_float;
 use super::json_value::{JsonValue, ToJsonError};
