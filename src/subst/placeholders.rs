@@ -111,7 +111,8 @@ mod tests {
         assert_eq!(cidr.items().len(), 1);
         assert_eq!(file.source.position(cidr.span.start).line, 2);
         let next = root.get("next").unwrap();
-        assert_eq!(&text[next.span.start..next.span.start + 2], "${");
+        // The scalar is the text after the (empty) placeholder.
+        assert_eq!(&text[next.span.start..next.span.start + 7], "-suffix");
     }
 
     #[test]

@@ -10,10 +10,17 @@
 //! Writing lives beside reading: [`write_layout`] keeps the maintainer's key order and formatting
 //! choices, [`write_clusterctl`] reproduces what clusterctl (sigs.k8s.io/yaml over go-yaml v2) prints.
 
+mod go_float;
+pub mod json_value;
+mod key_order;
 mod node;
 mod parse;
 pub mod resolve;
 mod source;
+pub mod write_clusterctl;
+pub mod write_layout;
+#[cfg(test)]
+mod write_tests;
 
 pub use node::{Mapping, Node, ScalarStyle, Value};
 pub use parse::{

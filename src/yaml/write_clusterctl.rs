@@ -1,0 +1,1589 @@
+//! Writes YAML exactly as clusterctl prints it: `sigs.k8s.io/yaml.Marshal` of each object, joined
+//! by cluster-api's `JoinYaml`.
+//!
+//! `Marshal` is `encoding/json` followed by `JSONToYAML`, which reads the JSON back with go-yaml v2
+//! (so a whole float64 up to the uint64 range becomes an integer again, anything else a float) and
+//! writes it with go-yaml v2's emitter. This module reproduces that chain on a [`JsonValue`] (what
+//! clusterctl holds after reading a document, see [`super::json_value`]):
+//!
+//! - keys sorted with go-yaml's comparator ([`super::key_order`]), block style, two-space indent,
+//!   sequences not indented under their key, empty collections as `{}` and `[]`;
+//! - numbers as Go prints them after the JSON round trip (`1`, `1.5`, `1e+06`,
+//!   `12345678901234567000`, `1e+21`);
+//! - strings plain when go-yaml v2 would read them back as the same string and its emitter allows
+//!   it, otherwise single-quoted, double-quoted (escapes, `"true"`, `"1.0"`, `"2001-12-14"`,
+//!   `"12:30"`) or as literal blocks (`|`, `|-`, `|+`, with an indentation indicator when the text
+//!   starts with a space); long plain and quoted strings folded at 80 columns;
+//! - the quirks that come with it: a string starting with U+FEFF is escaped character by
+//!   character, characters outside the Basic Multilingual Plane are escaped (`\U0001F600`), a raw
+//!   U+0085 is folded like a line break when go-yaml re-reads the JSON, and DEL, C1 controls,
+//!   U+FFFE and U+FFFF make `Marshal` fail ("control characters are not allowed").
+//!
+//! The emitter below is a port of the part of go-yaml v2's `emitterc.go` state machine that these
+//! events reach; it runs over an event list with explicit stacks, so nesting depth costs heap, not
+//! call stack. It never panics on any value.
+//!
+//! Any value can be written, as `Marshal` writes any value; clusterctl itself only ever holds
+//! mappings (it refuses other documents when it reads them). Where clusterctl's own output is not
+//! deterministic (two YAML keys that become one JSON key, key sets go-yaml's comparator cannot
+//! order consistently) capkg picks one of its possible outputs, always the same.
+
+use super::go_float;
+use super::json_value::{JsonValue, ToJsonError};
+use super::key_order;
+use super::node::Node;
+use super::resolve::{self, Resolved};
+
+/// Why clusterctl's serialisation would fail.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WriteError {
+    /// The document cannot be held as JSON (see [`ToJsonError`]).
+    #[error(transparent)]
+    Json(#[from] ToJsonError),
+    /// A string holds a character go-yaml refuses to read back from the JSON text (DEL, a C1
+    /// control other than U+0085, U+FFFE or U+FFFF).
+    #[error(
+        "the string {text:?} holds the character U+{code:04X}, which go-yaml refuses (\"control characters are not allowed\"); clusterctl cannot print it"
+    )]
+    ControlCharacter { text: String, code: u32 },
+    /// A map key go-yaml cannot read back from the JSON text as a key: one holding U+0085 (a
+    /// line break to go-yaml, and a key must fit on one line), or one whose JSON form is longer
+    /// than the 1024 characters YAML allows an implicit key.
+    #[error(
+        "the map key {key:?} cannot be printed by clusterctl: go-yaml cannot read it back as a key ({reason})"
+    )]
+    UnreadableKey { key: String, reason: &'static str },
+}
+
+/// What `sigs.k8s.io/yaml.Marshal` returns for the value: YAML ending with a line break.
+pub fn write_value(value: &JsonValue) -> Result<String, WriteError> {
+    let events = events_for(value)?;
+    let mut emitter = Emitter::new(&events);
+    emitter.run();
+    Ok(String::from_utf8(emitter.out)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+}
+
+/// What clusterctl prints for a document: [`JsonValue::from_node`] then [`write_value`].
+pub fn write_document(node: &Node) -> Result<String, WriteError> {
+    write_value(&JsonValue::from_node(node)?)
+}
+
+/// cluster-api's `JoinYaml`: each part gets a line break at its start and end if it lacks one,
+/// parts are joined with `---`, then one leading and one trailing line break are removed. The
+/// result has no leading `---` and no final line break.
+pub fn join_documents<S: AsRef<str>>(parts: &[S]) -> String {
+    let mut joined = String::new();
+    for (index, part) in parts.iter().enumerate() {
+        let part = part.as_ref();
+        if index > 0 {
+            joined.push_str("---");
+        }
+        if !part.starts_with('\n') {
+            joined.push('\n');
+        }
+        joined.push_str(part);
+        if !part.ends_with('\n') {
+            joined.push('\n');
+        }
+    }
+    let trimmed = joined.strip_prefix('\n').unwrap_or(&joined);
+    let trimmed = trimmed.strip_suffix('\n').unwrap_or(trimmed);
+    trimmed.to_string()
+}
+
+/// cluster-api's `FromUnstructured`: every document written, then joined.
+pub fn write_documents<'a>(
+    nodes: impl IntoIterator<Item = &'a Node>,
+) -> Result<String, WriteError> {
+    let parts = nodes
+        .into_iter()
+        .map(write_document)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(join_documents(&parts))
+}
+
+// ---------------------------------------------------------------------------------------------
+// From a JSON value to go-yaml events.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Event {
+    StreamStart,
+    StreamEnd,
+    DocumentStart,
+    DocumentEnd,
+    SequenceStart,
+    SequenceEnd,
+    MappingStart,
+    MappingEnd,
+    Scalar { value: String, style: ScalarStyle },
+}
+
+/// The events go-yaml's encoder produces for the value that `JSONToYAML` decodes from
+/// `json.Marshal(value)`.
+fn events_for(value: &JsonValue) -> Result<Vec<Event>, WriteError> {
+    enum Task<'v> {
+        Value(&'v JsonValue),
+        Key(&'v str),
+        End(Event),
+    }
+    let mut events = vec![Event::StreamStart, Event::DocumentStart];
+    let mut tasks = vec![Task::Value(value)];
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::End(event) => events.push(event),
+            Task::Key(key) => {
+                check_key(key)?;
+                events.push(string_event(key)?);
+            }
+            Task::Value(JsonValue::Null) => events.push(plain("null")),
+            Task::Value(JsonValue::Bool(b)) => {
+                events.push(plain(if *b { "true" } else { "false" }))
+            }
+            Task::Value(JsonValue::Number(n)) => events.push(plain(&number_text(*n))),
+            Task::Value(JsonValue::String(s)) => events.push(string_event(s)?),
+            Task::Value(JsonValue::Array(items)) => {
+                events.push(Event::SequenceStart);
+                tasks.push(Task::End(Event::SequenceEnd));
+                tasks.extend(items.iter().rev().map(Task::Value));
+            }
+            Task::Value(JsonValue::Object(entries)) => {
+                events.push(Event::MappingStart);
+                tasks.push(Task::End(Event::MappingEnd));
+                let mut sorted: Vec<&(String, JsonValue)> = entries.iter().collect();
+                key_order::sort_keys(&mut sorted, |entry| entry.0.as_str());
+                for (key, value) in sorted.into_iter().rev() {
+                    tasks.push(Task::Value(value));
+                    tasks.push(Task::Key(key));
+                }
+            }
+        }
+    }
+    events.push(Event::DocumentEnd);
+    events.push(Event::StreamEnd);
+    Ok(events)
+}
+
+fn plain(text: &str) -> Event {
+    Event::Scalar {
+        value: text.to_string(),
+        style: ScalarStyle::Plain,
+    }
+}
+
+/// A float64 as it comes out of `json.Marshal` -> go-yaml's resolver -> go-yaml's encoder: whole
+/// numbers that `encoding/json` writes without an exponent and that fit an int64 or uint64 print
+/// as integers, everything else through `strconv.FormatFloat(f, 'g', -1, 64)`.
+fn number_text(value: f64) -> String {
+    if let Some(text) = go_float::json_integer_text(value) {
+        if let Ok(i) = text.parse::<i64>() {
+            return i.to_string();
+        }
+        if text.parse::<u64>().is_ok() {
+            return text;
+        }
+    }
+    go_float::format_g64(value)
+}
+
+/// go-yaml's `encoder.stringv` for a string that went through JSON and back.
+fn string_event(text: &str) -> Result<Event, WriteError> {
+    let value = reread_from_json(text)?;
+    let style = if value.contains('\n') {
+        ScalarStyle::Literal
+    } else if plain_reads_back(&value) {
+        ScalarStyle::Plain
+    } else {
+        ScalarStyle::DoubleQuoted
+    };
+    Ok(Event::Scalar { value, style })
+}
+
+/// Keys that go-yaml's scanner refuses when `JSONToYAML` reads the JSON text: a key is a simple
+/// key there, which must stay on one line and end (at its `:`) within 1024 characters of where it
+/// starts, quotes and escapes included.
+fn check_key(key: &str) -> Result<(), WriteError> {
+    if key.contains('\u{85}') {
+        return Err(WriteError::UnreadableKey {
+            key: key.to_string(),
+            reason: "it holds U+0085, a line break in YAML 1.1",
+        });
+    }
+    let json_chars: usize = 2 + key.chars().map(json_escaped_chars).sum::<usize>();
+    if json_chars > 1024 {
+        return Err(WriteError::UnreadableKey {
+            key: key.to_string(),
+            reason: "its JSON form is longer than 1024 characters",
+        });
+    }
+    Ok(())
+}
+
+/// How many characters `encoding/json` (Go 1.22 and later) writes for a character of a string.
+fn json_escaped_chars(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
+        c if (c as u32) < 0x20 => 6,
+        _ => 1,
+    }
+}
+
+/// go-yaml's `resolve("", s)` gives `!!str` and `s` is not a YAML 1.1 base-60 float.
+fn plain_reads_back(text: &str) -> bool {
+    // go-yaml's resolver only consults its table of special words for text starting with one of
+    // `+-0123456789.yYnNtTfFoO~`, so `<<` resolves to a string here, unlike in a mapping key.
+    let resolves_to_string = matches!(
+        resolve::resolve(text, saphyr_parser::ScalarStyle::Plain, None),
+        Resolved::Str | Resolved::Merge
+    );
+    resolves_to_string && !is_base60_float(text)
+}
+
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
+fn is_base60_float(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    if !b.get(i).is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
+    while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+        i += 1;
+    }
+    let mut groups = 0;
+    while b.get(i) == Some(&b':') {
+        i += 1;
+        // `[0-5]?[0-9]`: one digit, or two with the first in 0..=5.
+        match (b.get(i), b.get(i + 1)) {
+            (Some(d1 @ b'0'..=b'5'), Some(d2)) if d2.is_ascii_digit() => {
+                let _ = d1;
+                i += 2;
+            }
+            (Some(d), _) if d.is_ascii_digit() => i += 1,
+            _ => return false,
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// The string go-yaml reads back from the JSON text `encoding/json` wrote for `text`.
+///
+/// `encoding/json` escapes control characters below U+0020, quotes, backslashes, `<`, `>`, `&`,
+/// U+2028 and U+2029, and writes everything else raw. go-yaml's reader refuses DEL, the C1
+/// controls except U+0085, U+FFFE and U+FFFF; and inside a double-quoted scalar it treats a raw
+/// U+0085 as a line break, folding it (with the spaces around it) like any line break.
+fn reread_from_json(text: &str) -> Result<String, WriteError> {
+    if let Some(c) = text.chars().find(|&c| {
+        let code = c as u32;
+        code == 0x7F
+            || ((0x80..=0x9F).contains(&code) && code != 0x85)
+            || code == 0xFFFE
+            || code == 0xFFFF
+    }) {
+        return Err(WriteError::ControlCharacter {
+            text: text.to_string(),
+            code: c as u32,
+        });
+    }
+    if !text.contains('\u{85}') {
+        return Ok(text.to_string());
+    }
+    // Runs of spaces and NELs: without a NEL the spaces stay; with one, the spaces before it go,
+    // the spaces after each NEL are indentation, and the breaks fold: one NEL is a space, n NELs
+    // are n-1 line feeds.
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != ' ' && c != '\u{85}' {
+            out.push(c);
+            continue;
+        }
+        let mut run = String::from(c);
+        while let Some(&next) = chars.peek() {
+            if next != ' ' && next != '\u{85}' {
+                break;
+            }
+            run.push(next);
+            chars.next();
+        }
+        let breaks = run.chars().filter(|&c| c == '\u{85}').count();
+        match breaks {
+            0 => out.push_str(&run),
+            1 => out.push(' '),
+            n => out.extend(std::iter::repeat_n('\n', n - 1)),
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// go-yaml v2's emitter (emitterc.go), for untagged, anchorless, non-canonical output.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    StreamStart,
+    FirstDocumentStart,
+    DocumentStart,
+    DocumentContent,
+    DocumentEnd,
+    FlowSequenceFirstItem,
+    FlowSequenceItem,
+    FlowMappingFirstKey,
+    FlowMappingKey,
+    FlowMappingSimpleValue,
+    FlowMappingValue,
+    BlockSequenceFirstItem,
+    BlockSequenceItem,
+    BlockMappingFirstKey,
+    BlockMappingKey,
+    BlockMappingSimpleValue,
+    BlockMappingValue,
+    End,
+}
+
+/// go-yaml's `yaml_emitter_analyze_scalar` results: which styles can carry a scalar's text.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Analysis {
+    pub multiline: bool,
+    pub flow_plain_allowed: bool,
+    pub block_plain_allowed: bool,
+    pub single_quoted_allowed: bool,
+    pub block_allowed: bool,
+}
+
+const BEST_INDENT: i64 = 2;
+const BEST_WIDTH: usize = 80;
+
+struct Emitter<'e> {
+    events: &'e [Event],
+    head: usize,
+    /// Output bytes; only whole UTF-8 sequences of the (valid) input and ASCII are copied in.
+    out: Vec<u8>,
+    state: State,
+    states: Vec<State>,
+    indent: i64,
+    indents: Vec<i64>,
+    flow_level: usize,
+    root_context: bool,
+    sequence_context: bool,
+    mapping_context: bool,
+    simple_key_context: bool,
+    column: usize,
+    whitespace: bool,
+    indention: bool,
+    open_ended: bool,
+    analysis: Analysis,
+    style: ScalarStyle,
+}
+
+impl<'e> Emitter<'e> {
+    fn new(events: &'e [Event]) -> Self {
+        Self {
+            events,
+            head: 0,
+            out: Vec::new(),
+            state: State::StreamStart,
+            states: Vec::new(),
+            indent: -1,
+            indents: Vec::new(),
+            flow_level: 0,
+            root_context: false,
+            sequence_context: false,
+            mapping_context: false,
+            simple_key_context: false,
+            column: 0,
+            whitespace: true,
+            indention: true,
+            open_ended: false,
+            analysis: Analysis::default(),
+            style: ScalarStyle::Plain,
+        }
+    }
+
+    fn run(&mut self) {
+        while self.head < self.events.len() {
+            if let Some(Event::Scalar { value, .. }) = self.events.get(self.head) {
+                self.analysis = analyze_scalar(value.as_bytes());
+            }
+            self.dispatch();
+            self.head += 1;
+        }
+    }
+
+    fn event(&self) -> &'e Event {
+        // `run` only dispatches while `head` is in range.
+        &self.events[self.head.min(self.events.len() - 1)]
+    }
+
+    fn next_event(&self) -> Option<&'e Event> {
+        self.events.get(self.head + 1)
+    }
+
+    fn pop_state(&mut self) {
+        self.state = self.states.pop().unwrap_or(State::End);
+    }
+
+    fn pop_indent(&mut self) {
+        self.indent = self.indents.pop().unwrap_or(-1);
+    }
+
+    fn dispatch(&mut self) {
+        match self.state {
+            State::StreamStart => {
+                self.indent = -1;
+                self.column = 0;
+                self.whitespace = true;
+                self.indention = true;
+                self.state = State::FirstDocumentStart;
+            }
+            State::FirstDocumentStart | State::DocumentStart => {
+                // Only implicit documents reach here; a StreamEnd ends the output.
+                self.state = match self.event() {
+                    Event::DocumentStart => State::DocumentContent,
+                    _ => State::End,
+                };
+            }
+            State::DocumentContent => {
+                self.states.push(State::DocumentEnd);
+                self.emit_node(true, false, false, false);
+            }
+            State::DocumentEnd => {
+                self.write_indent();
+                self.state = State::DocumentStart;
+            }
+            State::FlowSequenceFirstItem => self.emit_flow_sequence_item(true),
+            State::FlowSequenceItem => self.emit_flow_sequence_item(false),
+            State::FlowMappingFirstKey => self.emit_flow_mapping_key(true),
+            State::FlowMappingKey => self.emit_flow_mapping_key(false),
+            State::FlowMappingSimpleValue => self.emit_flow_mapping_value(true),
+            State::FlowMappingValue => self.emit_flow_mapping_value(false),
+            State::BlockSequenceFirstItem => self.emit_block_sequence_item(true),
+            State::BlockSequenceItem => self.emit_block_sequence_item(false),
+            State::BlockMappingFirstKey => self.emit_block_mapping_key(true),
+            State::BlockMappingKey => self.emit_block_mapping_key(false),
+            State::BlockMappingSimpleValue => self.emit_block_mapping_value(true),
+            State::BlockMappingValue => self.emit_block_mapping_value(false),
+            State::End => {}
+        }
+    }
+
+    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+        self.indents.push(self.indent);
+        if self.indent < 0 {
+            self.indent = if flow { BEST_INDENT } else { 0 };
+        } else if !indentless {
+            self.indent += BEST_INDENT;
+        }
+    }
+
+    fn emit_flow_sequence_item(&mut self, first: bool) {
+        if first {
+            self.write_indicator("[", true, true, false);
+            self.increase_indent(true, false);
+            self.flow_level += 1;
+        }
+        if *self.event() == Event::SequenceEnd {
+            self.flow_level = self.flow_level.saturating_sub(1);
+            self.pop_indent();
+            self.write_indicator("]", false, false, false);
+            self.pop_state();
+            return;
+        }
+        if !first {
+            self.write_indicator(",", false, false, false);
+        }
+        if self.column > BEST_WIDTH {
+            self.write_indent();
+        }
+        self.states.push(State::FlowSequenceItem);
+        self.emit_node(false, true, false, false);
+    }
+
+    fn emit_flow_mapping_key(&mut self, first: bool) {
+        if first {
+            self.write_indicator("{", true, true, false);
+            self.increase_indent(true, false);
+            self.flow_level += 1;
+        }
+        if *self.event() == Event::MappingEnd {
+            self.flow_level = self.flow_level.saturating_sub(1);
+            self.pop_indent();
+            self.write_indicator("}", false, false, false);
+            self.pop_state();
+            return;
+        }
+        if !first {
+            self.write_indicator(",", false, false, false);
+        }
+        if self.column > BEST_WIDTH {
+            self.write_indent();
+        }
+        if self.check_simple_key() {
+            self.states.push(State::FlowMappingSimpleValue);
+            self.emit_node(false, false, true, true);
+        } else {
+            self.write_indicator("?", true, false, false);
+            self.states.push(State::FlowMappingValue);
+            self.emit_node(false, false, true, false);
+        }
+    }
+
+    fn emit_flow_mapping_value(&mut self, simple: bool) {
+        if simple {
+            self.write_indicator(":", false, false, false);
+        } else {
+            if self.column > BEST_WIDTH {
+                self.write_indent();
+            }
+            self.write_indicator(":", true, false, false);
+        }
+        self.states.push(State::FlowMappingKey);
+        self.emit_node(false, false, true, false);
+    }
+
+    fn emit_block_sequence_item(&mut self, first: bool) {
+        if first {
+            let indentless = self.mapping_context && !self.indention;
+            self.increase_indent(false, indentless);
+        }
+        if *self.event() == Event::SequenceEnd {
+            self.pop_indent();
+            self.pop_state();
+            return;
+        }
+        self.write_indent();
+        self.write_indicator("-", true, false, true);
+        self.states.push(State::BlockSequenceItem);
+        self.emit_node(false, true, false, false);
+    }
+
+    fn emit_block_mapping_key(&mut self, first: bool) {
+        if first {
+            self.increase_indent(false, false);
+        }
+        if *self.event() == Event::MappingEnd {
+            self.pop_indent();
+            self.pop_state();
+            return;
+        }
+        self.write_indent();
+        if self.check_simple_key() {
+            self.states.push(State::BlockMappingSimpleValue);
+            self.emit_node(false, false, true, true);
+        } else {
+            self.write_indicator("?", true, false, true);
+            self.states.push(State::BlockMappingValue);
+            self.emit_node(false, false, true, false);
+        }
+    }
+
+    fn emit_block_mapping_value(&mut self, simple: bool) {
+        if simple {
+            self.write_indicator(":", false, false, false);
+        } else {
+            self.write_indent();
+            self.write_indicator(":", true, false, true);
+        }
+        self.states.push(State::BlockMappingKey);
+        self.emit_node(false, false, true, false);
+    }
+
+    fn emit_node(&mut self, root: bool, sequence: bool, mapping: bool, simple_key: bool) {
+        self.root_context = root;
+        self.sequence_context = sequence;
+        self.mapping_context = mapping;
+        self.simple_key_context = simple_key;
+        match self.event() {
+            Event::Scalar { value, style } => self.emit_scalar(value, *style),
+            Event::SequenceStart => {
+                self.state = if self.flow_level > 0 || self.check_empty(Event::SequenceEnd) {
+                    State::FlowSequenceFirstItem
+                } else {
+                    State::BlockSequenceFirstItem
+                };
+            }
+            Event::MappingStart => {
+                self.state = if self.flow_level > 0 || self.check_empty(Event::MappingEnd) {
+                    State::FlowMappingFirstKey
+                } else {
+                    State::BlockMappingFirstKey
+                };
+            }
+            // The event list is well formed; anything else ends the output.
+            _ => self.state = State::End,
+        }
+    }
+
+    /// The collection starting at `head` is empty (its end event follows at once).
+    fn check_empty(&self, end: Event) -> bool {
+        self.next_event() == Some(&end)
+    }
+
+    fn check_simple_key(&self) -> bool {
+        match self.event() {
+            Event::Scalar { value, .. } => !self.analysis.multiline && value.len() <= 128,
+            Event::SequenceStart => self.check_empty(Event::SequenceEnd),
+            Event::MappingStart => self.check_empty(Event::MappingEnd),
+            _ => false,
+        }
+    }
+
+    fn emit_scalar(&mut self, value: &str, requested: ScalarStyle) {
+        self.select_scalar_style(value, requested);
+        self.increase_indent(true, false);
+        let value = value.as_bytes();
+        let allow_breaks = !self.simple_key_context;
+        match self.style {
+            ScalarStyle::Plain => self.write_plain(value, allow_breaks),
+            ScalarStyle::SingleQuoted => self.write_single_quoted(value, allow_breaks),
+            ScalarStyle::DoubleQuoted => self.write_double_quoted(value, allow_breaks),
+            ScalarStyle::Literal => self.write_literal(value),
+        }
+        self.pop_indent();
+        self.pop_state();
+    }
+
+    fn select_scalar_style(&mut self, value: &str, requested: ScalarStyle) {
+        let a = self.analysis;
+        let mut style = requested;
+        if self.simple_key_context && a.multiline {
+            style = ScalarStyle::DoubleQuoted;
+        }
+        if style == ScalarStyle::Plain {
+            if (self.flow_level > 0 && !a.flow_plain_allowed)
+                || (self.flow_level == 0 && !a.block_plain_allowed)
+            {
+                style = ScalarStyle::SingleQuoted;
+            }
+            if value.is_empty() && (self.flow_level > 0 || self.simple_key_context) {
+                style = ScalarStyle::SingleQuoted;
+            }
+        }
+        if style == ScalarStyle::SingleQuoted && !a.single_quoted_allowed {
+            style = ScalarStyle::DoubleQuoted;
+        }
+        if style == ScalarStyle::Literal
+            && (!a.block_allowed || self.flow_level > 0 || self.simple_key_context)
+        {
+            style = ScalarStyle::DoubleQuoted;
+        }
+        self.style = style;
+    }
+
+    // --- output primitives -------------------------------------------------------------------
+
+    fn put(&mut self, byte: u8) {
+        self.out.push(byte);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push(b'\n');
+        self.column = 0;
+    }
+
+    /// Copies the character at `*i` and advances past it.
+    fn write(&mut self, s: &[u8], i: &mut usize) {
+        let width = char_width(s, *i);
+        if let Some(bytes) = s.get(*i..*i + width) {
+            self.out.extend_from_slice(bytes);
+        }
+        self.column += 1;
+        *i += width;
+    }
+
+    fn write_all(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            self.write(bytes, &mut i);
+        }
+    }
+
+    fn write_break(&mut self, s: &[u8], i: &mut usize) {
+        if s.get(*i) == Some(&b'\n') {
+            self.put_break();
+            *i += 1;
+        } else {
+            self.write(s, i);
+            self.column = 0;
+        }
+    }
+
+    fn write_indent(&mut self) {
+        let indent = self.indent.max(0) as usize;
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(b' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(
+        &mut self,
+        indicator: &str,
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
+        if need_whitespace && !self.whitespace {
+            self.put(b' ');
+        }
+        self.write_all(indicator);
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+        self.open_ended = false;
+    }
+
+    // --- scalar writers ----------------------------------------------------------------------
+
+    fn write_plain(&mut self, value: &[u8], allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(b' ');
+        }
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut i = 0;
+        while i < value.len() {
+            if is_space(value, i) {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && !is_space(value, i + 1) {
+                    self.write_indent();
+                    i += char_width(value, i);
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else if is_break(value, i) {
+                if !breaks && value[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+        if self.root_context {
+            self.open_ended = true;
+        }
+    }
+
+    fn write_single_quoted(&mut self, value: &[u8], allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut i = 0;
+        while i < value.len() {
+            if is_space(value, i) {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i < value.len() - 1
+                    && !is_space(value, i + 1)
+                {
+                    self.write_indent();
+                    i += char_width(value, i);
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else if is_break(value, i) {
+                if !breaks && value[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if value[i] == b'\'' {
+                    self.put(b'\'');
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.write_indicator("'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_double_quoted(&mut self, value: &[u8], allow_breaks: bool) {
+        let mut spaces = false;
+        self.write_indicator("\"", true, false, false);
+        let mut i = 0;
+        while i < value.len() {
+            let octet = value[i];
+            if !is_printable(value, i)
+                || starts_with_bom(value)
+                || is_break(value, i)
+                || octet == b'"'
+                || octet == b'\\'
+            {
+                let width = char_width(value, i);
+                let code = value
+                    .get(i..i + width)
+                    .and_then(|b| std::str::from_utf8(b).ok())
+                    .and_then(|s| s.chars().next())
+                    .map_or(u32::from(octet), |c| c as u32);
+                i += width.max(1);
+                self.put(b'\\');
+                match code {
+                    0x00 => self.put(b'0'),
+                    0x07 => self.put(b'a'),
+                    0x08 => self.put(b'b'),
+                    0x09 => self.put(b't'),
+                    0x0A => self.put(b'n'),
+                    0x0B => self.put(b'v'),
+                    0x0C => self.put(b'f'),
+                    0x0D => self.put(b'r'),
+                    0x1B => self.put(b'e'),
+                    0x22 => self.put(b'"'),
+                    0x5C => self.put(b'\\'),
+                    0x85 => self.put(b'N'),
+                    0xA0 => self.put(b'_'),
+                    0x2028 => self.put(b'L'),
+                    0x2029 => self.put(b'P'),
+                    _ => {
+                        let (letter, digits) = if code <= 0xFF {
+                            (b'x', 2)
+                        } else if code <= 0xFFFF {
+                            (b'u', 4)
+                        } else {
+                            (b'U', 8)
+                        };
+                        self.put(letter);
+                        for k in (0..digits).rev() {
+                            let digit = ((code >> (4 * k)) & 0x0F) as u8;
+                            self.put(if digit < 10 {
+                                b'0' + digit
+                            } else {
+                                b'A' + digit - 10
+                            });
+                        }
+                    }
+                }
+                spaces = false;
+            } else if is_space(value, i) {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i < value.len() - 1
+                {
+                    self.write_indent();
+                    if is_space(value, i + 1) {
+                        self.put(b'\\');
+                    }
+                    i += char_width(value, i);
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else {
+                self.write(value, &mut i);
+                spaces = false;
+            }
+        }
+        self.write_indicator("\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_block_scalar_hints(&mut self, value: &[u8]) {
+        if is_space(value, 0) || is_break(value, 0) {
+            let hint = [b'0' + BEST_INDENT as u8];
+            self.write_indicator(
+                std::str::from_utf8(&hint).unwrap_or("2"),
+                false,
+                false,
+                false,
+            );
+        }
+        self.open_ended = false;
+        let chomp = if value.is_empty() {
+            Some("-")
+        } else {
+            let last = last_char_start(value, value.len());
+            if !is_break(value, last) {
+                Some("-")
+            } else if last == 0 || is_break(value, last_char_start(value, last)) {
+                // A lone break, or two at the end: keep them all.
+                self.open_ended = true;
+                Some("+")
+            } else {
+                None
+            }
+        };
+        if let Some(chomp) = chomp {
+            self.write_indicator(chomp, false, false, false);
+        }
+    }
+
+    fn write_literal(&mut self, value: &[u8]) {
+        self.write_indicator("|", true, false, false);
+        self.write_block_scalar_hints(value);
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        let mut i = 0;
+        while i < value.len() {
+            if is_break(value, i) {
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+
+/// Start of the character that ends just before byte `end`.
+fn last_char_start(s: &[u8], end: usize) -> usize {
+    let mut i = end.saturating_sub(1);
+    while i > 0 && s[i] & 0xC0 == 0x80 {
+        i -= 1;
+    }
+    i
+}
+
+/// go-yaml's `width`: the length of the UTF-8 sequence starting at `i` (1 for a stray byte, so
+/// loops always advance).
+fn char_width(s: &[u8], i: usize) -> usize {
+    match s.get(i) {
+        Some(b) if b & 0x80 == 0x00 => 1,
+        Some(b) if b & 0xE0 == 0xC0 => 2,
+        Some(b) if b & 0xF0 == 0xE0 => 3,
+        Some(b) if b & 0xF8 == 0xF0 => 4,
+        _ => 1,
+    }
+}
+
+fn byte_at(s: &[u8], i: usize) -> u8 {
+    s.get(i).copied().unwrap_or(0)
+}
+
+fn is_space(s: &[u8], i: usize) -> bool {
+    byte_at(s, i) == b' '
+}
+
+fn is_blank(s: &[u8], i: usize) -> bool {
+    matches!(byte_at(s, i), b' ' | b'\t')
+}
+
+/// CR, LF, NEL, LS, PS.
+fn is_break(s: &[u8], i: usize) -> bool {
+    match byte_at(s, i) {
+        b'\r' | b'\n' => true,
+        0xC2 => byte_at(s, i + 1) == 0x85,
+        0xE2 => byte_at(s, i + 1) == 0x80 && matches!(byte_at(s, i + 2), 0xA8 | 0xA9),
+        _ => false,
+    }
+}
+
+/// A blank, a break, or the end of the text.
+fn is_blankz(s: &[u8], i: usize) -> bool {
+    i >= s.len() || is_blank(s, i) || is_break(s, i) || byte_at(s, i) == 0
+}
+
+/// go-yaml's `is_printable` (which, among other things, counts no four-byte character as
+/// printable).
+pub(super) fn is_printable(s: &[u8], i: usize) -> bool {
+    let b0 = byte_at(s, i);
+    let b1 = byte_at(s, i + 1);
+    let b2 = byte_at(s, i + 2);
+    b0 == 0x0A
+        || (0x20..=0x7E).contains(&b0)
+        || (b0 == 0xC2 && b1 >= 0xA0)
+        || (b0 > 0xC2 && b0 < 0xED)
+        || (b0 == 0xED && b1 < 0xA0)
+        || b0 == 0xEE
+        || (b0 == 0xEF
+            && !(b1 == 0xBB && b2 == 0xBF)
+            && !(b1 == 0xBF && (b2 == 0xBE || b2 == 0xBF)))
+}
+
+/// go-yaml's `is_bom(value, i)` looks at the start of the value whatever `i` is, so a value
+/// starting with U+FEFF has every character escaped.
+fn starts_with_bom(s: &[u8]) -> bool {
+    s.starts_with(&[0xEF, 0xBB, 0xBF])
+}
+
+/// go-yaml's `yaml_emitter_analyze_scalar` (with unicode output enabled).
+pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
+    if value.is_empty() {
+        return Analysis {
+            multiline: false,
+            flow_plain_allowed: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let mut block_indicators = false;
+    let mut flow_indicators = false;
+    let mut line_breaks = false;
+    let mut special_characters = false;
+    let mut leading_space = false;
+    let mut leading_break = false;
+    let mut trailing_space = false;
+    let mut trailing_break = false;
+    let mut break_space = false;
+    let mut space_break = false;
+    let mut previous_space = false;
+    let mut previous_break = false;
+
+    if value.starts_with(b"---") || value.starts_with(b"...") {
+        block_indicators = true;
+        flow_indicators = true;
+    }
+    let mut preceded_by_whitespace = true;
+    let mut i = 0;
+    while i < value.len() {
+        let width = char_width(value, i);
+        let followed_by_whitespace = i + width >= value.len() || is_blank(value, i + width);
+        let c = value[i];
+        if i == 0 {
+            match c {
+                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
+                | b'\'' | b'"' | b'%' | b'@' | b'`' => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                b'?' | b':' => {
+                    flow_indicators = true;
+                    if followed_by_whitespace {
+                        block_indicators = true;
+                    }
+                }
+                b'-' if followed_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                _ => {}
+            }
+        } else {
+            match c {
+                b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
+                b':' => {
+                    flow_indicators = true;
+                    if followed_by_whitespace {
+                        block_indicators = true;
+                    }
+                }
+                b'#' if preceded_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                _ => {}
+            }
+        }
+        if !is_printable(value, i) {
+            special_characters = true;
+        }
+        if is_space(value, i) {
+            if i == 0 {
+                leading_space = true;
+            }
+            if i + width == value.len() {
+                trailing_space = true;
+            }
+            if previous_break {
+                break_space = true;
+            }
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(value, i) {
+            line_breaks = true;
+            if i == 0 {
+                leading_break = true;
+            }
+            if i + width == value.len() {
+                trailing_break = true;
+            }
+            if previous_space {
+                space_break = true;
+            }
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = is_blankz(value, i);
+        i += width;
+    }
+
+    let mut analysis = Analysis {
+        multiline: line_breaks,
+        flow_plain_allowed: true,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        analysis.flow_plain_allowed = false;
+        analysis.block_plain_allowed = false;
+    }
+    if trailing_space {
+        analysis.block_allowed = false;
+    }
+    if break_space {
+        analysis.flow_plain_allowed = false;
+        analysis.block_plain_allowed = false;
+        analysis.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
+        analysis.flow_plain_allowed = false;
+        analysis.block_plain_allowed = false;
+        analysis.single_quoted_allowed = false;
+        analysis.block_allowed = false;
+    }
+    if line_breaks {
+        analysis.flow_plain_allowed = false;
+        analysis.block_plain_allowed = false;
+    }
+    if flow_indicators {
+        analysis.flow_plain_allowed = false;
+    }
+    if block_indicators {
+        analysis.block_plain_allowed = false;
+    }
+    analysis
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{Limits, Source, parse_str};
+    use std::sync::Arc;
+
+    /// Loads `yaml` with capkg's loader and prints it as clusterctl does.
+    fn clusterctl(yaml: &str) -> Result<String, WriteError> {
+        let file = parse_str(Arc::new(Source::new("t.yaml", yaml)), Limits::default());
+        assert!(file.errors.is_empty(), "{:?}", file.errors);
+        write_documents(file.roots())
+    }
+
+    fn printed(yaml: &str) -> String {
+        clusterctl(yaml).unwrap_or_else(|e| panic!("{yaml:?}: {e}"))
+    }
+
+    /// Expected output transcribed from cluster-api's tests (util/yaml, cmd/clusterctl/client).
+    #[test]
+    fn cluster_api_expectations() {
+        // util/yaml/yaml_test.go TestFromUnstructured.
+        assert_eq!(
+            printed("kind: ConfigMap\napiVersion: v1\n"),
+            "apiVersion: v1\nkind: ConfigMap"
+        );
+        // cmd/clusterctl/client/init_test.go templateYAML("ns1", "test"), what
+        // config_test.go expects GetClusterTemplate(...).Yaml() to return.
+        assert_eq!(
+            printed("apiVersion: v1\nkind: Cluster\nmetadata:\n  namespace: ns1\n  name: test\n"),
+            "apiVersion: v1\nkind: Cluster\nmetadata:\n  name: test\n  namespace: ns1"
+        );
+        // config_test.go Test_clusterctlClient_ProcessYAML, after substitution.
+        assert_eq!(
+            printed("v1: default1\nv2: default2\nv3: default3"),
+            "v1: default1\nv2: default2\nv3: default3"
+        );
+        // repository/template_test.go and clusterclass_client_test.go check for this line.
+        assert!(
+            printed("apiVersion: v1\ndata:\n  variable: foo\nkind: ConfigMap\nmetadata:\n  name: manager")
+                .contains("variable: foo")
+        );
+    }
+
+    /// `JoinYaml` over the inputs cluster-api's tests build with it.
+    #[test]
+    fn join_yaml_rows() {
+        // init_test.go componentsYAML(ns): two parts without trailing line breaks.
+        let namespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns1";
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: manager";
+        assert_eq!(
+            join_documents(&[namespace, pod]),
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns1\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: manager"
+        );
+        // components_client_test.go: controllerYaml ends with a line break, the others do not.
+        let controller = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: my-controller\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: docker.io/library/image:latest\n";
+        let config_map = "apiVersion: v1\ndata:\n  variable: ${FOO}\nkind: ConfigMap\nmetadata:\n  name: manager";
+        let joined = join_documents(&[namespace, controller, config_map]);
+        assert_eq!(
+            joined,
+            format!("{namespace}\n---\n{controller}---\n{config_map}")
+        );
+        // Parts that already start or end with line breaks keep the extra ones.
+        assert_eq!(
+            join_documents(&["\na: 1\n\n", "b: 2\n"]),
+            "a: 1\n\n---\nb: 2"
+        );
+        assert_eq!(join_documents::<&str>(&[]), "");
+        assert_eq!(join_documents(&["a: 1\n"]), "a: 1");
+    }
+
+    /// Rows of sigs.k8s.io/yaml v1.6.0 TestYAMLToJSON, YAML -> JSON -> YAML. Through
+    /// `Unmarshal` into a map every number is a float64, so "integer value (2^53 + 1)" prints as
+    /// 2^53 here (`JSONToYAML` alone would keep it).
+    #[test]
+    fn sigs_yaml_round_trip_rows() {
+        let rows: &[(&str, &str)] = &[
+            ("t: a\n", "t: a\n"),
+            ("t: null\n", "t: null\n"),
+            ("t: True\n", "t: true\n"),
+            ("t: no\n", "t: false\n"),
+            ("t: 9007199254740993\n", "t: 9007199254740992\n"),
+            ("t: 1000000000000000000000000000000000000\n", "t: 1e+36\n"),
+            (
+                "t: this is very long line with spaces and it must be longer than 80 so we will repeat\n  that it must be longer that 80\n",
+                "t: this is very long line with spaces and it must be longer than 80 so we will repeat\n  that it must be longer that 80\n",
+            ),
+            ("t: ", "t: null\n"),
+            ("True: a", "\"true\": a\n"),
+            ("no: a", "\"false\": a\n"),
+            ("1: a", "\"1\": a\n"),
+            ("1.2: a", "\"1.2\": a\n"),
+            ("1000000000000000000000000000000000000: a", "\"1e+36\": a\n"),
+            ("1e+36: a", "\"1e+36\": a\n"),
+            ("\"1e+36\": a\n", "\"1e+36\": a\n"),
+            ("\"1.2\": a\n", "\"1.2\": a\n"),
+            ("- t: a\n", "- t: a\n"),
+            (
+                "- t: a\n- t:\n    b: 1\n    c: 2\n",
+                "- t: a\n- t:\n    b: 1\n    c: 2\n",
+            ),
+            (
+                "[{t: a}, {t: {b: 1, c: 2}}]",
+                "- t: a\n- t:\n    b: 1\n    c: 2\n",
+            ),
+            ("- t: ", "- t: null\n"),
+            ("- t: null\n", "- t: null\n"),
+            ("a: !!binary gIGC", "a: \u{FFFD}\u{FFFD}\u{FFFD}\n"),
+        ];
+        for (yaml, expected) in rows {
+            let file = parse_str(Arc::new(Source::new("t.yaml", *yaml)), Limits::default());
+            let root = file.documents[0].root.as_ref().expect("a document");
+            assert_eq!(write_document(root).as_deref(), Ok(*expected), "{yaml:?}");
+        }
+        // The "~ key" and "null key" rows fail.
+        for yaml in ["~: a", "null: a"] {
+            assert!(matches!(
+                clusterctl(yaml),
+                Err(WriteError::Json(ToJsonError::UnsupportedKey { .. }))
+            ));
+        }
+    }
+
+    /// Rows of go-yaml v2.4.2's encode_test.go marshalTests (and TestLineWrapping) whose values
+    /// a JSON document can hold, written here as YAML input.
+    #[test]
+    fn go_yaml_marshal_rows() {
+        let rows: &[(&str, &str)] = &[
+            ("v: hi", "v: hi\n"),
+            ("v: 'true'", "v: \"true\"\n"),
+            ("v: 'false'", "v: \"false\"\n"),
+            ("v: true", "v: true\n"),
+            ("v: false", "v: false\n"),
+            ("v: 10", "v: 10\n"),
+            ("v: -10", "v: -10\n"),
+            ("v: 42", "v: 42\n"),
+            ("v: 4294967296", "v: 4294967296\n"),
+            ("v: '10'", "v: \"10\"\n"),
+            ("v: 0.1", "v: 0.1\n"),
+            ("v: 0.99", "v: 0.99\n"),
+            ("v: -0.1", "v: -0.1\n"),
+            ("v: null", "v: null\n"),
+            ("v: ''", "v: \"\"\n"),
+            ("v: [A, B]", "v:\n- A\n- B\n"),
+            ("v: [A, \"B\\nC\"]", "v:\n- A\n- |-\n  B\n  C\n"),
+            (
+                "v: [A, 1, {B: [2, 3]}]",
+                "v:\n- A\n- 1\n- B:\n  - 2\n  - 3\n",
+            ),
+            ("a: {b: c}", "a:\n  b: c\n"),
+            ("a: '-'", "a: '-'\n"),
+            ("{}", "{}\n"),
+            ("a: '<foo>'", "a: <foo>\n"),
+            ("a: '1:1'", "a: \"1:1\"\n"),
+            ("a: \"\\0\"", "a: \"\\0\"\n"),
+            ("a: 你好", "a: 你好\n"),
+            ("a: '2015-02-24T18:19:39Z'", "a: \"2015-02-24T18:19:39Z\"\n"),
+            ("a: 'b: c'", "a: 'b: c'\n"),
+            ("a: 'Hello #comment'", "a: 'Hello #comment'\n"),
+            ("a: '你好 #comment'", "a: '你好 #comment'\n"),
+            ("a: 5", "a: 5\n"),
+            ("a: 100.5", "a: 100.5\n"),
+            ("a: bogus", "a: bogus\n"),
+            (
+                "a: 'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 1234567890 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 1234567890 '",
+                "a: 'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 1234567890 abcdefghijklmnopqrstuvwxyz\n  ABCDEFGHIJKLMNOPQRSTUVWXYZ 1234567890 '\n",
+            ),
+        ];
+        for (yaml, expected) in rows {
+            assert_eq!(printed(yaml) + "\n", *expected, "{yaml:?}");
+        }
+    }
+
+    /// Outputs confirmed by running sigs.k8s.io/yaml v1.6.0 over go-yaml v2.4.2 (Go 1.19).
+    #[test]
+    fn go_yaml_emitter_quirks() {
+        let yaml = concat!(
+            "bom: \"\\uFEFFbom\"\n",
+            "emoji: \"a😀b\"\n",
+            "nel: \"a\\Nb\"\n",
+            "nels: \"a \\N\\N  b\"\n",
+            "lead: \" lead\\nx\"\n",
+            "trail: \"a \\nb\"\n",
+            "tabs: \"a\\tb\"\n",
+            "only_newline: \"\\n\"\n",
+            "two_newlines: \"a\\n\\n\"\n",
+            "cr: \"a\\r\\nb\"\n",
+            "long_key_130_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx: v\n",
+            "\"multi\\nline\": v\n",
+            "quote_long: \"it's a very long string with a single ' quote in it that goes on and on past the eighty column mark \"\n",
+            "dq_long: \"tab\\there tab\\there tab\\there tab\\there tab\\there tab\\there tab\\there tab\\there tab\\there\"\n",
+            "dq_spaces: \"x\\tx                                                                              two  spaces  here\"\n",
+            "nested:\n- - a\n  - b\n- k: v\n  l: [1, 2]\n- {}\n- []\n- null\n",
+        );
+        let expected = concat!(
+            "bom: \"\\uFEFF\\x62\\x6F\\x6D\"\n",
+            "cr: \"a\\r\\nb\"\n",
+            "dq_long: \"tab\\there tab\\there tab\\there tab\\there tab\\there tab\\there tab\\there tab\\there\n",
+            "  tab\\there\"\n",
+            "dq_spaces: \"x\\tx                                                                              two\n",
+            "  \\ spaces  here\"\n",
+            "emoji: \"a\\U0001F600b\"\n",
+            "lead: |2-\n   lead\n  x\n",
+            "? long_key_130_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+            ": v\n",
+            "? |-\n  multi\n  line\n: v\n",
+            "nel: a b\n",
+            "nels: |-\n  a\n  b\n",
+            "nested:\n- - a\n  - b\n- k: v\n  l:\n  - 1\n  - 2\n- {}\n- []\n- null\n",
+            "only_newline: |2+\n\n",
+            "quote_long: 'it''s a very long string with a single '' quote in it that goes on and\n",
+            "  on past the eighty column mark '\n",
+            "tabs: \"a\\tb\"\n",
+            "trail: \"a \\nb\"\n",
+            "two_newlines: |+\n  a\n",
+        );
+        assert_eq!(printed(yaml), expected);
+        // Documents that are not mappings, as sigs.k8s.io/yaml.Marshal prints them.
+        assert_eq!(
+            printed(
+                "\"2\"\n---\n- |\n  x\n---\n\"  lead\\nb\"\n---\n\"plain root string that is rather long and will need to be folded at eighty columns ok\"\n---\n12345.5\n"
+            ),
+            "\"2\"\n---\n- |\n  x\n---\n|2-\n    lead\n  b\n---\nplain root string that is rather long and will need to be folded at eighty columns\n  ok\n---\n12345.5"
+        );
+    }
+
+    /// Every plain word go-yaml v2 would read as something else is double-quoted; what it reads
+    /// as a string stays plain (outputs confirmed with go-yaml v2.4.2).
+    #[test]
+    fn strings_are_quoted_exactly_when_go_yaml_needs_it() {
+        let rows: &[(&str, &str)] = &[
+            ("y", "\"y\""),
+            ("NO", "\"NO\""),
+            ("Off", "\"Off\""),
+            ("~", "\"~\""),
+            ("0o755", "\"0o755\""),
+            ("-0b101", "\"-0b101\""),
+            ("08", "\"08\""),
+            ("1_000", "\"1_000\""),
+            (".NaN", "\".NaN\""),
+            ("12:30", "\"12:30\""),
+            ("190:20:30", "\"190:20:30\""),
+            ("2001-12-14 21:59:43.10", "\"2001-12-14 21:59:43.10\""),
+            ("<<", "<<"),
+            ("=", "="),
+            ("?a", "?a"),
+            ("? a", "'? a'"),
+            (":a", ":a"),
+            ("a :b", "a :b"),
+            ("a#b", "a#b"),
+            ("---", "'---'"),
+            ("----", "'----'"),
+            ("._", "._"),
+            ("1e", "1e"),
+            ("0x", "0x"),
+            ("123456789012345678901", "\"123456789012345678901\""),
+            ("v1.2.3", "v1.2.3"),
+            ("a'b", "a'b"),
+            ("'quoted'", "'''quoted'''"),
+            ("\u{a0}nbsp", "\u{a0}nbsp"),
+            ("nbsp\u{a0}", "nbsp\u{a0}"),
+            ("\\", "\\"),
+        ];
+        for (text, expected) in rows {
+            let yaml = format!("v: {}", serde_json::to_string(text).unwrap_or_default());
+            assert_eq!(printed(&yaml), format!("v: {expected}"), "{text:?}");
+        }
+    }
+
+    /// Numbers as Go prints them after the float64 and JSON round trip (confirmed with Go).
+    #[test]
+    fn numbers_print_as_go_prints_them() {
+        let rows: &[(&str, &str)] = &[
+            ("0", "0"),
+            ("-0", "0"),
+            ("-0.0", "0"),
+            ("1.0", "1"),
+            ("1e3", "1000"),
+            ("1e6", "1000000"),
+            ("1e-7", "1e-07"),
+            ("1e20", "1e+20"),
+            ("1e21", "1e+21"),
+            ("123456.7", "123456.7"),
+            ("1234567.5", "1.2345675e+06"),
+            ("0.000001", "1e-06"),
+            ("9223372036854775807", "9223372036854776000"),
+            ("18446744073709551615", "1.8446744073709552e+19"),
+            ("18446744073709551616", "1.8446744073709552e+19"),
+            ("-9223372036854775809", "-9.223372036854776e+18"),
+            ("12345678901234567890", "12345678901234567000"),
+            ("-12345678901234567890", "-1.2345678901234567e+19"),
+            ("0x7FFFFFFFFFFFFFFF", "9223372036854776000"),
+            ("0o777", "511"),
+            ("0755", "493"),
+            ("1_000_000", "1000000"),
+            ("+12", "12"),
+            ("3.14159265358979323846", "3.141592653589793"),
+            ("6.02e23", "6.02e+23"),
+            ("5e-324", "5e-324"),
+            (".5", "0.5"),
+            ("1.", "1"),
+        ];
+        for (text, expected) in rows {
+            assert_eq!(
+                printed(&format!("v: {text}")),
+                format!("v: {expected}"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_clusterctl_cannot_print_is_an_error() {
+        assert!(matches!(
+            clusterctl("a: \"x\\x7Fy\""),
+            Err(WriteError::ControlCharacter { code: 0x7F, .. })
+        ));
+        assert!(matches!(
+            clusterctl("a: \"\\x90\""),
+            Err(WriteError::ControlCharacter { .. })
+        ));
+        assert!(matches!(
+            clusterctl("a: \"x\\uFFFEy\""),
+            Err(WriteError::ControlCharacter { .. })
+        ));
+        assert!(matches!(
+            clusterctl("\"a\\Nb\": 1"),
+            Err(WriteError::UnreadableKey { .. })
+        ));
+        // A key is read back as a simple key, at most 1024 characters of JSON: 1010 + 12 + 2
+        // is fine, one more is not.
+        let key = |n: usize| format!("\"{}<<\": 1", "k".repeat(n));
+        assert!(clusterctl(&key(1010)).is_ok());
+        assert!(matches!(
+            clusterctl(&key(1011)),
+            Err(WriteError::UnreadableKey { .. })
+        ));
+        assert!(matches!(
+            clusterctl("a: .inf"),
+            Err(WriteError::Json(ToJsonError::NonFiniteNumber { .. }))
+        ));
+    }
+
+    #[test]
+    fn keys_sort_with_go_yaml_comparator() {
+        assert_eq!(
+            printed("b10: 1\nb9: 2\nb-1: 3\nB: 4\na: 5\n\"\": 6\n"),
+            "\"\": 6\nB: 4\na: 5\nb-1: 3\nb9: 2\nb10: 1"
+        );
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let yaml = "z: 1\ny: [a, {q: 1, p: 2}]\nx: 'long text long text long text long text long text long text long text long text'\n";
+        let first = printed(yaml);
+        for _ in 0..3 {
+            assert_eq!(printed(yaml), first);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_written_without_recursion() {
+        // Built (and dropped) iteratively-enough: 5,000 levels of single-item arrays.
+        let mut value = JsonValue::String("x".into());
+        for _ in 0..5000 {
+            value = JsonValue::Array(vec![value]);
+        }
+        let text = write_value(&value).expect("writes");
+        assert!(text.starts_with("- - - "));
+        assert!(text.trim_end().ends_with("- x"));
+        let mut value = Some(value);
+        // Drop level by level so the test does not rely on a deep recursive drop.
+        while let Some(JsonValue::Array(mut items)) = value.take() {
+            value = items.pop();
+        }
+    }
+
+    #[test]
+    fn base60_floats() {
+        assert!(is_base60_float("12:30"));
+        assert!(is_base60_float("-1:20"));
+        assert!(is_base60_float("1:2:3.5"));
+        assert!(is_base60_float("190:20:30"));
+        assert!(is_base60_float("1_0:59"));
+        assert!(!is_base60_float("1:60"));
+        assert!(!is_base60_float("12:"));
+        assert!(!is_base60_float(":30"));
+        assert!(!is_base60_float("1:2:3a"));
+        assert!(!is_base60_float("a1:20"));
+    }
+}
