@@ -155,6 +155,7 @@ fn run(case: &Case) -> Option<String> {
                 env_control_plane_machine_count: opt_str(case, "env_cp_count"),
                 env_worker_machine_count: opt_str(case, "env_w_count"),
                 env_kubernetes_version: opt_str(case, "env_kubernetes_version"),
+                without_generate_cluster_values: false,
             };
             check(
                 case,

@@ -17,6 +17,7 @@ mod release;
 mod render;
 mod rules;
 mod subst;
+mod variables;
 mod vars;
 mod verify;
 

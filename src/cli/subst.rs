@@ -1,24 +1,84 @@
 //! `capkg subst [FILE]`: clusterctl's variable substitution, to stdout.
+//!
+//! The output is bytes, not re-serialised YAML: exactly what clusterctl substitutes before it
+//! parses anything. On a missing variable or a parse error nothing is written to stdout.
 
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CommandResult, GlobalArgs, VariableArgs};
+use super::{CommandResult, Failure, GlobalArgs, Status, VariableArgs};
+use crate::subst::{self, Error};
 
 #[derive(Debug, Args)]
 pub struct SubstArgs {
-    /// The file to substitute; standard input when absent.
+    /// The file to substitute; standard input when absent or `-`.
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
     #[command(flatten)]
     pub variables: VariableArgs,
     /// Exactly drone/envsubst's `Eval`: no `${ VAR }` pre-pass, no missing-variable check, names
-    /// looked up as written, unset variables empty.
+    /// looked up as written in the environment and `--var`, unset variables empty.
     #[arg(long)]
     pub plain: bool,
 }
 
-pub fn run(_global: &GlobalArgs, _args: SubstArgs) -> CommandResult {
-    super::not_yet("subst")
+/// Reads FILE, or standard input for `None` and `-`.
+pub fn read_input(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), Failure> {
+    match file {
+        Some(path) if path.as_os_str() != "-" => std::fs::read(path)
+            .map(|bytes| (path.display().to_string(), bytes))
+            .map_err(|e| {
+                Failure::internal(
+                    anyhow::Error::new(e).context(format!("cannot read `{}`", path.display())),
+                )
+            }),
+        _ => {
+            let mut bytes = Vec::new();
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+                Failure::internal(anyhow::Error::new(e).context("cannot read standard input"))
+            })?;
+            Ok(("<stdin>".to_string(), bytes))
+        }
+    }
+}
+
+/// A substitution error as the input's fault (exit 1), located when it has an offset.
+pub fn input_error(name: &str, bytes: &[u8], error: Error) -> Failure {
+    let located = match error.offset() {
+        Some(offset) => {
+            let text = String::from_utf8_lossy(&bytes[..offset.min(bytes.len())]);
+            let line = text.matches('\n').count() + 1;
+            let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("{name}:{line}:{column}: {error}")
+        }
+        None => format!("{name}: {error}"),
+    };
+    let failure = Failure::input(anyhow::anyhow!(located));
+    match error {
+        Error::MissingVariables { .. } => {
+            failure.with_hint("set them with `--var NAME=VALUE`, in the environment, or in the clusterctl config file")
+        }
+        _ => failure,
+    }
+}
+
+pub fn run(_global: &GlobalArgs, args: SubstArgs) -> CommandResult {
+    let (name, bytes) = read_input(args.file.as_ref())?;
+    let output = if args.plain {
+        let mut env = subst::process_env();
+        for (key, value) in &args.variables.vars {
+            env.insert(key.clone(), value.clone().into_bytes());
+        }
+        subst::eval(&bytes, &env)
+    } else {
+        let values = super::variables::values(&args.variables)?;
+        subst::process(&bytes, &values)
+    }
+    .map_err(|e| input_error(&name, &bytes, e))?;
+    let mut out = super::stdout();
+    out.write_all(&output)?;
+    out.flush()?;
+    Ok(Status::Success)
 }

@@ -13,6 +13,7 @@ mod diagnostic;
 mod files;
 mod metadata;
 mod templates;
+mod variables;
 mod yaml;
 
 use std::sync::Arc;
@@ -67,6 +68,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         metadata::RULES,
         templates::RULES,
         clusterclass::RULES,
+        variables::RULES,
         contract::RULES,
     ]
     .into_iter()

@@ -37,6 +37,19 @@ pub struct ClusterVariablesOptions {
     pub env_worker_machine_count: Option<String>,
     /// The environment's KUBERNETES_VERSION, if set.
     pub env_kubernetes_version: Option<String>,
+    /// Show the files' own defaults for the five names `generate cluster` sets itself
+    /// (`capkg vars`), instead of what `generate cluster` would fill in.
+    pub without_generate_cluster_values: bool,
+}
+
+impl ClusterVariablesOptions {
+    /// The listing of the files alone, with no `generate cluster` flags or environment.
+    pub fn plain() -> Self {
+        Self {
+            without_generate_cluster_values: true,
+            ..Self::default()
+        }
+    }
 }
 
 /// Renders `clusterctl generate cluster --list-variables` for a variable map (name to default,
@@ -56,6 +69,7 @@ pub fn render_cluster_variables(
             }
         });
         match name.as_str() {
+            _ if opts.without_generate_cluster_values => {}
             "CLUSTER_NAME" => shown = Some(opts.cluster_name.clone().into_bytes()),
             "NAMESPACE" => {
                 shown = Some(if opts.target_namespace.is_empty() {

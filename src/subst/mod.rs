@@ -17,6 +17,7 @@
 //! every span and error offset is a byte offset into the caller's original input.
 
 mod clusterctl;
+pub mod config_file;
 mod eval;
 mod glob;
 mod listing;

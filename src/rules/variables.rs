@@ -1,0 +1,326 @@
+//! `variables/…`: `${…}` placeholders as clusterctl's substitution sees them.
+//!
+//! clusterctl substitutes variables in components, cluster templates and ClusterClass files with
+//! drone/envsubst over the raw text, comments included, before it parses any YAML. These rules
+//! run capkg's port of it ([`crate::subst`]), so a position points at the exact `${`.
+
+use super::{CLUSTERCTL_CONTRACT, Reference, Rule, Severity};
+use crate::files::ReleaseFile;
+use crate::provider::FileRole;
+use crate::subst::{self, Inventory};
+use crate::yaml::{Node, Span, Value};
+
+pub(super) const RULES: &[&Rule] = &[
+    &SYNTAX,
+    &LEGACY_SPACING,
+    &NAME_CASE,
+    &IN_COMMENT,
+    &DOLLAR_ESCAPE,
+];
+
+const VARIABLES: Reference = Reference {
+    title: "clusterctl provider contract, \"Components YAML\" > \"Variables\" (and the same for templates)",
+    url: CLUSTERCTL_CONTRACT,
+};
+
+/// Files clusterctl substitutes.
+fn substituted_files(release: &crate::files::Release) -> impl Iterator<Item = &ReleaseFile> {
+    release
+        .files
+        .iter()
+        .filter(|f| f.role != FileRole::Metadata)
+}
+
+fn span(s: subst::Span) -> Span {
+    Span::new(s.start, s.end)
+}
+
+fn inventory(file: &ReleaseFile) -> Option<Inventory> {
+    subst::inventory(file.source().text().as_bytes()).ok()
+}
+
+pub static SYNTAX: Rule = Rule {
+    id: "variables/syntax",
+    severity: Severity::Error,
+    summary: "a `${…}` expression does not parse",
+    explanation: "clusterctl parses the whole file with drone/envsubst before substituting \
+        anything; one malformed expression (`${VAR-default}` without the colon, `${MY-VAR}`, \
+        `${ VAR:=x }`, an unclosed `${`) fails `clusterctl init` or `generate cluster` with \
+        `missing closing brace`, `unable to parse variable name` or `bad substitution`. \
+        drone's grammar differs from bash's: only the colon forms (`:-`, `:=`, `:+`, `:?`) and \
+        `=` take defaults.",
+    help: "fix the expression; write `${VAR:=default}` for a default, and `$${…}` for a literal `${`",
+    reference: VARIABLES,
+    check: |cx, findings| {
+        for file in substituted_files(cx.release) {
+            let text = file.source().text();
+            if !text.contains("${") {
+                continue;
+            }
+            if let Err(error) = subst::inventory(text.as_bytes()) {
+                let at = error.offset().unwrap_or(0).min(text.len());
+                findings.at(
+                    file,
+                    Span::new(at, (at + 1).min(text.len())),
+                    format!("clusterctl cannot substitute this file: {error}"),
+                );
+            }
+        }
+    },
+};
+
+pub static LEGACY_SPACING: Rule = Rule {
+    id: "variables/legacy-spacing",
+    severity: Severity::Warning,
+    summary: "a `${ VAR }` placeholder has spaces inside the braces",
+    explanation: "clusterctl still accepts `${ VAR }` through a regex that strips the spaces \
+        before parsing, for old templates; it is deprecated, it works only for plain names \
+        (`${ VAR:=x }` fails), and tools other than clusterctl do not understand it.",
+    help: "write `${VAR}`",
+    reference: VARIABLES,
+    check: |cx, findings| {
+        for file in substituted_files(cx.release) {
+            let Some(inventory) = inventory(file) else {
+                continue;
+            };
+            for legacy in &inventory.legacy {
+                let text = &file.source().text()[legacy.start..legacy.end];
+                let fixed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+                findings
+                    .at(
+                        file,
+                        span(*legacy),
+                        format!("`{text}` has spaces inside the braces"),
+                    )
+                    .with_help(format!("write `{fixed}`"));
+            }
+        }
+    },
+};
+
+pub static NAME_CASE: Rule = Rule {
+    id: "variables/name-case",
+    severity: Severity::Warning,
+    summary: "a variable name is not UPPER_CASE",
+    explanation: "clusterctl reads variables from the environment and from its config file through \
+        viper, which folds case: the clusterctl book asks for `UPPERCASE_WITH_UNDERSCORE` names \
+        so they can be set from the config file, and a lower-case or mixed-case name is easy to \
+        set under the wrong spelling in other tools (envsubst, CI systems) that do not fold case.",
+    help: "rename the variable in UPPER_CASE with underscores",
+    reference: VARIABLES,
+    check: |cx, findings| {
+        for file in substituted_files(cx.release) {
+            let Some(inventory) = inventory(file) else {
+                continue;
+            };
+            for variable in inventory.variables.values() {
+                let name = &variable.name;
+                if name
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                {
+                    continue;
+                }
+                findings.at(
+                    file,
+                    span(variable.span),
+                    format!(
+                        "variable `{name}` is not UPPER_CASE; users set it as `{}`",
+                        subst::Values::env_key(name)
+                    ),
+                );
+            }
+        }
+    },
+};
+
+/// Spans of every scalar (keys included) in the file, sorted by start.
+fn scalar_spans(file: &ReleaseFile) -> Vec<Span> {
+    let mut spans = Vec::new();
+    for root in file.yaml.roots() {
+        let mut stack: Vec<&Node> = vec![root];
+        while let Some(node) = stack.pop() {
+            match &node.value {
+                Value::Scalar { .. } => spans.push(node.span),
+                Value::Sequence(items) => stack.extend(items),
+                Value::Mapping(map) => {
+                    for (k, v) in &map.entries {
+                        stack.push(k);
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+    }
+    spans.sort();
+    spans
+}
+
+fn inside_scalar(spans: &[Span], at: Span) -> bool {
+    let index = spans.partition_point(|s| s.start <= at.start);
+    spans[..index]
+        .iter()
+        .rev()
+        .take(64)
+        .any(|s| s.end >= at.end)
+}
+
+/// True when `at` sits after a `#` that starts a comment on its line.
+fn after_comment_marker(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..at];
+    before
+        .char_indices()
+        .any(|(i, c)| c == '#' && (i == 0 || before[..i].ends_with([' ', '\t'])))
+}
+
+pub static IN_COMMENT: Rule = Rule {
+    id: "variables/in-comment",
+    severity: Severity::Warning,
+    summary: "a variable is required only because a comment mentions it",
+    explanation: "clusterctl substitutes the raw text, comments included, so a `${VAR}` written in \
+        a YAML comment is a required variable: `clusterctl init` or `generate cluster` fails with \
+        `value for variables [VAR] is not set` although no object uses it.",
+    help: "write the comment without `${`, or escape it as `$${VAR}`",
+    reference: VARIABLES,
+    check: |cx, findings| {
+        for file in substituted_files(cx.release) {
+            let text = file.source().text();
+            if !text.contains("${") {
+                continue;
+            }
+            let Some(inventory) = inventory(file) else {
+                continue;
+            };
+            let scalars = scalar_spans(file);
+            let in_comment =
+                |s: Span| !inside_scalar(&scalars, s) && after_comment_marker(text, s.start);
+            for variable in inventory.variables.values() {
+                if variable.default.is_some() {
+                    continue;
+                }
+                let uses: Vec<Span> = inventory
+                    .references
+                    .iter()
+                    .filter(|r| r.name == variable.name)
+                    .map(|r| span(r.span))
+                    .collect();
+                if uses.iter().all(|&s| in_comment(s)) {
+                    findings.at(
+                        file,
+                        span(variable.span),
+                        format!("`${{{}}}` appears only in a comment, yet clusterctl requires a value for it", variable.name),
+                    );
+                }
+            }
+        }
+    },
+};
+
+pub static DOLLAR_ESCAPE: Rule = Rule {
+    id: "variables/dollar-escape",
+    severity: Severity::Info,
+    summary: "`$$` becomes `$` when clusterctl substitutes",
+    explanation: "drone/envsubst treats `$$` as an escape everywhere in the text, not only before \
+        `{`: `$${VAR}` gives a literal `${VAR}` (intended), but a shell script's `$$` (the process \
+        id) or `$$VAR` in an embedded script comes out as `$` and `$VAR`.",
+    help: "make sure the embedded text expects the single `$` clusterctl leaves",
+    reference: VARIABLES,
+    check: |cx, findings| {
+        for file in substituted_files(cx.release) {
+            let text = file.source().text();
+            if !text.contains("$$") {
+                continue;
+            }
+            let Some(inventory) = inventory(file) else {
+                continue;
+            };
+            // `$${` is the documented way to write a literal `${`.
+            let mutated: Vec<&subst::Span> = inventory
+                .escapes
+                .iter()
+                .filter(|e| text.as_bytes().get(e.end) != Some(&b'{'))
+                .collect();
+            let Some(first) = mutated.first() else {
+                continue;
+            };
+            let message = match mutated.len() {
+                1 => "`$$` here becomes a single `$` when clusterctl substitutes".to_string(),
+                n => format!(
+                    "`$$` here and {} more time{} in this file become a single `$` when clusterctl substitutes",
+                    n - 1,
+                    if n == 2 { "" } else { "s" }
+                ),
+            };
+            findings.at(file, span(**first), message);
+        }
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{at, check_files};
+
+    const T: &str = "cluster-template.yaml";
+
+    #[test]
+    fn syntax() {
+        assert!(check_files(&SYNTAX, &[(T, "a: ${A:=x}\n")]).is_empty());
+        let found = check_files(&SYNTAX, &[(T, "a: x\nb: ${A-x}\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, "variables/syntax");
+        assert_eq!(at(&found[0]).0, 2);
+        assert!(found[0].message.contains("missing closing brace"));
+        // metadata.yaml is not substituted.
+        assert!(check_files(&SYNTAX, &[("metadata.yaml", "a: ${A-x}\n")]).is_empty());
+    }
+
+    #[test]
+    fn legacy_spacing() {
+        assert!(check_files(&LEGACY_SPACING, &[(T, "a: ${A}\n")]).is_empty());
+        let found = check_files(&LEGACY_SPACING, &[(T, "a: x\nb: ${ CLUSTER_NAME }\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (2, 4));
+        assert!(found[0].message.contains("`${ CLUSTER_NAME }`"));
+        assert!(found[0].help.contains("`${CLUSTER_NAME}`"));
+    }
+
+    #[test]
+    fn name_case() {
+        assert!(check_files(&NAME_CASE, &[(T, "a: ${AWS_REGION_2}\n")]).is_empty());
+        let found = check_files(&NAME_CASE, &[(T, "a: ${awsRegion}\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (1, 4));
+        assert!(found[0].message.contains("`awsRegion`"));
+        assert!(found[0].message.contains("AWSREGION"));
+    }
+
+    #[test]
+    fn in_comment() {
+        let good = "# uses ${A}\na: ${A}\nscript: |\n  # shell comment ${B:=x}\n";
+        assert!(check_files(&IN_COMMENT, &[(T, good)]).is_empty());
+        let bad = "# set ${OLD_VAR} before running\na: 1\n";
+        let found = check_files(&IN_COMMENT, &[(T, bad)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (1, 7));
+        assert!(found[0].message.contains("${OLD_VAR}"));
+        // Inside a block scalar a `#` is text, not a comment.
+        let script = "script: |\n  # pid ${PID_FILE}\n";
+        assert!(check_files(&IN_COMMENT, &[(T, script)]).is_empty());
+    }
+
+    #[test]
+    fn dollar_escape() {
+        assert!(check_files(&DOLLAR_ESCAPE, &[(T, "a: $${LITERAL}\n")]).is_empty());
+        let found = check_files(&DOLLAR_ESCAPE, &[(T, "script: |\n  echo $$\n  kill $$\n")]);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("1 more time "),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(found[0].severity, Severity::Info);
+        assert_eq!(at(&found[0]), (2, 8));
+    }
+}
