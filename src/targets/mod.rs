@@ -75,7 +75,7 @@ pub enum TargetKind {
 
 impl fmt::Display for TargetKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             TargetKind::Local => "local",
             TargetKind::Github => "github",
             TargetKind::Gitlab => "gitlab",
@@ -222,7 +222,7 @@ pub enum Action {
 
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Action::Upload => "upload",
             Action::Skip => "skip",
             Action::Replace => "replace",
@@ -241,7 +241,7 @@ pub enum FileResult {
 
 impl fmt::Display for FileResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             FileResult::Uploaded => "uploaded",
             FileResult::Skipped => "skipped",
             FileResult::Replaced => "replaced",
