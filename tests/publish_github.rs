@@ -21,8 +21,12 @@ struct Run {
 
 impl Run {
     fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 
     fn outcomes(&self) -> Vec<(String, String)> {
@@ -33,7 +37,11 @@ impl Run {
             .map(|f| {
                 (
                     f["name"].as_str().unwrap().to_string(),
-                    f["outcome"].as_str().or(f["action"].as_str()).unwrap().to_string(),
+                    f["outcome"]
+                        .as_str()
+                        .or(f["action"].as_str())
+                        .unwrap()
+                        .to_string(),
                 )
             })
             .collect()
@@ -53,7 +61,14 @@ fn publish_version(fake: &FakeGitHub, dir: &Path, version: &str, args: &[&str]) 
     let output = capkg()
         .args(["--format", "json", "publish", "github"])
         .arg(dir)
-        .args(["--version", version, "--repo", "o/r", "--api-url", &fake.api])
+        .args([
+            "--version",
+            version,
+            "--repo",
+            "o/r",
+            "--api-url",
+            &fake.api,
+        ])
         .args(args)
         .env("GITHUB_TOKEN", TOKEN)
         .output()
@@ -66,7 +81,11 @@ fn publish(fake: &FakeGitHub, dir: &Path, args: &[&str]) -> Run {
 }
 
 fn assert_ok(run: &Run) {
-    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.code, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
 }
 
 /// Every asset of the tag exactly once, complete, with the release folder's content.
@@ -94,7 +113,10 @@ fn assert_complete(fake: &FakeGitHub, dir: &Path) {
 }
 
 fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 #[test]
@@ -118,12 +140,25 @@ fn fresh_publish_creates_a_draft_uploads_reads_back_then_publishes() {
         "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml"
     );
     assert_eq!(json["release"]["draft"], false);
-    assert!(json["clusterctl_config"].as_str().unwrap().contains("type: \"InfrastructureProvider\""));
+    assert!(
+        json["clusterctl_config"]
+            .as_str()
+            .unwrap()
+            .contains("type: \"InfrastructureProvider\"")
+    );
     for file in json["files"].as_array().unwrap() {
         assert_eq!(file["outcome"], "uploaded");
         let name = file["name"].as_str().unwrap();
-        assert_eq!(file["sha256"], sha256(&std::fs::read(dir.join(name)).unwrap()));
-        assert!(file["url"].as_str().unwrap().ends_with(&format!("/releases/download/v1.2.3/{name}")));
+        assert_eq!(
+            file["sha256"],
+            sha256(&std::fs::read(dir.join(name)).unwrap())
+        );
+        assert!(
+            file["url"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("/releases/download/v1.2.3/{name}"))
+        );
     }
 
     // Draft first, uploads one by one (metadata.yaml last), publish last.
@@ -156,7 +191,10 @@ fn fresh_publish_creates_a_draft_uploads_reads_back_then_publishes() {
             assert_eq!(request.header("authorization"), None, "{}", request.path);
             continue;
         }
-        assert_eq!(request.header("authorization"), Some(format!("Bearer {TOKEN}").as_str()));
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {TOKEN}").as_str())
+        );
         assert!(request.header("user-agent").unwrap().starts_with("capkg/"));
         if request.server == "api" || request.server == "uploads" {
             assert_eq!(request.header("x-github-api-version"), Some("2022-11-28"));
@@ -177,7 +215,11 @@ fn rerun_of_a_complete_publish_makes_no_upload() {
     let after: Vec<_> = fake.requests().into_iter().skip(before).collect();
     assert_eq!(after.len(), 1, "only the release list: {after:?}");
     assert!(after[0].is("GET", "/repos/o/r/releases"));
-    assert!(run.outcomes().iter().all(|(_, outcome)| outcome == "skipped"));
+    assert!(
+        run.outcomes()
+            .iter()
+            .all(|(_, outcome)| outcome == "skipped")
+    );
     assert_complete(&fake, &dir);
 }
 
@@ -188,7 +230,11 @@ fn a_draft_found_only_by_listing_is_reused() {
     fake.add_release("v1.2.3", true, &[("metadata.yaml", METADATA.as_bytes())]);
     let run = publish(&fake, &dir, &[]);
     assert_ok(&run);
-    assert_eq!(fake.count_exact("POST", "/repos/o/r/releases"), 0, "no second release");
+    assert_eq!(
+        fake.count_exact("POST", "/repos/o/r/releases"),
+        0,
+        "no second release"
+    );
     assert_eq!(fake.count("GET", "/releases/tags/"), 0);
     assert_complete(&fake, &dir);
     assert!(!fake.release("v1.2.3")[0].draft);
@@ -205,7 +251,12 @@ fn several_drafts_for_one_tag_is_an_error_and_nothing_changes() {
     fake.add_release("v1.2.3", true, &[]);
     let run = publish(&fake, &dir, &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("2 draft releases have the tag `v1.2.3`"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("2 draft releases have the tag `v1.2.3`"),
+        "{}",
+        run.stderr
+    );
     assert!(fake.mutations().is_empty());
 }
 
@@ -216,7 +267,11 @@ fn a_different_asset_is_refused_without_clobber_before_any_change() {
     fake.add_release("v1.2.3", false, &[("metadata.yaml", b"something else")]);
     let run = publish(&fake, &dir, &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("`metadata.yaml` is already at"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`metadata.yaml` is already at"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("--clobber"), "{}", run.stderr);
     assert!(fake.mutations().is_empty());
 }
@@ -225,11 +280,18 @@ fn a_different_asset_is_refused_without_clobber_before_any_change() {
 fn clobber_replaces_an_asset_without_uploading_while_it_is_missing() {
     let fake = FakeGitHub::start();
     let (_root, dir) = release_dir();
-    let files: Vec<(String, Vec<u8>)> = ["checksums.txt", "cluster-template.yaml", "infrastructure-components.yaml"]
+    let files: Vec<(String, Vec<u8>)> = [
+        "checksums.txt",
+        "cluster-template.yaml",
+        "infrastructure-components.yaml",
+    ]
+    .iter()
+    .map(|n| (n.to_string(), std::fs::read(dir.join(n)).unwrap()))
+    .collect();
+    let mut assets: Vec<(&str, &[u8])> = files
         .iter()
-        .map(|n| (n.to_string(), std::fs::read(dir.join(n)).unwrap()))
+        .map(|(n, c)| (n.as_str(), c.as_slice()))
         .collect();
-    let mut assets: Vec<(&str, &[u8])> = files.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
     assets.push(("metadata.yaml", b"old metadata"));
     fake.add_release("v1.2.3", false, &assets);
 
@@ -248,13 +310,20 @@ fn clobber_replaces_an_asset_without_uploading_while_it_is_missing() {
         .map(|(request, _)| request)
         .collect();
     assert_eq!(missing.len(), 1, "{missing:?}");
-    assert!(missing[0].starts_with("PATCH /repos/o/r/releases/assets/"), "{missing:?}");
+    assert!(
+        missing[0].starts_with("PATCH /repos/o/r/releases/assets/"),
+        "{missing:?}"
+    );
     let after_missing = snapshots
         .iter()
         .skip_while(|(_, names)| names.contains("metadata.yaml"))
         .nth(1)
         .unwrap();
-    assert!(after_missing.0.starts_with("PATCH /repos/o/r/releases/assets/"));
+    assert!(
+        after_missing
+            .0
+            .starts_with("PATCH /repos/o/r/releases/assets/")
+    );
     assert!(after_missing.1.contains("metadata.yaml"));
 }
 
@@ -275,21 +344,67 @@ fn an_upload_answered_422_already_exists_is_resolved_by_digest() {
     let run = publish(&fake, &dir, &[]);
     assert_ok(&run);
     assert_complete(&fake, &dir);
-    assert_eq!(fake.count("POST", "/assets"), 4, "no second upload of the same file");
+    assert_eq!(
+        fake.count("POST", "/assets"),
+        4,
+        "no second upload of the same file"
+    );
 }
 
 #[test]
 fn bad_gateway_once_then_success() {
     let fake = FakeGitHub::start();
     let (_root, dir) = release_dir();
-    fake.fault("GET", "/repos/o/r/releases", FaultAction::Reply(Reply::json(502, json!({"message": "Server Error"}))), 1);
+    fake.fault(
+        "GET",
+        "/repos/o/r/releases",
+        FaultAction::Reply(Reply::json(502, json!({"message": "Server Error"}))),
+        1,
+    );
     // GitHub: "a 502 may leave an empty asset with a state of starter".
-    fake.fault("POST", "/assets", FaultAction::StarterThenReply(Reply::json(502, json!({"message": "Server Error"}))), 1);
+    fake.fault(
+        "POST",
+        "/assets",
+        FaultAction::StarterThenReply(Reply::json(502, json!({"message": "Server Error"}))),
+        1,
+    );
     let run = publish(&fake, &dir, &["--format", "human"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stderr.contains("502"), "{}", run.stderr);
     assert_complete(&fake, &dir);
-    assert_eq!(fake.count("DELETE", "/releases/assets/"), 1, "the starter asset is removed");
+    assert_eq!(
+        fake.count("DELETE", "/releases/assets/"),
+        1,
+        "the starter asset is removed"
+    );
+}
+
+#[test]
+fn a_502_on_create_makes_exactly_one_release() {
+    let fake = FakeGitHub::start();
+    let (_root, dir) = release_dir();
+    // Created, but the answer is lost: capkg finds the draft instead of creating another.
+    fake.fault(
+        "POST",
+        "/repos/o/r/releases",
+        FaultAction::StoreThenReply(Reply::json(502, json!({"message": "Server Error"}))),
+        1,
+    );
+    assert_ok(&publish(&fake, &dir, &[]));
+    assert_complete(&fake, &dir);
+    assert_eq!(fake.count_exact("POST", "/repos/o/r/releases"), 1);
+
+    let fake = FakeGitHub::start();
+    // Not created: capkg creates it after a backoff.
+    fake.fault(
+        "POST",
+        "/repos/o/r/releases",
+        FaultAction::Reply(Reply::json(502, json!({"message": "Server Error"}))),
+        1,
+    );
+    assert_ok(&publish(&fake, &dir, &[]));
+    assert_complete(&fake, &dir);
+    assert_eq!(fake.count_exact("POST", "/repos/o/r/releases"), 2);
 }
 
 #[test]
@@ -309,14 +424,30 @@ fn unauthorized_401_is_a_clear_error_and_changes_nothing() {
     let output = capkg()
         .args(["publish", "github"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--repo", "o/r", "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--api-url",
+            &fake.api,
+        ])
         .env("GH_TOKEN", "ghp_wrong")
         .output()
         .unwrap();
     let run = finish(output);
     assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("GitHub rejected the token (Bad credentials)"), "{}", run.stderr);
-    assert!(run.stderr.contains("GITHUB_TOKEN or GH_TOKEN"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("GitHub rejected the token (Bad credentials)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("GITHUB_TOKEN or GH_TOKEN"),
+        "{}",
+        run.stderr
+    );
     assert!(fake.mutations().is_empty());
 }
 
@@ -327,7 +458,14 @@ fn a_missing_repository_404_names_the_flag() {
     let output = capkg()
         .args(["publish", "github"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--repo", "o/missing", "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--repo",
+            "o/missing",
+            "--api-url",
+            &fake.api,
+        ])
         .env("GITHUB_TOKEN", TOKEN)
         .output()
         .unwrap();
@@ -346,17 +484,33 @@ fn a_bare_403_is_a_permission_error_naming_the_permission() {
         "POST",
         "/repos/o/r/releases",
         FaultAction::Reply(
-            Reply::json(403, json!({"message": "Resource not accessible by integration"}))
-                .header("x-accepted-github-permissions", "contents=write"),
+            Reply::json(
+                403,
+                json!({"message": "Resource not accessible by integration"}),
+            )
+            .header("x-accepted-github-permissions", "contents=write"),
         ),
         1,
     );
     let run = publish(&fake, &dir, &["--format", "human"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("GitHub refused to create the draft release `v1.2.3`"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("GitHub refused to create the draft release `v1.2.3`"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("`contents=write`"), "{}", run.stderr);
-    assert!(run.stderr.contains("permissions: contents: write"), "{}", run.stderr);
-    assert_eq!(fake.count_exact("POST", "/repos/o/r/releases"), 1, "not retried");
+    assert!(
+        run.stderr.contains("permissions: contents: write"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        fake.count_exact("POST", "/repos/o/r/releases"),
+        1,
+        "not retried"
+    );
     assert!(fake.release("v1.2.3").is_empty());
 }
 
@@ -406,7 +560,9 @@ fn too_many_requests_429_honours_retry_after() {
     fake.fault(
         "POST",
         "/repos/o/r/releases",
-        FaultAction::Reply(Reply::json(429, json!({"message": "Too Many Requests"})).header("retry-after", "1")),
+        FaultAction::Reply(
+            Reply::json(429, json!({"message": "Too Many Requests"})).header("retry-after", "1"),
+        ),
         1,
     );
     let run = publish(&fake, &dir, &["--format", "human"]);
@@ -423,7 +579,9 @@ fn a_rate_limit_longer_than_max_wait_fails_at_once_and_changes_nothing() {
     fake.fault(
         "GET",
         "/repos/o/r/releases",
-        FaultAction::Reply(Reply::json(429, json!({"message": "Too Many Requests"})).header("retry-after", "3600")),
+        FaultAction::Reply(
+            Reply::json(429, json!({"message": "Too Many Requests"})).header("retry-after", "3600"),
+        ),
         1,
     );
     let run = publish(&fake, &dir, &["--format", "human", "--max-wait", "5m"]);
@@ -445,7 +603,14 @@ fn the_token_never_appears_in_the_output_of_a_failing_publish() {
             let output = capkg()
                 .args(["--format", format, "publish", "github"])
                 .arg(&dir)
-                .args(["--version", "v1.2.3", "--repo", "o/r", "--api-url", &fake.api])
+                .args([
+                    "--version",
+                    "v1.2.3",
+                    "--repo",
+                    "o/r",
+                    "--api-url",
+                    &fake.api,
+                ])
                 .args(extra)
                 .env("GITHUB_TOKEN", SECRET)
                 .output()
@@ -457,10 +622,11 @@ fn the_token_never_appears_in_the_output_of_a_failing_publish() {
         }
     }
     // The server did echo it back…
-    assert!(fake
-        .requests()
-        .iter()
-        .any(|r| r.header("authorization") == Some(format!("Bearer {SECRET}").as_str())));
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.header("authorization") == Some(format!("Bearer {SECRET}").as_str()))
+    );
     // …and capkg redacted it.
     assert!(everything.contains("[redacted]"), "{everything}");
     assert!(!everything.contains(SECRET), "{everything}");
@@ -473,7 +639,14 @@ fn plain_http_is_refused_except_for_loopback() {
     let output = capkg()
         .args(["publish", "github"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--repo", "o/r", "--api-url", "http://github.example.com/api/v3"])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--api-url",
+            "http://github.example.com/api/v3",
+        ])
         .env("GITHUB_TOKEN", TOKEN)
         .output()
         .unwrap();
@@ -491,7 +664,13 @@ fn dry_run_prints_the_plan_and_touches_nothing() {
     assert_ok(&run);
     let json = run.json();
     assert_eq!(json["dry_run"], true);
-    assert!(json["steps"].as_array().unwrap().iter().any(|s| s == "publish the release"));
+    assert!(
+        json["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "publish the release")
+    );
     assert_eq!(
         run.outcomes(),
         [
@@ -506,14 +685,30 @@ fn dry_run_prints_the_plan_and_touches_nothing() {
     let human = capkg()
         .args(["publish", "github"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--repo", "o/r", "--api-url", &fake.api, "--dry-run"])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--api-url",
+            &fake.api,
+            "--dry-run",
+        ])
         .env("GITHUB_TOKEN", TOKEN)
         .output()
         .unwrap();
     let human = finish(human);
     assert_ok(&human);
-    assert!(human.stdout.contains("skip     metadata.yaml"), "{}", human.stdout);
-    assert!(human.stdout.contains("Dry run: nothing was changed."), "{}", human.stdout);
+    assert!(
+        human.stdout.contains("skip     metadata.yaml"),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stdout.contains("Dry run: nothing was changed."),
+        "{}",
+        human.stdout
+    );
     assert!(fake.mutations().is_empty());
 }
 
@@ -572,12 +767,24 @@ fn a_missing_token_is_reported_before_any_request() {
     let output = capkg()
         .args(["publish", "github"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--repo", "o/r", "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--api-url",
+            &fake.api,
+        ])
         .output()
         .unwrap();
     let run = finish(output);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("no GitHub token: set GITHUB_TOKEN or GH_TOKEN"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no GitHub token: set GITHUB_TOKEN or GH_TOKEN"),
+        "{}",
+        run.stderr
+    );
     assert!(fake.requests().is_empty());
 }
 
@@ -600,7 +807,10 @@ fn leftovers_of_an_interrupted_replace_are_deleted() {
     fake.add_release(
         "v1.2.3",
         true,
-        &[("capkg-tmp-1a2b-metadata.yaml", METADATA.as_bytes()), ("capkg-old-1a2b-metadata.yaml", b"old")],
+        &[
+            ("capkg-tmp-1a2b-metadata.yaml", METADATA.as_bytes()),
+            ("capkg-old-1a2b-metadata.yaml", b"old"),
+        ],
     );
     let run = publish(&fake, &dir, &[]);
     assert_ok(&run);
@@ -625,8 +835,16 @@ fn the_api_url_and_token_come_from_the_environment_and_pages_are_followed() {
     let run = finish(output);
     assert_ok(&run);
     // Newest first: v0.0.0 is on the second page of 100.
-    assert_eq!(fake.count_exact("GET", "/repos/o/r/releases"), 2, "two pages listed");
-    assert_eq!(fake.count_exact("POST", "/repos/o/r/releases"), 0, "the existing release is used");
+    assert_eq!(
+        fake.count_exact("GET", "/repos/o/r/releases"),
+        2,
+        "two pages listed"
+    );
+    assert_eq!(
+        fake.count_exact("POST", "/repos/o/r/releases"),
+        0,
+        "the existing release is used"
+    );
     assert_eq!(fake.release("v0.0.0")[0].assets.len(), 4);
     let warnings = run.json()["warnings"].to_string();
     assert!(warnings.contains("already published"), "{warnings}");

@@ -18,8 +18,12 @@ struct Run {
 
 impl Run {
     fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 
     fn outcome_of(&self, name: &str) -> String {
@@ -28,7 +32,13 @@ impl Run {
             .unwrap()
             .iter()
             .find(|f| f["name"] == name)
-            .map(|f| f["outcome"].as_str().or(f["action"].as_str()).unwrap().to_string())
+            .map(|f| {
+                f["outcome"]
+                    .as_str()
+                    .or(f["action"].as_str())
+                    .unwrap()
+                    .to_string()
+            })
             .unwrap()
     }
 }
@@ -45,7 +55,14 @@ fn publish(fake: &FakeGitLab, dir: &Path, args: &[&str]) -> Run {
     let output = capkg()
         .args(["--format", "json", "publish", "gitlab"])
         .arg(dir)
-        .args(["--version", "v1.2.3", "--project", PROJECT_ID, "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--project",
+            PROJECT_ID,
+            "--api-url",
+            &fake.api,
+        ])
         .args(args)
         .env("GITLAB_TOKEN", TOKEN)
         .output()
@@ -54,7 +71,11 @@ fn publish(fake: &FakeGitLab, dir: &Path, args: &[&str]) -> Run {
 }
 
 fn assert_ok(run: &Run) {
-    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.code, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
 }
 
 /// Each file once, with the folder's content, under `package/v1.2.3/`.
@@ -100,14 +121,26 @@ fn fresh_publish_puts_each_file_once_and_reads_it_back() {
     assert!(warnings.contains("starting with `gitlab.`"), "{warnings}");
     assert!(warnings.contains("cannot list the versions"), "{warnings}");
 
-    let puts: Vec<_> = fake.requests().into_iter().filter(|r| r.method == "PUT").collect();
+    let puts: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "PUT")
+        .collect();
     assert_eq!(puts.len(), 4);
-    assert!(puts.last().unwrap().path.ends_with("/metadata.yaml"), "metadata.yaml last");
+    assert!(
+        puts.last().unwrap().path.ends_with("/metadata.yaml"),
+        "metadata.yaml last"
+    );
     for request in fake.requests() {
         assert_eq!(request.header("private-token"), Some(TOKEN));
         assert_eq!(request.header("authorization"), None);
         assert!(request.header("user-agent").unwrap().starts_with("capkg/"));
-        assert!(request.path.contains("/packages/generic/infrastructure-azure/v1.2.3/"), "the `v` is kept");
+        assert!(
+            request
+                .path
+                .contains("/packages/generic/infrastructure-azure/v1.2.3/"),
+            "the `v` is kept"
+        );
     }
     // 4 existence checks + 4 uploads + 4 read-backs.
     assert_eq!(fake.requests().len(), 12);
@@ -144,10 +177,11 @@ fn ci_variables_give_api_project_and_job_token() {
     let run = finish(output);
     assert_ok(&run);
     assert_complete(&fake, &dir, "capz");
-    assert!(fake
-        .requests()
-        .iter()
-        .all(|r| r.header("job-token") == Some(JOB_TOKEN) && r.header("private-token").is_none()));
+    assert!(
+        fake.requests().iter().all(
+            |r| r.header("job-token") == Some(JOB_TOKEN) && r.header("private-token").is_none()
+        )
+    );
 }
 
 #[test]
@@ -157,16 +191,25 @@ fn a_project_path_is_escaped_in_the_url() {
     let output = capkg()
         .args(["--format", "json", "publish", "gitlab"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--project", "group/sub/provider", "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--project",
+            "group/sub/provider",
+            "--api-url",
+            &fake.api,
+        ])
         .env("GITLAB_TOKEN", TOKEN)
         .output()
         .unwrap();
     let run = finish(output);
     assert_ok(&run);
-    assert!(run.json()["clusterctl_url"]
-        .as_str()
-        .unwrap()
-        .contains("/projects/group%2Fsub%2Fprovider/packages/generic/"));
+    assert!(
+        run.json()["clusterctl_url"]
+            .as_str()
+            .unwrap()
+            .contains("/projects/group%2Fsub%2Fprovider/packages/generic/")
+    );
 }
 
 #[test]
@@ -188,8 +231,16 @@ fn a_rejected_duplicate_400_is_explained_and_nothing_else_is_uploaded() {
     fake.state().duplicates_allowed = false;
     let run = publish(&fake, &dir, &["--clobber", "--format", "human"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("duplicate files are not allowed"), "{}", run.stderr);
-    assert!(run.stderr.contains("Duplicate package is not allowed"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("duplicate files are not allowed"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("Duplicate package is not allowed"),
+        "{}",
+        run.stderr
+    );
     // The replacement went first, so the refusal came before any new file.
     assert_eq!(fake.count("PUT"), 1);
     assert_eq!(fake.state().files.len(), 1);
@@ -214,15 +265,31 @@ fn unauthorized_401_forbidden_403_and_not_found_404_are_clear_errors() {
     let output = capkg()
         .args(["publish", "gitlab"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--project", PROJECT_ID, "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--project",
+            PROJECT_ID,
+            "--api-url",
+            &fake.api,
+        ])
         .env("GITLAB_TOKEN", "glpat-wrong")
         .output()
         .unwrap();
     let run = finish(output);
     assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("GitLab rejected the token"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("GitLab rejected the token"),
+        "{}",
+        run.stderr
+    );
 
-    fake.fault("PUT", "/packages/generic/", FaultAction::Reply(Reply::json(403, json!({"message": "403 Forbidden"}))), 1);
+    fake.fault(
+        "PUT",
+        "/packages/generic/",
+        FaultAction::Reply(Reply::json(403, json!({"message": "403 Forbidden"}))),
+        1,
+    );
     let run = publish(&fake, &dir, &["--format", "human"]);
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("`api` scope"), "{}", run.stderr);
@@ -231,7 +298,14 @@ fn unauthorized_401_forbidden_403_and_not_found_404_are_clear_errors() {
     let output = capkg()
         .args(["publish", "gitlab"])
         .arg(&dir)
-        .args(["--version", "v1.2.3", "--project", "999", "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--project",
+            "999",
+            "--api-url",
+            &fake.api,
+        ])
         .env("GITLAB_TOKEN", TOKEN)
         .output()
         .unwrap();
@@ -249,10 +323,17 @@ fn too_many_requests_and_bad_gateway_are_retried() {
     fake.fault(
         "PUT",
         "/packages/generic/",
-        FaultAction::Reply(Reply::json(429, json!({"message": "Retry later"})).header("retry-after", "1")),
+        FaultAction::Reply(
+            Reply::json(429, json!({"message": "Retry later"})).header("retry-after", "1"),
+        ),
         1,
     );
-    fake.fault("GET", "/packages/generic/", FaultAction::Reply(Reply::json(502, json!({"message": "Bad Gateway"}))), 1);
+    fake.fault(
+        "GET",
+        "/packages/generic/",
+        FaultAction::Reply(Reply::json(502, json!({"message": "Bad Gateway"}))),
+        1,
+    );
     // A 502 after storing: capkg must find the file instead of uploading it twice.
     fake.fault(
         "PUT",
@@ -269,7 +350,12 @@ fn too_many_requests_and_bad_gateway_are_retried() {
 fn a_connection_cut_mid_upload_is_uploaded_again_once() {
     let fake = FakeGitLab::start();
     let (_root, dir) = release_dir();
-    fake.fault("PUT", "/infrastructure-components.yaml", FaultAction::Cut(50), 1);
+    fake.fault(
+        "PUT",
+        "/infrastructure-components.yaml",
+        FaultAction::Cut(50),
+        1,
+    );
     let run = publish(&fake, &dir, &[]);
     assert_ok(&run);
     assert_complete(&fake, &dir, "infrastructure-azure");
@@ -282,7 +368,10 @@ fn the_token_never_appears_in_the_output_of_a_failing_publish() {
     fake.fault(
         "GET",
         "/packages/generic/",
-        FaultAction::Reply(Reply::json(400, json!({"message": format!("bad header PRIVATE-TOKEN: {SECRET}")}))),
+        FaultAction::Reply(Reply::json(
+            400,
+            json!({"message": format!("bad header PRIVATE-TOKEN: {SECRET}")}),
+        )),
         100,
     );
     let (_root, dir) = release_dir();
@@ -291,7 +380,14 @@ fn the_token_never_appears_in_the_output_of_a_failing_publish() {
         let output = capkg()
             .args(["--format", format, "-v", "publish", "gitlab"])
             .arg(&dir)
-            .args(["--version", "v1.2.3", "--project", PROJECT_ID, "--api-url", &fake.api])
+            .args([
+                "--version",
+                "v1.2.3",
+                "--project",
+                PROJECT_ID,
+                "--api-url",
+                &fake.api,
+            ])
             .env("GITLAB_TOKEN", SECRET)
             .output()
             .unwrap();

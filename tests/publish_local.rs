@@ -19,8 +19,12 @@ struct Run {
 
 impl Run {
     fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 }
 
@@ -45,7 +49,11 @@ fn publish(dir: &Path, repository: &Path, version: &str, args: &[&str]) -> Run {
 }
 
 fn assert_ok(run: &Run) {
-    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.code, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
 }
 
 /// The names in a folder, sorted.
@@ -63,7 +71,11 @@ fn none_or_complete(version_dir: &Path, release: &Path) -> bool {
     if !version_dir.exists() {
         return false;
     }
-    assert_eq!(names(version_dir), names(release), "a partial version folder");
+    assert_eq!(
+        names(version_dir),
+        names(release),
+        "a partial version folder"
+    );
     for name in names(release) {
         assert_eq!(
             std::fs::read(version_dir.join(&name)).unwrap(),
@@ -82,18 +94,33 @@ fn writes_the_layout_clusterctl_reads_and_prints_its_configuration() {
     assert_ok(&run);
     let version_dir = repo.join("infrastructure-azure/v1.2.3");
     assert!(none_or_complete(&version_dir, &dir));
-    assert_eq!(names(&repo.join("infrastructure-azure")), ["v1.2.3"], "no staging folder left");
+    assert_eq!(
+        names(&repo.join("infrastructure-azure")),
+        ["v1.2.3"],
+        "no staging folder left"
+    );
 
     let json = run.json();
     assert_eq!(json["target"], "local");
     assert_eq!(json["verified"], true);
-    let url = format!("file://{}/infrastructure-components.yaml", version_dir.display());
+    let url = format!(
+        "file://{}/infrastructure-components.yaml",
+        version_dir.display()
+    );
     assert_eq!(json["clusterctl_url"], url);
     assert_eq!(
         json["clusterctl_config"],
-        format!("providers:\n  - name: \"azure\"\n    url: \"{url}\"\n    type: \"InfrastructureProvider\"\n")
+        format!(
+            "providers:\n  - name: \"azure\"\n    url: \"{url}\"\n    type: \"InfrastructureProvider\"\n"
+        )
     );
-    assert!(json["files"].as_array().unwrap().iter().all(|f| f["outcome"] == "uploaded"));
+    assert!(
+        json["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["outcome"] == "uploaded")
+    );
 }
 
 #[test]
@@ -109,8 +136,17 @@ fn human_output_is_the_clusterctl_configuration() {
         .unwrap();
     let run = finish(output);
     assert_ok(&run);
-    assert!(run.stdout.contains("clusterctl configuration:\nproviders:\n  - name: \"azure\""), "{}", run.stdout);
-    assert!(run.stdout.contains("4 uploaded, 0 replaced, 0 skipped"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("clusterctl configuration:\nproviders:\n  - name: \"azure\""),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("4 uploaded, 0 replaced, 0 skipped"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -127,7 +163,10 @@ fn a_relative_repository_path_is_made_absolute() {
     assert_ok(&run);
     let url = run.json()["clusterctl_url"].as_str().unwrap().to_string();
     assert!(url.starts_with("file:///"), "{url}");
-    assert!(url.ends_with("/repo/infrastructure-azure/v1.2.3/infrastructure-components.yaml"), "{url}");
+    assert!(
+        url.ends_with("/repo/infrastructure-azure/v1.2.3/infrastructure-components.yaml"),
+        "{url}"
+    );
 }
 
 #[test]
@@ -139,8 +178,18 @@ fn an_identical_existing_version_is_a_no_op() {
     let before = std::fs::metadata(&file).unwrap().modified().unwrap();
     let run = publish(&dir, &repo, "v1.2.3", &[]);
     assert_ok(&run);
-    assert!(run.json()["files"].as_array().unwrap().iter().all(|f| f["outcome"] == "skipped"));
-    assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), before, "not rewritten");
+    assert!(
+        run.json()["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["outcome"] == "skipped")
+    );
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        before,
+        "not rewritten"
+    );
 }
 
 #[test]
@@ -155,22 +204,44 @@ fn a_different_existing_version_needs_force() {
 
     let run = publish(&changed, &repo, "v1.2.3", &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("`metadata.yaml` differs"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`metadata.yaml` differs"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("--force"), "{}", run.stderr);
-    assert!(none_or_complete(&repo.join("infrastructure-azure/v1.2.3"), &dir), "untouched");
+    assert!(
+        none_or_complete(&repo.join("infrastructure-azure/v1.2.3"), &dir),
+        "untouched"
+    );
 
     let run = publish(&changed, &repo, "v1.2.3", &["--force"]);
     assert_ok(&run);
-    assert!(none_or_complete(&repo.join("infrastructure-azure/v1.2.3"), &changed));
+    assert!(none_or_complete(
+        &repo.join("infrastructure-azure/v1.2.3"),
+        &changed
+    ));
     assert_eq!(names(&repo.join("infrastructure-azure")), ["v1.2.3"]);
     let outcomes: Vec<String> = run.json()["files"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| format!("{} {}", f["name"].as_str().unwrap(), f["outcome"].as_str().unwrap()))
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["name"].as_str().unwrap(),
+                f["outcome"].as_str().unwrap()
+            )
+        })
         .collect();
-    assert!(outcomes.contains(&"metadata.yaml replaced".to_string()), "{outcomes:?}");
-    assert!(outcomes.contains(&"cluster-template.yaml skipped".to_string()), "{outcomes:?}");
+    assert!(
+        outcomes.contains(&"metadata.yaml replaced".to_string()),
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes.contains(&"cluster-template.yaml skipped".to_string()),
+        "{outcomes:?}"
+    );
 }
 
 #[test]
@@ -186,7 +257,12 @@ fn a_version_without_v_is_refused() {
 fn overrides_print_the_layout_clusterctl_reads() {
     let (root, dir) = release_dir();
     let overrides = root.path().join("overrides");
-    let run = publish(&dir, &root.path().join("repo"), "v1.2.3", &["--overrides", overrides.to_str().unwrap()]);
+    let run = publish(
+        &dir,
+        &root.path().join("repo"),
+        "v1.2.3",
+        &["--overrides", overrides.to_str().unwrap()],
+    );
     assert_ok(&run);
     let json = run.json();
     assert_eq!(json["overrides"]["folder"], overrides.display().to_string());
@@ -196,12 +272,18 @@ fn overrides_print_the_layout_clusterctl_reads() {
         .iter()
         .map(|f| PathBuf::from(f.as_str().unwrap()))
         .collect();
-    assert!(files.contains(&overrides.join("infrastructure-azure/v1.2.3/infrastructure-components.yaml")));
+    assert!(
+        files.contains(
+            &overrides.join("infrastructure-azure/v1.2.3/infrastructure-components.yaml")
+        )
+    );
     assert_eq!(files.len(), 4);
-    assert!(json["clusterctl_config"]
-        .as_str()
-        .unwrap()
-        .contains(&format!("overridesFolder: \"{}\"", overrides.display())));
+    assert!(
+        json["clusterctl_config"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("overridesFolder: \"{}\"", overrides.display()))
+    );
 }
 
 #[test]
@@ -211,7 +293,12 @@ fn files_that_do_not_match_checksums_are_not_published() {
     let repo = root.path().join("repo");
     let run = publish(&dir, &repo, "v1.2.3", &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("`metadata.yaml` does not match `checksums.txt`"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`metadata.yaml` does not match `checksums.txt`"),
+        "{}",
+        run.stderr
+    );
     assert!(!repo.exists());
 }
 
@@ -222,20 +309,40 @@ fn the_provider_comes_from_flags_when_labels_do_not_name_it() {
     write_release(
         &dir,
         &[
-            ("bootstrap-components.yaml", b"kind: Namespace\nmetadata:\n  name: x\n".to_vec()),
+            (
+                "bootstrap-components.yaml",
+                b"kind: Namespace\nmetadata:\n  name: x\n".to_vec(),
+            ),
             ("metadata.yaml", METADATA.as_bytes().to_vec()),
         ],
     );
     let repo = root.path().join("repo");
     let run = publish(&dir, &repo, "v0.1.0", &[]);
     assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("pass `--provider NAME`"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("pass `--provider NAME`"),
+        "{}",
+        run.stderr
+    );
     let run = publish(&dir, &repo, "v0.1.0", &["--provider", "talos"]);
     assert_ok(&run);
-    assert!(repo.join("bootstrap-talos/v0.1.0/bootstrap-components.yaml").is_file());
-    let run = publish(&dir, &repo, "v0.1.0", &["--provider", "talos", "--type", "infrastructure"]);
+    assert!(
+        repo.join("bootstrap-talos/v0.1.0/bootstrap-components.yaml")
+            .is_file()
+    );
+    let run = publish(
+        &dir,
+        &repo,
+        "v0.1.0",
+        &["--provider", "talos", "--type", "infrastructure"],
+    );
     assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("`--type infrastructure` does not match"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`--type infrastructure` does not match"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -246,7 +353,13 @@ fn dry_run_touches_nothing() {
     assert_ok(&run);
     let json = run.json();
     assert_eq!(json["dry_run"], true);
-    assert!(json["files"].as_array().unwrap().iter().all(|f| f["action"] == "upload"));
+    assert!(
+        json["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["action"] == "upload")
+    );
     assert!(!repo.exists());
 }
 
@@ -255,12 +368,18 @@ fn dry_run_touches_nothing() {
 fn big_release(root: &Path) -> PathBuf {
     let dir = root.join("big");
     let mut files = vec![
-        ("infrastructure-components.yaml".to_string(), COMPONENTS.as_bytes().to_vec()),
+        (
+            "infrastructure-components.yaml".to_string(),
+            COMPONENTS.as_bytes().to_vec(),
+        ),
         ("metadata.yaml".to_string(), METADATA.as_bytes().to_vec()),
     ];
     for i in 0..40 {
         let line = format!("# filler line for template {i}, to make the file bigger\n");
-        files.push((format!("cluster-template-f{i:02}.yaml"), line.repeat(2000).into_bytes()));
+        files.push((
+            format!("cluster-template-f{i:02}.yaml"),
+            line.repeat(2000).into_bytes(),
+        ));
     }
     let refs: Vec<(&str, Vec<u8>)> = files.iter().map(|(n, c)| (n.as_str(), c.clone())).collect();
     write_release(&dir, &refs);
@@ -324,8 +443,30 @@ fn a_publish_killed_at_any_point_leaves_no_partial_version_folder() {
             .into_iter()
             .filter(|n| !n.starts_with('.'))
             .collect();
-        assert_eq!(visible, ["v1.2.3"], "only hidden staging folders may be left");
+        assert_eq!(
+            visible,
+            ["v1.2.3"],
+            "only hidden staging folders may be left"
+        );
     }
-    eprintln!("kills before the rename: {killed_before_rename} of {}", kill_points.len());
+    eprintln!(
+        "kills before the rename: {killed_before_rename} of {}",
+        kill_points.len()
+    );
     assert!(killed_before_rename > 0, "no kill landed before the rename");
+}
+
+#[test]
+fn files_that_are_not_release_files_are_named_and_not_published() {
+    let (root, dir) = release_dir();
+    std::fs::write(dir.join("README.md"), "notes").unwrap();
+    let repo = root.path().join("repo");
+    let run = publish(&dir, &repo, "v1.2.3", &[]);
+    assert_ok(&run);
+    assert!(
+        run.json()["warnings"].to_string().contains("`README.md`"),
+        "{}",
+        run.stdout
+    );
+    assert!(!repo.join("infrastructure-azure/v1.2.3/README.md").exists());
 }

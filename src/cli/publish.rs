@@ -281,17 +281,24 @@ fn write_report(global: &GlobalArgs, report: &Report) -> Result<(), Failure> {
         Report::Plan(plan) => &plan.destination.warnings,
         Report::Outcome(outcome) => &outcome.destination.warnings,
     };
-    if !global.quiet && global.format != Format::Json {
-        let mut err = std::io::stderr().lock();
-        for warning in warnings {
-            if global.format == Format::Github {
-                let _ = writeln!(err, "::warning::{}", escape_workflow_message(warning));
-            } else {
-                let _ = writeln!(err, "warning: {warning}");
+    let mut out = super::stdout();
+    if !global.quiet {
+        match global.format {
+            // The runner reads workflow commands from stdout.
+            Format::Github => {
+                for warning in warnings {
+                    writeln!(out, "::warning::{}", escape_workflow_message(warning))?;
+                }
             }
+            Format::Human => {
+                let mut err = std::io::stderr().lock();
+                for warning in warnings {
+                    let _ = writeln!(err, "warning: {warning}");
+                }
+            }
+            Format::Json => {}
         }
     }
-    let mut out = super::stdout();
     match (global.format, report) {
         (Format::Json, Report::Plan(plan)) => {
             serde_json::to_writer_pretty(
@@ -404,11 +411,23 @@ fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io
         Some(release) if release.draft => " (draft)",
         _ => "",
     };
-    writeln!(
-        out,
-        "Published {} {} to `{}`{state}: {counts}",
-        d.provider_label, d.version, d.destination
-    )?;
+    if outcome
+        .files
+        .iter()
+        .all(|f| f.outcome == targets::FileResult::Skipped)
+    {
+        writeln!(
+            out,
+            "{} {} is already at `{}`{state}: nothing to upload",
+            d.provider_label, d.version, d.destination
+        )?;
+    } else {
+        writeln!(
+            out,
+            "Published {} {} to `{}`{state}: {counts}",
+            d.provider_label, d.version, d.destination
+        )?;
+    }
     writeln!(out, "clusterctl URL: {}", d.clusterctl_url)?;
     writeln!(out, "\nclusterctl configuration:\n{}", d.clusterctl_config)?;
     if let Some(overrides) = &d.overrides {
@@ -497,10 +516,10 @@ impl Reporter {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
         bar.set_style(style);
-        if let Ok(mut slot) = self.bar.lock() {
-            if let Some(old) = slot.replace(bar) {
-                old.finish_and_clear();
-            }
+        if let Ok(mut slot) = self.bar.lock()
+            && let Some(old) = slot.replace(bar)
+        {
+            old.finish_and_clear();
         }
     }
 

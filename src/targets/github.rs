@@ -96,7 +96,7 @@ impl GitHubRequest {
             .map(str::to_string)
             .or_else(|| env("GITHUB_API_URL").filter(|v| !v.trim().is_empty()))
             .unwrap_or_else(|| DEFAULT_API.to_string());
-        let api_url = http::parse_base_url(&api_text).map_err(Error::Url)?;
+        let api_url = http::parse_base_url(&api_text).map_err(|e| Error::Url(Box::new(e)))?;
         let token = env("GITHUB_TOKEN")
             .and_then(Secret::new)
             .or_else(|| env("GH_TOKEN").and_then(Secret::new))
@@ -155,7 +155,7 @@ impl GitHubTarget {
             services.progress,
             Some(Credential::bearer(request.token.clone())),
         )
-        .map_err(Error::Url)?;
+        .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self { request, http })
     }
 
@@ -257,7 +257,7 @@ impl GitHubTarget {
                 },
                 StatusCode::NOT_FOUND => Error::NotFound {
                     forge: FORGE,
-                    what: format!("`{repo}` (while trying to {action})"),
+                    what: format!("repository `{repo}` (trying to {action})"),
                     url: rejection.url.to_string(),
                     hint: Some(
                         "check `--repo`; GitHub also answers 404 when the token cannot see the repository, e.g. a fine-grained token not given access to it".into(),
@@ -266,20 +266,22 @@ impl GitHubTarget {
                 _ => Error::Refused {
                     forge: FORGE,
                     action: action.to_string(),
-                    source: HttpError::Rejected(rejection),
+                    source: Box::new(HttpError::Rejected(rejection)),
                 },
             },
             err @ (HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. }) => {
                 Error::RateLimited {
                     forge: FORGE,
-                    source: err,
+                    source: Box::new(err),
                 }
             }
-            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => Error::Url(err),
+            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => {
+                Error::Url(Box::new(err))
+            }
             err => Error::Unreachable {
                 forge: FORGE,
                 action: action.to_string(),
-                source: err,
+                source: Box::new(err),
             },
         }
     }
@@ -482,9 +484,10 @@ impl GitHubTarget {
         let will_be_draft = found.as_ref().is_none_or(|r| r.draft);
         if will_be_draft {
             if self.request.draft {
-                warnings.push(format!(
+                warnings.push(
                     "the release stays a draft (`--draft`): clusterctl cannot read it until it is published"
-                ));
+                        .to_string(),
+                );
             } else {
                 steps.push(format!(
                     "publish the release{}",
@@ -515,7 +518,7 @@ impl GitHubTarget {
             draft: will_be_draft,
             prerelease: found.as_ref().map_or(prerelease, |r| r.prerelease),
         });
-        destination.warnings = warnings;
+        destination.warnings.extend(warnings);
         Ok(Plan {
             destination,
             steps,
@@ -532,44 +535,57 @@ impl GitHubTarget {
     async fn create_draft(&self, tag: &str, prerelease: bool) -> Result<Release, Error> {
         let action = format!("create the draft release `{tag}`");
         self.http.progress().event(&Event::Step(&action));
-        let request = self
-            .call(Method::POST, self.api("/releases")?, action.clone())
-            .json(&json!({
-                "tag_name": tag,
-                "name": tag,
-                "draft": true,
-                "prerelease": prerelease,
-            }));
-        match self.send_json::<Release>(request, &action).await {
-            Ok((release, _)) => Ok(release),
-            Err(Error::Refused { source, .. })
-                if source
-                    .rejection()
-                    .is_some_and(|r| r.error_codes().contains(&"already_exists")) =>
-            {
-                // Someone else created it since the plan listed the releases: use theirs.
-                match self.find_release(tag).await? {
-                    (Some(release), _) => Ok(release),
-                    (None, _) => Err(Error::Refused {
-                        forge: FORGE,
-                        action,
-                        source,
-                    }),
+        let policy = self.http.policy().clone();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let request = self
+                .call(Method::POST, self.api("/releases")?, action.clone())
+                .json(&json!({
+                    "tag_name": tag,
+                    "name": tag,
+                    "draft": true,
+                    "prerelease": prerelease,
+                }));
+            let failure = match self.http.send(request).await {
+                Ok(response) => {
+                    return serde_json::from_slice(&response.body).map_err(|err| {
+                        Error::Unexpected {
+                            forge: FORGE,
+                            url: response.url.to_string(),
+                            reason: err.to_string(),
+                        }
+                    });
                 }
+                Err(err) => err,
+            };
+            let already_exists = failure
+                .rejection()
+                .is_some_and(|r| r.error_codes().contains(&"already_exists"));
+            if !already_exists && !failure.is_uncertain() {
+                return Err(self.error(failure, &action));
             }
-            Err(Error::Unreachable { source, .. }) if source.is_uncertain() => {
-                // The release may exist now: look before creating another.
-                match self.find_release(tag).await? {
-                    (Some(release), _) => Ok(release),
-                    (None, _) => Err(Error::Unreachable {
-                        forge: FORGE,
-                        action,
-                        source,
-                    }),
-                }
+            // Someone else created it since the plan listed the releases, or the answer was lost
+            // after this request created it: use that release rather than create another.
+            if let (Some(release), _) = self.find_release(tag).await? {
+                return Ok(release);
             }
-            Err(err) => Err(err),
+            if already_exists || attempt >= policy.attempts {
+                return Err(self.error(failure, &action));
+            }
+            self.backoff(&action, &failure, attempt).await;
         }
+    }
+
+    /// Waits before repeating a request whose effect was uncertain.
+    async fn backoff(&self, action: &str, failure: &HttpError, attempt: u32) {
+        let delay = self.http.policy().backoff(attempt);
+        let reason = self.http.redact(&format!("{action}: {failure}; retrying"));
+        self.http.progress().event(&Event::Waiting {
+            reason: &reason,
+            delay,
+        });
+        self.http.clock().sleep(delay).await;
     }
 
     async fn list_assets(&self, release_id: u64) -> Result<Vec<Asset>, Error> {
@@ -690,18 +706,7 @@ impl GitHubTarget {
                 return Err(self.error(failure, &action));
             }
             if failure.is_uncertain() {
-                let delay = policy
-                    .first_backoff
-                    .saturating_mul(2u32.saturating_pow(attempt - 1))
-                    .min(policy.max_backoff)
-                    .min(policy.max_wait);
-                let reason = format!("{action}: {failure}; retrying");
-                let reason = self.http.redact(&reason);
-                self.http.progress().event(&Event::Waiting {
-                    reason: &reason,
-                    delay,
-                });
-                self.http.clock().sleep(delay).await;
+                self.backoff(&action, &failure, attempt).await;
             }
         }
     }
@@ -1024,7 +1029,7 @@ mod tests {
             &env(&[("GITHUB_TOKEN", "t")]),
         )
         .unwrap_err();
-        assert!(matches!(err, Error::Url(HttpError::Insecure { .. })));
+        assert!(matches!(err, Error::Url(ref e) if matches!(**e, HttpError::Insecure { .. })));
     }
 
     #[test]

@@ -83,7 +83,7 @@ impl GitLabRequest {
                 flag: "--api-url https://HOST/api/v4",
                 env: Some("CI_API_V4_URL"),
             })?;
-        let api_url = http::parse_base_url(&api_text).map_err(Error::Url)?;
+        let api_url = http::parse_base_url(&api_text).map_err(|e| Error::Url(Box::new(e)))?;
         let project = project
             .map(str::to_string)
             .or_else(|| non_empty("CI_PROJECT_ID"))
@@ -136,7 +136,7 @@ impl GitLabTarget {
             services.progress,
             Some(request.token.credential()),
         )
-        .map_err(Error::Url)?;
+        .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self { request, http })
     }
 
@@ -195,20 +195,22 @@ impl GitLabTarget {
                 _ => Error::Refused {
                     forge: FORGE,
                     action: action.to_string(),
-                    source: HttpError::Rejected(rejection),
+                    source: Box::new(HttpError::Rejected(rejection)),
                 },
             },
             err @ (HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. }) => {
                 Error::RateLimited {
                     forge: FORGE,
-                    source: err,
+                    source: Box::new(err),
                 }
             }
-            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => Error::Url(err),
+            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => {
+                Error::Url(Box::new(err))
+            }
             err => Error::Unreachable {
                 forge: FORGE,
                 action: action.to_string(),
-                source: err,
+                source: Box::new(err),
             },
         }
     }
@@ -387,11 +389,7 @@ impl GitLabTarget {
             if attempt >= policy.attempts {
                 return Err(self.error(failure, &action));
             }
-            let delay = policy
-                .first_backoff
-                .saturating_mul(2u32.saturating_pow(attempt - 1))
-                .min(policy.max_backoff)
-                .min(policy.max_wait);
+            let delay = policy.backoff(attempt);
             let reason = self.http.redact(&format!("{action}: {failure}; retrying"));
             self.http.progress().event(&Event::Waiting {
                 reason: &reason,

@@ -92,7 +92,7 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// The backoff before try `attempt + 1` (`attempt` counts from 1).
-    fn backoff(&self, attempt: u32) -> Duration {
+    pub fn backoff(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
         self.first_backoff
             .saturating_mul(factor)
@@ -191,20 +191,20 @@ pub enum HttpError {
     )]
     WaitTooLong {
         what: String,
-        url: Url,
+        url: String,
         wait: Duration,
         max_wait: Duration,
     },
     #[error("{what}: `{url}` was still rate limited after {attempts} attempts")]
     StillRateLimited {
         what: String,
-        url: Url,
+        url: String,
         attempts: u32,
     },
     #[error("{what}: `{url}` answered {status} ({message}) after {attempts} attempts")]
     Server {
         what: String,
-        url: Url,
+        url: String,
         status: StatusCode,
         message: String,
         attempts: u32,
@@ -212,13 +212,13 @@ pub enum HttpError {
     #[error("{what}: no answer from `{url}` after {attempts} attempts")]
     Transport {
         what: String,
-        url: Url,
+        url: String,
         attempts: u32,
         #[source]
         source: reqwest::Error,
     },
     #[error("{what}: too many redirects, the last to `{url}`")]
-    Redirects { what: String, url: Url },
+    Redirects { what: String, url: String },
     #[error("cannot build the HTTP client")]
     Client {
         #[source]
@@ -563,7 +563,7 @@ impl Http {
                     }
                     return Err(HttpError::Transport {
                         what: request.what.clone(),
-                        url,
+                        url: url.to_string(),
                         attempts: attempt,
                         source: source.without_url(),
                     });
@@ -596,7 +596,7 @@ impl Http {
                     _ => {
                         return Err(HttpError::Redirects {
                             what: request.what.clone(),
-                            url,
+                            url: url.to_string(),
                         });
                     }
                 }
@@ -616,7 +616,7 @@ impl Http {
                 if wait > self.policy.max_wait {
                     return Err(HttpError::WaitTooLong {
                         what: request.what.clone(),
-                        url,
+                        url: url.to_string(),
                         wait,
                         max_wait: self.policy.max_wait,
                     });
@@ -624,7 +624,7 @@ impl Http {
                 if attempt >= self.policy.attempts {
                     return Err(HttpError::StillRateLimited {
                         what: request.what.clone(),
-                        url,
+                        url: url.to_string(),
                         attempts: attempt,
                     });
                 }
@@ -656,7 +656,7 @@ impl Http {
                 }
                 return Err(HttpError::Server {
                     what: request.what.clone(),
-                    url,
+                    url: url.to_string(),
                     status,
                     message,
                     attempts: attempt,

@@ -40,10 +40,12 @@
 //! }
 //! ```
 //!
-//! In a plan, each file has `action` (and maybe `reason`); in an outcome, `outcome`
-//! (`uploaded`, `skipped`, `replaced`) instead, plus `url`. `overrides` appears for the local
-//! target with `--overrides`, `release` for GitHub; `steps` only in a plan, `verified` only in an
-//! outcome.
+//! Every file has `name`, `size`, `sha256` and `url` (where it ends up). In a plan (`"dry_run":
+//! true`) each file has `action` (`upload`, `skip`, `replace`) and maybe `reason`; in an outcome,
+//! `outcome` (`uploaded`, `skipped`, `replaced`) instead. `overrides` appears for the local target
+//! with `--overrides`, `release` for GitHub; `steps` only in a plan, `verified` only in an
+//! outcome. `warnings` holds what the user should know (clusterctl cannot read GitHub Enterprise
+//! or non-`gitlab.` hosts, files in the folder that are not published).
 
 pub mod github;
 pub mod gitlab;
@@ -325,6 +327,18 @@ impl Destination {
         clusterctl_url: String,
     ) -> Self {
         let clusterctl_config = Self::providers_snippet(release, &clusterctl_url);
+        let mut warnings = Vec::new();
+        if !release.ignored.is_empty() {
+            warnings.push(format!(
+                "not published, as they are not release files: {}",
+                release
+                    .ignored
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         Self {
             target,
             version: release.version.to_string(),
@@ -338,7 +352,7 @@ impl Destination {
             clusterctl_config,
             overrides: None,
             release: None,
-            warnings: Vec::new(),
+            warnings,
         }
     }
 }
@@ -539,7 +553,7 @@ pub enum Error {
         reason: String,
     },
     #[error(transparent)]
-    Url(HttpError),
+    Url(Box<HttpError>),
 
     // --- the local target ---
     #[error(
@@ -573,7 +587,7 @@ pub enum Error {
         action: String,
         needed: String,
     },
-    #[error("{forge}: {what} not found at `{url}`{}", hint.as_deref().map(|h| format!(" ({h})")).unwrap_or_default())]
+    #[error("{forge}: {what} not found at `{url}`")]
     NotFound {
         forge: &'static str,
         what: String,
@@ -585,20 +599,20 @@ pub enum Error {
         forge: &'static str,
         action: String,
         #[source]
-        source: HttpError,
+        source: Box<HttpError>,
     },
     #[error("{forge} is rate limiting capkg")]
     RateLimited {
         forge: &'static str,
         #[source]
-        source: HttpError,
+        source: Box<HttpError>,
     },
     #[error("could not {action} on {forge}")]
     Unreachable {
         forge: &'static str,
         action: String,
         #[source]
-        source: HttpError,
+        source: Box<HttpError>,
     },
     #[error("{forge} answered `{url}` with something capkg cannot read: {reason}")]
     Unexpected {
@@ -711,6 +725,7 @@ impl Error {
             Error::Forbidden { forge: "GitLab", .. } => Some(
                 "use a token with the `api` scope and at least the Developer role, or CI_JOB_TOKEN in the project's own pipeline; the package registry must be enabled for the project".into(),
             ),
+            Error::NotFound { hint, .. } => hint.clone(),
             Error::RateLimited { .. } => Some(
                 "wait until the limit resets, or raise `--max-wait` to let capkg wait for it".into(),
             ),

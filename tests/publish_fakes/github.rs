@@ -157,7 +157,13 @@ impl FakeGitHub {
         id
     }
 
-    pub fn fault(&self, method: &'static str, path_contains: &str, action: FaultAction, times: usize) {
+    pub fn fault(
+        &self,
+        method: &'static str,
+        path_contains: &str,
+        action: FaultAction,
+        times: usize,
+    ) {
         self.state().faults.push(Fault {
             method,
             path_contains: path_contains.to_string(),
@@ -283,12 +289,10 @@ impl State {
     }
 
     fn find_asset(&self, id: u64) -> Option<(usize, usize)> {
-        self.releases.iter().enumerate().find_map(|(ri, r)| {
-            r.assets
-                .iter()
-                .position(|a| a.id == id)
-                .map(|ai| (ri, ai))
-        })
+        self.releases
+            .iter()
+            .enumerate()
+            .find_map(|(ri, r)| r.assets.iter().position(|a| a.id == id).map(|ai| (ri, ai)))
     }
 
     fn snapshot(&mut self, request: &Incoming) {
@@ -330,7 +334,11 @@ impl State {
             id,
             name,
             state: state.to_string(),
-            content: if state == "uploaded" { request.body.clone() } else { Vec::new() },
+            content: if state == "uploaded" {
+                request.body.clone()
+            } else {
+                Vec::new()
+            },
         };
         self.releases[ri].assets.push(asset.clone());
         let release = self.releases[ri].clone();
@@ -338,7 +346,12 @@ impl State {
     }
 
     fn route(&mut self, server: &'static str, request: &Incoming) -> Reply {
-        let not_found = || Reply::json(404, json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}));
+        let not_found = || {
+            Reply::json(
+                404,
+                json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}),
+            )
+        };
         if server == "objects" {
             let id: u64 = request.path.trim_start_matches('/').parse().unwrap_or(0);
             return match self.find_asset(id) {
@@ -355,14 +368,20 @@ impl State {
         let expected = format!("Bearer {TOKEN}");
         if request.header("authorization") != Some(expected.as_str()) {
             let message = if self.echo_token {
-                format!("Bad credentials: {}", request.header("authorization").unwrap_or(""))
+                format!(
+                    "Bad credentials: {}",
+                    request.header("authorization").unwrap_or("")
+                )
             } else {
                 "Bad credentials".to_string()
             };
             return Reply::json(401, json!({"message": message}));
         }
         if request.header("user-agent").is_none() {
-            return Reply::json(403, json!({"message": "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"}));
+            return Reply::json(
+                403,
+                json!({"message": "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"}),
+            );
         }
         if server == "uploads" {
             if request.method != "POST" {
@@ -423,7 +442,10 @@ impl State {
                 let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
                 let tag = body["tag_name"].as_str().unwrap_or_default().to_string();
                 if self.releases.iter().any(|r| r.tag == tag && !r.draft) {
-                    return Reply::json(422, json!({"message": "Validation Failed", "errors": [{"resource": "Release", "code": "already_exists", "field": "tag_name"}]}));
+                    return Reply::json(
+                        422,
+                        json!({"message": "Validation Failed", "errors": [{"resource": "Release", "code": "already_exists", "field": "tag_name"}]}),
+                    );
                 }
                 let id = self.next_id();
                 let release = FakeRelease {
@@ -486,8 +508,15 @@ impl State {
                     return not_found();
                 };
                 if let Some(name) = body["name"].as_str() {
-                    if self.releases[ri].assets.iter().any(|a| a.name == name && a.id != id) {
-                        return Reply::json(422, json!({"message": "Validation Failed", "errors": [{"resource": "ReleaseAsset", "code": "already_exists", "field": "name"}]}));
+                    if self.releases[ri]
+                        .assets
+                        .iter()
+                        .any(|a| a.name == name && a.id != id)
+                    {
+                        return Reply::json(
+                            422,
+                            json!({"message": "Validation Failed", "errors": [{"resource": "ReleaseAsset", "code": "already_exists", "field": "name"}]}),
+                        );
                     }
                     self.releases[ri].assets[ai].name = name.to_string();
                 }

@@ -87,7 +87,13 @@ impl FakeGitLab {
             .push(content.to_vec());
     }
 
-    pub fn fault(&self, method: &'static str, path_contains: &str, action: FaultAction, times: usize) {
+    pub fn fault(
+        &self,
+        method: &'static str,
+        path_contains: &str,
+        action: FaultAction,
+        times: usize,
+    ) {
         self.state().faults.push(Fault {
             method,
             path_contains: path_contains.to_string(),
@@ -101,7 +107,10 @@ impl FakeGitLab {
     }
 
     pub fn count(&self, method: &str) -> usize {
-        self.requests().iter().filter(|r| r.method == method).count()
+        self.requests()
+            .iter()
+            .filter(|r| r.method == method)
+            .count()
     }
 }
 
@@ -143,9 +152,15 @@ impl State {
             "PUT" => {
                 let exists = self.files.contains_key(&key);
                 if exists && !self.duplicates_allowed {
-                    return Reply::json(400, json!({"message": "Duplicate package is not allowed"}));
+                    return Reply::json(
+                        400,
+                        json!({"message": "Duplicate package is not allowed"}),
+                    );
                 }
-                self.files.entry(key).or_default().push(request.body.clone());
+                self.files
+                    .entry(key)
+                    .or_default()
+                    .push(request.body.clone());
                 if request.query_param("select").as_deref() == Some("package_file") {
                     Reply::json(
                         201,

@@ -53,7 +53,10 @@ metadata:
 /// The files of the standard test release.
 pub fn release_files() -> Vec<(&'static str, Vec<u8>)> {
     vec![
-        ("infrastructure-components.yaml", COMPONENTS.as_bytes().to_vec()),
+        (
+            "infrastructure-components.yaml",
+            COMPONENTS.as_bytes().to_vec(),
+        ),
         ("metadata.yaml", METADATA.as_bytes().to_vec()),
         ("cluster-template.yaml", TEMPLATE.as_bytes().to_vec()),
     ]

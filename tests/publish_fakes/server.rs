@@ -156,6 +156,7 @@ fn serve(
     handler: &dyn Handler,
     latency: Duration,
 ) -> std::io::Result<()> {
+    stream.set_nodelay(true)?;
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     loop {
@@ -215,13 +216,19 @@ fn serve(
             thread::sleep(latency);
         }
         let reply = handler.handle(&request);
-        let mut head = format!("HTTP/1.1 {} Fake\r\ncontent-length: {}\r\n", reply.status, reply.body.len());
+        let mut head = format!(
+            "HTTP/1.1 {} Fake\r\ncontent-length: {}\r\n",
+            reply.status,
+            reply.body.len()
+        );
         for (k, v) in &reply.headers {
             head.push_str(&format!("{k}: {v}\r\n"));
         }
         head.push_str("\r\n");
-        writer.write_all(head.as_bytes())?;
-        writer.write_all(&reply.body)?;
+        // One write, so Nagle's algorithm and delayed ACKs do not hold the body back.
+        let mut message = head.into_bytes();
+        message.extend_from_slice(&reply.body);
+        writer.write_all(&message)?;
         writer.flush()?;
     }
 }
