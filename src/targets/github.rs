@@ -942,8 +942,10 @@ fn github_permission(rejection: &http::Rejection) -> String {
         format!("GitHub names the permission it accepts: `{permissions}`")
     } else if let Some(scopes) = named("x-accepted-oauth-scopes") {
         format!("GitHub accepts the token scopes `{scopes}`")
+    } else if rejection.method == Method::GET {
+        "reading releases needs `contents: read`, and seeing drafts needs push access".to_string()
     } else {
-        "releases need `contents: write` on the repository".to_string()
+        "changing releases needs `contents: write` on the repository".to_string()
     };
     if !rejection.message.is_empty() {
         needed.push_str(&format!("; GitHub said: {}", rejection.message));
