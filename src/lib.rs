@@ -18,6 +18,7 @@
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
 
 pub mod assemble;
+pub mod ci;
 pub mod cli;
 pub mod files;
 pub mod flect;
@@ -29,5 +30,6 @@ pub mod report;
 pub mod rules;
 pub mod subst;
 pub mod targets;
+pub mod verify;
 pub mod version;
 pub mod yaml;

@@ -17,8 +17,9 @@ struct LintReport<'a> {
     summary: JsonSummary,
 }
 
+/// One diagnostic as JSON output shows it (also inside `release` and `verify` reports).
 #[derive(Serialize)]
-struct JsonDiagnostic<'a> {
+pub struct JsonDiagnostic<'a> {
     rule: &'a str,
     severity: Severity,
     file: Option<&'a str>,
@@ -40,7 +41,7 @@ struct JsonSummary {
     files: usize,
 }
 
-fn diagnostic(d: &Diagnostic) -> JsonDiagnostic<'_> {
+pub fn diagnostic(d: &Diagnostic) -> JsonDiagnostic<'_> {
     let start = d.position();
     let end = match (&d.file, d.span) {
         (Some(file), Some(span)) => Some(file.position(span.end)),

@@ -19,6 +19,7 @@ mod yaml;
 use std::sync::Arc;
 
 pub use diagnostic::{Diagnostic, Label, Severity, Summary};
+pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
 
 use crate::files::{Release, ReleaseFile};
 use crate::k8s::Object;

@@ -1,0 +1,402 @@
+//! Which CI system capkg runs in, and the channels each offers besides the log.
+//!
+//! Detection reads only the variables the runners set themselves: `GITHUB_ACTIONS=true` and
+//! `GITLAB_CI=true`; no flag is needed. GitHub Actions offers three more channels, all handled
+//! here:
+//!
+//! - **annotations**: workflow commands on stdout (`::error file=…::…`). GitHub shows at most
+//!   [`ANNOTATION_CAP`] errors, as many warnings and as many notices per step and drops the rest
+//!   silently, so [`cap_annotations`] splits diagnostics into the ones to annotate and the rest,
+//!   which callers print as plain log lines and count in the summary;
+//! - **the step summary**: Markdown appended to the file named by `GITHUB_STEP_SUMMARY`;
+//! - **outputs**: `name=value` lines appended to the file named by `GITHUB_OUTPUT`, with
+//!   GitHub's heredoc form (`name<<DELIMITER`) for values that span lines.
+//!
+//! GitLab CI has no such channels: plain lines on stdout are all there is. What goes into a
+//! summary or an output is the commands' business ([`crate::release`], [`crate::verify`]); this
+//! module only knows the formats. Appending to the summary and output files is the runner's
+//! documented protocol: the runner reads them after the step, so they are appended to, not
+//! replaced atomically like capkg's other writes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::rules::{Diagnostic, Severity};
+
+/// How many annotations of one severity GitHub shows per step.
+pub const ANNOTATION_CAP: usize = 10;
+
+/// A CI system capkg knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CiSystem {
+    GithubActions,
+    GitlabCi,
+}
+
+/// A version tag found in the CI environment, and the variable that held it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CiTag {
+    pub tag: String,
+    pub variable: &'static str,
+}
+
+/// What the environment says about the CI run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CiContext {
+    pub system: Option<CiSystem>,
+    /// The tag the pipeline runs for, when it runs for a tag.
+    pub tag: Option<CiTag>,
+    /// `GITHUB_STEP_SUMMARY`.
+    pub step_summary: Option<PathBuf>,
+    /// `GITHUB_OUTPUT`.
+    pub output: Option<PathBuf>,
+}
+
+impl CiContext {
+    /// Reads the standard variables through `env` (the process environment in the CLI).
+    pub fn detect(env: &dyn Fn(&str) -> Option<String>) -> Self {
+        let value = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let is_true = |name: &str| value(name).is_some_and(|v| v.trim() == "true");
+        let system = if is_true("GITHUB_ACTIONS") {
+            Some(CiSystem::GithubActions)
+        } else if is_true("GITLAB_CI") {
+            Some(CiSystem::GitlabCi)
+        } else {
+            None
+        };
+        Self {
+            system,
+            tag: github_tag(&value).or_else(|| {
+                value("CI_COMMIT_TAG").map(|tag| CiTag {
+                    tag,
+                    variable: "CI_COMMIT_TAG",
+                })
+            }),
+            step_summary: value("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            output: value("GITHUB_OUTPUT").map(PathBuf::from),
+        }
+    }
+
+    pub fn is_github(&self) -> bool {
+        self.system == Some(CiSystem::GithubActions)
+    }
+
+    pub fn is_gitlab(&self) -> bool {
+        self.system == Some(CiSystem::GitlabCi)
+    }
+}
+
+/// `GITHUB_REF_NAME` when `GITHUB_REF_TYPE` is `tag`; else the tag in `GITHUB_REF`
+/// (`refs/tags/v1.2.3`), which older runners set without the other two.
+fn github_tag(value: &dyn Fn(&str) -> Option<String>) -> Option<CiTag> {
+    match value("GITHUB_REF_TYPE").as_deref() {
+        Some("tag") => value("GITHUB_REF_NAME").map(|tag| CiTag {
+            tag,
+            variable: "GITHUB_REF_NAME",
+        }),
+        Some(_) => None,
+        None => value("GITHUB_REF")
+            .and_then(|r| r.strip_prefix("refs/tags/").map(str::to_string))
+            .filter(|tag| !tag.is_empty())
+            .map(|tag| CiTag {
+                tag,
+                variable: "GITHUB_REF",
+            }),
+    }
+}
+
+/// Diagnostics split by GitHub's per-step caps.
+#[derive(Debug, Default)]
+pub struct Capped<'d> {
+    /// Annotate these (at most [`ANNOTATION_CAP`] per severity), in the order given.
+    pub annotated: Vec<&'d Diagnostic>,
+    /// GitHub would drop annotations for these: print them as log lines.
+    pub overflow: Vec<&'d Diagnostic>,
+}
+
+impl Capped<'_> {
+    /// `"3 errors, 1 warning"` not shown as annotations, or `None`.
+    pub fn overflow_note(&self) -> Option<String> {
+        if self.overflow.is_empty() {
+            return None;
+        }
+        let count = |s| self.overflow.iter().filter(|d| d.severity == s).count();
+        let parts: Vec<String> = [
+            (count(Severity::Error), "error"),
+            (count(Severity::Warning), "warning"),
+            (count(Severity::Info), "notice"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
+        .collect();
+        Some(format!(
+            "{} more not shown as annotations (GitHub shows at most {ANNOTATION_CAP} of each kind per step); they are listed in the log and the step summary",
+            parts.join(", ")
+        ))
+    }
+}
+
+/// The first [`ANNOTATION_CAP`] diagnostics of each severity, and the rest.
+pub fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
+    let mut capped = Capped::default();
+    let mut seen = [0usize; 3];
+    for d in diagnostics {
+        let slot = match d.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Info => 2,
+        };
+        if let Some(count) = seen.get_mut(slot) {
+            *count += 1;
+            if *count <= ANNOTATION_CAP {
+                capped.annotated.push(d);
+                continue;
+            }
+        }
+        capped.overflow.push(d);
+    }
+    capped
+}
+
+/// A diagnostic as one plain log line: `file:line:col: severity[rule]: message`.
+pub fn log_line(d: &Diagnostic) -> String {
+    let mut place = d.file_name().unwrap_or_default().to_string();
+    if let Some(position) = d.position() {
+        place = format!("{place}:{}:{}", position.line, position.column);
+    }
+    let place = if place.is_empty() {
+        String::new()
+    } else {
+        format!("{place}: ")
+    };
+    format!(
+        "{place}{}[{}]: {}",
+        d.severity,
+        d.rule,
+        d.message.replace('\n', " ")
+    )
+}
+
+/// Why a CI file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot append to `{}` ({variable})", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub variable: &'static str,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Appends Markdown to the step summary file.
+pub fn append_step_summary(path: &Path, markdown: &str) -> Result<(), WriteError> {
+    append(path, "GITHUB_STEP_SUMMARY", markdown)
+}
+
+/// Appends outputs to the output file, in the format [`output_lines`] gives.
+pub fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Result<(), WriteError> {
+    append(path, "GITHUB_OUTPUT", &output_lines(outputs))
+}
+
+fn append(path: &Path, variable: &'static str, text: &str) -> Result<(), WriteError> {
+    let error = |source| WriteError {
+        path: path.to_path_buf(),
+        variable,
+        source,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(error)?;
+    file.write_all(text.as_bytes()).map_err(error)?;
+    file.flush().map_err(error)
+}
+
+/// `name=value` lines; a value with a line break (or one that starts a heredoc by accident)
+/// uses `name<<DELIMITER`, the value, `DELIMITER`, with a delimiter that occurs in no line of it.
+pub fn output_lines(outputs: &[(String, String)]) -> String {
+    let mut text = String::new();
+    for (name, value) in outputs {
+        if value.contains('\n') || value.contains('\r') {
+            let delimiter = delimiter_for(value);
+            text.push_str(&format!("{name}<<{delimiter}\n{value}"));
+            if !value.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&delimiter);
+            text.push('\n');
+        } else {
+            text.push_str(&format!("{name}={value}\n"));
+        }
+    }
+    text
+}
+
+fn delimiter_for(value: &str) -> String {
+    let mut n = 0u32;
+    loop {
+        let candidate = if n == 0 {
+            "CAPKG_EOF".to_string()
+        } else {
+            format!("CAPKG_EOF_{n}")
+        };
+        if !value.lines().any(|line| line.trim_end() == candidate) {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+/// Escapes text for a Markdown table cell: `|` and line breaks would end the cell.
+pub fn table_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\r', '\n'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{Source, Span};
+    use std::sync::Arc;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn github_actions_on_a_tag_push() {
+        let ci = CiContext::detect(&env(&[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_REF_TYPE", "tag"),
+            ("GITHUB_REF_NAME", "v1.2.3"),
+            ("GITHUB_STEP_SUMMARY", "/tmp/summary"),
+            ("GITHUB_OUTPUT", "/tmp/out"),
+        ]));
+        assert!(ci.is_github());
+        assert_eq!(
+            ci.tag,
+            Some(CiTag {
+                tag: "v1.2.3".into(),
+                variable: "GITHUB_REF_NAME"
+            })
+        );
+        assert_eq!(ci.step_summary.as_deref(), Some(Path::new("/tmp/summary")));
+        assert_eq!(ci.output.as_deref(), Some(Path::new("/tmp/out")));
+    }
+
+    #[test]
+    fn a_branch_push_has_no_tag() {
+        let ci = CiContext::detect(&env(&[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_REF_TYPE", "branch"),
+            ("GITHUB_REF_NAME", "main"),
+            ("GITHUB_REF", "refs/heads/main"),
+        ]));
+        assert_eq!(ci.tag, None);
+        let ci = CiContext::detect(&env(&[("GITHUB_REF", "refs/tags/v2.0.0")]));
+        assert_eq!(ci.tag.map(|t| t.tag).as_deref(), Some("v2.0.0"));
+        assert_eq!(ci.system, None);
+    }
+
+    #[test]
+    fn gitlab_ci_with_a_tag() {
+        let ci = CiContext::detect(&env(&[("GITLAB_CI", "true"), ("CI_COMMIT_TAG", "v0.4.0")]));
+        assert!(ci.is_gitlab());
+        assert_eq!(
+            ci.tag,
+            Some(CiTag {
+                tag: "v0.4.0".into(),
+                variable: "CI_COMMIT_TAG"
+            })
+        );
+        let ci = CiContext::detect(&env(&[("GITLAB_CI", "true"), ("CI_COMMIT_TAG", "")]));
+        assert_eq!(ci.tag, None);
+        assert_eq!(CiContext::detect(&env(&[])), CiContext::default());
+    }
+
+    fn diagnostic(severity: Severity, n: usize) -> Diagnostic {
+        let source = Arc::new(Source::new("metadata.yaml", "a: 1\nb: 2\n"));
+        Diagnostic::new(
+            "metadata/kind",
+            severity,
+            Some(source),
+            Some(Span::new(5, 6)),
+            format!("finding {n}"),
+            "help",
+        )
+    }
+
+    #[test]
+    fn annotations_stop_at_ten_per_severity() {
+        let mut all = Vec::new();
+        for n in 0..13 {
+            all.push(diagnostic(Severity::Error, n));
+        }
+        for n in 0..4 {
+            all.push(diagnostic(Severity::Warning, n));
+        }
+        for n in 0..11 {
+            all.push(diagnostic(Severity::Info, n));
+        }
+        let capped = cap_annotations(&all);
+        let count = |list: &[&Diagnostic], s| list.iter().filter(|d| d.severity == s).count();
+        assert_eq!(count(&capped.annotated, Severity::Error), 10);
+        assert_eq!(count(&capped.annotated, Severity::Warning), 4);
+        assert_eq!(count(&capped.annotated, Severity::Info), 10);
+        assert_eq!(count(&capped.overflow, Severity::Error), 3);
+        assert_eq!(count(&capped.overflow, Severity::Info), 1);
+        assert_eq!(capped.overflow[0].message, "finding 10");
+        let note = capped.overflow_note().unwrap();
+        assert!(note.starts_with("3 errors, 1 notice more"), "{note}");
+        assert!(cap_annotations(&all[..2]).overflow_note().is_none());
+    }
+
+    #[test]
+    fn log_lines_name_the_place() {
+        assert_eq!(
+            log_line(&diagnostic(Severity::Error, 1)),
+            "metadata.yaml:2:1: error[metadata/kind]: finding 1"
+        );
+    }
+
+    #[test]
+    fn multi_line_outputs_use_a_heredoc_delimiter_not_in_the_value() {
+        let text = output_lines(&[
+            ("version".into(), "v1.2.3".into()),
+            ("config".into(), "providers:\n  - name: x\n".into()),
+            ("tricky".into(), "a\nCAPKG_EOF\nb".into()),
+        ]);
+        assert_eq!(
+            text,
+            "version=v1.2.3\nconfig<<CAPKG_EOF\nproviders:\n  - name: x\nCAPKG_EOF\ntricky<<CAPKG_EOF_1\na\nCAPKG_EOF\nb\nCAPKG_EOF_1\n"
+        );
+    }
+
+    #[test]
+    fn files_are_appended_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.md");
+        append_step_summary(&path, "# one\n").unwrap();
+        append_step_summary(&path, "# two\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# one\n# two\n");
+        let outputs = dir.path().join("out");
+        append_outputs(&outputs, &[("a".into(), "1".into())]).unwrap();
+        append_outputs(&outputs, &[("b".into(), "2".into())]).unwrap();
+        assert_eq!(std::fs::read_to_string(&outputs).unwrap(), "a=1\nb=2\n");
+        let err = append_step_summary(&dir.path().join("no/such/dir"), "x").unwrap_err();
+        assert!(err.to_string().contains("GITHUB_STEP_SUMMARY"), "{err}");
+    }
+
+    #[test]
+    fn table_cells_keep_their_shape() {
+        assert_eq!(table_cell("a|b\nc"), "a\\|b c");
+    }
+}

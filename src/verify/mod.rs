@@ -1,0 +1,818 @@
+//! `capkg verify SOURCE`: read a published release the way clusterctl does, and check it.
+//!
+//! SOURCE is what a clusterctl configuration's `url:` holds ([`source`]): a GitHub release URL, a
+//! GitLab generic package URL, a `file://` local repository path, or a folder of release files.
+//! For a URL, verify
+//!
+//! 1. resolves `latest` as clusterctl does ([`latest`]; GitLab repositories have no `latest`,
+//!    clusterctl uses the version as written);
+//! 2. fetches `metadata.yaml` and the components file named by the URL ([`repository`]), then the
+//!    cluster templates and ClusterClasses beside them (GitHub and local repositories list their
+//!    files; a GitLab package is listed through the `checksums.txt` capkg publishes, else only
+//!    `cluster-template.yaml` is tried);
+//! 3. checks that `metadata.yaml` has a release series for the version (clusterctl's `init` and
+//!    `upgrade` refuse the version otherwise) and, when `checksums.txt` was published, that every
+//!    file matches it;
+//! 4. lints what it fetched with every rule, for that version.
+//!
+//! A folder is linted as release folders ([`crate::files::load_releases`]); when a folder sits in
+//! a local repository layout (`{provider-label}/{version}/`), the version and provider come from
+//! the path and the series check runs too.
+//!
+//! The library returns a [`VerifyReport`] and never prints; failures to read at all are
+//! [`Error`]s. Findings in what was read are in the report (`ok: false`).
+
+pub mod latest;
+pub mod repository;
+pub mod source;
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use reqwest::Url;
+use serde::{Serialize, Serializer};
+
+use self::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepository, Repository};
+use self::source::{LATEST, ProviderSource, SourceError};
+use crate::files::{self, Release};
+use crate::provider::{FileRole, ProviderType};
+use crate::rules::{self, Diagnostic, Summary};
+use crate::targets::http::{self, Credential, Http, HttpError};
+use crate::targets::{CHECKSUMS_FILE, Secret, Services};
+use crate::version::Version;
+
+const DEFAULT_GITHUB_API: &str = "https://api.github.com";
+
+/// What to verify.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyRequest {
+    /// SOURCE as given.
+    pub source: String,
+    /// `--provider`.
+    pub provider_name: Option<String>,
+    /// `--type`.
+    pub provider_type: Option<ProviderType>,
+}
+
+/// Where verify reads from and with which tokens; built from flags and the environment by
+/// [`Settings::resolve`].
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The GitHub API for github.com URLs.
+    pub github_api: Url,
+    pub github_token: Option<Secret>,
+    pub gitlab_credential: Option<Credential>,
+}
+
+impl Settings {
+    /// `--api-url`, else `GITHUB_API_URL`, else `https://api.github.com`; GitHub token from
+    /// `GITHUB_TOKEN` or `GH_TOKEN`; GitLab token from `GITLAB_ACCESS_TOKEN` (clusterctl's, as a
+    /// bearer token), else `GITLAB_TOKEN` (`PRIVATE-TOKEN`), else `CI_JOB_TOKEN` (`JOB-TOKEN`).
+    /// Tokens are optional: public releases need none.
+    pub fn resolve(
+        api_url: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, Error> {
+        let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let api_text = api_url
+            .map(str::to_string)
+            .or_else(|| non_empty("GITHUB_API_URL"))
+            .unwrap_or_else(|| DEFAULT_GITHUB_API.to_string());
+        let github_api = http::parse_base_url(&api_text).map_err(Error::ApiUrl)?;
+        let secret = |name: &str| env(name).and_then(Secret::new);
+        let gitlab_credential = secret("GITLAB_ACCESS_TOKEN")
+            .map(Credential::bearer)
+            .or_else(|| secret("GITLAB_TOKEN").map(|s| Credential::header("private-token", s)))
+            .or_else(|| secret("CI_JOB_TOKEN").map(|s| Credential::header("job-token", s)));
+        Ok(Self {
+            github_api,
+            github_token: secret("GITHUB_TOKEN").or_else(|| secret("GH_TOKEN")),
+            gitlab_credential,
+        })
+    }
+}
+
+/// Which kind of repository was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RepositoryKind {
+    Github,
+    Gitlab,
+    Local,
+    Directory,
+}
+
+/// One file verify read.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifiedFile {
+    pub name: String,
+    pub size: u64,
+    pub sha256: String,
+    /// Where it was read from (the clusterctl-facing URL, or the path).
+    pub url: String,
+}
+
+/// One check besides lint.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// `release-series`, `checksums`.
+    pub name: &'static str,
+    pub ok: bool,
+    pub message: String,
+}
+
+/// What verify found.
+///
+/// JSON (`capkg verify --format json`):
+///
+/// ```json
+/// {
+///   "source": "https://github.com/o/r/releases/latest/infrastructure-components.yaml",
+///   "repository": "github | gitlab | local | directory",
+///   "requested_version": "latest",
+///   "version": "v1.2.3",
+///   "latest": {"version": "v1.2.3", "skipped": ["v1.3.0-rc.0: ..."]},
+///   "provider_label": "infrastructure-azure",
+///   "files": [{"name": "metadata.yaml", "size": 1, "sha256": "...", "url": "..."}],
+///   "checks": [{"name": "release-series", "ok": true, "message": "..."}],
+///   "diagnostics": [{"rule": "...", "severity": "error", "file": "...", "line": 1, ...}],
+///   "summary": {"errors": 0, "warnings": 0, "infos": 0, "files": 3},
+///   "warnings": ["..."],
+///   "ok": true
+/// }
+/// ```
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyReport {
+    pub source: String,
+    pub repository: RepositoryKind,
+    /// The version in the URL (`latest` or a tag); `None` for a folder.
+    pub requested_version: Option<String>,
+    /// The version read.
+    pub version: Option<String>,
+    /// How `latest` was resolved, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latest: Option<latest::Resolution>,
+    pub provider_label: Option<String>,
+    pub files: Vec<VerifiedFile>,
+    pub checks: Vec<Check>,
+    #[serde(serialize_with = "diagnostics_json")]
+    pub diagnostics: Vec<Diagnostic>,
+    pub summary: Summary,
+    /// What clusterctl would do differently, or what could not be checked.
+    pub warnings: Vec<String>,
+    /// No lint errors and every check passed.
+    pub ok: bool,
+}
+
+fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(diagnostics.iter().map(crate::report::json::diagnostic))
+}
+
+impl VerifyReport {
+    /// Lint errors plus failed checks.
+    pub fn error_count(&self) -> usize {
+        self.summary.errors + self.checks.iter().filter(|c| !c.ok).count()
+    }
+
+    fn finish(mut self) -> Self {
+        let files = self.files.len();
+        self.summary = Summary::of(&self.diagnostics, files);
+        self.ok = self.error_count() == 0;
+        self
+    }
+
+    /// The report as Markdown, for a CI step summary.
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        let verdict = if self.ok { "passed" } else { "failed" };
+        md.push_str(&format!(
+            "### capkg verify {verdict}: {} {}\n\n",
+            self.provider_label.as_deref().unwrap_or("release"),
+            self.version.as_deref().unwrap_or("")
+        ));
+        md.push_str(&format!("Source: `{}`\n\n", self.source));
+        if let Some(latest) = &self.latest {
+            md.push_str(&format!("`latest` resolved to `{}`", latest.version));
+            if let Some(series) = &latest.contract_series {
+                md.push_str(&format!(" (release series {series})"));
+            }
+            md.push_str(".\n\n");
+        }
+        if !self.files.is_empty() {
+            md.push_str("| file | size | SHA-256 |\n| --- | ---: | --- |\n");
+            for file in &self.files {
+                md.push_str(&format!(
+                    "| [`{}`]({}) | {} | `{}` |\n",
+                    crate::ci::table_cell(&file.name),
+                    file.url,
+                    file.size,
+                    file.sha256
+                ));
+            }
+            md.push('\n');
+        }
+        for check in &self.checks {
+            let mark = if check.ok { "✅" } else { "❌" };
+            md.push_str(&format!("- {mark} {}: {}\n", check.name, check.message));
+        }
+        md.push_str(&format!(
+            "- lint: {} error(s), {} warning(s)\n",
+            self.summary.errors, self.summary.warnings
+        ));
+        for warning in &self.warnings {
+            md.push_str(&format!("- ⚠️ {warning}\n"));
+        }
+        md.push('\n');
+        md
+    }
+}
+
+/// Why verify could not read the release.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error("{what} (`{url}`)")]
+    NotFound { what: String, url: String },
+    #[error("{message}")]
+    Refused {
+        message: String,
+        hint: Option<String>,
+    },
+    #[error("could not {what}")]
+    Http {
+        what: String,
+        #[source]
+        source: Box<HttpError>,
+    },
+    #[error("`{url}` answered with something capkg cannot read: {reason}")]
+    Unexpected { url: String, reason: String },
+    #[error("{message}")]
+    Local {
+        message: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("failed to find releases tagged with a valid semantic version number")]
+    NoReleases,
+    #[error(
+        "failed to fetch metadata for provider {label:?} (version {version}). Check that the release tag exists and the repository URL is correct"
+    )]
+    Metadata {
+        label: String,
+        version: String,
+        #[source]
+        source: Box<Error>,
+    },
+    #[error("failed to read the components file {name:?} (version {version})")]
+    Components {
+        name: String,
+        version: String,
+        #[source]
+        source: Box<Error>,
+    },
+    #[error(transparent)]
+    Files(#[from] files::Error),
+    #[error("invalid `--api-url`")]
+    ApiUrl(#[source] HttpError),
+}
+
+impl Error {
+    pub(crate) fn http(what: String, source: HttpError) -> Self {
+        Error::Http {
+            what,
+            source: Box::new(source),
+        }
+    }
+
+    /// True when what was read (or not found) is wrong (exit 1); false when capkg could not do
+    /// its job (exit 2): an unreachable server, an unreadable path, a bad flag.
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            Error::Source(_)
+            | Error::NotFound { .. }
+            | Error::Refused { .. }
+            | Error::NoReleases => true,
+            Error::Http { source, .. } => matches!(
+                **source,
+                HttpError::Rejected(_)
+                    | HttpError::WaitTooLong { .. }
+                    | HttpError::StillRateLimited { .. }
+            ),
+            Error::Local { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            Error::Metadata { source, .. } | Error::Components { source, .. } => {
+                source.is_refusal()
+            }
+            Error::Unexpected { .. } | Error::Files(_) | Error::ApiUrl(_) => false,
+        }
+    }
+
+    /// What to do about it, for errors that know.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::Source(e) => e.hint.clone(),
+            Error::Refused { hint, .. } => hint.clone(),
+            Error::Metadata { source, .. } | Error::Components { source, .. } => source.hint(),
+            Error::NotFound { what, .. } if what.starts_with("release not found") => Some(
+                "the release does not exist or is still a draft (drafts are invisible to clusterctl); for GitHub Enterprise or a test server pass `--api-url`".into(),
+            ),
+            Error::Http { source, .. } => match source.rejection().map(|r| r.status.as_u16()) {
+                Some(401) => Some("the token in GITHUB_TOKEN / GH_TOKEN is wrong or expired".into()),
+                Some(403) => Some("the token cannot read this repository, or the API rate limit is exhausted: set GITHUB_TOKEN".into()),
+                _ => None,
+            },
+            Error::Files(e) => e.hint().map(str::to_string),
+            _ => None,
+        }
+    }
+}
+
+/// Reads SOURCE as clusterctl does and checks it.
+pub async fn verify(
+    request: &VerifyRequest,
+    settings: &Settings,
+    services: Services,
+) -> Result<VerifyReport, Error> {
+    let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
+    let http = |credential: Option<Credential>| {
+        Http::new(
+            services.policy.clone(),
+            services.clock.clone(),
+            services.progress.clone(),
+            credential,
+        )
+        .map_err(|e| Error::http("start the HTTP client".into(), e))
+    };
+    let (repository, kind, version, components, local_provider): (
+        Box<dyn Repository>,
+        RepositoryKind,
+        String,
+        String,
+        Option<(ProviderType, String)>,
+    ) = match parsed.source {
+        ProviderSource::Directory(dir) => {
+            return verify_directory(request, &dir, parsed.warnings);
+        }
+        ProviderSource::GitHub(source) => {
+            let version = source.version.clone();
+            let components = source.components_path.clone();
+            let client = http(settings.github_token.clone().map(Credential::bearer))?;
+            (
+                Box::new(GitHubRepository::new(
+                    source,
+                    settings.github_api.clone(),
+                    client,
+                )),
+                RepositoryKind::Github,
+                version,
+                components,
+                None,
+            )
+        }
+        ProviderSource::GitLab(source) => {
+            let version = source.version.clone();
+            let components = source.components_path.clone();
+            let client = http(settings.gitlab_credential.clone())?;
+            (
+                Box::new(GitLabRepository::new(source, client)),
+                RepositoryKind::Gitlab,
+                version,
+                components,
+                None,
+            )
+        }
+        ProviderSource::Local(source) => {
+            let version = source.version.clone();
+            let components = source.components_path.clone();
+            let provider = source.provider().map(|(t, n)| (t, n.to_string()));
+            (
+                Box::new(LocalRepository::new(source)),
+                RepositoryKind::Local,
+                version,
+                components,
+                provider,
+            )
+        }
+    };
+    let mut warnings = parsed.warnings;
+    if kind == RepositoryKind::Local
+        && let Some((provider_type, name)) = &local_provider
+    {
+        let conflicts = request.provider_type.is_some_and(|t| t != *provider_type)
+            || request.provider_name.as_deref().is_some_and(|n| n != name);
+        if conflicts {
+            return Err(Error::Source(SourceError {
+                source_text: request.source.clone(),
+                message: format!(
+                    "invalid path: path {:?} must contain provider {:?} in the format {{basepath}}/{{provider-label}}/{{version}}/{{components.yaml}}",
+                    request.source,
+                    request
+                        .provider_type
+                        .unwrap_or(*provider_type)
+                        .manifest_label(request.provider_name.as_deref().unwrap_or(name))
+                ),
+                hint: None,
+            }));
+        }
+    }
+
+    let requested = version.clone();
+    let (version, resolution) = if version == LATEST && kind != RepositoryKind::Gitlab {
+        let resolution =
+            latest::latest_contract_release(repository.as_ref(), latest::CONTRACT).await?;
+        (resolution.version.clone(), Some(resolution))
+    } else {
+        if version == LATEST {
+            warnings.push(
+                "clusterctl does not resolve `latest` for GitLab packages: it reads a package version literally named `latest`".into(),
+            );
+        }
+        (version, None)
+    };
+
+    let provider_hint_label = local_provider
+        .as_ref()
+        .map(|(t, n)| t.manifest_label(n))
+        .unwrap_or_else(|| components.clone());
+    let metadata = repository
+        .file(&version, "metadata.yaml")
+        .await
+        .map_err(|e| Error::Metadata {
+            label: provider_hint_label.clone(),
+            version: version.clone(),
+            source: Box::new(e.into_error()),
+        })?;
+    let components_bytes =
+        repository
+            .file(&version, &components)
+            .await
+            .map_err(|e| Error::Components {
+                name: components.clone(),
+                version: version.clone(),
+                source: Box::new(e.into_error()),
+            })?;
+    let mut fetched: Vec<(String, Bytes)> = vec![
+        ("metadata.yaml".to_string(), metadata),
+        (components.clone(), components_bytes),
+    ];
+
+    // The templates beside the components file, and the checksums capkg publishes.
+    let listed = repository.list(&version).await?;
+    let mut checksums: Option<Bytes> = None;
+    let names = match listed {
+        Some(names) => names,
+        None => {
+            checksums = repository.file(&version, CHECKSUMS_FILE).await.ok();
+            match &checksums {
+                Some(list) => checksum_names(list),
+                None => {
+                    warnings.push(format!(
+                        "a {} package cannot be listed through clusterctl's URLs and has no `{CHECKSUMS_FILE}`: only `cluster-template.yaml` was looked for",
+                        match kind {
+                            RepositoryKind::Gitlab => "GitLab",
+                            _ => "this",
+                        }
+                    ));
+                    vec!["cluster-template.yaml".to_string()]
+                }
+            }
+        }
+    };
+    for name in names {
+        let is_template = matches!(
+            FileRole::from_file_name(&name),
+            Some(FileRole::ClusterTemplate { .. } | FileRole::ClusterClass { .. })
+        );
+        if is_template && !fetched.iter().any(|(n, _)| *n == name) {
+            match repository.file(&version, &name).await {
+                Ok(bytes) => fetched.push((name, bytes)),
+                Err(Fetch::NotFound(_)) => {}
+                Err(Fetch::Failed(err)) if kind == RepositoryKind::Gitlab => {
+                    if name != "cluster-template.yaml" {
+                        warnings.push(format!("`{name}` could not be read: {err}"));
+                    }
+                }
+                Err(Fetch::Failed(err)) => return Err(err),
+            }
+        } else if name == CHECKSUMS_FILE && checksums.is_none() {
+            checksums = repository.file(&version, CHECKSUMS_FILE).await.ok();
+        }
+    }
+
+    let files: Vec<VerifiedFile> = fetched
+        .iter()
+        .map(|(name, bytes)| VerifiedFile {
+            name: name.clone(),
+            size: bytes.len() as u64,
+            sha256: sha256_hex(bytes),
+            url: repository.url(&version, name),
+        })
+        .collect();
+    let mut checks = Vec::new();
+    if let Some(list) = &checksums {
+        checks.push(checksum_check(list, &files));
+    }
+
+    let release = Release {
+        dir: PathBuf::from(&version),
+        files: fetched
+            .iter()
+            .filter_map(|(name, bytes)| {
+                let role = FileRole::from_file_name(name).or(
+                    match (name == &components, request.provider_type) {
+                        (true, Some(provider_type)) => Some(FileRole::Components {
+                            provider_type,
+                            suffix: None,
+                        }),
+                        _ => None,
+                    },
+                )?;
+                Some(files::load_text(
+                    name,
+                    String::from_utf8_lossy(bytes).into_owned(),
+                    role,
+                ))
+            })
+            .collect(),
+        near_misses: Vec::new(),
+    };
+    if !release.files.iter().any(|f| f.file_name() == components) {
+        warnings.push(format!(
+            "`{components}` is not named like a components file; pass `--type` to lint it as one"
+        ));
+    }
+    let parsed_version = Version::parse(&version).ok();
+    let options = rules::Options {
+        provider_type: request
+            .provider_type
+            .or(local_provider.as_ref().map(|(t, _)| *t)),
+        provider_name: request
+            .provider_name
+            .clone()
+            .or(local_provider.as_ref().map(|(_, n)| n.clone())),
+        version: parsed_version.clone(),
+    };
+    let provider = rules::Context::new(&release, &options).provider;
+    let label = provider.label();
+    match &parsed_version {
+        Some(v) => checks.insert(0, series_check(&release, v, label.as_deref())),
+        None => warnings.push(format!(
+            "`{version}` is not a semantic version: clusterctl cannot install it, and the release series check was skipped"
+        )),
+    }
+    let diagnostics = rules::run(std::slice::from_ref(&release), &options);
+    Ok(VerifyReport {
+        source: request.source.clone(),
+        repository: kind,
+        requested_version: Some(requested),
+        version: Some(version),
+        latest: resolution,
+        provider_label: label,
+        files,
+        checks,
+        diagnostics,
+        summary: Summary::default(),
+        warnings,
+        ok: false,
+    }
+    .finish())
+}
+
+/// A folder: lint it; a `{label}/{version}/` folder also gets the series check.
+fn verify_directory(
+    request: &VerifyRequest,
+    dir: &Path,
+    warnings: Vec<String>,
+) -> Result<VerifyReport, Error> {
+    let releases = files::load_releases(&[dir.to_path_buf()], request.provider_type)?;
+    let mut diagnostics = Vec::new();
+    let mut checks = Vec::new();
+    let mut files = Vec::new();
+    let mut versions = Vec::new();
+    let mut labels = Vec::new();
+    for release in &releases {
+        let (version, from_path) = version_from_path(&release.dir);
+        let options = rules::Options {
+            provider_type: request
+                .provider_type
+                .or(from_path.as_ref().map(|(t, _)| *t)),
+            provider_name: request.provider_name.clone().or(from_path.map(|(_, n)| n)),
+            version: version.clone(),
+        };
+        let label = rules::Context::new(release, &options).provider.label();
+        if let Some(version) = &version {
+            checks.push(series_check(release, version, label.as_deref()));
+            versions.push(version.to_string());
+        }
+        labels.extend(label);
+        diagnostics.extend(rules::run(std::slice::from_ref(release), &options));
+        for file in &release.files {
+            let text = file.source().text();
+            files.push(VerifiedFile {
+                name: file.path.display().to_string(),
+                size: text.len() as u64,
+                sha256: sha256_hex(text.as_bytes()),
+                url: file.path.display().to_string(),
+            });
+        }
+    }
+    let mut warnings = warnings;
+    if versions.is_empty() {
+        warnings.push(
+            "the folder is not in the `{provider-label}/{version}/` layout, so the version is unknown and the release series check was skipped".into(),
+        );
+    }
+    labels.sort();
+    labels.dedup();
+    versions.dedup();
+    Ok(VerifyReport {
+        source: request.source.clone(),
+        repository: RepositoryKind::Directory,
+        requested_version: None,
+        version: (versions.len() == 1).then(|| versions.remove(0)),
+        latest: None,
+        provider_label: (labels.len() == 1).then(|| labels.remove(0)),
+        files,
+        checks,
+        diagnostics,
+        summary: Summary::default(),
+        warnings,
+        ok: false,
+    }
+    .finish())
+}
+
+/// `({label}/)?{version}` of a release folder: the version when the folder name is one, and the
+/// provider when the folder above is a manifest label.
+fn version_from_path(dir: &Path) -> (Option<Version>, Option<(ProviderType, String)>) {
+    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_string);
+    let Some(version) = name(dir).and_then(|n| Version::parse(&n).ok()) else {
+        return (None, None);
+    };
+    let provider = dir
+        .parent()
+        .and_then(name)
+        .and_then(|label| ProviderType::split_label(&label).map(|(t, n)| (t, n.to_string())));
+    (Some(version), provider)
+}
+
+/// clusterctl's `init`/`upgrade` check: the version's major.minor has a release series.
+pub fn series_check(release: &Release, version: &Version, label: Option<&str>) -> Check {
+    let Some(metadata) = release.metadata() else {
+        return Check {
+            name: "release-series",
+            ok: false,
+            message: "there is no `metadata.yaml`, so clusterctl cannot find a release series for any version".into(),
+        };
+    };
+    let series = rules::release_series(metadata);
+    let wanted = (i128::from(version.major()), i128::from(version.minor()));
+    let listed: Vec<String> = series
+        .iter()
+        .filter_map(|s| s.major_minor())
+        .map(|(major, minor)| format!("{major}.{minor}"))
+        .collect();
+    match series.iter().find(|s| s.major_minor() == Some(wanted)) {
+        Some(found) => Check {
+            name: "release-series",
+            ok: true,
+            message: format!(
+                "release series {}.{} (contract {}) covers {version}",
+                version.major(),
+                version.minor(),
+                found.contract.unwrap_or("none")
+            ),
+        },
+        None => Check {
+            name: "release-series",
+            ok: false,
+            message: format!(
+                "invalid provider metadata: version {version} for the provider {} does not match any release series. {}",
+                label.unwrap_or("(unknown)"),
+                if listed.is_empty() {
+                    "No release series found in metadata.".to_string()
+                } else {
+                    format!("Available series: [{}].", listed.join(", "))
+                }
+            ),
+        },
+    }
+}
+
+/// The file names a `sha256sum` list names.
+fn checksum_names(list: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(list)
+        .lines()
+        .filter_map(|line| {
+            let (_, name) = line.split_once(char::is_whitespace)?;
+            let name = name.trim_start().trim_start_matches('*');
+            (!name.is_empty()).then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// Every fetched file is in `checksums.txt` with its SHA-256.
+fn checksum_check(list: &[u8], files: &[VerifiedFile]) -> Check {
+    let text = String::from_utf8_lossy(list);
+    let sums: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|line| {
+            let (sum, name) = line.split_once(char::is_whitespace)?;
+            Some((sum, name.trim_start().trim_start_matches('*')))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for file in files {
+        match sums.iter().find(|(_, name)| *name == file.name) {
+            Some((sum, _)) if sum.eq_ignore_ascii_case(&file.sha256) => {}
+            Some((sum, _)) => problems.push(format!(
+                "`{}` has SHA-256 {}, `{CHECKSUMS_FILE}` says {sum}",
+                file.name, file.sha256
+            )),
+            None => problems.push(format!("`{CHECKSUMS_FILE}` does not list `{}`", file.name)),
+        }
+    }
+    if problems.is_empty() {
+        Check {
+            name: "checksums",
+            ok: true,
+            message: format!("every file read matches `{CHECKSUMS_FILE}`"),
+        }
+    } else {
+        Check {
+            name: "checksums",
+            ok: false,
+            message: problems.join("; "),
+        }
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_lists_name_their_files() {
+        let list = b"aaaa  metadata.yaml\nbbbb *cluster-template.yaml\n\n";
+        assert_eq!(
+            checksum_names(list),
+            ["metadata.yaml", "cluster-template.yaml"]
+        );
+        let files = [VerifiedFile {
+            name: "metadata.yaml".into(),
+            size: 1,
+            sha256: "AAAA".to_ascii_lowercase(),
+            url: String::new(),
+        }];
+        assert!(checksum_check(list, &files).ok);
+        let wrong = [VerifiedFile {
+            sha256: "cccc".into(),
+            ..files[0].clone()
+        }];
+        let check = checksum_check(list, &wrong);
+        assert!(!check.ok);
+        assert!(check.message.contains("says aaaa"), "{}", check.message);
+    }
+
+    #[test]
+    fn folder_names_give_version_and_provider() {
+        let (version, provider) = version_from_path(Path::new("/repo/infrastructure-azure/v1.2.3"));
+        assert_eq!(version.unwrap().to_string(), "v1.2.3");
+        assert_eq!(
+            provider,
+            Some((ProviderType::Infrastructure, "azure".to_string()))
+        );
+        assert_eq!(version_from_path(Path::new("out")), (None, None));
+    }
+
+    #[test]
+    fn series_check_uses_clusterctl_words() {
+        let release = Release {
+            dir: "v".into(),
+            files: vec![files::load_text(
+                "metadata.yaml",
+                "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta1\n".into(),
+                FileRole::Metadata,
+            )],
+            near_misses: Vec::new(),
+        };
+        let ok = series_check(&release, &Version::parse("v1.0.4").unwrap(), None);
+        assert!(ok.ok, "{}", ok.message);
+        let missing = series_check(
+            &release,
+            &Version::parse("v1.1.0").unwrap(),
+            Some("infrastructure-x"),
+        );
+        assert!(!missing.ok);
+        assert_eq!(
+            missing.message,
+            "invalid provider metadata: version v1.1.0 for the provider infrastructure-x does not match any release series. Available series: [1.0]."
+        );
+    }
+}

@@ -1,0 +1,531 @@
+//! Reading files from a provider repository the way clusterctl's repository clients do:
+//! `GetVersions` and `GetFile(version, file)` for GitHub, GitLab and local repositories, with
+//! clusterctl's notion of which failures mean "not found" (§5.2, §5.3, §5.5).
+//!
+//! Requests go through [`crate::targets::http`], so retries, rate limits, redirects that drop the
+//! token, the https-only rule and redaction are the same as publishing's.
+//!
+//! GitHub is read through its REST API (clusterctl with `GOPROXY=off`): the go proxy and the
+//! `github.com/…/releases/download/…` URLs cannot be pointed at GitHub Enterprise or a test
+//! server, the API can (`--api-url`). The github.com URL maps to the API as
+//! `https://github.com/{o}/{r}/releases/{tag}/{file}` ->
+//! `GET {api}/repos/{o}/{r}/releases/tags/{tag}` (the release and its assets), then
+//! `GET {api}/repos/{o}/{r}/releases/assets/{id}` with `Accept: application/octet-stream`
+//! (following the redirect to the storage host without the token); versions come from
+//! `GET {api}/repos/{o}/{r}/releases?per_page=100`, every page.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, HeaderName};
+use reqwest::{Method, StatusCode, Url};
+use serde::Deserialize;
+
+use super::Error;
+use super::source::{GitHubSource, GitLabSource, LocalSource};
+use crate::targets::BoxFuture;
+use crate::targets::http::{Http, HttpError, Request};
+use crate::version::Version;
+
+/// Why a file could not be read; `NotFound` is what clusterctl's latest resolution skips.
+#[derive(Debug)]
+pub enum Fetch {
+    /// clusterctl's `errNotFound`: the release does not exist (yet).
+    NotFound(Error),
+    Failed(Error),
+}
+
+impl Fetch {
+    pub fn into_error(self) -> Error {
+        match self {
+            Fetch::NotFound(e) | Fetch::Failed(e) => e,
+        }
+    }
+}
+
+/// A provider repository.
+pub trait Repository: Send + Sync {
+    /// The versions the repository offers, as clusterctl's `GetVersions` lists them.
+    fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>>;
+
+    /// One file of one version.
+    fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>>;
+
+    /// The names of the files of a version, when the repository can list them.
+    fn list<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<Option<Vec<String>>, Error>>;
+
+    /// Where a file is, for reports.
+    fn url(&self, version: &str, name: &str) -> String;
+}
+
+// --- GitHub ---
+
+/// The parts of GitHub's release object verify reads.
+#[derive(Debug, Clone, Deserialize)]
+struct ReleaseJson {
+    tag_name: String,
+    #[serde(default)]
+    assets: Vec<AssetJson>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct AssetJson {
+    id: u64,
+    name: String,
+    #[serde(default)]
+    state: Option<String>,
+}
+
+pub struct GitHubRepository {
+    source: GitHubSource,
+    api: Url,
+    http: Http,
+    releases: Mutex<HashMap<String, Option<ReleaseJson>>>,
+}
+
+impl GitHubRepository {
+    pub fn new(source: GitHubSource, api: Url, http: Http) -> Self {
+        Self {
+            source,
+            api,
+            http,
+            releases: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn repo(&self) -> String {
+        format!("{}/{}", self.source.owner, self.source.repo)
+    }
+
+    fn api_url(&self, path: &str) -> Result<Url, Error> {
+        let text = format!(
+            "{}/repos/{}{path}",
+            self.api.as_str().trim_end_matches('/'),
+            self.repo()
+        );
+        Url::parse(&text).map_err(|e| Error::Unexpected {
+            url: text,
+            reason: e.to_string(),
+        })
+    }
+
+    fn call(&self, url: Url, what: String) -> Request {
+        Request::new(Method::GET, url, what)
+            .header(ACCEPT, "application/vnd.github+json")
+            .header(
+                HeaderName::from_static("x-github-api-version"),
+                "2022-11-28",
+            )
+    }
+
+    /// The release for `tag`, `None` on 404 (drafts are hidden by this endpoint, as for
+    /// clusterctl).
+    async fn release(&self, tag: &str) -> Result<Option<ReleaseJson>, Error> {
+        if let Ok(cache) = self.releases.lock()
+            && let Some(found) = cache.get(tag)
+        {
+            return Ok(found.clone());
+        }
+        let url = self.api_url(&format!("/releases/tags/{}", escape_segment(tag)))?;
+        let what = format!("read the release `{tag}` of `{}`", self.repo());
+        let found = match self.http.send(self.call(url, what.clone())).await {
+            Ok(response) => Some(json::<ReleaseJson>(&response.body, &response.url)?),
+            Err(HttpError::Rejected(rejection)) if rejection.status == StatusCode::NOT_FOUND => {
+                None
+            }
+            Err(err) => return Err(Error::http(what, err)),
+        };
+        if let Ok(mut cache) = self.releases.lock() {
+            cache.insert(tag.to_string(), found.clone());
+        }
+        Ok(found)
+    }
+
+    fn asset_name(&self, file: &str) -> String {
+        if self.source.root_path == "." {
+            file.to_string()
+        } else {
+            format!("{}/{file}", self.source.root_path)
+        }
+    }
+
+    async fn fetch(&self, version: &str, file: &str) -> Result<Bytes, Fetch> {
+        let release = self
+            .release(version)
+            .await
+            .map_err(Fetch::Failed)?
+            .ok_or_else(|| {
+                Fetch::NotFound(Error::NotFound {
+                    what: format!("release not found for version {version}"),
+                    url: self.web_url(version, file),
+                })
+            })?;
+        let name = self.asset_name(file);
+        let asset = release
+            .assets
+            .iter()
+            .find(|a| a.name == name)
+            .ok_or_else(|| {
+                Fetch::Failed(Error::NotFound {
+                    what: format!(
+                        "failed to get file {name:?} from {:?} release",
+                        release.tag_name
+                    ),
+                    url: self.web_url(version, file),
+                })
+            })?;
+        if asset.state.as_deref().is_some_and(|s| s != "uploaded") {
+            return Err(Fetch::Failed(Error::NotFound {
+                what: format!(
+                    "the asset {name:?} of release {version:?} is not completely uploaded"
+                ),
+                url: self.web_url(version, file),
+            }));
+        }
+        let url = self
+            .api_url(&format!("/releases/assets/{}", asset.id))
+            .map_err(Fetch::Failed)?;
+        let what = format!("download `{name}` of release `{version}`");
+        let request = self
+            .call(url, what.clone())
+            .header(ACCEPT, "application/octet-stream")
+            .follow_redirects();
+        self.http
+            .send(request)
+            .await
+            .map(|r| r.body)
+            .map_err(|e| Fetch::Failed(Error::http(what, e)))
+    }
+
+    async fn list_versions(&self) -> Result<Vec<String>, Error> {
+        let what = format!("list the releases of `{}`", self.repo());
+        let mut url = self.api_url("/releases?per_page=100")?;
+        let mut versions = Vec::new();
+        for _page in 0..100 {
+            let response = self
+                .http
+                .send(self.call(url.clone(), what.clone()))
+                .await
+                .map_err(|e| Error::http(what.clone(), e))?;
+            let page: Vec<ReleaseJson> = json(&response.body, &response.url)?;
+            versions.extend(
+                page.into_iter()
+                    .map(|r| r.tag_name)
+                    .filter(|tag| Version::parse(tag).is_ok()),
+            );
+            match next_page(response.header("link")).and_then(|next| Url::parse(&next).ok()) {
+                Some(next) => url = next,
+                None => break,
+            }
+        }
+        Ok(versions)
+    }
+
+    fn web_url(&self, version: &str, file: &str) -> String {
+        format!(
+            "https://github.com/{}/releases/{version}/{}",
+            self.repo(),
+            self.asset_name(file)
+        )
+    }
+}
+
+impl Repository for GitHubRepository {
+    fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
+        Box::pin(self.list_versions())
+    }
+
+    fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>> {
+        Box::pin(self.fetch(version, name))
+    }
+
+    fn list<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<Option<Vec<String>>, Error>> {
+        Box::pin(async move {
+            let prefix = if self.source.root_path == "." {
+                String::new()
+            } else {
+                format!("{}/", self.source.root_path)
+            };
+            Ok(self.release(version).await?.map(|release| {
+                release
+                    .assets
+                    .into_iter()
+                    .filter_map(|a| a.name.strip_prefix(&prefix).map(str::to_string))
+                    .collect()
+            }))
+        })
+    }
+
+    fn url(&self, version: &str, name: &str) -> String {
+        self.web_url(version, name)
+    }
+}
+
+/// The `rel="next"` URL of a `Link` header.
+fn next_page(link: Option<&str>) -> Option<String> {
+    link?.split(',').find_map(|part| {
+        let (target, params) = part.split_once(';')?;
+        params
+            .split(';')
+            .any(|p| p.trim() == "rel=\"next\"")
+            .then(|| {
+                target
+                    .trim()
+                    .trim_start_matches('<')
+                    .trim_end_matches('>')
+                    .to_string()
+            })
+    })
+}
+
+fn json<T: serde::de::DeserializeOwned>(body: &[u8], url: &Url) -> Result<T, Error> {
+    serde_json::from_slice(body).map_err(|e| Error::Unexpected {
+        url: url.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Percent-escapes what a path segment cannot hold (tags may contain `+`, `/` is not allowed).
+fn escape_segment(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+// --- GitLab ---
+
+pub struct GitLabRepository {
+    source: GitLabSource,
+    http: Http,
+}
+
+impl GitLabRepository {
+    pub fn new(source: GitLabSource, http: Http) -> Self {
+        Self { source, http }
+    }
+
+    async fn fetch(&self, version: &str, file: &str) -> Result<Bytes, Fetch> {
+        let text = self.source.file_url(version, file);
+        let url = Url::parse(&text).map_err(|e| {
+            Fetch::Failed(Error::Unexpected {
+                url: text.clone(),
+                reason: e.to_string(),
+            })
+        })?;
+        let what = format!("fetch `{file}` of package version `{version}`");
+        match self
+            .http
+            .send(Request::new(Method::GET, url, what.clone()).follow_redirects())
+            .await
+        {
+            Ok(response) => Ok(response.body),
+            Err(HttpError::Rejected(rejection)) if rejection.status == StatusCode::UNAUTHORIZED => {
+                Err(Fetch::Failed(Error::Refused {
+                    message: format!(
+                        "failed to get file {file:?} with version {version:?} from {text:?}: unauthorized access, please check your credentials"
+                    ),
+                    hint: Some(
+                        "set GITLAB_ACCESS_TOKEN (the variable clusterctl reads), GITLAB_TOKEN or CI_JOB_TOKEN".into(),
+                    ),
+                }))
+            }
+            Err(HttpError::Rejected(rejection)) => Err(Fetch::Failed(Error::NotFound {
+                what: format!(
+                    "failed to get file {file:?} with version {version:?} from {text:?}, got {}",
+                    rejection.status
+                ),
+                url: text,
+            })),
+            Err(err) => Err(Fetch::Failed(Error::http(what, err))),
+        }
+    }
+}
+
+impl Repository for GitLabRepository {
+    /// clusterctl lists only the version in the URL (it cannot discover others).
+    fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
+        let version = self.source.version.clone();
+        Box::pin(async move { Ok(vec![version]) })
+    }
+
+    fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>> {
+        Box::pin(self.fetch(version, name))
+    }
+
+    /// A generic package cannot be listed through the URLs clusterctl uses.
+    fn list<'a>(&'a self, _version: &'a str) -> BoxFuture<'a, Result<Option<Vec<String>>, Error>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn url(&self, version: &str, name: &str) -> String {
+        self.source.file_url(version, name)
+    }
+}
+
+// --- local ---
+
+pub struct LocalRepository {
+    source: LocalSource,
+}
+
+impl LocalRepository {
+    pub fn new(source: LocalSource) -> Self {
+        Self { source }
+    }
+
+    fn path(&self, version: &str, name: &str) -> PathBuf {
+        self.source
+            .base
+            .join(&self.source.label)
+            .join(version)
+            .join(name)
+    }
+
+    fn fetch(&self, version: &str, name: &str) -> Result<Bytes, Fetch> {
+        let path = self.path(version, name);
+        // Every failure is a hard error here: clusterctl's local repository never reports
+        // "not found", so a candidate without `metadata.yaml` stops latest resolution.
+        let metadata = std::fs::metadata(&path).map_err(|source| {
+            Fetch::Failed(Error::Local {
+                message: format!(
+                    "failed to read file {:?} from local release {version}",
+                    path.display().to_string()
+                ),
+                path: path.clone(),
+                source,
+            })
+        })?;
+        if metadata.is_dir() {
+            return Err(Fetch::Failed(Error::NotFound {
+                what: format!(
+                    "invalid path: file {name:?} is actually a directory {:?}",
+                    path.display().to_string()
+                ),
+                url: file_url(&path),
+            }));
+        }
+        std::fs::read(&path).map(Bytes::from).map_err(|source| {
+            Fetch::Failed(Error::Local {
+                message: format!(
+                    "failed to read file {:?} from local release {version}",
+                    path.display().to_string()
+                ),
+                path: path.clone(),
+                source,
+            })
+        })
+    }
+}
+
+impl Repository for LocalRepository {
+    fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
+        let dir = self.source.base.join(&self.source.label);
+        Box::pin(async move {
+            let entries = std::fs::read_dir(&dir).map_err(|source| Error::Local {
+                message: "failed to list release directories".into(),
+                path: dir.clone(),
+                source,
+            })?;
+            let mut versions = Vec::new();
+            for entry in entries.flatten() {
+                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                if let (true, Some(name)) = (is_dir, entry.file_name().to_str()) {
+                    if Version::parse(name).is_ok() {
+                        versions.push(name.to_string());
+                    }
+                }
+            }
+            versions.sort();
+            Ok(versions)
+        })
+    }
+
+    fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>> {
+        Box::pin(async move { self.fetch(version, name) })
+    }
+
+    fn list<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<Option<Vec<String>>, Error>> {
+        let dir = self.source.base.join(&self.source.label).join(version);
+        Box::pin(async move {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                return Ok(None);
+            };
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .collect();
+            names.sort();
+            Ok(Some(names))
+        })
+    }
+
+    fn url(&self, version: &str, name: &str) -> String {
+        file_url(&self.path(version, name))
+    }
+}
+
+/// `file:///abs/path` as clusterctl's configuration would name it.
+pub fn file_url(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_escaped_as_path_segments() {
+        assert_eq!(escape_segment("v1.2.3"), "v1.2.3");
+        assert_eq!(escape_segment("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
+    }
+
+    #[test]
+    fn link_headers_give_the_next_page() {
+        let link = r#"<https://api.github.com/repositories/1/releases?page=2>; rel="next", <https://x?page=5>; rel="last""#;
+        assert_eq!(
+            next_page(Some(link)).as_deref(),
+            Some("https://api.github.com/repositories/1/releases?page=2")
+        );
+        assert_eq!(next_page(None), None);
+    }
+
+    #[test]
+    fn local_versions_are_the_semver_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let label = dir.path().join("infrastructure-x");
+        for name in ["v1.0.0", "v1.1.0-rc.0", "1.2.0", "Foo.Bar"] {
+            std::fs::create_dir_all(label.join(name)).unwrap();
+        }
+        std::fs::write(label.join("v9.9.9"), "a file, not a folder").unwrap();
+        let repo = LocalRepository::new(LocalSource {
+            base: dir.path().to_path_buf(),
+            label: "infrastructure-x".into(),
+            version: "latest".into(),
+            components_path: "infrastructure-components.yaml".into(),
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let versions = runtime.block_on(repo.versions()).unwrap();
+        assert_eq!(versions, ["1.2.0", "v1.0.0", "v1.1.0-rc.0"]);
+        let missing = runtime
+            .block_on(repo.file("v1.0.0", "metadata.yaml"))
+            .unwrap_err();
+        assert!(matches!(missing, Fetch::Failed(_)));
+        assert!(
+            missing
+                .into_error()
+                .to_string()
+                .contains("failed to read file")
+        );
+    }
+}
