@@ -1,8 +1,22 @@
 //! `capkg verify SOURCE`: read a published release as clusterctl does and lint it.
+//!
+//! Prints the report ([`crate::verify::VerifyReport`]) as text or JSON. In GitHub Actions (or with
+//! `--format github`) findings become annotations, within GitHub's per-step caps, and a Markdown
+//! summary is appended to `GITHUB_STEP_SUMMARY`. Also holds what `capkg release` shares with it:
+//! the async runtime, progress lines and the annotation printer.
+
+use std::io::Write;
+use std::sync::Arc;
 
 use clap::Args;
 
-use super::{CommandResult, GlobalArgs, ProviderArgs};
+use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
+use crate::ci::{self, CiContext};
+use crate::report::{self, Format, Style};
+use crate::rules::{Diagnostic, Summary};
+use crate::targets::http::human_duration;
+use crate::targets::{Event, Progress, Services};
+use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -10,13 +24,228 @@ pub struct VerifyArgs {
     /// `file://`), or a directory.
     #[arg(value_name = "SOURCE")]
     pub source: String,
-    /// API base URL (GitHub Enterprise, a test server).
+    /// API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else
+    /// https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/
+    /// releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets.
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
 }
 
-pub fn run(_global: &GlobalArgs, _args: VerifyArgs) -> CommandResult {
-    super::not_yet("verify")
+pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
+    let env = |name: &str| std::env::var(name).ok();
+    let ci = CiContext::detect(&env);
+    let settings = Settings::resolve(args.api_url.as_deref(), &env).map_err(failure)?;
+    let request = VerifyRequest {
+        source: args.source,
+        provider_name: args.provider.provider,
+        provider_type: args.provider.provider_type,
+    };
+    let services = services(global);
+    let report = runtime()?
+        .block_on(verify::verify(&request, &settings, services))
+        .map_err(failure)?;
+    write_report(global, &ci, &report)?;
+    if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
+        ci::append_step_summary(path, &report.markdown()).map_err(Failure::internal)?;
+    }
+    Ok(if report.ok {
+        Status::Success
+    } else {
+        Status::Failure
+    })
+}
+
+fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> Result<(), Failure> {
+    let mut out = super::stdout();
+    if global.format == Format::Json {
+        report::json::write_value(&mut out, report)?;
+        return Ok(());
+    }
+    let what = format!(
+        "{} {}",
+        report.provider_label.as_deref().unwrap_or("release"),
+        report.version.as_deref().unwrap_or("")
+    );
+    let what = what.trim_end();
+    if !global.quiet {
+        writeln!(out, "Read {what} from `{}`", report.source)?;
+        if let Some(latest) = &report.latest {
+            writeln!(out, "latest: {}", latest.version)?;
+            for skipped in &latest.skipped {
+                writeln!(out, "  skipped {skipped}")?;
+            }
+            if let Some(series) = &latest.contract_series {
+                writeln!(out, "  chosen from release series {series}")?;
+            }
+        }
+        let width = report.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
+        for file in &report.files {
+            writeln!(
+                out,
+                "  {:<width$}  {:>9}  {}",
+                file.name, file.size, file.sha256
+            )?;
+        }
+        for check in &report.checks {
+            writeln!(
+                out,
+                "{} {}: {}",
+                if check.ok { "ok  " } else { "FAIL" },
+                check.name,
+                check.message
+            )?;
+        }
+    }
+    if uses_annotations(global, ci) {
+        write_annotations(&mut out, &report.diagnostics)?;
+        for warning in &report.warnings {
+            writeln!(
+                out,
+                "::warning title=capkg verify::{}",
+                report::github::escape_data(warning)
+            )?;
+        }
+    } else {
+        report::human::write_diagnostics(
+            &mut out,
+            plain_style(global, ci),
+            &report.diagnostics,
+            &report.summary,
+        )?;
+        if !global.quiet {
+            for warning in &report.warnings {
+                writeln!(out, "warning: {warning}")?;
+            }
+        }
+    }
+    if report.ok {
+        if !global.quiet {
+            writeln!(out, "Verified {what}: clusterctl can read it.")?;
+        }
+    } else {
+        let failed: Vec<&str> = report
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| c.name)
+            .collect();
+        writeln!(
+            out,
+            "Verification of {what} failed: {} lint error(s){}.",
+            report.summary.errors,
+            if failed.is_empty() {
+                String::new()
+            } else {
+                format!(", failed checks: {}", failed.join(", "))
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// Annotations in GitHub Actions or with `--format github`.
+pub(super) fn uses_annotations(global: &GlobalArgs, ci: &CiContext) -> bool {
+    global.format == Format::Github || (global.format == Format::Human && ci.is_github())
+}
+
+/// Plain text in CI logs (GitLab renders no escape codes reliably in every viewer).
+pub(super) fn plain_style(global: &GlobalArgs, ci: &CiContext) -> Style {
+    if ci.system.is_some() {
+        Style::plain()
+    } else {
+        Style::for_stdout(global.color)
+    }
+}
+
+/// The first annotations of each severity as workflow commands, the rest as log lines, then a
+/// note saying how many were not annotated.
+pub(super) fn write_annotations(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+) -> std::io::Result<()> {
+    let capped = ci::cap_annotations(diagnostics);
+    for d in &capped.annotated {
+        writeln!(out, "{}", report::github::annotation(d))?;
+    }
+    for d in &capped.overflow {
+        writeln!(out, "{}", ci::log_line(d))?;
+    }
+    if let Some(note) = capped.overflow_note() {
+        writeln!(out, "{note}")?;
+    }
+    let summary = Summary::of(diagnostics, 0);
+    writeln!(
+        out,
+        "capkg: {} error(s), {} warning(s)",
+        summary.errors, summary.warnings
+    )
+}
+
+/// Maps a verify error to an exit code, keeping its hint.
+fn failure(error: verify::Error) -> Failure {
+    let hint = error.hint();
+    let failure = if error.is_refusal() {
+        Failure::input(error)
+    } else {
+        Failure::internal(error)
+    };
+    match hint {
+        Some(hint) => failure.with_hint(hint),
+        None => failure,
+    }
+}
+
+/// The runtime network commands run on.
+pub(super) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Failure::internal(anyhow::Error::new(e).context("cannot start the async runtime"))
+        })
+}
+
+/// Default retries and clock, with waits and steps reported on stderr.
+pub(super) fn services(global: &GlobalArgs) -> Services {
+    Services {
+        progress: Arc::new(LogProgress {
+            quiet: global.quiet,
+        }),
+        ..Services::default()
+    }
+}
+
+/// Progress as plain lines on stderr: steps, waits and finished transfers (no bars: these
+/// commands run mostly in CI logs).
+pub(super) struct LogProgress {
+    pub quiet: bool,
+}
+
+impl Progress for LogProgress {
+    fn event(&self, event: &Event<'_>) {
+        if self.quiet {
+            return;
+        }
+        let line = match *event {
+            Event::Step(step) => step.to_string(),
+            Event::Waiting { reason, delay } => {
+                format!("waiting {}: {reason}", human_duration(delay))
+            }
+            Event::Finished {
+                name,
+                transfer: crate::targets::Transfer::Upload,
+                ..
+            } => format!("uploaded {name}"),
+            Event::Finished {
+                name,
+                transfer: crate::targets::Transfer::ReadBack,
+                ..
+            } => format!("read back {name}"),
+            _ => return,
+        };
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
 }

@@ -328,6 +328,18 @@ impl Error {
     }
 }
 
+/// A repository and what its URL says.
+struct Opened {
+    repository: Box<dyn Repository>,
+    kind: RepositoryKind,
+    /// The version in the URL.
+    version: String,
+    /// The components file name.
+    components: String,
+    /// The provider a local repository's path names.
+    local_provider: Option<(ProviderType, String)>,
+}
+
 /// Reads SOURCE as clusterctl does and checks it.
 pub async fn verify(
     request: &VerifyRequest,
@@ -344,57 +356,46 @@ pub async fn verify(
         )
         .map_err(|e| Error::http("start the HTTP client".into(), e))
     };
-    let (repository, kind, version, components, local_provider): (
-        Box<dyn Repository>,
-        RepositoryKind,
-        String,
-        String,
-        Option<(ProviderType, String)>,
-    ) = match parsed.source {
+    let opened = match parsed.source {
         ProviderSource::Directory(dir) => {
             return verify_directory(request, &dir, parsed.warnings);
         }
-        ProviderSource::GitHub(source) => {
-            let version = source.version.clone();
-            let components = source.components_path.clone();
-            let client = http(settings.github_token.clone().map(Credential::bearer))?;
-            (
-                Box::new(GitHubRepository::new(
-                    source,
-                    settings.github_api.clone(),
-                    client,
-                )),
-                RepositoryKind::Github,
-                version,
-                components,
-                None,
-            )
-        }
-        ProviderSource::GitLab(source) => {
-            let version = source.version.clone();
-            let components = source.components_path.clone();
-            let client = http(settings.gitlab_credential.clone())?;
-            (
-                Box::new(GitLabRepository::new(source, client)),
-                RepositoryKind::Gitlab,
-                version,
-                components,
-                None,
-            )
-        }
-        ProviderSource::Local(source) => {
-            let version = source.version.clone();
-            let components = source.components_path.clone();
-            let provider = source.provider().map(|(t, n)| (t, n.to_string()));
-            (
-                Box::new(LocalRepository::new(source)),
-                RepositoryKind::Local,
-                version,
-                components,
-                provider,
-            )
-        }
+        ProviderSource::GitHub(source) => Opened {
+            version: source.version.clone(),
+            components: source.components_path.clone(),
+            kind: RepositoryKind::Github,
+            local_provider: None,
+            repository: Box::new(GitHubRepository::new(
+                source,
+                settings.github_api.clone(),
+                http(settings.github_token.clone().map(Credential::bearer))?,
+            )),
+        },
+        ProviderSource::GitLab(source) => Opened {
+            version: source.version.clone(),
+            components: source.components_path.clone(),
+            kind: RepositoryKind::Gitlab,
+            local_provider: None,
+            repository: Box::new(GitLabRepository::new(
+                source,
+                http(settings.gitlab_credential.clone())?,
+            )),
+        },
+        ProviderSource::Local(source) => Opened {
+            version: source.version.clone(),
+            components: source.components_path.clone(),
+            kind: RepositoryKind::Local,
+            local_provider: source.provider().map(|(t, n)| (t, n.to_string())),
+            repository: Box::new(LocalRepository::new(source)),
+        },
     };
+    let Opened {
+        repository,
+        kind,
+        version,
+        components,
+        local_provider,
+    } = opened;
     let mut warnings = parsed.warnings;
     if kind == RepositoryKind::Local
         && let Some((provider_type, name)) = &local_provider

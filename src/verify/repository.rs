@@ -437,10 +437,10 @@ impl Repository for LocalRepository {
             let mut versions = Vec::new();
             for entry in entries.flatten() {
                 let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-                if let (true, Some(name)) = (is_dir, entry.file_name().to_str()) {
-                    if Version::parse(name).is_ok() {
-                        versions.push(name.to_string());
-                    }
+                if let (true, Some(name)) = (is_dir, entry.file_name().to_str())
+                    && Version::parse(name).is_ok()
+                {
+                    versions.push(name.to_string());
                 }
             }
             versions.sort();
