@@ -1,1 +1,1016 @@
-//! TODO
+//! `capkg release`: from a tag to a checked, installable release in one step, as one plan.
+//!
+//! 1. **Version** ([`version`]): `--version`, else the CI tag; `v`-prefixed semver.
+//! 2. **Assemble** ([`assembly`]): the configuration and the release files, in memory.
+//! 3. **Checks**, all before anything is written, all reported together: lint (every rule, for
+//!    this version), `metadata.yaml` has a series for the version, and — in a git checkout —
+//!    for every tag `clusterctl upgrade plan` will ask about ([`tags`]).
+//! 4. **Plan** every target ([`destinations`]): each looks at its destination and decides per
+//!    file. Conflicts (a different file already published) stop the run here. `--dry-run`
+//!    stops before this step and prints plans made without network access.
+//! 5. **Publish** to each target in turn: apply, read back, make visible.
+//! 6. **Verify** each target's clusterctl URL as clusterctl reads it ([`crate::verify`]).
+//!
+//! Anything failing in steps 1–4 leaves nothing public. A failure in 5 or 6 is reported with
+//! what is done, what is not, and that running the same command again finishes the job:
+//! publishing skips identical files, so a re-run only does what is missing.
+//!
+//! The library never prints: [`plan`], [`dry_run`] and [`publish`] return an [`Outcome`], the
+//! object `capkg release --format json` prints; [`summary`] renders it as Markdown for a CI step
+//! summary and as CI outputs.
+//!
+//! # JSON shape
+//!
+//! ```json
+//! {
+//!   "status": "published | unchanged | dry-run | refused | failed | incomplete",
+//!   "dry_run": false,
+//!   "version": "v1.2.3", "version_source": "GITHUB_REF_NAME",
+//!   "provider": {"type": "InfrastructureProvider", "name": "azure"},
+//!   "provider_label": "infrastructure-azure",
+//!   "files": [{"name": "metadata.yaml", "size": 123, "sha256": "..."}],
+//!   "diagnostics": [{"rule": "...", "severity": "warning", "file": "...", "line": 1, ...}],
+//!   "lint": {"errors": 0, "warnings": 1, "infos": 0, "files": 3},
+//!   "checks": {
+//!     "version_series": {"name": "release-series", "ok": true, "message": "..."},
+//!     "tags": {"checked": true, "tags": 4, "from_series": "1.0", "uncovered": [], "newer_uncovered": []}
+//!   },
+//!   "targets": [{
+//!     "target": "github", "state": "published | unchanged | planned | failed | not-started",
+//!     "clusterctl_url": "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml",
+//!     "plan": {"destination": "...", "remote_checked": true, "steps": [], "files": [...]},
+//!     "result": {... the publish outcome, see crate::targets ...},
+//!     "verify": {... see crate::verify::VerifyReport ...},
+//!     "failed_step": "upload | read-back | publish | verify",
+//!     "error": "..."
+//!   }],
+//!   "warnings": ["..."],
+//!   "error": {"stage": "checks", "message": "...", "hint": "...", "exit": 1}
+//! }
+//! ```
+
+pub mod assembly;
+pub mod destinations;
+pub mod summary;
+pub mod tags;
+pub mod version;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Serialize, Serializer};
+
+use self::assembly::{Assembled, Assembler};
+use self::destinations::{TargetPlan, TargetSpec};
+use self::tags::{GitTags, TagCheck};
+use self::version::ResolvedVersion;
+use crate::ci::CiContext;
+use crate::files;
+use crate::provider::ProviderType;
+use crate::rules::{self, Diagnostic, Severity, Summary};
+use crate::targets::{self, FileResult, ProviderSummary, ReleaseDir, Services, TargetKind};
+use crate::verify::{self, Check, VerifyReport, VerifyRequest};
+use crate::version::{Version, VersionError};
+
+/// What `capkg release` was asked.
+#[derive(Debug, Clone, Default)]
+pub struct ReleaseRequest {
+    /// `--version`; default the CI tag.
+    pub version: Option<Version>,
+    /// `--target`; empty: every configured target.
+    pub targets: Vec<TargetKind>,
+    pub provider_type: Option<ProviderType>,
+    pub provider_name: Option<String>,
+}
+
+/// Everything decided before publishing: the release, the checks, the destinations.
+#[derive(Debug)]
+pub struct ReleasePlan {
+    pub version: ResolvedVersion,
+    /// The configuration's folder.
+    pub root: PathBuf,
+    pub files: Vec<targets::ReleaseFile>,
+    /// The release as publish sees it; `None` when its files do not make one (see `blockers`).
+    pub release: Option<ReleaseDir>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub version_series: Option<Check>,
+    pub tags: TagCheck,
+    /// Where it goes, in publishing order. Public so that tests can point a plan elsewhere.
+    pub destinations: Vec<TargetSpec>,
+    /// What stops the release before anything is written.
+    pub blockers: Vec<Error>,
+    pub warnings: Vec<String>,
+}
+
+impl ReleasePlan {
+    pub fn is_blocked(&self) -> bool {
+        !self.blockers.is_empty()
+    }
+}
+
+/// Steps 1–3 and the choice of targets: no network, nothing written.
+pub fn plan(
+    request: &ReleaseRequest,
+    ci: &CiContext,
+    assembler: &dyn Assembler,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ReleasePlan, Error> {
+    let version = version::resolve(request.version.as_ref(), ci)?;
+    let assembled = assembler.assemble(&version.version)?;
+    let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
+    let destinations =
+        destinations::choose(&assembled.targets, &assembled.root, &request.targets, env)?;
+    let Assembled {
+        root,
+        files: release_files,
+        diagnostics,
+        provider_type,
+        provider_name,
+        targets: _,
+    } = assembled;
+    let provider_type = request.provider_type.or(provider_type);
+    let provider_name = request.provider_name.clone().or(provider_name);
+
+    let linted = lint_release(
+        &root,
+        &release_files,
+        provider_type,
+        provider_name.as_deref(),
+        &version.version,
+    );
+    let diagnostics = diagnostics.unwrap_or_else(|| linted.diagnostics.clone());
+    let mut blockers = Vec::new();
+    let summary = Summary::of(&diagnostics, release_files.len());
+    if summary.errors > 0 {
+        blockers.push(Error::LintErrors {
+            errors: summary.errors,
+            warnings: summary.warnings,
+        });
+    }
+
+    let label = linted.label.clone();
+    let version_series = linted
+        .release
+        .metadata()
+        .map(|_| verify::series_check(&linted.release, &version.version, label.as_deref()));
+    if let Some(check) = version_series.as_ref().filter(|c| !c.ok) {
+        blockers.push(Error::VersionNotCovered {
+            version: version.version.to_string(),
+            message: check.message.clone(),
+        });
+    }
+
+    let tags = match linted.series.as_deref() {
+        None => TagCheck {
+            note: Some("no readable metadata.yaml: tags were not checked".into()),
+            ..TagCheck::default()
+        },
+        Some(series) => match tags::git_tags(&root)? {
+            GitTags::NotACheckout { reason } => TagCheck {
+                note: Some(format!("not a git checkout, tags not checked: {reason}")),
+                ..TagCheck::default()
+            },
+            GitTags::Tags { tags, shallow } => {
+                let mut check = tags::check(&tags, series, &version.version);
+                if shallow {
+                    let note = "the checkout is shallow, so tags may be missing (with actions/checkout use `fetch-depth: 0`)";
+                    check.note = Some(match check.note.take() {
+                        Some(other) => format!("{note}; {other}"),
+                        None => note.to_string(),
+                    });
+                }
+                check
+            }
+        },
+    };
+    if !tags.uncovered.is_empty() {
+        blockers.push(Error::TagsNotCovered {
+            series: tags::missing_series(&tags.uncovered),
+            tags: tags.uncovered.clone(),
+        });
+    }
+    if let Some(note) = &tags.note {
+        warnings.push(note.clone());
+    }
+
+    let release = match ReleaseDir::from_files(
+        &root,
+        version.version.clone(),
+        provider_type,
+        provider_name.as_deref(),
+        release_files.clone(),
+        Vec::new(),
+    ) {
+        Ok(release) => Some(release),
+        Err(err) => {
+            // Lint has said why already when it found errors.
+            if summary.errors == 0 {
+                blockers.push(Error::Release(err));
+            }
+            None
+        }
+    };
+    Ok(ReleasePlan {
+        version,
+        root,
+        files: release_files,
+        release,
+        diagnostics,
+        version_series,
+        tags,
+        destinations,
+        blockers,
+        warnings,
+    })
+}
+
+/// The release files as lint sees them, the provider label and the release series.
+struct Linted {
+    release: files::Release,
+    diagnostics: Vec<Diagnostic>,
+    label: Option<String>,
+    series: Option<Vec<tags::Series>>,
+}
+
+fn lint_release(
+    root: &Path,
+    release_files: &[targets::ReleaseFile],
+    provider_type: Option<ProviderType>,
+    provider_name: Option<&str>,
+    version: &Version,
+) -> Linted {
+    let release = files::Release {
+        dir: root.to_path_buf(),
+        files: release_files
+            .iter()
+            .filter_map(|f| {
+                let role = f.role.clone()?;
+                Some(files::load_text(
+                    &f.name,
+                    String::from_utf8_lossy(&f.contents).into_owned(),
+                    role,
+                ))
+            })
+            .collect(),
+        near_misses: Vec::new(),
+    };
+    let options = rules::Options {
+        provider_type,
+        provider_name: provider_name.map(str::to_string),
+        version: Some(version.clone()),
+    };
+    let label = rules::Context::new(&release, &options).provider.label();
+    let diagnostics = rules::run(std::slice::from_ref(&release), &options);
+    let series = release
+        .metadata()
+        .filter(|m| m.yaml.errors.is_empty())
+        .map(|m| {
+            rules::release_series(m)
+                .iter()
+                .filter_map(|s| {
+                    let (major, minor) = s.major_minor()?;
+                    Some(tags::Series {
+                        major: u64::try_from(major).ok()?,
+                        minor: u64::try_from(minor).ok()?,
+                        contract: s.contract.map(str::to_string),
+                    })
+                })
+                .collect()
+        });
+    Linted {
+        release,
+        diagnostics,
+        label,
+        series,
+    }
+}
+
+/// `--dry-run`: the plan of every target without network access (the local target plans for
+/// real: it reads only the file system).
+pub async fn dry_run(
+    plan: &ReleasePlan,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    services: Services,
+) -> Outcome {
+    let mut outcome = Outcome::from_plan(plan, Status::DryRun, true);
+    if plan.is_blocked() {
+        outcome.refuse(plan);
+    }
+    let Some(release) = &plan.release else {
+        return outcome;
+    };
+    for spec in &plan.destinations {
+        let mut report = TargetReport::new(spec.kind());
+        let planned = match spec {
+            TargetSpec::Local { .. } | TargetSpec::Memory(_) => {
+                match spec
+                    .request(env)
+                    .and_then(|r| targets::open(r, services.clone()))
+                {
+                    Ok(target) => target.plan(release).await.map(|p| TargetPlan::from(&p)),
+                    Err(err) => Err(err),
+                }
+            }
+            _ => Ok(spec.intended(release, env)),
+        };
+        match planned {
+            Ok(target_plan) => {
+                report.state = TargetState::Planned;
+                report.clusterctl_url = Some(target_plan.clusterctl_url.clone());
+                report.plan = Some(target_plan);
+            }
+            Err(err) => {
+                report.state = TargetState::Failed;
+                report.error = Some(err.to_string());
+                outcome.set_error_once(
+                    Stage::Plan,
+                    &Error::Target {
+                        target: spec.kind(),
+                        step: Step::Plan,
+                        source: err,
+                    },
+                );
+            }
+        }
+        outcome.targets.push(report);
+    }
+    if outcome.error.is_some() && outcome.status == Status::DryRun {
+        outcome.status = Status::Refused;
+    }
+    outcome
+}
+
+/// Steps 4–6: plan every target, then publish to and verify each in turn.
+pub async fn publish(
+    plan: &ReleasePlan,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    services: Services,
+) -> Outcome {
+    let mut outcome = Outcome::from_plan(plan, Status::Published, false);
+    if plan.is_blocked() {
+        outcome.refuse(plan);
+        return outcome;
+    }
+    let Some(release) = &plan.release else {
+        outcome.refuse(plan);
+        return outcome;
+    };
+    outcome.targets = plan
+        .destinations
+        .iter()
+        .map(|spec| TargetReport::new(spec.kind()))
+        .collect();
+
+    // Verify reads through the same API and tokens the targets use.
+    let verify_settings = match verify::Settings::resolve(None, env) {
+        Ok(settings) => settings,
+        Err(err) => {
+            let error = Error::Verify {
+                target: plan
+                    .destinations
+                    .first()
+                    .map_or(TargetKind::Local, TargetSpec::kind),
+                source: err,
+            };
+            outcome.stop_before_publishing(&error);
+            return outcome;
+        }
+    };
+
+    // Open and plan every target before any of them writes.
+    let mut opened = Vec::new();
+    for (spec, report) in plan.destinations.iter().zip(outcome.targets.iter_mut()) {
+        let result = match spec.request(env) {
+            Ok(request) => targets::open(request, services.clone()),
+            Err(err) => Err(err),
+        };
+        let target = match result {
+            Ok(target) => target,
+            Err(err) => {
+                report.fail(Step::Plan, &err);
+                let error = Error::Target {
+                    target: spec.kind(),
+                    step: Step::Plan,
+                    source: err,
+                };
+                outcome.stop_before_publishing(&error);
+                return outcome;
+            }
+        };
+        match target.plan(release).await {
+            Ok(target_plan) => {
+                report.state = TargetState::Planned;
+                report.clusterctl_url = Some(target_plan.destination.clusterctl_url.clone());
+                report.plan = Some(TargetPlan::from(&target_plan));
+                opened.push((target, target_plan));
+            }
+            Err(err) => {
+                report.fail(Step::Plan, &err);
+                let error = Error::Target {
+                    target: spec.kind(),
+                    step: Step::Plan,
+                    source: err,
+                };
+                outcome.stop_before_publishing(&error);
+                return outcome;
+            }
+        }
+    }
+
+    for (index, (target, target_plan)) in opened.into_iter().enumerate() {
+        let kind = target.kind();
+        let unchanged = target_plan.is_noop();
+        let step_result = async {
+            let mut result = target
+                .apply(release, target_plan)
+                .await
+                .map_err(|e| (Step::Upload, e))?;
+            target
+                .read_back(release, &mut result)
+                .await
+                .map_err(|e| (Step::ReadBack, e))?;
+            target
+                .finish(&mut result)
+                .await
+                .map_err(|e| (Step::Publish, e))?;
+            Ok::<_, (Step, targets::Error)>(result)
+        }
+        .await;
+        let Some(report) = outcome.targets.get_mut(index) else {
+            break;
+        };
+        let result = match step_result {
+            Ok(result) => result,
+            Err((step, err)) => {
+                report.fail(step, &err);
+                let error = Error::Target {
+                    target: kind,
+                    step,
+                    source: err,
+                };
+                outcome.stop_while_publishing(index, &error);
+                return outcome;
+            }
+        };
+        report.state = if unchanged {
+            TargetState::Unchanged
+        } else {
+            TargetState::Published
+        };
+        let url = result.destination.clusterctl_url.clone();
+        report.clusterctl_url = Some(url.clone());
+        report.result = Some(result);
+
+        // Verify through the clusterctl URL, as clusterctl reads it.
+        if kind == TargetKind::Memory {
+            continue;
+        }
+        let verified = verify::verify(
+            &VerifyRequest {
+                source: url.clone(),
+                provider_name: Some(release.provider_name.clone()),
+                provider_type: Some(release.provider_type),
+            },
+            &verify_settings,
+            services.clone(),
+        )
+        .await;
+        let Some(report) = outcome.targets.get_mut(index) else {
+            break;
+        };
+        match verified {
+            Ok(verify_report) if verify_report.ok => report.verify = Some(verify_report),
+            Ok(verify_report) => {
+                let error = Error::VerifyFailed {
+                    target: kind,
+                    url,
+                    errors: verify_report.error_count(),
+                    first: first_problem(&verify_report),
+                };
+                report.failed_step = Some(Step::Verify);
+                report.error = Some(error.to_string());
+                report.verify = Some(verify_report);
+                outcome.stop_while_publishing(index, &error);
+                return outcome;
+            }
+            Err(err) => {
+                let error = Error::Verify {
+                    target: kind,
+                    source: err,
+                };
+                report.failed_step = Some(Step::Verify);
+                report.error = Some(error.to_string());
+                outcome.stop_while_publishing(index, &error);
+                return outcome;
+            }
+        }
+    }
+    if outcome
+        .targets
+        .iter()
+        .all(|t| t.state == TargetState::Unchanged)
+    {
+        outcome.status = Status::Unchanged;
+    }
+    outcome
+}
+
+fn first_problem(report: &VerifyReport) -> String {
+    report
+        .checks
+        .iter()
+        .find(|c| !c.ok)
+        .map(|c| c.message.clone())
+        .or_else(|| {
+            report
+                .diagnostics
+                .iter()
+                .find(|d| d.severity == Severity::Error)
+                .map(|d| format!("{}: {}", d.rule, d.message))
+        })
+        .unwrap_or_default()
+}
+
+/// Where a run stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    Version,
+    Assemble,
+    Checks,
+    Plan,
+    Publish,
+    Verify,
+}
+
+/// A target's step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Step {
+    Plan,
+    Upload,
+    ReadBack,
+    Publish,
+    Verify,
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Step::Plan => "planning",
+            Step::Upload => "uploading",
+            Step::ReadBack => "reading back",
+            Step::Publish => "making the release visible",
+            Step::Verify => "verifying",
+        })
+    }
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Published (and verified) everywhere.
+    Published,
+    /// Every destination already held exactly this release (and it verified).
+    Unchanged,
+    /// `--dry-run`: nothing was written.
+    DryRun,
+    /// Stopped before writing anything because the input is wrong.
+    Refused,
+    /// Stopped before writing anything because capkg could not do its job.
+    Failed,
+    /// Stopped while publishing: some targets are done, some are not.
+    Incomplete,
+}
+
+/// What happened at one target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TargetState {
+    NotStarted,
+    Planned,
+    Published,
+    Unchanged,
+    Failed,
+}
+
+/// One target in an [`Outcome`].
+#[derive(Debug, Serialize)]
+pub struct TargetReport {
+    pub target: TargetKind,
+    pub state: TargetState,
+    pub clusterctl_url: Option<String>,
+    pub plan: Option<TargetPlan>,
+    /// What publishing did (see [`crate::targets`] for the shape).
+    pub result: Option<targets::Outcome>,
+    pub verify: Option<VerifyReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_step: Option<Step>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl TargetReport {
+    fn new(target: TargetKind) -> Self {
+        Self {
+            target,
+            state: TargetState::NotStarted,
+            clusterctl_url: None,
+            plan: None,
+            result: None,
+            verify: None,
+            failed_step: None,
+            error: None,
+        }
+    }
+
+    fn fail(&mut self, step: Step, error: &targets::Error) {
+        self.state = TargetState::Failed;
+        self.failed_step = Some(step);
+        self.error = Some(error.to_string());
+    }
+
+    /// True when this target is published and verified (or holds it unchanged).
+    pub fn is_done(&self) -> bool {
+        matches!(self.state, TargetState::Published | TargetState::Unchanged)
+            && self.failed_step.is_none()
+    }
+}
+
+/// One file of the release.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileSummary {
+    pub name: String,
+    pub size: u64,
+    pub sha256: String,
+}
+
+/// The checks besides lint.
+#[derive(Debug, Clone, Serialize)]
+pub struct Checks {
+    pub version_series: Option<Check>,
+    pub tags: TagCheck,
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorReport {
+    pub stage: Stage,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// 1: the input is wrong or the remote refused; 2: capkg could not do its job.
+    pub exit: u8,
+}
+
+/// The record of a run: what `--format json` prints, what summaries and outputs are made of.
+#[derive(Debug, Serialize)]
+pub struct Outcome {
+    pub status: Status,
+    pub dry_run: bool,
+    pub version: Option<String>,
+    pub version_source: Option<String>,
+    pub provider: Option<ProviderSummary>,
+    pub provider_label: Option<String>,
+    pub files: Vec<FileSummary>,
+    #[serde(serialize_with = "diagnostics_json")]
+    pub diagnostics: Vec<Diagnostic>,
+    pub lint: Summary,
+    pub checks: Checks,
+    pub targets: Vec<TargetReport>,
+    pub warnings: Vec<String>,
+    pub error: Option<ErrorReport>,
+}
+
+fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(diagnostics.iter().map(crate::report::json::diagnostic))
+}
+
+impl Outcome {
+    /// The record of a run that stopped before a plan existed.
+    pub fn failed(error: &Error, version: Option<&ResolvedVersion>) -> Self {
+        let mut outcome = Self {
+            status: Status::Failed,
+            dry_run: false,
+            version: version.map(|v| v.version.to_string()),
+            version_source: version.map(|v| v.source.clone()),
+            provider: None,
+            provider_label: None,
+            files: Vec::new(),
+            diagnostics: Vec::new(),
+            lint: Summary::default(),
+            checks: Checks {
+                version_series: None,
+                tags: TagCheck::default(),
+            },
+            targets: Vec::new(),
+            warnings: Vec::new(),
+            error: None,
+        };
+        outcome.set_error_once(error.stage(), error);
+        if error.is_refusal() {
+            outcome.status = Status::Refused;
+        }
+        outcome
+    }
+
+    fn from_plan(plan: &ReleasePlan, status: Status, dry_run: bool) -> Self {
+        let provider = plan.release.as_ref().map(|r| ProviderSummary {
+            provider_type: r.provider_type.clusterctl_name().to_string(),
+            name: r.provider_name.clone(),
+        });
+        Self {
+            status,
+            dry_run,
+            version: Some(plan.version.version.to_string()),
+            version_source: Some(plan.version.source.clone()),
+            provider,
+            provider_label: plan.release.as_ref().map(ReleaseDir::provider_label),
+            files: plan
+                .files
+                .iter()
+                .map(|f| FileSummary {
+                    name: f.name.clone(),
+                    size: f.size,
+                    sha256: f.sha256.clone(),
+                })
+                .collect(),
+            lint: Summary::of(
+                &plan.diagnostics,
+                plan.files.iter().filter(|f| f.role.is_some()).count(),
+            ),
+            diagnostics: plan.diagnostics.clone(),
+            checks: Checks {
+                version_series: plan.version_series.clone(),
+                tags: plan.tags.clone(),
+            },
+            targets: Vec::new(),
+            warnings: plan.warnings.clone(),
+            error: None,
+        }
+    }
+
+    /// The exit code: 0, or the error's.
+    pub fn exit_code(&self) -> u8 {
+        self.error.as_ref().map_or(0, |e| e.exit)
+    }
+
+    fn set_error_once(&mut self, stage: Stage, error: &Error) {
+        if self.error.is_none() {
+            self.error = Some(ErrorReport {
+                stage,
+                message: error.to_string(),
+                hint: error.hint(),
+                exit: if error.is_refusal() { 1 } else { 2 },
+            });
+        }
+    }
+
+    /// Blocked by checks: every blocker is reported, nothing was touched.
+    fn refuse(&mut self, plan: &ReleasePlan) {
+        let refusal = plan.blockers.iter().all(Error::is_refusal);
+        let message = plan
+            .blockers
+            .iter()
+            .map(Error::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        let hint = plan.blockers.iter().find_map(Error::hint);
+        self.status = if refusal {
+            Status::Refused
+        } else {
+            Status::Failed
+        };
+        self.error = Some(ErrorReport {
+            stage: Stage::Checks,
+            message: format!("release refused, nothing was published: {message}"),
+            hint,
+            exit: if refusal { 1 } else { 2 },
+        });
+    }
+
+    fn stop_before_publishing(&mut self, error: &Error) {
+        self.status = if error.is_refusal() {
+            Status::Refused
+        } else {
+            Status::Failed
+        };
+        self.set_error_once(Stage::Plan, error);
+        if let Some(report) = &mut self.error {
+            report.message = format!("{}; nothing was published", report.message);
+        }
+    }
+
+    /// Stopped at target `index`: says what is done and what a re-run will do.
+    fn stop_while_publishing(&mut self, index: usize, error: &Error) {
+        self.status = Status::Incomplete;
+        let done: Vec<String> = self
+            .targets
+            .iter()
+            .filter(|t| t.is_done())
+            .map(|t| {
+                let what = match (t.state, t.verify.is_some()) {
+                    (TargetState::Unchanged, true) => "already there, verified",
+                    (TargetState::Unchanged, false) => "already there",
+                    (_, true) => "published and verified",
+                    (_, false) => "published",
+                };
+                format!("{} ({what})", t.target)
+            })
+            .collect();
+        let stopped = self.targets.get(index).map(|t| {
+            let step = t.failed_step.unwrap_or(Step::Upload);
+            let state = match (t.target, step) {
+                (_, Step::Verify) => "published, but verifying it failed".to_string(),
+                (TargetKind::Gitlab, _) => {
+                    let uploaded = t.result.as_ref().map_or(0, |r| r.count(FileResult::Uploaded));
+                    format!(
+                        "stopped while {step}; files uploaded so far stay in the package{}, and `metadata.yaml` goes last, so clusterctl cannot use the package yet",
+                        if uploaded > 0 { format!(" ({uploaded})") } else { String::new() }
+                    )
+                }
+                (TargetKind::Github, _) => format!(
+                    "stopped while {step}; the release is still a draft, invisible to clusterctl"
+                ),
+                (TargetKind::Local, _) => format!(
+                    "stopped while {step}; the version folder was not put in place"
+                ),
+                (TargetKind::Memory, _) => format!("stopped while {step}"),
+            };
+            format!("{} ({state})", t.target)
+        });
+        let not_started: Vec<String> = self
+            .targets
+            .iter()
+            .skip(index + 1)
+            .map(|t| t.target.to_string())
+            .collect();
+        let mut message = error.to_string();
+        message.push_str(". Done: ");
+        message.push_str(&if done.is_empty() {
+            "nothing".to_string()
+        } else {
+            done.join(", ")
+        });
+        if let Some(stopped) = stopped {
+            message.push_str(&format!(". Stopped: {stopped}"));
+        }
+        if !not_started.is_empty() {
+            message.push_str(&format!(". Not started: {}", not_started.join(", ")));
+        }
+        message.push_str(
+            ". Run the same command again to finish: files already published are skipped, the rest are published",
+        );
+        self.error = Some(ErrorReport {
+            stage: if matches!(error, Error::Verify { .. } | Error::VerifyFailed { .. }) {
+                Stage::Verify
+            } else {
+                Stage::Publish
+            },
+            message,
+            hint: error.hint(),
+            exit: if error.is_refusal() { 1 } else { 2 },
+        });
+    }
+}
+
+/// Why a release stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "no version to release: pass `--version vX.Y.Z`, or run on a tag push (GITHUB_REF_NAME with GITHUB_REF_TYPE=tag, CI_COMMIT_TAG)"
+    )]
+    NoVersion,
+    #[error("the tag `{tag}` ({variable}) is not a semantic version")]
+    TagNotSemver {
+        tag: String,
+        variable: &'static str,
+        #[source]
+        source: VersionError,
+    },
+    #[error(
+        "the version `{version}` ({origin}) lacks the `v` prefix: clusterctl looks releases up as `v` + MAJOR.MINOR.PATCH, so it would never find this one"
+    )]
+    VersionNeedsV { version: String, origin: String },
+    #[error(
+        "`capkg release` needs the assemble step, which this build does not have yet (configuration `{}`)",
+        config.display()
+    )]
+    AssembleUnavailable { config: PathBuf },
+    #[error("{message}")]
+    Assemble {
+        message: String,
+        refusal: bool,
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    #[error("lint found {errors} error(s) ({warnings} warning(s))")]
+    LintErrors { errors: usize, warnings: usize },
+    #[error("metadata.yaml does not cover the version {version}: {message}")]
+    VersionNotCovered { version: String, message: String },
+    #[error(
+        "metadata.yaml has no release series for the git tag(s) {} (series {series}): `clusterctl upgrade plan` reads the newest metadata.yaml and fails for every version without a series",
+        tags.join(", ")
+    )]
+    TagsNotCovered { tags: Vec<String>, series: String },
+    #[error("git failed in `{}`: {message}", dir.display())]
+    Git { dir: PathBuf, message: String },
+    #[error(
+        "the configuration names no targets: add `targets:` (local, github, gitlab) to capkg.yaml"
+    )]
+    NoTargets,
+    #[error("`--target {target}` is not configured in capkg.yaml `targets:`")]
+    TargetNotConfigured { target: TargetKind },
+    #[error("the assembled files are not a release")]
+    Release(#[source] targets::Error),
+    #[error("{target}: {step} failed")]
+    Target {
+        target: TargetKind,
+        step: Step,
+        #[source]
+        source: targets::Error,
+    },
+    #[error("{target}: could not verify the published release")]
+    Verify {
+        target: TargetKind,
+        #[source]
+        source: verify::Error,
+    },
+    #[error(
+        "{target}: `{url}` does not verify as clusterctl reads it ({errors} error(s): {first})"
+    )]
+    VerifyFailed {
+        target: TargetKind,
+        url: String,
+        errors: usize,
+        first: String,
+    },
+}
+
+impl Error {
+    /// True when the input is wrong or a remote refused (exit 1); false when capkg could not do
+    /// its job (exit 2).
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            Error::NoVersion
+            | Error::AssembleUnavailable { .. }
+            | Error::Git { .. }
+            | Error::NoTargets
+            | Error::TargetNotConfigured { .. } => false,
+            Error::TagNotSemver { .. }
+            | Error::VersionNeedsV { .. }
+            | Error::LintErrors { .. }
+            | Error::VersionNotCovered { .. }
+            | Error::TagsNotCovered { .. }
+            | Error::VerifyFailed { .. } => true,
+            Error::Assemble { refusal, .. } => *refusal,
+            Error::Release(source) | Error::Target { source, .. } => source.is_refusal(),
+            Error::Verify { source, .. } => source.is_refusal(),
+        }
+    }
+
+    /// What to do about it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::TagsNotCovered { series, .. } => Some(format!(
+                "add release series {series} to metadata.yaml (`- major: …`, `minor: …`, `contract: …`), then tag again"
+            )),
+            Error::VersionNotCovered { .. } => Some(
+                "add the version's major.minor to `releaseSeries` in metadata.yaml before tagging".into(),
+            ),
+            Error::LintErrors { .. } => Some("fix the errors above; `capkg rules RULE` explains each rule".into()),
+            Error::Release(source) | Error::Target { source, .. } => source.hint(),
+            Error::Verify { source, .. } => source.hint(),
+            Error::Git { .. } => Some(
+                "in a container, git may refuse a checkout owned by another user: `git config --global --add safe.directory \"$PWD\"`".into(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The stage this error belongs to.
+    pub fn stage(&self) -> Stage {
+        match self {
+            Error::NoVersion | Error::TagNotSemver { .. } | Error::VersionNeedsV { .. } => {
+                Stage::Version
+            }
+            Error::AssembleUnavailable { .. }
+            | Error::Assemble { .. }
+            | Error::NoTargets
+            | Error::TargetNotConfigured { .. } => Stage::Assemble,
+            Error::LintErrors { .. }
+            | Error::VersionNotCovered { .. }
+            | Error::TagsNotCovered { .. }
+            | Error::Git { .. }
+            | Error::Release(_) => Stage::Checks,
+            Error::Target {
+                step: Step::Plan, ..
+            } => Stage::Plan,
+            Error::Target { .. } => Stage::Publish,
+            Error::Verify { .. } | Error::VerifyFailed { .. } => Stage::Verify,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,401 @@
+//! Where a release goes: the configuration's `targets:`, narrowed by `--target`, turned into the
+//! [`crate::targets`] requests that publish it, and (for `--dry-run`) into plans made without
+//! network access.
+//!
+//! Publishing order is fixed: local, then GitHub, then GitLab. A local repository is private to
+//! the machine; a GitHub release stays a draft (invisible to clusterctl) until its last step;
+//! a GitLab package has no drafts, so it goes last, when everything before it has worked.
+//!
+//! A dry run never touches the network: the local target plans for real (it reads only the
+//! file system), GitHub and GitLab get the plan they would follow, with every file marked as
+//! "upload unless identical", `remote_checked: false` and a note saying so. A real run plans
+//! every target against the remote before any of them writes anything.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::Error;
+use crate::targets::github::GitHubRequest;
+use crate::targets::gitlab::GitLabRequest;
+use crate::targets::local::LocalRequest;
+use crate::targets::memory::MemoryStore;
+use crate::targets::{self, Action, Destination, Plan, ReleaseDir, TargetKind, TargetRequest};
+
+/// `targets:` of the configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetsConfig {
+    pub local: Option<LocalConfig>,
+    pub github: Option<GitHubConfig>,
+    pub gitlab: Option<GitLabConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalConfig {
+    /// The repository's base folder; relative to the configuration's folder.
+    pub repository: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitHubConfig {
+    /// `OWNER/NAME`.
+    pub repo: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitLabConfig {
+    /// Project id or path; default `CI_PROJECT_ID`.
+    pub project: Option<String>,
+    /// Package name; default the provider label.
+    pub package: Option<String>,
+}
+
+/// One destination of this release.
+#[derive(Debug, Clone)]
+pub enum TargetSpec {
+    Local {
+        repository: PathBuf,
+    },
+    GitHub {
+        repo: String,
+    },
+    GitLab {
+        project: Option<String>,
+        package: Option<String>,
+    },
+    /// For tests of the layers above.
+    Memory(Arc<MemoryStore>),
+}
+
+impl TargetSpec {
+    pub fn kind(&self) -> TargetKind {
+        match self {
+            TargetSpec::Local { .. } => TargetKind::Local,
+            TargetSpec::GitHub { .. } => TargetKind::Github,
+            TargetSpec::GitLab { .. } => TargetKind::Gitlab,
+            TargetSpec::Memory(_) => TargetKind::Memory,
+        }
+    }
+
+    /// The request publishing needs (tokens and API URLs from the environment).
+    pub fn request(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<TargetRequest, targets::Error> {
+        Ok(match self {
+            TargetSpec::Local { repository } => TargetRequest::Local(LocalRequest {
+                repository: repository.clone(),
+                force: false,
+                overrides: None,
+            }),
+            TargetSpec::GitHub { repo } => {
+                TargetRequest::GitHub(GitHubRequest::resolve(repo, None, env)?)
+            }
+            TargetSpec::GitLab { project, package } => TargetRequest::GitLab(
+                GitLabRequest::resolve(project.as_deref(), package.as_deref(), None, env)?,
+            ),
+            TargetSpec::Memory(store) => TargetRequest::Memory(store.clone()),
+        })
+    }
+
+    /// The plan this target would follow, made without network access.
+    pub fn intended(
+        &self,
+        release: &ReleaseDir,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> TargetPlan {
+        let version = release.version.to_string();
+        let components = release.components_name();
+        let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        // Per target: the destination, the folder URL files go to, the steps besides verifying.
+        let (destination, url_prefix, mut steps) = match self {
+            TargetSpec::GitHub { repo } => (
+                format!("https://github.com/{repo}/releases/tag/{version}"),
+                format!("https://github.com/{repo}/releases/download/{version}/"),
+                vec![
+                    format!(
+                        "find the release `{version}` of `{repo}` (drafts included), or create it as a draft"
+                    ),
+                    "upload every file that is missing; identical files are skipped, different ones stop the run".into(),
+                    "read every uploaded file back and compare SHA-256".into(),
+                    format!(
+                        "publish the release{}",
+                        if release.version.is_prerelease() { " as a pre-release" } else { "" }
+                    ),
+                ],
+            ),
+            TargetSpec::GitLab { project, package } => {
+                let api = non_empty("CI_API_V4_URL")
+                    .map(|a| a.trim_end_matches('/').to_string())
+                    .unwrap_or_else(|| "$CI_API_V4_URL".into());
+                let project = project
+                    .clone()
+                    .or_else(|| non_empty("CI_PROJECT_ID"))
+                    .unwrap_or_else(|| "$CI_PROJECT_ID".into());
+                let package = package.clone().unwrap_or_else(|| release.provider_label());
+                let base = format!(
+                    "{api}/projects/{}/packages/generic/{package}/{version}/",
+                    escape_project(&project)
+                );
+                (
+                    base.clone(),
+                    base,
+                    vec![
+                        format!(
+                            "fetch each file from package `{package}` version `{version}`; identical files are skipped, different ones stop the run"
+                        ),
+                        "upload the missing files, `metadata.yaml` last".into(),
+                        "read every uploaded file back and compare SHA-256".into(),
+                    ],
+                )
+            }
+            TargetSpec::Local { repository } => {
+                let dir = repository.join(release.provider_label()).join(&version);
+                (
+                    dir.display().to_string(),
+                    format!("file://{}/", dir.display()),
+                    vec![format!(
+                        "write the files to `{}` through a staging folder",
+                        dir.display()
+                    )],
+                )
+            }
+            TargetSpec::Memory(_) => {
+                let base = format!("memory://{}/{version}/", release.provider_label());
+                (base.clone(), base, vec!["store the files".into()])
+            }
+        };
+        let clusterctl_url = format!("{url_prefix}{components}");
+        let clusterctl_url = match self {
+            // clusterctl's GitHub URLs have no `download/`.
+            TargetSpec::GitHub { repo } => {
+                format!("https://github.com/{repo}/releases/{version}/{components}")
+            }
+            _ => clusterctl_url,
+        };
+        steps.push(format!("verify `{clusterctl_url}` as clusterctl reads it"));
+        TargetPlan {
+            target: self.kind(),
+            destination,
+            clusterctl_config: Destination::providers_snippet(release, &clusterctl_url),
+            clusterctl_url,
+            remote_checked: false,
+            steps,
+            files: release
+                .files
+                .iter()
+                .map(|f| TargetFile {
+                    name: f.name.clone(),
+                    size: f.size,
+                    sha256: f.sha256.clone(),
+                    url: format!("{url_prefix}{}", f.name),
+                    action: None,
+                    reason: Some("upload unless an identical file is there".into()),
+                })
+                .collect(),
+            warnings: Vec::new(),
+            note: Some(
+                "not compared with what the destination holds: a dry run makes no network requests; a real run compares every file before writing any"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// `group/project` -> `group%2Fproject`, as GitLab's API wants a project path.
+fn escape_project(project: &str) -> String {
+    if project.starts_with('$') {
+        return project.to_string();
+    }
+    project.replace('/', "%2F")
+}
+
+/// The targets to publish to: the configured ones, or those of `wanted`. A wanted target that
+/// is not configured is taken from CI variables when it can be (`GITHUB_REPOSITORY`,
+/// `CI_PROJECT_ID`).
+pub fn choose(
+    config: &TargetsConfig,
+    root: &Path,
+    wanted: &[TargetKind],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<TargetSpec>, Error> {
+    let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    let wants = |kind| wanted.is_empty() || wanted.contains(&kind);
+    let mut chosen = Vec::new();
+    for kind in [TargetKind::Local, TargetKind::Github, TargetKind::Gitlab] {
+        if !wants(kind) {
+            continue;
+        }
+        let spec = match kind {
+            TargetKind::Local => config.local.as_ref().map(|local| TargetSpec::Local {
+                repository: if local.repository.is_absolute() {
+                    local.repository.clone()
+                } else {
+                    root.join(&local.repository)
+                },
+            }),
+            TargetKind::Github => config
+                .github
+                .as_ref()
+                .map(|g| g.repo.clone())
+                .or_else(|| {
+                    (!wanted.is_empty())
+                        .then(|| non_empty("GITHUB_REPOSITORY"))
+                        .flatten()
+                })
+                .map(|repo| TargetSpec::GitHub { repo }),
+            TargetKind::Gitlab => match &config.gitlab {
+                Some(g) => Some(TargetSpec::GitLab {
+                    project: g.project.clone(),
+                    package: g.package.clone(),
+                }),
+                None if !wanted.is_empty() && non_empty("CI_PROJECT_ID").is_some() => {
+                    Some(TargetSpec::GitLab {
+                        project: None,
+                        package: None,
+                    })
+                }
+                None => None,
+            },
+            TargetKind::Memory => None,
+        };
+        match spec {
+            Some(spec) => chosen.push(spec),
+            None if !wanted.is_empty() => return Err(Error::TargetNotConfigured { target: kind }),
+            None => {}
+        }
+    }
+    if chosen.is_empty() {
+        return Err(Error::NoTargets);
+    }
+    Ok(chosen)
+}
+
+/// One file in a [`TargetPlan`].
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetFile {
+    pub name: String,
+    pub size: u64,
+    pub sha256: String,
+    pub url: String,
+    /// `upload`, `skip`, `replace`; `null` when the destination was not looked at.
+    pub action: Option<Action>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What a target will do: the target's own [`Plan`], or the intended one of a dry run.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetPlan {
+    pub target: TargetKind,
+    pub destination: String,
+    pub clusterctl_url: String,
+    pub clusterctl_config: String,
+    /// Whether the destination was looked at.
+    pub remote_checked: bool,
+    pub steps: Vec<String>,
+    pub files: Vec<TargetFile>,
+    pub warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl From<&Plan> for TargetPlan {
+    fn from(plan: &Plan) -> Self {
+        let d = &plan.destination;
+        Self {
+            target: d.target,
+            destination: d.destination.clone(),
+            clusterctl_url: d.clusterctl_url.clone(),
+            clusterctl_config: d.clusterctl_config.clone(),
+            remote_checked: true,
+            steps: plan.steps.clone(),
+            files: plan
+                .files
+                .iter()
+                .map(|f| TargetFile {
+                    name: f.name.clone(),
+                    size: f.size,
+                    sha256: f.sha256.clone(),
+                    url: f.url.clone(),
+                    action: Some(f.action),
+                    reason: f.reason.clone(),
+                })
+                .collect(),
+            warnings: d.warnings.clone(),
+            note: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    fn config() -> TargetsConfig {
+        TargetsConfig {
+            local: Some(LocalConfig {
+                repository: "repo".into(),
+            }),
+            github: Some(GitHubConfig { repo: "o/r".into() }),
+            gitlab: None,
+        }
+    }
+
+    #[test]
+    fn configured_targets_in_publishing_order() {
+        let chosen = choose(&config(), Path::new("/src"), &[], &env(&[])).unwrap();
+        let kinds: Vec<TargetKind> = chosen.iter().map(TargetSpec::kind).collect();
+        assert_eq!(kinds, [TargetKind::Local, TargetKind::Github]);
+        let TargetSpec::Local { repository } = &chosen[0] else {
+            panic!("not local")
+        };
+        assert_eq!(repository, Path::new("/src/repo"));
+    }
+
+    #[test]
+    fn target_flags_narrow_or_come_from_ci() {
+        let only = choose(
+            &config(),
+            Path::new("/src"),
+            &[TargetKind::Github],
+            &env(&[]),
+        )
+        .unwrap();
+        assert_eq!(only.len(), 1);
+        let gitlab = choose(
+            &config(),
+            Path::new("/src"),
+            &[TargetKind::Gitlab],
+            &env(&[("CI_PROJECT_ID", "42")]),
+        )
+        .unwrap();
+        assert_eq!(gitlab[0].kind(), TargetKind::Gitlab);
+        let err = choose(
+            &config(),
+            Path::new("/src"),
+            &[TargetKind::Gitlab],
+            &env(&[]),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::TargetNotConfigured { .. }), "{err}");
+        let err = choose(&TargetsConfig::default(), Path::new("/src"), &[], &env(&[])).unwrap_err();
+        assert!(matches!(err, Error::NoTargets));
+    }
+
+    #[test]
+    fn project_paths_are_escaped() {
+        assert_eq!(escape_project("group/sub/p"), "group%2Fsub%2Fp");
+        assert_eq!(escape_project("42"), "42");
+    }
+}

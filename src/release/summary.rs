@@ -1,0 +1,270 @@
+//! An [`Outcome`] for CI: the Markdown step summary (GitHub's `GITHUB_STEP_SUMMARY`, GitLab's
+//! log) and the outputs later steps read (`GITHUB_OUTPUT`).
+//!
+//! The summary holds what a maintainer checks after a release: files and checksums, where each
+//! target put them and the clusterctl URL, the clusterctl configuration, the checks, every lint
+//! finding (annotations stop at GitHub's caps; the summary does not, up to
+//! [`MAX_DIAGNOSTIC_ROWS`]), warnings, and when something failed, what is done and what is not.
+//!
+//! Outputs: `version`, `status`, `provider-label`, `clusterctl-url` (the first target's),
+//! `<target>-clusterctl-url` and `<target>-url` (where the files went) per target, and
+//! `clusterctl-config` (multi-line, the first target's `providers:` entry).
+
+use super::{Outcome, Status, TargetReport, TargetState};
+use crate::ci::table_cell;
+use crate::rules::Severity;
+
+/// The most lint findings listed in a summary (GitHub caps a summary at 1 MiB).
+pub const MAX_DIAGNOSTIC_ROWS: usize = 200;
+
+/// The step summary.
+pub fn markdown(outcome: &Outcome) -> String {
+    let mut md = String::new();
+    let status = match outcome.status {
+        Status::Published => "published",
+        Status::Unchanged => "already published, nothing changed",
+        Status::DryRun => "dry run, nothing changed",
+        Status::Refused => "refused, nothing published",
+        Status::Failed => "failed, nothing published",
+        Status::Incomplete => "incomplete",
+    };
+    let icon = match outcome.status {
+        Status::Published | Status::Unchanged => "✅",
+        Status::DryRun => "📝",
+        Status::Refused | Status::Failed | Status::Incomplete => "❌",
+    };
+    md.push_str(&format!(
+        "## {icon} capkg release {}: {status}\n\n",
+        outcome.version.as_deref().unwrap_or("(no version)")
+    ));
+    if let (Some(label), Some(provider)) = (&outcome.provider_label, &outcome.provider) {
+        md.push_str(&format!(
+            "Provider `{label}` ({} `{}`)",
+            provider.provider_type, provider.name
+        ));
+        if let Some(source) = &outcome.version_source {
+            md.push_str(&format!(", version from `{source}`"));
+        }
+        md.push_str(".\n\n");
+    }
+    if let Some(error) = &outcome.error {
+        md.push_str(&format!(
+            "> **Error:** {}\n",
+            error.message.replace('\n', " ")
+        ));
+        if let Some(hint) = &error.hint {
+            md.push_str(&format!(">\n> **Hint:** {hint}\n"));
+        }
+        md.push('\n');
+    }
+
+    if !outcome.targets.is_empty() {
+        md.push_str("### Targets\n\n| target | result | clusterctl URL |\n| --- | --- | --- |\n");
+        for target in &outcome.targets {
+            md.push_str(&format!(
+                "| {} | {} | {} |\n",
+                target.target,
+                table_cell(&target_result(target)),
+                target
+                    .clusterctl_url
+                    .as_deref()
+                    .map_or_else(String::new, |u| format!("`{}`", table_cell(u)))
+            ));
+        }
+        md.push('\n');
+        if let Some(config) = outcome
+            .targets
+            .iter()
+            .find_map(|t| t.plan.as_ref().map(|p| p.clusterctl_config.clone()))
+        {
+            md.push_str(
+                "clusterctl configuration (`~/.config/cluster-api/clusterctl.yaml`):\n\n```yaml\n",
+            );
+            md.push_str(&config);
+            md.push_str("```\n\n");
+        }
+    }
+
+    if !outcome.files.is_empty() {
+        md.push_str("### Files\n\n| file | size | SHA-256 |\n| --- | ---: | --- |\n");
+        for file in &outcome.files {
+            md.push_str(&format!(
+                "| `{}` | {} | `{}` |\n",
+                table_cell(&file.name),
+                file.size,
+                file.sha256
+            ));
+        }
+        md.push('\n');
+    }
+
+    md.push_str("### Checks\n\n");
+    if let Some(check) = &outcome.checks.version_series {
+        md.push_str(&format!("- {} {}\n", mark(check.ok), check.message));
+    }
+    let tags = &outcome.checks.tags;
+    if tags.checked {
+        if tags.uncovered.is_empty() {
+            md.push_str(&format!(
+                "- ✅ git tags: {} semantic-version tag(s), every one from series {} up has a release series\n",
+                tags.tags,
+                tags.from_series.as_deref().unwrap_or("-")
+            ));
+        } else {
+            md.push_str(&format!(
+                "- ❌ git tags without a release series: {}\n",
+                tags.uncovered.join(", ")
+            ));
+        }
+    }
+    if let Some(note) = &tags.note {
+        md.push_str(&format!("- ℹ️ {note}\n"));
+    }
+    md.push_str(&format!(
+        "- {} lint: {} error(s), {} warning(s), {} info(s)\n\n",
+        mark(outcome.lint.errors == 0),
+        outcome.lint.errors,
+        outcome.lint.warnings,
+        outcome.lint.infos
+    ));
+    if !outcome.diagnostics.is_empty() {
+        md.push_str("| severity | rule | place | message |\n| --- | --- | --- | --- |\n");
+        for d in outcome.diagnostics.iter().take(MAX_DIAGNOSTIC_ROWS) {
+            let place = match (d.file_name(), d.position()) {
+                (Some(file), Some(p)) => format!("{file}:{}:{}", p.line, p.column),
+                (Some(file), None) => file.to_string(),
+                _ => String::new(),
+            };
+            md.push_str(&format!(
+                "| {} | `{}` | {} | {} |\n",
+                severity(d.severity),
+                d.rule,
+                table_cell(&place),
+                table_cell(&d.message)
+            ));
+        }
+        if outcome.diagnostics.len() > MAX_DIAGNOSTIC_ROWS {
+            md.push_str(&format!(
+                "\n{} more finding(s) not listed; run `capkg lint` to see them all.\n",
+                outcome.diagnostics.len() - MAX_DIAGNOSTIC_ROWS
+            ));
+        }
+        md.push('\n');
+    }
+
+    let warnings: Vec<&String> = outcome
+        .warnings
+        .iter()
+        .chain(
+            outcome
+                .targets
+                .iter()
+                .filter_map(|t| t.plan.as_ref())
+                .flat_map(|p| p.warnings.iter()),
+        )
+        .collect();
+    if !warnings.is_empty() {
+        md.push_str("### Warnings\n\n");
+        for warning in warnings {
+            md.push_str(&format!("- {warning}\n"));
+        }
+        md.push('\n');
+    }
+    md
+}
+
+fn mark(ok: bool) -> &'static str {
+    if ok { "✅" } else { "❌" }
+}
+
+fn severity(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "❌ error",
+        Severity::Warning => "⚠️ warning",
+        Severity::Info => "ℹ️ info",
+    }
+}
+
+/// `published, verified (3 uploaded, 1 skipped)`.
+pub fn target_result(target: &TargetReport) -> String {
+    use crate::targets::FileResult;
+    let counts = target.result.as_ref().map(|r| {
+        format!(
+            " ({} uploaded, {} replaced, {} skipped)",
+            r.count(FileResult::Uploaded),
+            r.count(FileResult::Replaced),
+            r.count(FileResult::Skipped)
+        )
+    });
+    let verified = match &target.verify {
+        Some(v) if v.ok => ", verified",
+        Some(_) => ", verification failed",
+        None => "",
+    };
+    match target.state {
+        TargetState::NotStarted => "not started".to_string(),
+        TargetState::Planned => match &target.plan {
+            Some(plan) if !plan.remote_checked => "planned (destination not checked)".to_string(),
+            _ => "planned".to_string(),
+        },
+        TargetState::Published => format!("published{verified}{}", counts.unwrap_or_default()),
+        TargetState::Unchanged => format!("already there, unchanged{verified}"),
+        TargetState::Failed => format!(
+            "failed while {}{}",
+            target
+                .failed_step
+                .map_or_else(|| "publishing".to_string(), |s| s.to_string()),
+            target
+                .error
+                .as_deref()
+                .map_or_else(String::new, |e| format!(": {e}"))
+        ),
+    }
+}
+
+/// The outputs later steps read.
+pub fn outputs(outcome: &Outcome) -> Vec<(String, String)> {
+    let mut outputs = Vec::new();
+    let mut push = |name: &str, value: String| outputs.push((name.to_string(), value));
+    if let Some(version) = &outcome.version {
+        push("version", version.clone());
+    }
+    push(
+        "status",
+        serde_json::to_value(outcome.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+    );
+    if let Some(label) = &outcome.provider_label {
+        push("provider-label", label.clone());
+    }
+    if let Some(url) = outcome
+        .targets
+        .iter()
+        .find_map(|t| t.clusterctl_url.clone())
+    {
+        push("clusterctl-url", url);
+    }
+    for target in &outcome.targets {
+        if let Some(url) = &target.clusterctl_url {
+            push(&format!("{}-clusterctl-url", target.target), url.clone());
+        }
+        let destination = target
+            .result
+            .as_ref()
+            .map(|r| r.destination.destination.clone())
+            .or_else(|| target.plan.as_ref().map(|p| p.destination.clone()));
+        if let Some(destination) = destination {
+            push(&format!("{}-url", target.target), destination);
+        }
+    }
+    if let Some(config) = outcome
+        .targets
+        .iter()
+        .find_map(|t| t.plan.as_ref().map(|p| p.clusterctl_config.clone()))
+    {
+        push("clusterctl-config", config);
+    }
+    outputs
+}

@@ -1,0 +1,403 @@
+//! The orchestration with a hand-built release and in-memory targets: the order of the steps,
+//! what blocks a release, what a failure midway reports, and idempotent re-runs.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::assembly::{Assembled, Assembler};
+use super::destinations::{GitHubConfig, LocalConfig, TargetSpec, TargetsConfig};
+use super::*;
+use crate::ci::CiTag;
+use crate::targets::memory::MemoryStore;
+
+const COMPONENTS: &str = "\
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: capz-system
+  labels:
+    cluster.x-k8s.io/provider: infrastructure-azure
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: capz-controller-manager
+  namespace: capz-system
+  labels:
+    cluster.x-k8s.io/provider: infrastructure-azure
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: registry.k8s.io/capz:v1.2.3
+";
+
+const METADATA: &str = "\
+apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
+kind: Metadata
+releaseSeries:
+- major: 1
+  minor: 2
+  contract: v1beta1
+";
+
+/// Builds the same release for any version, into `root`.
+struct Fixed {
+    root: std::path::PathBuf,
+    metadata: &'static str,
+    targets: TargetsConfig,
+}
+
+impl Assembler for Fixed {
+    fn assemble(&self, _version: &Version) -> Result<Assembled, Error> {
+        Ok(Assembled {
+            root: self.root.clone(),
+            files: vec![
+                targets::ReleaseFile::from_bytes("infrastructure-components.yaml", COMPONENTS),
+                targets::ReleaseFile::from_bytes("metadata.yaml", self.metadata),
+            ],
+            diagnostics: None,
+            provider_type: None,
+            provider_name: None,
+            targets: self.targets.clone(),
+        })
+    }
+}
+
+fn fixed(root: &Path, metadata: &'static str) -> Fixed {
+    Fixed {
+        root: root.to_path_buf(),
+        metadata,
+        targets: TargetsConfig {
+            local: Some(LocalConfig {
+                repository: "repo".into(),
+            }),
+            github: Some(GitHubConfig { repo: "o/r".into() }),
+            gitlab: None,
+        },
+    }
+}
+
+fn on_tag(tag: &str) -> CiContext {
+    CiContext {
+        tag: Some(CiTag {
+            tag: tag.to_string(),
+            variable: "GITHUB_REF_NAME",
+        }),
+        ..CiContext::default()
+    }
+}
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+fn plan_for(root: &Path, metadata: &'static str, tag: &str) -> ReleasePlan {
+    plan(
+        &ReleaseRequest::default(),
+        &on_tag(tag),
+        &fixed(root, metadata),
+        &no_env,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_clean_release_is_published_then_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plan = plan_for(dir.path(), METADATA, "v1.2.3");
+    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    assert_eq!(plan.version.source, "GITHUB_REF_NAME");
+    assert!(plan.version_series.as_ref().unwrap().ok);
+    assert!(!plan.tags.checked);
+    assert!(
+        plan.tags
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("not a git checkout")
+    );
+    let store = MemoryStore::new();
+    plan.destinations = vec![TargetSpec::Memory(store.clone())];
+
+    let first = block_on(publish(&plan, &no_env, Services::default()));
+    assert_eq!(first.status, Status::Published, "{:?}", first.error);
+    assert_eq!(first.exit_code(), 0);
+    assert!(
+        store
+            .release("infrastructure-azure", "v1.2.3")
+            .unwrap()
+            .published
+    );
+    let uploads = store.uploads();
+    assert_eq!(uploads, 2);
+
+    let second = block_on(publish(&plan, &no_env, Services::default()));
+    assert_eq!(second.status, Status::Unchanged);
+    assert_eq!(store.uploads(), uploads);
+    assert_eq!(second.targets[0].state, TargetState::Unchanged);
+}
+
+#[test]
+fn lint_errors_block_before_any_target_is_touched() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken: &'static str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Wrong\nreleaseSeries:\n- major: 1\n  minor: 2\n  contract: v1beta1\n";
+    let mut plan = plan_for(dir.path(), broken, "v1.2.3");
+    assert!(plan.is_blocked());
+    assert!(matches!(plan.blockers[0], Error::LintErrors { .. }));
+    let store = MemoryStore::new();
+    plan.destinations = vec![TargetSpec::Memory(store.clone())];
+    let outcome = block_on(publish(&plan, &no_env, Services::default()));
+    assert_eq!(outcome.status, Status::Refused);
+    assert_eq!(outcome.exit_code(), 1);
+    let error = outcome.error.unwrap();
+    assert_eq!(error.stage, Stage::Checks);
+    assert!(
+        error.message.contains("nothing was published"),
+        "{}",
+        error.message
+    );
+    assert!(outcome.targets.is_empty());
+    assert_eq!(store.uploads(), 0);
+}
+
+#[test]
+fn a_version_without_a_series_is_refused_with_the_other_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(dir.path(), METADATA, "v1.3.0");
+    let messages: Vec<String> = plan.blockers.iter().map(Error::to_string).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("metadata.yaml does not cover the version v1.3.0")),
+        "{messages:?}"
+    );
+    // Lint's metadata/version-series says the same, with a place in the file.
+    assert!(
+        plan.diagnostics
+            .iter()
+            .any(|d| d.rule == "metadata/version-series")
+    );
+}
+
+#[test]
+fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plan = plan_for(dir.path(), METADATA, "v1.2.3");
+    let done = MemoryStore::new();
+    let failing = MemoryStore::new();
+    failing.fail_upload_of("metadata.yaml");
+    plan.destinations = vec![
+        TargetSpec::Memory(done.clone()),
+        TargetSpec::Memory(failing.clone()),
+    ];
+    let outcome = block_on(publish(&plan, &no_env, Services::default()));
+    assert_eq!(outcome.status, Status::Incomplete);
+    assert_eq!(outcome.targets[0].state, TargetState::Published);
+    assert_eq!(outcome.targets[1].state, TargetState::Failed);
+    assert_eq!(outcome.targets[1].failed_step, Some(Step::Upload));
+    let error = outcome.error.as_ref().unwrap();
+    assert_eq!(error.stage, Stage::Publish);
+    assert!(
+        error
+            .message
+            .contains("Done: memory (published and verified)"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error
+            .message
+            .contains("Stopped: memory (stopped while uploading)"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error
+            .message
+            .contains("Run the same command again to finish"),
+        "{}",
+        error.message
+    );
+    assert!(
+        !failing
+            .release("infrastructure-azure", "v1.2.3")
+            .is_some_and(|r| r.published)
+    );
+
+    let rerun = block_on(publish(&plan, &no_env, Services::default()));
+    assert_eq!(rerun.status, Status::Published, "{:?}", rerun.error);
+    assert_eq!(rerun.targets[0].state, TargetState::Unchanged);
+    assert_eq!(rerun.targets[1].state, TargetState::Published);
+    assert!(
+        failing
+            .release("infrastructure-azure", "v1.2.3")
+            .unwrap()
+            .published
+    );
+}
+
+#[test]
+fn a_conflict_found_while_planning_stops_every_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plan = plan_for(dir.path(), METADATA, "v1.2.3");
+    let first = MemoryStore::new();
+    let conflicting = MemoryStore::new();
+    conflicting.insert(
+        "infrastructure-azure",
+        "v1.2.3",
+        targets::memory::MemoryRelease {
+            files: [("metadata.yaml".to_string(), bytes::Bytes::from("other"))].into(),
+            published: true,
+        },
+    );
+    plan.destinations = vec![
+        TargetSpec::Memory(first.clone()),
+        TargetSpec::Memory(conflicting),
+    ];
+    let outcome = block_on(publish(&plan, &no_env, Services::default()));
+    assert_eq!(outcome.status, Status::Refused);
+    assert_eq!(outcome.error.as_ref().unwrap().stage, Stage::Plan);
+    assert!(
+        outcome
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .ends_with("nothing was published")
+    );
+    assert_eq!(first.uploads(), 0);
+}
+
+#[test]
+fn a_dry_run_plans_github_without_network_and_local_for_real() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(dir.path(), METADATA, "v1.2.3");
+    let kinds: Vec<TargetKind> = plan.destinations.iter().map(TargetSpec::kind).collect();
+    assert_eq!(kinds, [TargetKind::Local, TargetKind::Github]);
+    let outcome = block_on(dry_run(&plan, &no_env, Services::default()));
+    assert_eq!(outcome.status, Status::DryRun, "{:?}", outcome.error);
+    let local = outcome.targets[0].plan.as_ref().unwrap();
+    assert!(local.remote_checked);
+    assert!(
+        local
+            .clusterctl_url
+            .ends_with("/repo/infrastructure-azure/v1.2.3/infrastructure-components.yaml"),
+        "{}",
+        local.clusterctl_url
+    );
+    let github = outcome.targets[1].plan.as_ref().unwrap();
+    assert!(!github.remote_checked);
+    assert_eq!(
+        github.clusterctl_url,
+        "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml"
+    );
+    assert!(
+        github
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("no network requests")
+    );
+    assert!(
+        !dir.path().join("repo").exists(),
+        "a dry run writes nothing"
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn a_tag_of_a_series_missing_from_metadata_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    git(root, &["config", "user.name", "capkg test"]);
+    git(root, &["config", "user.email", "test@example.com"]);
+    git(root, &["commit", "-q", "--allow-empty", "-m", "first"]);
+    for tag in ["v1.1.0", "v1.2.0", "not-semver"] {
+        git(root, &["tag", tag]);
+    }
+    let metadata: &'static str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta1\n- major: 1\n  minor: 2\n  contract: v1beta1\n";
+    let plan = plan_for(root, metadata, "v1.2.3");
+    assert!(plan.tags.checked);
+    assert_eq!(plan.tags.tags, 2);
+    assert_eq!(plan.tags.uncovered, ["v1.1.0"]);
+    let error = plan
+        .blockers
+        .iter()
+        .find(|e| matches!(e, Error::TagsNotCovered { .. }))
+        .unwrap();
+    assert!(
+        error.to_string().contains("git tag(s) v1.1.0 (series 1.1)"),
+        "{error}"
+    );
+    assert!(error.hint().unwrap().contains("add release series 1.1"));
+}
+
+#[test]
+fn no_version_anywhere_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = plan(
+        &ReleaseRequest::default(),
+        &CiContext::default(),
+        &fixed(dir.path(), METADATA),
+        &no_env,
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::NoVersion));
+    let outcome = Outcome::failed(&err, None);
+    assert_eq!(outcome.status, Status::Failed);
+    assert_eq!(outcome.exit_code(), 2);
+    assert_eq!(outcome.error.unwrap().stage, Stage::Version);
+}
+
+#[test]
+fn summaries_and_outputs_carry_urls_and_checksums() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(dir.path(), METADATA, "v1.2.3");
+    let outcome = block_on(dry_run(&plan, &no_env, Services::default()));
+    let md = summary::markdown(&outcome);
+    assert!(
+        md.starts_with("## 📝 capkg release v1.2.3: dry run"),
+        "{md}"
+    );
+    assert!(md.contains("| `metadata.yaml` |"), "{md}");
+    assert!(md.contains(&targets::ReleaseFile::from_bytes("metadata.yaml", METADATA).sha256));
+    assert!(md.contains("`https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml`"));
+    assert!(md.contains("```yaml\nproviders:\n"), "{md}");
+    let outputs = summary::outputs(&outcome);
+    let get = |name: &str| {
+        outputs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(get("version"), Some("v1.2.3"));
+    assert_eq!(get("status"), Some("dry-run"));
+    assert_eq!(
+        get("github-clusterctl-url"),
+        Some("https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml")
+    );
+    assert!(get("clusterctl-url").unwrap().starts_with("file://"));
+    assert!(get("clusterctl-config").unwrap().contains('\n'));
+}

@@ -1,0 +1,121 @@
+//! Which version a release is: `--version`, else the tag the CI pipeline runs for
+//! (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG` in GitLab CI).
+//!
+//! The version must be a semantic version as Kubernetes parses it and carry the `v`: clusterctl
+//! looks releases up as `"v" + version` (latest resolution, local repositories), so a tag
+//! `1.2.3` would be published but never found.
+
+use super::Error;
+use crate::ci::CiContext;
+use crate::version::Version;
+
+/// Where the version came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedVersion {
+    pub version: Version,
+    /// `--version`, or the variable that held the tag.
+    pub source: String,
+    /// Said when `--version` and the CI tag disagree.
+    pub warning: Option<String>,
+}
+
+/// `--version`, else the CI tag; `v`-prefixed semver either way.
+pub fn resolve(flag: Option<&Version>, ci: &CiContext) -> Result<ResolvedVersion, Error> {
+    if let Some(version) = flag {
+        if !version.has_v_prefix() {
+            return Err(Error::VersionNeedsV {
+                version: version.to_string(),
+                origin: "--version".into(),
+            });
+        }
+        let warning = ci
+            .tag
+            .as_ref()
+            .filter(|tag| Version::parse(&tag.tag).ok().as_ref() != Some(version))
+            .map(|tag| {
+                format!(
+                    "`--version {version}` is released, not the CI tag `{}` ({})",
+                    tag.tag, tag.variable
+                )
+            });
+        return Ok(ResolvedVersion {
+            version: version.clone(),
+            source: "--version".into(),
+            warning,
+        });
+    }
+    let Some(tag) = &ci.tag else {
+        return Err(Error::NoVersion);
+    };
+    let version = Version::parse(&tag.tag).map_err(|source| Error::TagNotSemver {
+        tag: tag.tag.clone(),
+        variable: tag.variable,
+        source,
+    })?;
+    if !version.has_v_prefix() {
+        return Err(Error::VersionNeedsV {
+            version: tag.tag.clone(),
+            origin: tag.variable.to_string(),
+        });
+    }
+    Ok(ResolvedVersion {
+        version,
+        source: tag.variable.to_string(),
+        warning: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ci::CiTag;
+
+    fn ci(tag: Option<&str>) -> CiContext {
+        CiContext {
+            tag: tag.map(|t| CiTag {
+                tag: t.to_string(),
+                variable: "GITHUB_REF_NAME",
+            }),
+            ..CiContext::default()
+        }
+    }
+
+    #[test]
+    fn the_flag_wins_and_says_so_when_the_tag_differs() {
+        let flag = Version::parse("v1.2.3").unwrap();
+        let resolved = resolve(Some(&flag), &ci(Some("v1.2.4"))).unwrap();
+        assert_eq!(resolved.version.to_string(), "v1.2.3");
+        assert_eq!(resolved.source, "--version");
+        assert!(resolved.warning.unwrap().contains("`v1.2.4`"));
+        assert!(
+            resolve(Some(&flag), &ci(Some("v1.2.3")))
+                .unwrap()
+                .warning
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_ci_tag_is_used_when_there_is_no_flag() {
+        let resolved = resolve(None, &ci(Some("v0.5.0-rc.1"))).unwrap();
+        assert_eq!(resolved.version.to_string(), "v0.5.0-rc.1");
+        assert_eq!(resolved.source, "GITHUB_REF_NAME");
+    }
+
+    #[test]
+    fn versions_must_be_v_prefixed_semver() {
+        let err = resolve(None, &ci(Some("1.2.3"))).unwrap_err();
+        assert!(matches!(err, Error::VersionNeedsV { .. }), "{err}");
+        let err = resolve(None, &ci(Some("release-1.2"))).unwrap_err();
+        assert!(err.to_string().contains("`release-1.2`"), "{err}");
+        assert!(err.is_refusal());
+        let flag = Version::parse("1.2.3").unwrap();
+        assert!(matches!(
+            resolve(Some(&flag), &ci(None)),
+            Err(Error::VersionNeedsV { .. })
+        ));
+        let err = resolve(None, &ci(None)).unwrap_err();
+        assert!(matches!(err, Error::NoVersion));
+        assert!(!err.is_refusal());
+    }
+}
