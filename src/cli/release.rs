@@ -1,10 +1,28 @@
 //! `capkg release`: tag -> assemble -> lint -> publish -> verify, for CI.
+//!
+//! Turns flags and the environment into a [`ReleaseRequest`], runs [`release::plan`] and then
+//! [`release::dry_run`] or [`release::publish`], and reports the [`Outcome`]:
+//!
+//! - stdout: the JSON object (`--format json`), or text: lint findings (annotations in GitHub
+//!   Actions, within GitHub's caps), checks, each target's plan or result, warnings, a verdict;
+//!   in GitLab CI the Markdown summary follows, as GitLab has no summary page;
+//! - GitHub Actions: the Markdown summary appended to `GITHUB_STEP_SUMMARY`, outputs appended to
+//!   `GITHUB_OUTPUT`, whatever the format;
+//! - stderr: progress lines, and the error with its hint.
 
-use std::path::PathBuf;
+use std::io::Write;
 
 use clap::{Args, ValueEnum};
 
-use super::{CommandResult, GlobalArgs, ProviderArgs, parse_version};
+use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
+use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::ci::{self, CiContext};
+use crate::release::assembly::ConfigAssembler;
+use crate::release::destinations::TargetPlan;
+use crate::release::{self, Outcome, ReleaseRequest, TargetState, summary};
+use crate::report::{self, Format};
+use crate::rules::Summary;
+use crate::targets;
 use crate::version::Version;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -14,24 +32,268 @@ pub enum TargetKind {
     Local,
 }
 
+impl From<TargetKind> for targets::TargetKind {
+    fn from(kind: TargetKind) -> Self {
+        match kind {
+            TargetKind::Github => targets::TargetKind::Github,
+            TargetKind::Gitlab => targets::TargetKind::Gitlab,
+            TargetKind::Local => targets::TargetKind::Local,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ReleaseArgs {
     /// capkg's configuration file; default: `capkg.yaml` at the repository root.
     #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub config: Option<std::path::PathBuf>,
     /// The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub version: Option<Version>,
     /// Publish only to these targets of the configuration (repeatable).
     #[arg(long, value_enum, value_name = "TARGET")]
     pub target: Vec<TargetKind>,
-    /// Print the plan and touch nothing.
+    /// Print the plan and touch nothing: no network access, nothing written.
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
     pub provider: ProviderArgs,
 }
 
-pub fn run(_global: &GlobalArgs, _args: ReleaseArgs) -> CommandResult {
-    super::not_yet("release")
+pub fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
+    let env = |name: &str| std::env::var(name).ok();
+    let ci = CiContext::detect(&env);
+    let assembler = ConfigAssembler {
+        config: args.config,
+        provider_type: args.provider.provider_type,
+        provider_name: args.provider.provider.clone(),
+    };
+    let request = ReleaseRequest {
+        version: args.version,
+        targets: args.target.into_iter().map(Into::into).collect(),
+        provider_type: args.provider.provider_type,
+        provider_name: args.provider.provider,
+    };
+    let outcome = match release::plan(&request, &ci, &assembler, &env) {
+        Err(err) => Outcome::failed(&err, None),
+        Ok(plan) => {
+            let services = services(global);
+            let runtime = runtime()?;
+            if args.dry_run {
+                runtime.block_on(release::dry_run(&plan, &env, services))
+            } else {
+                runtime.block_on(release::publish(&plan, &env, services))
+            }
+        }
+    };
+    write(global, &ci, &outcome)?;
+    match &outcome.error {
+        None => Ok(Status::Success),
+        Some(error) => {
+            let failure = match error.exit {
+                1 => Failure::input(anyhow::anyhow!("{}", error.message)),
+                _ => Failure::internal(anyhow::anyhow!("{}", error.message)),
+            };
+            Err(match &error.hint {
+                Some(hint) => failure.with_hint(hint.clone()),
+                None => failure,
+            })
+        }
+    }
+}
+
+/// Every channel: stdout, and in CI the summary and outputs.
+fn write(global: &GlobalArgs, ci: &CiContext, outcome: &Outcome) -> Result<(), Failure> {
+    let mut out = super::stdout();
+    if global.format == Format::Json {
+        report::json::write_value(&mut out, outcome)?;
+    } else {
+        write_text(&mut out, global, ci, outcome)?;
+        if ci.is_gitlab() && !global.quiet {
+            writeln!(out, "\n{}", summary::markdown(outcome))?;
+        }
+    }
+    if ci.is_github() {
+        if let Some(path) = &ci.step_summary {
+            ci::append_step_summary(path, &summary::markdown(outcome))
+                .map_err(Failure::internal)?;
+        }
+        if let Some(path) = &ci.output {
+            ci::append_outputs(path, &summary::outputs(outcome)).map_err(Failure::internal)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_text(
+    out: &mut dyn Write,
+    global: &GlobalArgs,
+    ci: &CiContext,
+    outcome: &Outcome,
+) -> Result<(), Failure> {
+    let annotations = uses_annotations(global, ci);
+    if annotations {
+        write_annotations(out, &outcome.diagnostics)?;
+    } else if !outcome.diagnostics.is_empty() || outcome.lint.files > 0 {
+        report::human::write_diagnostics(
+            out,
+            plain_style(global, ci),
+            &outcome.diagnostics,
+            &Summary::of(&outcome.diagnostics, outcome.lint.files),
+        )?;
+    }
+    if let Some(version) = &outcome.version {
+        writeln!(
+            out,
+            "Release {} {version}{}",
+            outcome
+                .provider_label
+                .as_deref()
+                .unwrap_or("(provider unknown)"),
+            outcome
+                .version_source
+                .as_deref()
+                .map_or_else(String::new, |s| format!(" (from {s})"))
+        )?;
+    }
+    if !global.quiet {
+        if let Some(check) = &outcome.checks.version_series {
+            writeln!(
+                out,
+                "{} {}",
+                if check.ok { "ok  " } else { "FAIL" },
+                check.message
+            )?;
+        }
+        let tags = &outcome.checks.tags;
+        if tags.checked {
+            if tags.uncovered.is_empty() {
+                writeln!(
+                    out,
+                    "ok   git tags: {} semver tag(s) checked from series {}",
+                    tags.tags,
+                    tags.from_series.as_deref().unwrap_or("-")
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "FAIL git tags without a release series: {}",
+                    tags.uncovered.join(", ")
+                )?;
+            }
+        }
+    }
+    for target in &outcome.targets {
+        write_target(out, global.quiet, target)?;
+    }
+    let warnings = outcome.warnings.iter().chain(
+        outcome
+            .targets
+            .iter()
+            .filter_map(|t| t.plan.as_ref())
+            .flat_map(|p| p.warnings.iter()),
+    );
+    for warning in warnings {
+        if annotations {
+            writeln!(
+                out,
+                "::warning title=capkg release::{}",
+                report::github::escape_data(warning)
+            )?;
+        } else if !global.quiet {
+            writeln!(out, "warning: {warning}")?;
+        }
+    }
+    if let Some(error) = &outcome.error
+        && annotations
+    {
+        writeln!(
+            out,
+            "::error title=capkg release::{}",
+            report::github::escape_data(&error.message)
+        )?;
+    }
+    let verdict = match outcome.status {
+        release::Status::Published => "Published.",
+        release::Status::Unchanged => "Already published: nothing changed.",
+        release::Status::DryRun => "Dry run: nothing was changed and no network request was made.",
+        release::Status::Refused => "Refused: nothing was published.",
+        release::Status::Failed => "Failed: nothing was published.",
+        release::Status::Incomplete => {
+            "Incomplete: see the error below; run the same command again to finish."
+        }
+    };
+    writeln!(out, "{verdict}")?;
+    Ok(())
+}
+
+fn write_target(
+    out: &mut dyn Write,
+    quiet: bool,
+    target: &release::TargetReport,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "\n{}: {}",
+        target.target,
+        summary::target_result(target)
+    )?;
+    if quiet {
+        if let Some(url) = &target.clusterctl_url {
+            writeln!(out, "  clusterctl URL: {url}")?;
+        }
+        return Ok(());
+    }
+    match (&target.result, &target.plan) {
+        (Some(result), _) => {
+            let width = result.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
+            for file in &result.files {
+                writeln!(
+                    out,
+                    "  {:<9} {:<width$}  {}",
+                    file.outcome, file.name, file.url
+                )?;
+            }
+            writeln!(out, "  destination: {}", result.destination.destination)?;
+        }
+        (None, Some(plan)) if target.state == TargetState::Planned => write_plan(out, plan)?,
+        _ => {}
+    }
+    if let Some(verify) = &target.verify {
+        for check in &verify.checks {
+            writeln!(
+                out,
+                "  verify {} {}: {}",
+                if check.ok { "ok" } else { "FAIL" },
+                check.name,
+                check.message
+            )?;
+        }
+    }
+    if let Some(url) = &target.clusterctl_url {
+        writeln!(out, "  clusterctl URL: {url}")?;
+    }
+    Ok(())
+}
+
+fn write_plan(out: &mut dyn Write, plan: &TargetPlan) -> std::io::Result<()> {
+    writeln!(out, "  destination: {}", plan.destination)?;
+    let width = plan.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    for file in &plan.files {
+        let action = file
+            .action
+            .map_or_else(|| "upload?".to_string(), |a| a.to_string());
+        writeln!(
+            out,
+            "  {action:<8} {:<width$}  {:>7}  {}  {}",
+            file.name, file.size, &file.sha256, file.url
+        )?;
+    }
+    for step in &plan.steps {
+        writeln!(out, "  - {step}")?;
+    }
+    if let Some(note) = &plan.note {
+        writeln!(out, "  note: {note}")?;
+    }
+    Ok(())
 }
