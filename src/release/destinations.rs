@@ -41,6 +41,8 @@ pub struct LocalConfig {
 pub struct GitHubConfig {
     /// `OWNER/NAME`.
     pub repo: String,
+    /// API base URL; default `GITHUB_API_URL`, else `https://api.github.com`.
+    pub api_url: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +51,8 @@ pub struct GitLabConfig {
     pub project: Option<String>,
     /// Package name; default the provider label.
     pub package: Option<String>,
+    /// API base URL; default `CI_API_V4_URL`.
+    pub api_url: Option<String>,
 }
 
 /// One destination of this release.
@@ -59,10 +63,12 @@ pub enum TargetSpec {
     },
     GitHub {
         repo: String,
+        api_url: Option<String>,
     },
     GitLab {
         project: Option<String>,
         package: Option<String>,
+        api_url: Option<String>,
     },
     /// For tests of the layers above.
     Memory(Arc<MemoryStore>),
@@ -89,12 +95,19 @@ impl TargetSpec {
                 force: false,
                 overrides: None,
             }),
-            TargetSpec::GitHub { repo } => {
-                TargetRequest::GitHub(GitHubRequest::resolve(repo, None, env)?)
+            TargetSpec::GitHub { repo, api_url } => {
+                TargetRequest::GitHub(GitHubRequest::resolve(repo, api_url.as_deref(), env)?)
             }
-            TargetSpec::GitLab { project, package } => TargetRequest::GitLab(
-                GitLabRequest::resolve(project.as_deref(), package.as_deref(), None, env)?,
-            ),
+            TargetSpec::GitLab {
+                project,
+                package,
+                api_url,
+            } => TargetRequest::GitLab(GitLabRequest::resolve(
+                project.as_deref(),
+                package.as_deref(),
+                api_url.as_deref(),
+                env,
+            )?),
             TargetSpec::Memory(store) => TargetRequest::Memory(store.clone()),
         })
     }
@@ -110,7 +123,7 @@ impl TargetSpec {
         let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         // Per target: the destination, the folder URL files go to, the steps besides verifying.
         let (destination, url_prefix, mut steps) = match self {
-            TargetSpec::GitHub { repo } => (
+            TargetSpec::GitHub { repo, .. } => (
                 format!("https://github.com/{repo}/releases/tag/{version}"),
                 format!("https://github.com/{repo}/releases/download/{version}/"),
                 vec![
@@ -125,8 +138,14 @@ impl TargetSpec {
                     ),
                 ],
             ),
-            TargetSpec::GitLab { project, package } => {
-                let api = non_empty("CI_API_V4_URL")
+            TargetSpec::GitLab {
+                project,
+                package,
+                api_url,
+            } => {
+                let api = api_url
+                    .clone()
+                    .or_else(|| non_empty("CI_API_V4_URL"))
                     .map(|a| a.trim_end_matches('/').to_string())
                     .unwrap_or_else(|| "$CI_API_V4_URL".into());
                 let project = project
@@ -169,7 +188,7 @@ impl TargetSpec {
         let clusterctl_url = format!("{url_prefix}{components}");
         let clusterctl_url = match self {
             // clusterctl's GitHub URLs have no `download/`.
-            TargetSpec::GitHub { repo } => {
+            TargetSpec::GitHub { repo, .. } => {
                 format!("https://github.com/{repo}/releases/{version}/{components}")
             }
             _ => clusterctl_url,
@@ -238,22 +257,30 @@ pub fn choose(
             TargetKind::Github => config
                 .github
                 .as_ref()
-                .map(|g| g.repo.clone())
+                .map(|g| TargetSpec::GitHub {
+                    repo: g.repo.clone(),
+                    api_url: g.api_url.clone(),
+                })
                 .or_else(|| {
                     (!wanted.is_empty())
                         .then(|| non_empty("GITHUB_REPOSITORY"))
                         .flatten()
-                })
-                .map(|repo| TargetSpec::GitHub { repo }),
+                        .map(|repo| TargetSpec::GitHub {
+                            repo,
+                            api_url: None,
+                        })
+                }),
             TargetKind::Gitlab => match &config.gitlab {
                 Some(g) => Some(TargetSpec::GitLab {
                     project: g.project.clone(),
                     package: g.package.clone(),
+                    api_url: g.api_url.clone(),
                 }),
                 None if !wanted.is_empty() && non_empty("CI_PROJECT_ID").is_some() => {
                     Some(TargetSpec::GitLab {
                         project: None,
                         package: None,
+                        api_url: None,
                     })
                 }
                 None => None,
@@ -347,7 +374,10 @@ mod tests {
             local: Some(LocalConfig {
                 repository: "repo".into(),
             }),
-            github: Some(GitHubConfig { repo: "o/r".into() }),
+            github: Some(GitHubConfig {
+                repo: "o/r".into(),
+                api_url: None,
+            }),
             gitlab: None,
         }
     }

@@ -130,12 +130,14 @@ pub fn plan(
     let provider_type = request.provider_type.or(provider_type);
     let provider_name = request.provider_name.clone().or(provider_name);
 
+    // The assemble step lints with the version when it can; otherwise lint here.
     let linted = lint_release(
         &root,
         &release_files,
         provider_type,
         provider_name.as_deref(),
         &version.version,
+        diagnostics.is_none(),
     );
     let diagnostics = diagnostics.unwrap_or_else(|| linted.diagnostics.clone());
     let mut blockers = Vec::new();
@@ -237,6 +239,7 @@ fn lint_release(
     provider_type: Option<ProviderType>,
     provider_name: Option<&str>,
     version: &Version,
+    run_rules: bool,
 ) -> Linted {
     let release = files::Release {
         dir: root.to_path_buf(),
@@ -259,7 +262,11 @@ fn lint_release(
         version: Some(version.clone()),
     };
     let label = rules::Context::new(&release, &options).provider.label();
-    let diagnostics = rules::run(std::slice::from_ref(&release), &options);
+    let diagnostics = if run_rules {
+        rules::run(std::slice::from_ref(&release), &options)
+    } else {
+        Vec::new()
+    };
     let series = release
         .metadata()
         .filter(|m| m.yaml.errors.is_empty())
@@ -320,7 +327,7 @@ pub async fn dry_run(
             }
             Err(err) => {
                 report.state = TargetState::Failed;
-                report.error = Some(err.to_string());
+                report.error = Some(chain(&err));
                 outcome.set_error_once(
                     Stage::Plan,
                     &Error::Target {
@@ -464,16 +471,28 @@ pub async fn publish(
         if kind == TargetKind::Memory {
             continue;
         }
-        let verified = verify::verify(
-            &VerifyRequest {
-                source: url.clone(),
-                provider_name: Some(release.provider_name.clone()),
-                provider_type: Some(release.provider_type),
-            },
-            &verify_settings,
-            services.clone(),
-        )
-        .await;
+        // A GitHub target configured with its own API is read back through it.
+        let settings = match plan.destinations.get(index) {
+            Some(TargetSpec::GitHub {
+                api_url: Some(api), ..
+            }) => verify::Settings::resolve(Some(api), env),
+            _ => Ok(verify_settings.clone()),
+        };
+        let verified = match settings {
+            Ok(settings) => {
+                verify::verify(
+                    &VerifyRequest {
+                        source: url.clone(),
+                        provider_name: Some(release.provider_name.clone()),
+                        provider_type: Some(release.provider_type),
+                    },
+                    &settings,
+                    services.clone(),
+                )
+                .await
+            }
+            Err(err) => Err(err),
+        };
         let Some(report) = outcome.targets.get_mut(index) else {
             break;
         };
@@ -487,7 +506,7 @@ pub async fn publish(
                     first: first_problem(&verify_report),
                 };
                 report.failed_step = Some(Step::Verify);
-                report.error = Some(error.to_string());
+                report.error = Some(chain(&error));
                 report.verify = Some(verify_report);
                 outcome.stop_while_publishing(index, &error);
                 return outcome;
@@ -498,7 +517,7 @@ pub async fn publish(
                     source: err,
                 };
                 report.failed_step = Some(Step::Verify);
-                report.error = Some(error.to_string());
+                report.error = Some(chain(&error));
                 outcome.stop_while_publishing(index, &error);
                 return outcome;
             }
@@ -627,7 +646,7 @@ impl TargetReport {
     fn fail(&mut self, step: Step, error: &targets::Error) {
         self.state = TargetState::Failed;
         self.failed_step = Some(step);
-        self.error = Some(error.to_string());
+        self.error = Some(chain(error));
     }
 
     /// True when this target is published and verified (or holds it unchanged).
@@ -680,6 +699,21 @@ pub struct Outcome {
     pub targets: Vec<TargetReport>,
     pub warnings: Vec<String>,
     pub error: Option<ErrorReport>,
+}
+
+/// An error and its causes, `: `-separated (`github: uploading failed: could not …`).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
@@ -759,7 +793,7 @@ impl Outcome {
         if self.error.is_none() {
             self.error = Some(ErrorReport {
                 stage,
-                message: error.to_string(),
+                message: chain(error),
                 hint: error.hint(),
                 exit: if error.is_refusal() { 1 } else { 2 },
             });
@@ -772,7 +806,7 @@ impl Outcome {
         let message = plan
             .blockers
             .iter()
-            .map(Error::to_string)
+            .map(|e| chain(e))
             .collect::<Vec<_>>()
             .join("; ");
         let hint = plan.blockers.iter().find_map(Error::hint);
@@ -845,7 +879,7 @@ impl Outcome {
             .skip(index + 1)
             .map(|t| t.target.to_string())
             .collect();
-        let mut message = error.to_string();
+        let mut message = chain(error);
         message.push_str(". Done: ");
         message.push_str(&if done.is_empty() {
             "nothing".to_string()

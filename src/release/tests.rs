@@ -73,7 +73,10 @@ fn fixed(root: &Path, metadata: &'static str) -> Fixed {
             local: Some(LocalConfig {
                 repository: "repo".into(),
             }),
-            github: Some(GitHubConfig { repo: "o/r".into() }),
+            github: Some(GitHubConfig {
+                repo: "o/r".into(),
+                api_url: None,
+            }),
             gitlab: None,
         },
     }
@@ -208,9 +211,16 @@ fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
     let error = outcome.error.as_ref().unwrap();
     assert_eq!(error.stage, Stage::Publish);
     assert!(
+        error.message.starts_with(
+            "memory: uploading failed: the in-memory target was told to fail at `metadata.yaml`"
+        ),
+        "{}",
+        error.message
+    );
+    assert!(
         error
             .message
-            .contains("Done: memory (published and verified)"),
+            .contains("Done: memory (published). Stopped: memory (stopped while uploading)"),
         "{}",
         error.message
     );
