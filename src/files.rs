@@ -183,8 +183,10 @@ pub fn load_releases(
         entries.dedup();
         jobs.push((dir, entries));
     }
-    let all: Vec<(PathBuf, Option<FileRole>)> =
-        jobs.iter().flat_map(|(_, entries)| entries.iter().cloned()).collect();
+    let all: Vec<(PathBuf, Option<FileRole>)> = jobs
+        .iter()
+        .flat_map(|(_, entries)| entries.iter().cloned())
+        .collect();
     let mut loaded = load_parallel(&all, default_type).into_iter();
     let mut releases = Vec::new();
     for (dir, entries) in jobs {
