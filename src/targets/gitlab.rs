@@ -312,7 +312,7 @@ impl GitLabTarget {
         }
         destination.warnings.push(format!(
             "clusterctl cannot list the versions of a GitLab package: users must name the version (`clusterctl init --{} {}:{}`)",
-            provider_flag(release),
+            release.provider_type.short_name(),
             release.provider_name,
             release.version
         ));
@@ -565,20 +565,6 @@ fn check_version(version: &str) -> Result<(), Error> {
             value: version.to_string(),
             reason: "GitLab accepts letters, digits, `_`, `+`, `-` and single dots".into(),
         })
-    }
-}
-
-/// The `clusterctl init` flag for the provider's type.
-fn provider_flag(release: &ReleaseDir) -> &'static str {
-    use crate::provider::ProviderType;
-    match release.provider_type {
-        ProviderType::Core => "core",
-        ProviderType::Bootstrap => "bootstrap",
-        ProviderType::ControlPlane => "control-plane",
-        ProviderType::Infrastructure => "infrastructure",
-        ProviderType::Ipam => "ipam",
-        ProviderType::RuntimeExtension => "runtime-extension",
-        ProviderType::Addon => "addon",
     }
 }
 
