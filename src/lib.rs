@@ -14,6 +14,8 @@
 //! - [`assemble`]: builds a release directory from the maintainer's sources.
 //! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package.
 //! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
+//! - [`verify`]: reads a published release as clusterctl does and checks it.
+//! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
 //! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
 
