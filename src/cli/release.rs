@@ -21,7 +21,7 @@ use crate::release::assembly::ConfigAssembler;
 use crate::release::destinations::TargetPlan;
 use crate::release::{self, Outcome, ReleaseRequest, TargetState, summary};
 use crate::report::{self, Format};
-use crate::rules::Summary;
+use crate::rules::{Diagnostic, Severity, Summary};
 use crate::targets;
 use crate::version::Version;
 
@@ -132,9 +132,7 @@ fn write_text(
     outcome: &Outcome,
 ) -> Result<(), Failure> {
     let annotations = uses_annotations(global, ci);
-    if annotations {
-        write_annotations(out, &outcome.diagnostics)?;
-    } else if !outcome.diagnostics.is_empty() || outcome.lint.files > 0 {
+    if !annotations && (!outcome.diagnostics.is_empty() || outcome.lint.files > 0) {
         report::human::write_diagnostics(
             out,
             plain_style(global, ci),
@@ -193,25 +191,39 @@ fn write_text(
             .filter_map(|t| t.plan.as_ref())
             .flat_map(|p| p.warnings.iter()),
     );
-    for warning in warnings {
-        if annotations {
-            writeln!(
-                out,
-                "::warning title=capkg release::{}",
-                report::github::escape_data(warning)
-            )?;
-        } else if !global.quiet {
+    if annotations {
+        // The run's error first, so that it is always annotated; then findings, then warnings,
+        // all within GitHub's per-step caps together.
+        let mut all: Vec<Diagnostic> = outcome
+            .error
+            .iter()
+            .map(|e| {
+                Diagnostic::new(
+                    "capkg/release",
+                    Severity::Error,
+                    None,
+                    None,
+                    e.message.clone(),
+                    e.hint.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        all.extend(outcome.diagnostics.iter().cloned());
+        all.extend(warnings.map(|w| {
+            Diagnostic::new(
+                "capkg/release",
+                Severity::Warning,
+                None,
+                None,
+                w.clone(),
+                "",
+            )
+        }));
+        write_annotations(out, &all)?;
+    } else if !global.quiet {
+        for warning in warnings {
             writeln!(out, "warning: {warning}")?;
         }
-    }
-    if let Some(error) = &outcome.error
-        && annotations
-    {
-        writeln!(
-            out,
-            "::error title=capkg release::{}",
-            report::github::escape_data(&error.message)
-        )?;
     }
     let verdict = match outcome.status {
         release::Status::Published => "Published.",

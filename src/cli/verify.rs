@@ -13,7 +13,7 @@ use clap::Args;
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::report::{self, Format, Style};
-use crate::rules::{Diagnostic, Summary};
+use crate::rules::{Diagnostic, Severity, Summary};
 use crate::targets::http::human_duration;
 use crate::targets::{Event, Progress, Services};
 use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
@@ -99,14 +99,27 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> R
         }
     }
     if uses_annotations(global, ci) {
-        write_annotations(&mut out, &report.diagnostics)?;
-        for warning in &report.warnings {
-            writeln!(
-                out,
-                "::warning title=capkg verify::{}",
-                report::github::escape_data(warning)
-            )?;
-        }
+        // Failed checks first, so that they are always annotated.
+        let mut all: Vec<Diagnostic> = report
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| {
+                Diagnostic::new(
+                    "capkg/verify",
+                    Severity::Error,
+                    None,
+                    None,
+                    format!("{}: {}", c.name, c.message),
+                    "",
+                )
+            })
+            .collect();
+        all.extend(report.diagnostics.iter().cloned());
+        all.extend(report.warnings.iter().map(|w| {
+            Diagnostic::new("capkg/verify", Severity::Warning, None, None, w.clone(), "")
+        }));
+        write_annotations(&mut out, &all)?;
     } else {
         report::human::write_diagnostics(
             &mut out,
