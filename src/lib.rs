@@ -19,6 +19,7 @@
 
 pub mod assemble;
 pub mod cli;
+pub mod config;
 pub mod files;
 pub mod flect;
 pub mod go_sort;

@@ -1,0 +1,1 @@
+//! clusterctl's install-time pipeline (placeholder).

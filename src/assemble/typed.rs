@@ -1,0 +1,1 @@
+//! Typed round trips (placeholder).
