@@ -291,12 +291,14 @@ fn name_from_labels<'a>(
         else {
             continue;
         };
-        let Some((label_type, name)) = ProviderType::split_label(label) else {
-            continue;
+        // A label without a type prefix (`helm` where clusterctl writes `addon-helm`) is
+        // still the provider's name.
+        let name = match ProviderType::split_label(label) {
+            Some((label_type, name)) if label_type == provider_type => name,
+            Some(_) => continue,
+            None if crate::provider::validate_name(Some(provider_type), label).is_ok() => label,
+            None => continue,
         };
-        if label_type != provider_type {
-            continue;
-        }
         match counts.iter_mut().find(|(n, _)| n == name) {
             Some((_, count)) => *count += 1,
             None => counts.push((name.to_string(), 1)),
