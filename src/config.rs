@@ -562,15 +562,15 @@ mod tests {
         assert_eq!(config.metadata, Some(PathBuf::from("meta/metadata.yaml")));
         assert_eq!(config.templates, vec!["templates/cluster-template*.yaml"]);
         assert_eq!(config.namespace.as_deref(), Some("capa-system"));
-        assert_eq!(config.version.unwrap().to_string(), "v2.1.0");
+        assert_eq!(config.version.clone().unwrap().to_string(), "v2.1.0");
         assert_eq!(config.output, Some(PathBuf::from("dist")));
-        assert_eq!(config.targets.github.unwrap().repo, "o/r");
+        assert_eq!(config.targets.github.clone().unwrap().repo, "o/r");
         assert_eq!(
-            config.targets.gitlab.unwrap().package.as_deref(),
+            config.targets.gitlab.clone().unwrap().package.as_deref(),
             Some("capa")
         );
         assert_eq!(
-            config.targets.local.unwrap().repository,
+            config.targets.local.clone().unwrap().repository,
             PathBuf::from("repo")
         );
         assert_eq!(

@@ -501,10 +501,10 @@ mod tests {
             "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"on\"\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-foo\n---\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: \"on\"\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-foo\n"
         );
         assert_eq!(
-            run("kind: ConfigMap\nmetadata:\n  name: c\n", None),
-            Err(TransformError::NoNamespace {
+            run("kind: ConfigMap\nmetadata:\n  name: c\n", None).unwrap_err(),
+            TransformError::NoNamespace {
                 origin: "in.yaml".into()
-            })
+            }
         );
     }
 
