@@ -32,9 +32,9 @@ use super::typed::{self, TypedError};
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterctlError {
     #[error("{0}")]
-    Subst(#[source] subst::Error),
+    Subst(subst::Error),
     #[error("failed to perform variable substitution: {0}")]
-    SubstComponents(#[source] subst::Error),
+    SubstComponents(subst::Error),
     #[error("the substituted text is not UTF-8")]
     NotText,
     #[error("failed to parse yaml: {name}:{line}:{column}: {message}")]
@@ -47,13 +47,12 @@ pub enum ClusterctlError {
     #[error("failed to parse yaml: failed to unmarshal the {ordinal} yaml document: {reason}")]
     NotAnObject { ordinal: String, reason: String },
     #[error("failed to parse yaml: {0}")]
-    Json(#[source] ToJsonError),
-    #[error("failed to convert {kind} {name}: {source}")]
+    Json(ToJsonError),
+    #[error("failed to convert {kind} {name}: {error}")]
     Typed {
         kind: String,
         name: String,
-        #[source]
-        source: TypedError,
+        error: TypedError,
     },
     #[error("no kind \"{kind}\" is registered for version \"{api_version}\" in scheme")]
     NotRegistered { kind: String, api_version: String },
@@ -247,7 +246,7 @@ fn convert_typed(object: &JsonValue) -> Result<JsonValue, ClusterctlError> {
         ClusterctlError::Typed {
             kind: kind.clone(),
             name: name(object),
-            source,
+            error: source,
         }
     })
 }
@@ -426,10 +425,10 @@ pub fn fix_target_namespace(object: &mut JsonValue, target: &str) -> Result<(), 
                 }
             })?;
             let mut converted = typed::round_trip(object, go_type, &api_version, &object_kind)
-                .map_err(|source| ClusterctlError::Typed {
+                .map_err(|error| ClusterctlError::Typed {
                     kind: object_kind.clone(),
                     name: name(object),
-                    source,
+                    error,
                 })?;
             if object_kind == "CustomResourceDefinition" {
                 let path: &[&str] = if version == "v1" {
