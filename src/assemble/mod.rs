@@ -14,6 +14,7 @@
 //! install time and how it prints them (`capkg render`).
 
 pub mod clusterctl;
+pub mod scaffold;
 pub mod sources;
 pub mod transform;
 pub mod typed;
