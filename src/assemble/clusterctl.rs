@@ -401,12 +401,8 @@ pub fn fix_target_namespace(object: &mut JsonValue, target: &str) -> Result<(), 
                 set_string_map(object, &["metadata", "annotations"], annotations);
             }
             let version = version_part(object);
-            let expected_versions: &[&str] = if object_kind == "CustomResourceDefinition" {
-                &["v1beta1", "v1"]
-            } else {
-                &["v1beta1", "v1"]
-            };
-            if !expected_versions.contains(&version.as_str()) {
+            // Only the version part is checked, as clusterctl's switch does.
+            if !["v1beta1", "v1"].contains(&version.as_str()) {
                 return Err(ClusterctlError::PatchVersion {
                     version,
                     kind: object_kind,

@@ -456,7 +456,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
         .bytes()
         .filter(|b| *b != b'\n' && *b != b'\r')
         .collect();
-    if symbols.len() % 4 != 0 {
+    if !symbols.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(symbols.len() / 4 * 3);
