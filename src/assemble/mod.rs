@@ -14,6 +14,7 @@
 //! install time and how it prints them (`capkg render`).
 
 pub mod clusterctl;
+mod parallel;
 pub mod scaffold;
 pub mod sources;
 pub mod transform;
@@ -24,11 +25,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::config::{ComponentsSource, Config};
-use crate::files::{self, Release};
+use std::sync::Arc;
+
+use crate::files::{self, Release, ReleaseFile};
 use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType};
 use crate::rules::{self, Diagnostic, Severity, Summary};
 use crate::version::Version;
-use crate::yaml::Node;
+use crate::yaml::{Node, Source};
 
 pub use sources::SourceError;
 pub use transform::{TransformError, TransformOptions, Transformed};
@@ -197,16 +200,22 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
                 provider_label: &label,
             },
         )?;
-        let yaml = transformed.to_yaml();
+        let yaml = parallel::write_layout(&transformed.objects, source.text().len());
         changes.push((name.clone(), transformed.changes));
-        lint_files.push(files::load_text(
-            &out_dir.join(&name).display().to_string(),
+        let shown = out_dir.join(&name);
+        let loaded = parallel::parse(Arc::new(Source::new(
+            shown.display().to_string(),
             yaml.clone(),
-            FileRole::Components {
+        )));
+        lint_files.push(ReleaseFile {
+            path: shown,
+            role: FileRole::Components {
                 provider_type,
                 suffix,
             },
-        ));
+            yaml: loaded,
+            substituted: false,
+        });
         files.push(AssembledFile {
             name,
             bytes: yaml.into_bytes(),

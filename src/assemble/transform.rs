@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use crate::k8s::{INJECT_CA_FROM, is_namespaced};
 use crate::provider::PROVIDER_LABEL;
-use crate::yaml::{self, Limits, Mapping, Node, Position, Source, Span};
+use crate::yaml::{self, Mapping, Node, Position, Source, Span};
 
 /// What the transformations need to know.
 #[derive(Debug, Clone, Copy)]
@@ -116,7 +116,7 @@ pub fn transform_text(
 /// documents skipped, as clusterctl skips them).
 pub fn parse_objects(origin: &str, text: &str) -> Result<(Arc<Source>, Vec<Node>), TransformError> {
     let source = Arc::new(Source::new(origin, text));
-    let file = yaml::parse_str(source.clone(), Limits::default());
+    let file = super::parallel::parse(source.clone());
     if let Some(error) = file.errors.first() {
         return Err(TransformError::Yaml {
             origin: origin.to_string(),
