@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn separators_need_a_line_of_their_own() {
-        assert_eq!(middle_separator("a: 1\n---x\nb: 2\n---\nc: 3\n"), Some(16));
+        assert_eq!(middle_separator("a: 1\n---x\nb: 2\n---\nc: 3\n"), Some(15));
         assert_eq!(middle_separator("a: 1\nb: 2\n---x\n"), None);
     }
 }
