@@ -292,3 +292,39 @@ fn cluster_classes_come_from_v1beta1_and_v1beta2_topologies() {
         ]
     );
 }
+
+#[test]
+fn template_rows() {
+    // template_test.go, Test_newTemplate: "variable is replaced and namespace fixed".
+    let values = crate::subst::Values::new().with_env([("VAR", "value")]);
+    let objects = process_template(
+        "t",
+        b"apiVersion: v1\ndata:\n  variable: ${VAR}\nkind: ConfigMap\nmetadata:\n  name: manager",
+        &values,
+        Some("ns1"),
+    )
+    .unwrap();
+    assert_eq!(
+        write_objects(&objects).unwrap(),
+        "apiVersion: v1\ndata:\n  variable: value\nkind: ConfigMap\nmetadata:\n  name: manager\n  namespace: ns1"
+    );
+    // A missing variable is clusterctl's error, not wrapped.
+    let err = process_template("t", b"a: ${MISSING}\n", &crate::subst::Values::new(), None)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "value for variables [MISSING] is not set. Please set the value using os environment variables or the clusterctl config file"
+    );
+    // Without a target namespace (`generate yaml`), nothing is namespaced and there is no sort.
+    let objects = process_template(
+        "t",
+        b"kind: Namespace\nmetadata: {name: x}\n---\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata: {name: i}\n",
+        &values,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        write_objects(&objects).unwrap(),
+        "kind: Namespace\nmetadata:\n  name: x\n---\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata:\n  name: i"
+    );
+}
