@@ -880,3 +880,81 @@ mod tests {
         assert_eq!(base64_decode("a==="), None);
     }
 }
+
+#[cfg(test)]
+mod corpus {
+    //! Every object of the corpus that clusterctl round-trips keeps every field it has: the
+    //! schema knows all of them, and the only value that changes is a quantity written in a
+    //! non-canonical form.
+
+    use super::*;
+
+    fn removed(before: &JsonValue, after: &JsonValue, path: &str, out: &mut Vec<String>) {
+        match (before, after) {
+            (JsonValue::Object(a), JsonValue::Object(b)) => {
+                for (k, v) in a {
+                    match b.iter().find(|(k2, _)| k2 == k) {
+                        Some((_, v2)) => removed(v, v2, &format!("{path}.{k}"), out),
+                        None if !matches!(v, JsonValue::Null) => out.push(format!("{path}.{k}")),
+                        None => {}
+                    }
+                }
+            }
+            (JsonValue::Array(a), JsonValue::Array(b)) => {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    removed(x, y, &format!("{path}[{i}]"), out);
+                }
+            }
+            (a, b) if a != b => out.push(format!("{path}: {a:?} -> {b:?}")),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn corpus_objects_lose_nothing_in_the_round_trip() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        if !corpus.is_dir() {
+            return;
+        }
+        let mut changes = Vec::new();
+        let mut converted = 0;
+        for entry in walkdir::WalkDir::new(&corpus).sort_by_file_name() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.contains("-components") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            let file = crate::yaml::parse_str(
+                std::sync::Arc::new(crate::yaml::Source::new("c", text)),
+                crate::yaml::Limits::default(),
+            );
+            for root in file.roots() {
+                let Ok(value) = JsonValue::from_node(root) else {
+                    continue;
+                };
+                let kind = value.get("kind").and_then(JsonValue::as_str).unwrap_or("");
+                let api = value
+                    .get("apiVersion")
+                    .and_then(JsonValue::as_str)
+                    .unwrap_or("");
+                let Some(ty) = go_type(api, kind) else {
+                    continue;
+                };
+                let after = round_trip(&value, ty, api, kind)
+                    .unwrap_or_else(|e| panic!("{name} {kind}: {e}"));
+                converted += 1;
+                let mut out = Vec::new();
+                removed(&value, &after, "", &mut out);
+                changes.extend(out.into_iter().map(|o| format!("{name} {kind}: {o}")));
+            }
+        }
+        assert!(converted > 200, "{converted}");
+        assert_eq!(
+            changes,
+            [
+                "infrastructure-components.yaml Deployment: .spec.template.spec.containers[0].resources.requests.cpu: String(\"1000m\") -> String(\"1\")"
+            ]
+        );
+    }
+}

@@ -309,8 +309,8 @@ fn template_rows() {
         "apiVersion: v1\ndata:\n  variable: value\nkind: ConfigMap\nmetadata:\n  name: manager\n  namespace: ns1"
     );
     // A missing variable is clusterctl's error, not wrapped.
-    let err = process_template("t", b"a: ${MISSING}\n", &crate::subst::Values::new(), None)
-        .unwrap_err();
+    let err =
+        process_template("t", b"a: ${MISSING}\n", &crate::subst::Values::new(), None).unwrap_err();
     assert_eq!(
         err.to_string(),
         "value for variables [MISSING] is not set. Please set the value using os environment variables or the clusterctl config file"
