@@ -15,7 +15,10 @@ fn largest_components() -> Option<PathBuf> {
     let mut best: Option<(u64, PathBuf)> = None;
     for provider in std::fs::read_dir(corpus).ok()? {
         let Ok(provider) = provider else { continue };
-        for file in std::fs::read_dir(provider.path()).ok()? {
+        let Ok(entries) = std::fs::read_dir(provider.path()) else {
+            continue;
+        };
+        for file in entries {
             let Ok(file) = file else { continue };
             let name = file.file_name().to_string_lossy().into_owned();
             if !matches!(

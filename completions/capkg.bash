@@ -544,7 +544,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish__subcmd__github)
-            opts="-q -v -h --version --dry-run --provider --type --repo --api-url --clobber --draft --prerelease --format --color --quiet --verbose --help"
+            opts="-q -v -h --version --dry-run --provider --type --repo --api-url --clobber --draft --prerelease --max-wait --retries --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -570,6 +570,14 @@ _capkg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
                     return 0
@@ -586,7 +594,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish__subcmd__gitlab)
-            opts="-q -v -h --version --dry-run --provider --type --project --package --api-url --format --color --quiet --verbose --help"
+            opts="-q -v -h --version --dry-run --provider --type --project --package --api-url --clobber --max-wait --retries --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -613,6 +621,14 @@ _capkg() {
                     return 0
                     ;;
                 --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

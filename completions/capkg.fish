@@ -175,6 +175,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l repo -d 'The repository, `OWNER/NAME`' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l api-url -d 'API base URL; default GITHUB_API_URL, else https://api.github.com' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l max-wait -d 'The longest capkg waits before a retry; a server that asks for more (a rate limit that resets in an hour) makes publish fail at once, saying how long it asked for (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l retries -d 'Tries per request for failures worth retrying (5xx, cut connections, rate limits)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -194,6 +196,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l project -d 'Project id or path; default CI_PROJECT_ID' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l package -d 'Package name (default: the provider label)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l api-url -d 'API base URL; default CI_API_V4_URL' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l max-wait -d 'The longest capkg waits before a retry; a server that asks for more (a rate limit that resets in an hour) makes publish fail at once, saying how long it asked for (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l retries -d 'Tries per request for failures worth retrying (5xx, cut connections, rate limits)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -201,6 +205,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 always\t''
 never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l dry-run -d 'Print the plan and touch nothing'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l clobber -d 'Upload files whose content differs from the one already in the package (GitLab then serves the new one)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s h -l help -d 'Print help (see more with \'--help\')'

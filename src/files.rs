@@ -177,13 +177,25 @@ pub fn load_releases(
             paths: paths.to_vec(),
         });
     }
-    let mut releases = Vec::new();
+    let mut jobs = Vec::new();
     for (dir, mut entries) in found {
         entries.sort();
         entries.dedup();
-        let mut files = Vec::new();
-        for (path, role) in entries {
-            files.push(load_file(&path, role, default_type)?);
+        jobs.push((dir, entries));
+    }
+    let all: Vec<(PathBuf, Option<FileRole>)> = jobs
+        .iter()
+        .flat_map(|(_, entries)| entries.iter().cloned())
+        .collect();
+    let mut loaded = load_parallel(&all, default_type).into_iter();
+    let mut releases = Vec::new();
+    for (dir, entries) in jobs {
+        let mut files = Vec::with_capacity(entries.len());
+        for _ in &entries {
+            match loaded.next() {
+                Some(file) => files.push(file?),
+                None => break,
+            }
         }
         let near_misses = near.remove(&dir).unwrap_or_default();
         releases.push(Release {
@@ -193,6 +205,52 @@ pub fn load_releases(
         });
     }
     Ok(releases)
+}
+
+/// Loads files on all cores (parsing dominates a lint run); results keep the input order.
+fn load_parallel(
+    entries: &[(PathBuf, Option<FileRole>)],
+    default_type: Option<ProviderType>,
+) -> Vec<Result<ReleaseFile, Error>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(entries.len())
+        .max(1);
+    if workers == 1 {
+        return entries
+            .iter()
+            .map(|(path, role)| load_file(path, role.clone(), default_type))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<ReleaseFile, Error>>>> =
+        Mutex::new((0..entries.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((path, role)) = entries.get(index) else {
+                        break;
+                    };
+                    let result = load_file(path, role.clone(), default_type);
+                    let mut slots = results.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(slot) = slots.get_mut(index) {
+                        *slot = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 fn parent_of(path: &Path) -> PathBuf {

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::provider::FileRole;
 
 /// The name of the checksum list (read back by `capkg publish`).
-pub const CHECKSUMS_FILE: &str = "checksums.txt";
+pub use crate::targets::CHECKSUMS_FILE;
 
 /// Why the release could not be written.
 #[derive(Debug, thiserror::Error)]

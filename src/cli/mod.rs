@@ -92,7 +92,7 @@ pub enum Command {
 #[derive(Debug, Clone, Default, Args)]
 pub struct ProviderArgs {
     /// Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = parse_provider_name)]
     pub provider: Option<String>,
     /// Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`,
     /// `runtime-extension`, `addon`, or clusterctl's `InfrastructureProvider`…; default: from
@@ -112,6 +112,13 @@ pub struct VariableArgs {
     /// `~/.cluster-api/clusterctl.yaml`) when it exists.
     #[arg(long, value_name = "FILE")]
     pub clusterctl_config: Option<PathBuf>,
+}
+
+/// A provider name as `clusterctl init` accepts it (a DNS-1123 label).
+fn parse_provider_name(text: &str) -> Result<String, String> {
+    crate::provider::validate_name(None, text)
+        .map(|()| text.to_string())
+        .map_err(|e| e.to_string())
 }
 
 fn parse_var(text: &str) -> Result<(String, String), String> {
@@ -309,6 +316,7 @@ mod tests {
         assert_eq!(args.provider.provider.as_deref(), Some("aws"));
         assert_eq!(cli.global.format, Format::Json);
         assert!(Cli::try_parse_from(["capkg", "lint", "--type", "infra"]).is_err());
+        assert!(Cli::try_parse_from(["capkg", "lint", "--provider", "My_Provider"]).is_err());
         assert!(Cli::try_parse_from(["capkg", "lint", "--version", "1.2"]).is_err());
     }
 

@@ -1,10 +1,29 @@
 //! `capkg publish local|github|gitlab DIR`: publish an assembled release directory.
+//!
+//! This file turns flags and environment into a [`TargetRequest`], runs the target's plan (and,
+//! unless `--dry-run`, apply, read-back and finish) on a tokio runtime of its own, and prints the
+//! plan or the outcome: human text or the JSON object documented in [`crate::targets`] on stdout,
+//! progress on stderr (an indicatif bar on a terminal, plain lines in CI).
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 
-use super::{CommandResult, GlobalArgs, ProviderArgs, parse_version};
+use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::report::Format;
+use crate::targets::github::GitHubRequest;
+use crate::targets::gitlab::GitLabRequest;
+use crate::targets::http::human_duration;
+use crate::targets::local::LocalRequest;
+use crate::targets::{
+    self, Action, Event, Outcome, Plan, Progress, ReleaseDir, RetryPolicy, Services, SystemClock,
+    TargetRequest, Transfer,
+};
 use crate::version::Version;
 
 #[derive(Debug, Args)]
@@ -27,6 +46,19 @@ pub struct CommonPublishArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub provider: ProviderArgs,
+}
+
+/// Flags of the targets that talk to a server.
+#[derive(Debug, Args)]
+pub struct NetworkArgs {
+    /// The longest capkg waits before a retry; a server that asks for more (a rate limit that
+    /// resets in an hour) makes publish fail at once, saying how long it asked for
+    /// (`90s`, `10m`, `1h`).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub max_wait: Duration,
+    /// Tries per request for failures worth retrying (5xx, cut connections, rate limits).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub retries: u32,
 }
 
 #[derive(Debug, Subcommand)]
@@ -64,6 +96,8 @@ pub enum PublishTarget {
         /// Mark the release as a pre-release (automatic for semver pre-releases).
         #[arg(long)]
         prerelease: bool,
+        #[command(flatten)]
+        network: NetworkArgs,
     },
     /// A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN).
     Gitlab {
@@ -78,9 +112,559 @@ pub enum PublishTarget {
         /// API base URL; default CI_API_V4_URL.
         #[arg(long, value_name = "URL")]
         api_url: Option<String>,
+        /// Upload files whose content differs from the one already in the package (GitLab then
+        /// serves the new one).
+        #[arg(long)]
+        clobber: bool,
+        #[command(flatten)]
+        network: NetworkArgs,
     },
 }
 
-pub fn run(_global: &GlobalArgs, _args: PublishArgs) -> CommandResult {
-    super::not_yet("publish")
+/// `90s`, `10m`, `1h`, `500ms`, or a number of seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration such as `90s`, `10m` or `1h`"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{text}`: use ms, s, m or h"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
+}
+
+fn environment(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+fn policy(network: &NetworkArgs) -> RetryPolicy {
+    RetryPolicy {
+        attempts: network.retries,
+        max_wait: network.max_wait,
+        ..RetryPolicy::default()
+    }
+}
+
+/// Maps a library error to an exit code, keeping its hint.
+fn failure(error: targets::Error) -> Failure {
+    let hint = error.hint();
+    let failure = if error.is_refusal() {
+        Failure::input(error)
+    } else {
+        Failure::internal(error)
+    };
+    match hint {
+        Some(hint) => failure.with_hint(hint),
+        None => failure,
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
+    let (common, request, policy) = match args.target {
+        PublishTarget::Local {
+            common,
+            repository,
+            force,
+            overrides,
+        } => (
+            common,
+            TargetRequest::Local(LocalRequest {
+                repository,
+                force,
+                overrides,
+            }),
+            RetryPolicy::default(),
+        ),
+        PublishTarget::Github {
+            common,
+            repo,
+            api_url,
+            clobber,
+            draft,
+            prerelease,
+            network,
+        } => {
+            let mut request =
+                GitHubRequest::resolve(&repo, api_url.as_deref(), &environment).map_err(failure)?;
+            request.clobber = clobber;
+            request.draft = draft;
+            request.prerelease = prerelease;
+            (common, TargetRequest::GitHub(request), policy(&network))
+        }
+        PublishTarget::Gitlab {
+            common,
+            project,
+            package,
+            api_url,
+            clobber,
+            network,
+        } => {
+            let mut request = GitLabRequest::resolve(
+                project.as_deref(),
+                package.as_deref(),
+                api_url.as_deref(),
+                &environment,
+            )
+            .map_err(failure)?;
+            request.clobber = clobber;
+            (common, TargetRequest::GitLab(request), policy(&network))
+        }
+    };
+
+    let release = ReleaseDir::load(
+        &common.dir,
+        common.version.clone(),
+        common.provider.provider_type,
+        common.provider.provider.as_deref(),
+    )
+    .map_err(failure)?;
+
+    let reporter = Arc::new(Reporter::new(global));
+    let services = Services {
+        policy,
+        clock: Arc::new(SystemClock),
+        progress: reporter.clone(),
+    };
+    let target = targets::open(request, services).map_err(failure)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Failure::internal(anyhow::Error::new(e).context("cannot start the async runtime"))
+        })?;
+    let dry_run = common.dry_run;
+    let result = runtime.block_on(async {
+        let plan = target.plan(&release).await?;
+        if dry_run {
+            return Ok(Report::Plan(plan));
+        }
+        reporter.begin(&plan);
+        let mut outcome = target.apply(&release, plan).await?;
+        reporter.begin_read_back(&outcome);
+        target.read_back(&release, &mut outcome).await?;
+        target.finish(&mut outcome).await?;
+        Ok(Report::Outcome(outcome))
+    });
+    reporter.end();
+    let report = result.map_err(failure)?;
+    write_report(global, &report)?;
+    Ok(Status::Success)
+}
+
+enum Report {
+    Plan(Plan),
+    Outcome(Outcome),
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a, T: Serialize> {
+    dry_run: bool,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+fn write_report(global: &GlobalArgs, report: &Report) -> Result<(), Failure> {
+    let warnings = match report {
+        Report::Plan(plan) => &plan.destination.warnings,
+        Report::Outcome(outcome) => &outcome.destination.warnings,
+    };
+    let mut out = super::stdout();
+    if !global.quiet {
+        match global.format {
+            // The runner reads workflow commands from stdout.
+            Format::Github => {
+                for warning in warnings {
+                    writeln!(out, "::warning::{}", escape_workflow_message(warning))?;
+                }
+            }
+            Format::Human => {
+                let mut err = std::io::stderr().lock();
+                for warning in warnings {
+                    let _ = writeln!(err, "warning: {warning}");
+                }
+            }
+            Format::Json => {}
+        }
+    }
+    match (global.format, report) {
+        (Format::Json, Report::Plan(plan)) => {
+            serde_json::to_writer_pretty(
+                &mut out,
+                &JsonReport {
+                    dry_run: true,
+                    body: plan,
+                },
+            )
+            .map_err(anyhow::Error::new)?;
+            writeln!(out)?;
+        }
+        (Format::Json, Report::Outcome(outcome)) => {
+            serde_json::to_writer_pretty(
+                &mut out,
+                &JsonReport {
+                    dry_run: false,
+                    body: outcome,
+                },
+            )
+            .map_err(anyhow::Error::new)?;
+            writeln!(out)?;
+        }
+        (_, Report::Plan(plan)) => write_plan(&mut out, global.quiet, plan)?,
+        (_, Report::Outcome(outcome)) => write_outcome(&mut out, global.quiet, outcome)?,
+    }
+    Ok(())
+}
+
+fn write_plan(out: &mut dyn Write, quiet: bool, plan: &Plan) -> std::io::Result<()> {
+    let d = &plan.destination;
+    if !quiet {
+        writeln!(
+            out,
+            "Plan: publish {} {} to {} `{}`",
+            d.provider_label, d.version, d.target, d.destination
+        )?;
+        let width = plan.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
+        for file in &plan.files {
+            let why = match (&file.reason, file.action) {
+                (Some(reason), _) => format!("  ({reason})"),
+                (None, _) => String::new(),
+            };
+            writeln!(
+                out,
+                "  {:<8} {:<width$}  {:>9}  {}{why}",
+                file.action,
+                file.name,
+                human_size(file.size),
+                file.url
+            )?;
+        }
+        if !plan.steps.is_empty() {
+            writeln!(out, "Steps:")?;
+            for step in &plan.steps {
+                writeln!(out, "  - {step}")?;
+            }
+        }
+        let changes = plan.files.len() - plan.count(Action::Skip);
+        if plan.is_noop() {
+            writeln!(
+                out,
+                "Nothing to do: the destination already holds this release."
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{changes} file(s) to write, {} to skip.",
+                plan.count(Action::Skip)
+            )?;
+        }
+        writeln!(out, "clusterctl URL: {}", d.clusterctl_url)?;
+        writeln!(out, "Dry run: nothing was changed.")?;
+    } else {
+        writeln!(out, "{}", d.clusterctl_url)?;
+    }
+    Ok(())
+}
+
+fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io::Result<()> {
+    let d = &outcome.destination;
+    if quiet {
+        return write!(out, "{}", d.clusterctl_config);
+    }
+    let width = outcome
+        .files
+        .iter()
+        .map(|f| f.name.len())
+        .max()
+        .unwrap_or(0);
+    for file in &outcome.files {
+        writeln!(
+            out,
+            "{:<9} {:<width$}  {}",
+            file.outcome, file.name, file.url
+        )?;
+    }
+    let counts = format!(
+        "{} uploaded, {} replaced, {} skipped{}",
+        outcome.count(targets::FileResult::Uploaded),
+        outcome.count(targets::FileResult::Replaced),
+        outcome.count(targets::FileResult::Skipped),
+        if outcome.verified {
+            "; written files read back and verified"
+        } else {
+            ""
+        }
+    );
+    let state = match &d.release {
+        Some(release) if release.draft => " (draft)",
+        _ => "",
+    };
+    if outcome
+        .files
+        .iter()
+        .all(|f| f.outcome == targets::FileResult::Skipped)
+    {
+        writeln!(
+            out,
+            "{} {} is already at `{}`{state}: nothing to upload",
+            d.provider_label, d.version, d.destination
+        )?;
+    } else {
+        writeln!(
+            out,
+            "Published {} {} to `{}`{state}: {counts}",
+            d.provider_label, d.version, d.destination
+        )?;
+    }
+    writeln!(out, "clusterctl URL: {}", d.clusterctl_url)?;
+    writeln!(out, "\nclusterctl configuration:\n{}", d.clusterctl_config)?;
+    if let Some(overrides) = &d.overrides {
+        writeln!(
+            out,
+            "Overrides clusterctl reads instead of the repository files (`{}`):",
+            overrides.folder.display()
+        )?;
+        for file in &overrides.files {
+            writeln!(out, "  {}", file.display())?;
+        }
+    }
+    Ok(())
+}
+
+/// `%`, CR and LF escaped as GitHub's workflow commands need.
+fn escape_workflow_message(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn human_size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KIB {
+        format!("{bytes} B")
+    } else if b < KIB * KIB {
+        format!("{:.1} KiB", b / KIB)
+    } else {
+        format!("{:.1} MiB", b / KIB / KIB)
+    }
+}
+
+/// Progress on stderr: an indicatif bar on a terminal, plain lines otherwise, nothing with `-q`.
+struct Reporter {
+    mode: Mode,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Quiet,
+    Lines,
+    Bar,
+}
+
+impl Reporter {
+    fn new(global: &GlobalArgs) -> Self {
+        let mode = if global.quiet {
+            Mode::Quiet
+        } else if super::stderr_is_terminal() {
+            Mode::Bar
+        } else {
+            Mode::Lines
+        };
+        Self {
+            mode,
+            bar: Mutex::new(None),
+        }
+    }
+
+    fn line(&self, text: &str) {
+        match self.mode {
+            Mode::Quiet => {}
+            Mode::Lines => {
+                let _ = writeln!(std::io::stderr().lock(), "{text}");
+            }
+            Mode::Bar => match self.bar.lock().ok().and_then(|bar| bar.clone()) {
+                Some(bar) => bar.println(text),
+                None => {
+                    let _ = writeln!(std::io::stderr().lock(), "{text}");
+                }
+            },
+        }
+    }
+
+    fn start_bar(&self, total: u64, label: &str) {
+        if self.mode != Mode::Bar || total == 0 {
+            return;
+        }
+        let bar = ProgressBar::new(total);
+        let style = ProgressStyle::with_template(&format!(
+            "{label:>10} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{wide_msg}}"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+        bar.set_style(style);
+        if let Ok(mut slot) = self.bar.lock()
+            && let Some(old) = slot.replace(bar)
+        {
+            old.finish_and_clear();
+        }
+    }
+
+    /// Called with the plan, before anything is written.
+    fn begin(&self, plan: &Plan) {
+        let total = plan
+            .files
+            .iter()
+            .filter(|f| f.action != Action::Skip)
+            .map(|f| f.size)
+            .sum();
+        self.start_bar(total, "upload");
+    }
+
+    /// Called before the read-back.
+    fn begin_read_back(&self, outcome: &Outcome) {
+        let total = outcome
+            .files
+            .iter()
+            .filter(|f| f.outcome != targets::FileResult::Skipped)
+            .map(|f| f.size)
+            .sum();
+        self.start_bar(total, "verify");
+    }
+
+    fn end(&self) {
+        if let Ok(mut slot) = self.bar.lock()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Progress for Reporter {
+    fn event(&self, event: &Event<'_>) {
+        match *event {
+            Event::Step(step) => self.line(step),
+            Event::Waiting { reason, delay } => {
+                self.line(&format!("waiting {}: {reason}", human_duration(delay)));
+            }
+            Event::Started {
+                name,
+                size,
+                transfer,
+            } => match self.mode {
+                Mode::Bar => {
+                    if let Ok(slot) = self.bar.lock()
+                        && let Some(bar) = slot.as_ref()
+                    {
+                        bar.set_message(name.to_string());
+                    }
+                }
+                Mode::Lines if transfer == Transfer::Upload => {
+                    self.line(&format!("uploading {name} ({})", human_size(size)));
+                }
+                _ => {}
+            },
+            Event::Finished {
+                name,
+                size,
+                transfer,
+            } => match self.mode {
+                Mode::Bar => {
+                    if let Ok(slot) = self.bar.lock()
+                        && let Some(bar) = slot.as_ref()
+                    {
+                        bar.inc(size);
+                    }
+                }
+                Mode::Lines => self.line(&match transfer {
+                    Transfer::Upload => format!("uploaded {name}"),
+                    Transfer::ReadBack => format!("verified {name}"),
+                }),
+                Mode::Quiet => {}
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3d").is_err());
+    }
+
+    #[test]
+    fn flags_give_these_requests() {
+        let cli = Cli::try_parse_from([
+            "capkg",
+            "publish",
+            "github",
+            "out",
+            "--version",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--clobber",
+            "--max-wait",
+            "30s",
+            "--retries",
+            "3",
+        ])
+        .unwrap();
+        let Command::Publish(PublishArgs {
+            target:
+                PublishTarget::Github {
+                    common,
+                    repo,
+                    clobber,
+                    network,
+                    ..
+                },
+        }) = cli.command
+        else {
+            panic!("not publish github");
+        };
+        assert_eq!(common.version.to_string(), "v1.2.3");
+        assert_eq!(repo, "o/r");
+        assert!(clobber);
+        assert_eq!(policy(&network).max_wait, Duration::from_secs(30));
+        assert_eq!(policy(&network).attempts, 3);
+        assert!(
+            Cli::try_parse_from([
+                "capkg",
+                "publish",
+                "gitlab",
+                "out",
+                "--version",
+                "v1",
+                "--project",
+                "1"
+            ])
+            .is_err()
+        );
+    }
 }

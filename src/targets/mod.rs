@@ -1,1 +1,738 @@
-//! TODO
+//! Where a release goes: a local clusterctl repository, a GitHub release, a GitLab generic
+//! package, or (for tests of the layers above) memory.
+//!
+//! Every target goes through the same four steps, and nothing acts before the plan exists:
+//!
+//! 1. [`Target::plan`] looks at the destination and decides, per file, [`Action::Upload`],
+//!    [`Action::Skip`] (identical content is already there) or [`Action::Replace`] (different
+//!    content is there and the caller allowed replacing it). Conflicts that would need a flag fail
+//!    here, before anything is touched. `--dry-run` prints this plan and stops.
+//! 2. [`Target::apply`] carries the plan out (a staging folder, a draft release, package files).
+//! 3. [`Target::read_back`] reads every file it wrote back and compares SHA-256.
+//! 4. [`Target::finish`] makes the result visible (renames the staging folder into place,
+//!    publishes the draft); a release that failed its read-back is never made visible.
+//!
+//! [`publish`] runs the four in order. The target is chosen once, by [`open`], from a
+//! [`TargetRequest`]. Retry policy, clock and progress reporting come in through [`Services`];
+//! the library never prints: it reports [`Event`]s to a [`Progress`] the caller implements.
+//!
+//! # JSON shape
+//!
+//! [`Plan`] and [`Outcome`] serialise to the object `capkg publish --format json` prints (the CLI
+//! adds `"dry_run"`):
+//!
+//! ```json
+//! {
+//!   "target": "local | github | gitlab | memory",
+//!   "version": "v1.2.3",
+//!   "provider": {"type": "InfrastructureProvider", "name": "aws"},
+//!   "provider_label": "infrastructure-aws",
+//!   "destination": "where the files go (folder, release page, package URL)",
+//!   "clusterctl_url": "the components URL for clusterctl's `providers:` entry",
+//!   "clusterctl_config": "a clusterctl.yaml `providers:` snippet using it",
+//!   "overrides": {"folder": "...", "files": ["{folder}/{label}/{version}/{file}"]},
+//!   "release": {"id": 1, "url": "...", "draft": false, "prerelease": false},
+//!   "warnings": ["..."],
+//!   "steps": ["create draft release `v1.2.3`", "..."],
+//!   "files": [{"name": "metadata.yaml", "size": 123, "sha256": "...",
+//!              "action": "upload | skip | replace", "reason": "..."}],
+//!   "verified": true
+//! }
+//! ```
+//!
+//! Every file has `name`, `size`, `sha256` and `url` (where it ends up). In a plan (`"dry_run":
+//! true`) each file has `action` (`upload`, `skip`, `replace`) and maybe `reason`; in an outcome,
+//! `outcome` (`uploaded`, `skipped`, `replaced`) instead. `overrides` appears for the local target
+//! with `--overrides`, `release` for GitHub; `steps` only in a plan, `verified` only in an
+//! outcome. `warnings` holds what the user should know (clusterctl cannot read GitHub Enterprise
+//! or non-`gitlab.` hosts, files in the folder that are not published).
+
+pub mod github;
+pub mod gitlab;
+pub mod http;
+pub mod local;
+pub mod memory;
+mod release_dir;
+
+use std::any::Any;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
+pub use release_dir::{CHECKSUMS_FILE, ReleaseDir, ReleaseFile};
+
+/// Which kind of destination a target writes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    Local,
+    Github,
+    Gitlab,
+    Memory,
+}
+
+impl fmt::Display for TargetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            TargetKind::Local => "local",
+            TargetKind::Github => "github",
+            TargetKind::Gitlab => "gitlab",
+            TargetKind::Memory => "memory",
+        })
+    }
+}
+
+/// A place a release can be published to. Implementations: [`local::LocalTarget`],
+/// [`github::GitHubTarget`], [`gitlab::GitLabTarget`], [`memory::MemoryTarget`].
+pub trait Target: Send + Sync {
+    fn kind(&self) -> TargetKind;
+
+    /// Looks at the destination and decides what to do with each file; changes nothing.
+    fn plan<'a>(&'a self, release: &'a ReleaseDir) -> BoxFuture<'a, Result<Plan, Error>>;
+
+    /// Carries out a plan made by this target for this release.
+    fn apply<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        plan: Plan,
+    ) -> BoxFuture<'a, Result<Outcome, Error>>;
+
+    /// Reads back what `apply` wrote and compares SHA-256; sets [`Outcome::verified`].
+    fn read_back<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        outcome: &'a mut Outcome,
+    ) -> BoxFuture<'a, Result<(), Error>>;
+
+    /// Makes the verified result visible (rename into place, publish the draft).
+    fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>>;
+}
+
+/// Plan, apply, read back and finish, in that order.
+pub async fn publish(target: &dyn Target, release: &ReleaseDir) -> Result<Outcome, Error> {
+    let plan = target.plan(release).await?;
+    let mut outcome = target.apply(release, plan).await?;
+    target.read_back(release, &mut outcome).await?;
+    target.finish(&mut outcome).await?;
+    Ok(outcome)
+}
+
+/// What to publish to; built by the CLI (or the `release` command) from flags and environment.
+#[derive(Debug)]
+pub enum TargetRequest {
+    Local(local::LocalRequest),
+    GitHub(github::GitHubRequest),
+    GitLab(gitlab::GitLabRequest),
+    Memory(Arc<memory::MemoryStore>),
+}
+
+/// What targets need from their caller: how to retry, what time it is, where progress goes.
+#[derive(Clone)]
+pub struct Services {
+    pub policy: RetryPolicy,
+    pub clock: Arc<dyn Clock>,
+    pub progress: Arc<dyn Progress>,
+}
+
+impl Default for Services {
+    fn default() -> Self {
+        Self {
+            policy: RetryPolicy::default(),
+            clock: Arc::new(SystemClock),
+            progress: Arc::new(NoProgress),
+        }
+    }
+}
+
+impl fmt::Debug for Services {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Services")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Chooses and builds the target for a request.
+pub fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target>, Error> {
+    Ok(match request {
+        TargetRequest::Local(request) => Box::new(local::LocalTarget::new(request, services)),
+        TargetRequest::GitHub(request) => Box::new(github::GitHubTarget::new(request, services)?),
+        TargetRequest::GitLab(request) => Box::new(gitlab::GitLabTarget::new(request, services)?),
+        TargetRequest::Memory(store) => Box::new(memory::MemoryTarget::new(store, services)),
+    })
+}
+
+/// Receives what a target is doing, for progress bars or log lines. Never sees a token.
+pub trait Progress: Send + Sync {
+    fn event(&self, event: &Event<'_>);
+}
+
+/// Ignores every event.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn event(&self, _event: &Event<'_>) {}
+}
+
+/// Something a target is doing.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// A step besides moving files ("create draft release `v1.2.3`").
+    Step(&'a str),
+    /// A file transfer starts.
+    Started {
+        name: &'a str,
+        size: u64,
+        transfer: Transfer,
+    },
+    /// A file transfer ended well.
+    Finished {
+        name: &'a str,
+        size: u64,
+        transfer: Transfer,
+    },
+    /// Waiting before a retry (rate limit, backoff).
+    Waiting { reason: &'a str, delay: Duration },
+}
+
+/// The direction of a transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transfer {
+    /// Writing a file to the destination.
+    Upload,
+    /// Reading a file back from the destination to compare it.
+    ReadBack,
+}
+
+/// What a target will do with one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Not there yet: write it.
+    Upload,
+    /// Identical content is there: leave it.
+    Skip,
+    /// Different content is there and replacing was allowed: replace it.
+    Replace,
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            Action::Upload => "upload",
+            Action::Skip => "skip",
+            Action::Replace => "replace",
+        })
+    }
+}
+
+/// What a target did with one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileResult {
+    Uploaded,
+    Skipped,
+    Replaced,
+}
+
+impl fmt::Display for FileResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            FileResult::Uploaded => "uploaded",
+            FileResult::Skipped => "skipped",
+            FileResult::Replaced => "replaced",
+        })
+    }
+}
+
+impl From<Action> for FileResult {
+    fn from(action: Action) -> Self {
+        match action {
+            Action::Upload => FileResult::Uploaded,
+            Action::Skip => FileResult::Skipped,
+            Action::Replace => FileResult::Replaced,
+        }
+    }
+}
+
+/// The provider, as JSON shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProviderSummary {
+    /// clusterctl's type name (`InfrastructureProvider`).
+    #[serde(rename = "type")]
+    pub provider_type: String,
+    pub name: String,
+}
+
+/// The local overrides layout clusterctl reads (`--overrides`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Overrides {
+    pub folder: PathBuf,
+    /// `{folder}/{provider-label}/{version}/{file}` for every file.
+    pub files: Vec<PathBuf>,
+}
+
+/// A GitHub release, as JSON shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReleaseSummary {
+    /// `None` in a plan for a release that does not exist yet.
+    pub id: Option<u64>,
+    pub url: String,
+    pub draft: bool,
+    pub prerelease: bool,
+}
+
+/// What plans and outcomes share: where the release goes and how clusterctl finds it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Destination {
+    pub target: TargetKind,
+    pub version: String,
+    pub provider: ProviderSummary,
+    pub provider_label: String,
+    /// The folder, release page or package URL the files go to.
+    pub destination: String,
+    /// The components URL for clusterctl's `providers:` entry.
+    pub clusterctl_url: String,
+    /// A clusterctl configuration snippet (`providers:`) that uses the destination.
+    pub clusterctl_config: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overrides: Option<Overrides>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<ReleaseSummary>,
+    /// Things the user should know (clusterctl limitations, leftovers cleaned up).
+    pub warnings: Vec<String>,
+}
+
+impl Destination {
+    /// The `providers:` snippet of a clusterctl configuration for `url`.
+    pub fn providers_snippet(release: &ReleaseDir, url: &str) -> String {
+        format!(
+            "providers:\n  - name: \"{}\"\n    url: \"{}\"\n    type: \"{}\"\n",
+            release.provider_name,
+            url,
+            release.provider_type.clusterctl_name()
+        )
+    }
+
+    pub(crate) fn new(
+        target: TargetKind,
+        release: &ReleaseDir,
+        destination: String,
+        clusterctl_url: String,
+    ) -> Self {
+        let clusterctl_config = Self::providers_snippet(release, &clusterctl_url);
+        let mut warnings = Vec::new();
+        if !release.ignored.is_empty() {
+            warnings.push(format!(
+                "not published, as they are not release files: {}",
+                release
+                    .ignored
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Self {
+            target,
+            version: release.version.to_string(),
+            provider: ProviderSummary {
+                provider_type: release.provider_type.clusterctl_name().to_string(),
+                name: release.provider_name.clone(),
+            },
+            provider_label: release.provider_label(),
+            destination,
+            clusterctl_url,
+            clusterctl_config,
+            overrides: None,
+            release: None,
+            warnings,
+        }
+    }
+}
+
+/// One file in a plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedFile {
+    pub name: String,
+    pub size: u64,
+    pub sha256: String,
+    pub action: Action,
+    /// Where the file ends up.
+    pub url: String,
+    /// Why a file is skipped or replaced ("identical", "different content", "broken upload").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What a target will do, decided before it does anything.
+#[derive(Serialize)]
+pub struct Plan {
+    #[serde(flatten)]
+    pub destination: Destination,
+    /// Steps besides moving files, in order ("create draft release `v1.2.3`").
+    pub steps: Vec<String>,
+    /// Every file, in the order the target will handle them.
+    pub files: Vec<PlannedFile>,
+    /// What the target learned while planning, for `apply`.
+    #[serde(skip)]
+    pub(crate) state: Box<dyn Any + Send + Sync>,
+}
+
+impl fmt::Debug for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Plan")
+            .field("destination", &self.destination)
+            .field("steps", &self.steps)
+            .field("files", &self.files)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Plan {
+    pub fn count(&self, action: Action) -> usize {
+        self.files.iter().filter(|f| f.action == action).count()
+    }
+
+    /// True when the destination already holds exactly this release.
+    pub fn is_noop(&self) -> bool {
+        self.steps.is_empty() && self.files.iter().all(|f| f.action == Action::Skip)
+    }
+
+    /// The state `apply` left for this target, or an error for a plan made by another.
+    pub(crate) fn take_state<T: 'static>(&mut self) -> Result<T, Error> {
+        let state = std::mem::replace(&mut self.state, Box::new(()));
+        state
+            .downcast::<T>()
+            .map(|boxed| *boxed)
+            .map_err(|_| Error::ForeignPlan)
+    }
+}
+
+/// One file in an outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileOutcome {
+    pub name: String,
+    pub size: u64,
+    pub sha256: String,
+    pub outcome: FileResult,
+    pub url: String,
+}
+
+/// What a target did.
+#[derive(Serialize)]
+pub struct Outcome {
+    #[serde(flatten)]
+    pub destination: Destination,
+    pub files: Vec<FileOutcome>,
+    /// True once every file written in this run was read back and matched.
+    pub verified: bool,
+    #[serde(skip)]
+    pub(crate) state: Box<dyn Any + Send + Sync>,
+}
+
+impl fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Outcome")
+            .field("destination", &self.destination)
+            .field("files", &self.files)
+            .field("verified", &self.verified)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Outcome {
+    pub fn count(&self, result: FileResult) -> usize {
+        self.files.iter().filter(|f| f.outcome == result).count()
+    }
+
+    pub(crate) fn state_mut<T: 'static>(&mut self) -> Result<&mut T, Error> {
+        self.state.downcast_mut::<T>().ok_or(Error::ForeignPlan)
+    }
+}
+
+/// Why a publish failed. [`Error::is_refusal`] tells a refusal (the input or the remote said no:
+/// exit 1) from capkg failing to do its job (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    // --- the release folder ---
+    #[error("cannot read `{}`", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{}` is not a folder", path.display())]
+    NotAFolder { path: PathBuf },
+    #[error(
+        "`{}` holds no components file (`<type>-components.yaml`); publish takes an assembled release folder",
+        dir.display()
+    )]
+    NoComponents { dir: PathBuf },
+    #[error("`{}` holds no `metadata.yaml`, which clusterctl reads first from every release", dir.display())]
+    NoMetadata { dir: PathBuf },
+    #[error(
+        "the components files in `{}` name different provider types ({found}); pass `--type`",
+        dir.display()
+    )]
+    MixedProviderTypes { dir: PathBuf, found: String },
+    #[error(
+        "`--type {flag}` does not match the components file `{file}`, which is for {from_name}"
+    )]
+    ProviderTypeConflict {
+        flag: String,
+        file: String,
+        from_name: String,
+    },
+    #[error(
+        "cannot tell the provider's name: no object in `{}` carries the `cluster.x-k8s.io/provider` label; pass `--provider NAME`",
+        path.display()
+    )]
+    UnknownProviderName { path: PathBuf },
+    #[error(
+        "`{}` labels objects for several providers ({labels}); pass `--provider NAME`",
+        path.display()
+    )]
+    ConflictingProviderLabels { path: PathBuf, labels: String },
+    #[error(
+        "the `cluster.x-k8s.io/provider` label `{label}` in `{}` is not a {provider_type} provider's label (expected `{expected}`); pass `--provider NAME` or `--type`",
+        path.display()
+    )]
+    LabelTypeMismatch {
+        path: PathBuf,
+        label: String,
+        provider_type: String,
+        expected: String,
+    },
+    #[error("invalid provider name")]
+    ProviderName {
+        #[source]
+        source: crate::provider::NameError,
+    },
+    #[error("`{}` line {line}: not a `sha256sum` line (`<64 hex digits>  <file>`)", path.display())]
+    ChecksumsSyntax { path: PathBuf, line: usize },
+    #[error(
+        "`{name}` does not match `checksums.txt`: the file has SHA-256 {actual}, the list says {expected}"
+    )]
+    ChecksumMismatch {
+        name: String,
+        expected: String,
+        actual: String,
+    },
+    #[error("`checksums.txt` does not list `{name}`")]
+    NotInChecksums { name: String },
+    #[error("`checksums.txt` lists `{name}`, which is not in `{}`", dir.display())]
+    ChecksummedFileMissing { name: String, dir: PathBuf },
+
+    // --- what was asked ---
+    #[error(
+        "a local repository needs a `v`-prefixed version folder (clusterctl looks versions up as `v` + MAJOR.MINOR.PATCH): use `--version v{version}`"
+    )]
+    VersionNeedsV { version: String },
+    #[error("no {what}: pass `{flag}`{}", env.map(|e| format!(" or set `{e}`")).unwrap_or_default())]
+    Missing {
+        what: &'static str,
+        flag: &'static str,
+        env: Option<&'static str>,
+    },
+    #[error("no {forge} token: set {variables}")]
+    MissingToken {
+        forge: &'static str,
+        variables: &'static str,
+    },
+    #[error("`{value}` is not a valid {what}: {reason}")]
+    Invalid {
+        what: &'static str,
+        value: String,
+        reason: String,
+    },
+    #[error(transparent)]
+    Url(Box<HttpError>),
+
+    // --- the local target ---
+    #[error(
+        "`{}` already holds a different release ({}); pass `--force` to replace it",
+        path.display(),
+        differences.join("; ")
+    )]
+    FolderDiffers {
+        path: PathBuf,
+        differences: Vec<String>,
+    },
+    #[error("`{}` exists and is not a folder", path.display())]
+    NotAVersionFolder { path: PathBuf },
+    #[error("cannot write `{}`", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    // --- remote targets ---
+    #[error("{forge} rejected the token ({message}); check {variables}")]
+    Unauthorized {
+        forge: &'static str,
+        message: String,
+        variables: &'static str,
+    },
+    #[error("{forge} refused to {action}: the token lacks the permission ({needed})")]
+    Forbidden {
+        forge: &'static str,
+        action: String,
+        needed: String,
+    },
+    #[error("{forge}: {what} not found at `{url}`")]
+    NotFound {
+        forge: &'static str,
+        what: String,
+        url: String,
+        hint: Option<String>,
+    },
+    #[error("{forge} refused to {action}")]
+    Refused {
+        forge: &'static str,
+        action: String,
+        #[source]
+        source: Box<HttpError>,
+    },
+    #[error("{forge} is rate limiting capkg")]
+    RateLimited {
+        forge: &'static str,
+        #[source]
+        source: Box<HttpError>,
+    },
+    #[error("could not {action} on {forge}")]
+    Unreachable {
+        forge: &'static str,
+        action: String,
+        #[source]
+        source: Box<HttpError>,
+    },
+    #[error("{forge} answered `{url}` with something capkg cannot read: {reason}")]
+    Unexpected {
+        forge: &'static str,
+        url: String,
+        reason: String,
+    },
+    #[error(
+        "{count} draft releases have the tag `{tag}` ({}); delete all but one and run again",
+        urls.join(", ")
+    )]
+    SeveralDrafts {
+        tag: String,
+        count: usize,
+        urls: Vec<String>,
+    },
+    #[error(
+        "the release `{tag}` is published and immutable, so its assets cannot change ({files} would); publish a new version"
+    )]
+    ImmutableRelease { tag: String, files: String },
+    #[error(
+        "`{name}` is already at `{url}` with different content (SHA-256 {existing}, ours {ours}); pass `{flag}` to replace it"
+    )]
+    Differs {
+        name: String,
+        url: String,
+        existing: String,
+        ours: String,
+        flag: &'static str,
+    },
+    #[error(
+        "GitLab refused a second `{name}` in package `{package}` version `{version}` (400: {message}): duplicate files are not allowed for this project. Publish a new version, delete the package version in GitLab, or allow duplicates in the group's package registry settings"
+    )]
+    DuplicateRefused {
+        name: String,
+        package: String,
+        version: String,
+        message: String,
+    },
+    #[error(
+        "read-back of `{name}` from `{url}` does not match: SHA-256 {actual}, expected {expected}"
+    )]
+    ReadBackMismatch {
+        name: String,
+        url: String,
+        expected: String,
+        actual: String,
+    },
+    #[error("the plan was made by another target or already used")]
+    ForeignPlan,
+    #[error("the in-memory target was told to fail at `{name}`")]
+    Injected { name: String },
+}
+
+impl Error {
+    /// True when the input or the remote said no (exit 1): a bad release folder, a conflicting
+    /// existing release, a refused token or permission, a rate limit that would not clear. False
+    /// when capkg could not do its job (exit 2): unreadable paths, missing settings, unreachable
+    /// servers, a read-back that does not match.
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            Error::Read { .. }
+            | Error::NotAFolder { .. }
+            | Error::Missing { .. }
+            | Error::MissingToken { .. }
+            | Error::Invalid { .. }
+            | Error::Url(_)
+            | Error::Write { .. }
+            | Error::Unreachable { .. }
+            | Error::Unexpected { .. }
+            | Error::ReadBackMismatch { .. }
+            | Error::ForeignPlan
+            | Error::Injected { .. } => false,
+            Error::NoComponents { .. }
+            | Error::NoMetadata { .. }
+            | Error::MixedProviderTypes { .. }
+            | Error::ProviderTypeConflict { .. }
+            | Error::UnknownProviderName { .. }
+            | Error::ConflictingProviderLabels { .. }
+            | Error::LabelTypeMismatch { .. }
+            | Error::ProviderName { .. }
+            | Error::ChecksumsSyntax { .. }
+            | Error::ChecksumMismatch { .. }
+            | Error::NotInChecksums { .. }
+            | Error::ChecksummedFileMissing { .. }
+            | Error::VersionNeedsV { .. }
+            | Error::FolderDiffers { .. }
+            | Error::NotAVersionFolder { .. }
+            | Error::Unauthorized { .. }
+            | Error::Forbidden { .. }
+            | Error::NotFound { .. }
+            | Error::Refused { .. }
+            | Error::RateLimited { .. }
+            | Error::SeveralDrafts { .. }
+            | Error::ImmutableRelease { .. }
+            | Error::Differs { .. }
+            | Error::DuplicateRefused { .. } => true,
+        }
+    }
+
+    /// What to do about it, for errors that know.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::Unauthorized { variables, .. } => Some(format!(
+                "the token in {variables} is missing, expired or for another server"
+            )),
+            Error::Forbidden { forge: "GitHub", .. } => Some(
+                "in GitHub Actions add `permissions: contents: write` to the job; a fine-grained token needs \"Contents: Read and write\" on the repository".into(),
+            ),
+            Error::Forbidden { forge: "GitLab", .. } => Some(
+                "use a token with the `api` scope and at least the Developer role, or CI_JOB_TOKEN in the project's own pipeline; the package registry must be enabled for the project".into(),
+            ),
+            Error::NotFound { hint, .. } => hint.clone(),
+            Error::RateLimited { .. } => Some(
+                "wait until the limit resets, or raise `--max-wait` to let capkg wait for it".into(),
+            ),
+            Error::Unreachable { .. } => {
+                Some("the server did not answer in time or failed repeatedly; run the same command again: publishing resumes where it stopped".into())
+            }
+            _ => None,
+        }
+    }
+}

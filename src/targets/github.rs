@@ -1,0 +1,1073 @@
+//! The GitHub target: a GitHub release whose assets are the release files, which clusterctl
+//! reads as `https://github.com/OWNER/NAME/releases/{version}/{components file}`.
+//!
+//! The flow is draft first, publish last, so users never see half a release and immutable
+//! releases work: find the release for the tag by *listing* releases (the by-tag endpoint hides
+//! drafts; several drafts for one tag is an error), create it as a draft when absent, upload
+//! every file that is missing or different, read each uploaded asset back and compare SHA-256,
+//! and only then publish the draft (unless `--draft`; `prerelease` is set for semver
+//! pre-releases). An existing asset with the same SHA-256 (GitHub's `digest`, or a download when
+//! the server has no digests) is skipped; a different one is an error unless `--clobber`.
+//!
+//! `--clobber` replaces an asset without an upload-long gap: the new content is uploaded under a
+//! temporary name, the old asset renamed aside, the new one renamed into place, the old one
+//! deleted. GitHub cannot hold two assets with one name, so the name is missing for the one
+//! rename request between those steps (and only on a published release: a draft has no
+//! readers); a failed rename puts the old asset back. Leftovers of an interrupted replace
+//! (`capkg-tmp-…`, `capkg-old-…`) are deleted by the next run.
+//!
+//! An upload cut off mid-way or answered with a 5xx may or may not have created the asset
+//! (GitHub documents 502s that leave an empty `starter` asset, and uploads that "successfully
+//! fail" and then report `already_exists`), so uploads are never blindly repeated: capkg lists
+//! the release's assets, keeps a complete asset with the right digest, deletes a broken one, and
+//! only then uploads again.
+//!
+//! # octocrab and reqwest
+//!
+//! octocrab provides the response models ([`Release`], [`Asset`], which carry `digest` and
+//! `immutable`). The requests go through capkg's reqwest client ([`super::http`]) because
+//! octocrab 0.54's transport does not fit the rules above: its retry layer retries 5xx and cut
+//! connections immediately with no backoff, for every method including uploads (whose effect is
+//! then unknown), waits at least 5 s for `x-ratelimit-reset`, uses the real clock (no way to
+//! pass a clock or a cap on waits), and has no notion of a `--max-wait`; its `upload_asset` GETs
+//! the release before every upload (doubling the requests), does not percent-encode the asset
+//! name, and attaches the token only to hosts equal to its configured base or upload URI rather
+//! than taking the upload host from `upload_url`; it has no draft lookup by tag, no digest
+//! comparison and no download that drops the token on a redirect to the storage host. Those
+//! are the calls this target makes, so all of them use reqwest, with one retry policy.
+
+use std::collections::BTreeMap;
+
+use futures_util::StreamExt;
+use octocrab::models::repos::{Asset, Release};
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::{Method, StatusCode, Url};
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use super::http::{self, Credential, Http, HttpError, Request, Retry};
+use super::release_dir::sha256_hex;
+use super::{
+    Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
+    ReleaseDir, ReleaseFile, ReleaseSummary, Secret, Services, Target, TargetKind, Transfer,
+};
+
+const FORGE: &str = "GitHub";
+const TOKEN_VARIABLES: &str = "GITHUB_TOKEN or GH_TOKEN";
+const DEFAULT_API: &str = "https://api.github.com";
+/// The REST API version capkg is written against.
+const API_VERSION: &str = "2022-11-28";
+/// Name prefixes of the temporary assets of a `--clobber` replace.
+const TEMP_PREFIX: &str = "capkg-tmp-";
+const OLD_PREFIX: &str = "capkg-old-";
+
+/// Where to publish and what is allowed.
+#[derive(Debug, Clone)]
+pub struct GitHubRequest {
+    pub owner: String,
+    pub repo: String,
+    pub api_url: Url,
+    pub token: Secret,
+    /// Replace assets whose content differs.
+    pub clobber: bool,
+    /// Leave the release a draft.
+    pub draft: bool,
+    /// Mark the release a pre-release (also automatic for semver pre-releases).
+    pub prerelease: bool,
+}
+
+impl GitHubRequest {
+    /// Resolves flags and environment: the token from `GITHUB_TOKEN`, else `GH_TOKEN`; the API
+    /// from `api_url`, else `GITHUB_API_URL`, else `https://api.github.com`.
+    pub fn resolve(
+        repo: &str,
+        api_url: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, Error> {
+        let (owner, name) = repo
+            .split_once('/')
+            .filter(|(o, n)| is_name(o) && is_name(n))
+            .ok_or_else(|| Error::Invalid {
+                what: "repository",
+                value: repo.to_string(),
+                reason: "use `OWNER/NAME`".into(),
+            })?;
+        let api_text = api_url
+            .map(str::to_string)
+            .or_else(|| env("GITHUB_API_URL").filter(|v| !v.trim().is_empty()))
+            .unwrap_or_else(|| DEFAULT_API.to_string());
+        let api_url = http::parse_base_url(&api_text).map_err(|e| Error::Url(Box::new(e)))?;
+        let token = env("GITHUB_TOKEN")
+            .and_then(Secret::new)
+            .or_else(|| env("GH_TOKEN").and_then(Secret::new))
+            .ok_or(Error::MissingToken {
+                forge: FORGE,
+                variables: TOKEN_VARIABLES,
+            })?;
+        Ok(Self {
+            owner: owner.to_string(),
+            repo: name.to_string(),
+            api_url,
+            token,
+            clobber: false,
+            draft: false,
+            prerelease: false,
+        })
+    }
+}
+
+fn is_name(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+}
+
+/// A GitHub (or GitHub Enterprise) release.
+pub struct GitHubTarget {
+    request: GitHubRequest,
+    http: Http,
+}
+
+/// What the plan found and decided.
+struct GitHubPlan {
+    release: Option<Release>,
+    /// Existing assets the plan will replace, by file name.
+    replaced: BTreeMap<String, Asset>,
+    /// Leftovers of an interrupted replace, to delete.
+    leftovers: Vec<Asset>,
+    prerelease: bool,
+}
+
+/// What `apply` leaves for `read_back` and `finish`.
+struct GitHubApplied {
+    release: Release,
+    /// Assets written in this run, by file name: these are read back.
+    written: BTreeMap<String, u64>,
+    prerelease: bool,
+}
+
+impl GitHubTarget {
+    pub fn new(request: GitHubRequest, services: Services) -> Result<Self, Error> {
+        let http = Http::new(
+            services.policy,
+            services.clock,
+            services.progress,
+            Some(Credential::bearer(request.token.clone())),
+        )
+        .map_err(|e| Error::Url(Box::new(e)))?;
+        Ok(Self { request, http })
+    }
+
+    fn repo_path(&self) -> String {
+        format!("{}/{}", self.request.owner, self.request.repo)
+    }
+
+    fn api(&self, path: &str) -> Result<Url, Error> {
+        let text = format!(
+            "{}/repos/{}/{}{}",
+            self.request.api_url.as_str().trim_end_matches('/'),
+            self.request.owner,
+            self.request.repo,
+            path
+        );
+        Url::parse(&text).map_err(|err| Error::Invalid {
+            what: "GitHub API URL",
+            value: text,
+            reason: err.to_string(),
+        })
+    }
+
+    /// The web host of the API: `api.github.com` -> `github.com`, `HOST/api/v3` -> `HOST`.
+    fn web_base(&self) -> String {
+        let api = &self.request.api_url;
+        let host = api.host_str().unwrap_or_default();
+        let origin = api.origin().ascii_serialization();
+        if host == "api.github.com" {
+            "https://github.com".to_string()
+        } else if let Some(tenant) = host
+            .strip_prefix("api.")
+            .filter(|h| h.ends_with(".ghe.com"))
+        {
+            format!("https://{tenant}")
+        } else if api.path().trim_end_matches('/').ends_with("/api/v3") {
+            origin
+        } else {
+            api.as_str().trim_end_matches('/').to_string()
+        }
+    }
+
+    fn tag_url(&self, tag: &str) -> String {
+        format!(
+            "{}/{}/releases/tag/{tag}",
+            self.web_base(),
+            self.repo_path()
+        )
+    }
+
+    fn download_url(&self, tag: &str, name: &str) -> String {
+        format!(
+            "{}/{}/releases/download/{tag}/{name}",
+            self.web_base(),
+            self.repo_path()
+        )
+    }
+
+    fn call(&self, method: Method, url: Url, what: String) -> Request {
+        Request::new(method, url, what)
+            .header(ACCEPT, "application/vnd.github+json")
+            .header(
+                reqwest::header::HeaderName::from_static("x-github-api-version"),
+                API_VERSION,
+            )
+    }
+
+    async fn send_json<T: DeserializeOwned>(
+        &self,
+        request: Request,
+        action: &str,
+    ) -> Result<(T, http::Response), Error> {
+        let response = self
+            .http
+            .send(request)
+            .await
+            .map_err(|err| self.error(err, action))?;
+        let value = serde_json::from_slice(&response.body).map_err(|err| Error::Unexpected {
+            forge: FORGE,
+            url: response.url.to_string(),
+            reason: err.to_string(),
+        })?;
+        Ok((value, response))
+    }
+
+    /// Turns an HTTP failure into an error that says what was refused and what to do.
+    fn error(&self, err: HttpError, action: &str) -> Error {
+        let repo = self.repo_path();
+        match err {
+            HttpError::Rejected(rejection) => match rejection.status {
+                StatusCode::UNAUTHORIZED => Error::Unauthorized {
+                    forge: FORGE,
+                    message: rejection.message.clone(),
+                    variables: TOKEN_VARIABLES,
+                },
+                StatusCode::FORBIDDEN => Error::Forbidden {
+                    forge: FORGE,
+                    action: action.to_string(),
+                    needed: github_permission(&rejection),
+                },
+                StatusCode::NOT_FOUND => Error::NotFound {
+                    forge: FORGE,
+                    what: format!("repository `{repo}` (trying to {action})"),
+                    url: rejection.url.to_string(),
+                    hint: Some(
+                        "check `--repo`; GitHub also answers 404 when the token cannot see the repository, e.g. a fine-grained token not given access to it".into(),
+                    ),
+                },
+                _ => Error::Refused {
+                    forge: FORGE,
+                    action: action.to_string(),
+                    source: Box::new(HttpError::Rejected(rejection)),
+                },
+            },
+            err @ (HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. }) => {
+                Error::RateLimited {
+                    forge: FORGE,
+                    source: Box::new(err),
+                }
+            }
+            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => {
+                Error::Url(Box::new(err))
+            }
+            err => Error::Unreachable {
+                forge: FORGE,
+                action: action.to_string(),
+                source: Box::new(err),
+            },
+        }
+    }
+
+    /// Every release of the repository, drafts included (listing is the only way to see drafts).
+    async fn list_releases(&self) -> Result<Vec<Release>, Error> {
+        let action = format!("list the releases of `{}`", self.repo_path());
+        let mut url = self.api("/releases?per_page=100")?;
+        let mut releases = Vec::new();
+        for _page in 0..100 {
+            let request = self.call(Method::GET, url.clone(), action.clone());
+            let (page, response): (Vec<Release>, _) = self.send_json(request, &action).await?;
+            releases.extend(page);
+            match next_page(response.header("link")) {
+                Some(next) => {
+                    url = Url::parse(&next).map_err(|e| Error::Unexpected {
+                        forge: FORGE,
+                        url: next.clone(),
+                        reason: e.to_string(),
+                    })?
+                }
+                None => break,
+            }
+        }
+        Ok(releases)
+    }
+
+    /// The release for `tag`: the published one, else the only draft.
+    async fn find_release(&self, tag: &str) -> Result<(Option<Release>, Vec<String>), Error> {
+        let matching: Vec<Release> = self
+            .list_releases()
+            .await?
+            .into_iter()
+            .filter(|r| r.tag_name == tag)
+            .collect();
+        let (published, drafts): (Vec<Release>, Vec<Release>) =
+            matching.into_iter().partition(|r| !r.draft);
+        let mut warnings = Vec::new();
+        if let Some(release) = published.into_iter().next() {
+            if !drafts.is_empty() {
+                warnings.push(format!(
+                    "{} draft release(s) also have the tag `{tag}`; capkg uses the published one",
+                    drafts.len()
+                ));
+            }
+            return Ok((Some(release), warnings));
+        }
+        if drafts.len() > 1 {
+            return Err(Error::SeveralDrafts {
+                tag: tag.to_string(),
+                count: drafts.len(),
+                urls: drafts.iter().map(|r| r.html_url.to_string()).collect(),
+            });
+        }
+        Ok((drafts.into_iter().next(), warnings))
+    }
+
+    /// The SHA-256 of an asset: its `digest`, else a download.
+    async fn asset_sha256(&self, asset: &Asset) -> Result<String, Error> {
+        if let Some(digest) = asset
+            .digest
+            .as_deref()
+            .and_then(|d| d.strip_prefix("sha256:"))
+        {
+            return Ok(digest.to_ascii_lowercase());
+        }
+        let bytes = self.download(asset.id.into_inner(), &asset.name).await?;
+        Ok(sha256_hex(&bytes))
+    }
+
+    async fn download(&self, asset_id: u64, name: &str) -> Result<bytes::Bytes, Error> {
+        let action = format!("download the asset `{name}`");
+        let url = self.api(&format!("/releases/assets/{asset_id}"))?;
+        let request = self
+            .call(Method::GET, url, action.clone())
+            .header(ACCEPT, "application/octet-stream")
+            .follow_redirects();
+        let response = self
+            .http
+            .send(request)
+            .await
+            .map_err(|err| self.error(err, &action))?;
+        Ok(response.body)
+    }
+
+    /// An existing asset for `file` and, when it is complete, its SHA-256.
+    async fn compare<'f>(
+        &self,
+        file: &'f ReleaseFile,
+        existing: Option<Asset>,
+    ) -> Result<(&'f ReleaseFile, Option<(Asset, Option<String>)>), Error> {
+        let verdict = match existing {
+            None => None,
+            Some(asset) if asset.state != "uploaded" => Some((asset, None)),
+            Some(asset) => {
+                let sha = self.asset_sha256(&asset).await?;
+                Some((asset, Some(sha)))
+            }
+        };
+        Ok((file, verdict))
+    }
+
+    async fn plan_now(&self, release: &ReleaseDir) -> Result<Plan, Error> {
+        let tag = release.version.to_string();
+        let (found, mut warnings) = self.find_release(&tag).await?;
+        let prerelease = self.request.prerelease || release.version.is_prerelease();
+        let assets: Vec<Asset> = found.as_ref().map(|r| r.assets.clone()).unwrap_or_default();
+
+        // Compare existing assets; reads run concurrently.
+        let pending: Vec<_> = release
+            .files
+            .iter()
+            .map(|file| self.compare(file, assets.iter().find(|a| a.name == file.name).cloned()))
+            .collect();
+        let checks = futures_util::stream::iter(pending)
+            .buffered(self.http.policy().read_concurrency.max(1))
+            .collect::<Vec<_>>()
+            .await;
+
+        let mut files = Vec::new();
+        let mut replaced = BTreeMap::new();
+        for check in checks {
+            let (file, verdict) = check?;
+            let url = self.download_url(&tag, &file.name);
+            let (action, reason) = match verdict {
+                None => (Action::Upload, None),
+                Some((asset, None)) => {
+                    replaced.insert(file.name.clone(), asset);
+                    (
+                        Action::Replace,
+                        Some("an earlier upload did not finish".to_string()),
+                    )
+                }
+                Some((_, Some(sha))) if sha == file.sha256 => {
+                    (Action::Skip, Some("identical".to_string()))
+                }
+                Some((asset, Some(sha))) => {
+                    if !self.request.clobber {
+                        return Err(Error::Differs {
+                            name: file.name.clone(),
+                            url,
+                            existing: sha,
+                            ours: file.sha256.clone(),
+                            flag: "--clobber",
+                        });
+                    }
+                    replaced.insert(file.name.clone(), asset);
+                    (Action::Replace, Some("different content".to_string()))
+                }
+            };
+            files.push(PlannedFile {
+                name: file.name.clone(),
+                size: file.size,
+                sha256: file.sha256.clone(),
+                action,
+                url,
+                reason,
+            });
+        }
+
+        let changing: Vec<&str> = files
+            .iter()
+            .filter(|f| f.action != Action::Skip)
+            .map(|f| f.name.as_str())
+            .collect();
+        if let Some(existing) = &found
+            && !existing.draft
+            && existing.immutable == Some(true)
+            && !changing.is_empty()
+        {
+            return Err(Error::ImmutableRelease {
+                tag,
+                files: changing.join(", "),
+            });
+        }
+        let leftovers: Vec<Asset> = assets
+            .iter()
+            .filter(|a| a.name.starts_with(TEMP_PREFIX) || a.name.starts_with(OLD_PREFIX))
+            .cloned()
+            .collect();
+
+        let mut steps = Vec::new();
+        match &found {
+            None => steps.push(format!(
+                "create draft release `{tag}` in `{}`",
+                self.repo_path()
+            )),
+            Some(existing) if existing.draft => {}
+            Some(_) if !changing.is_empty() => warnings.push(format!(
+                "release `{tag}` is already published: its assets change while users can see it"
+            )),
+            Some(_) => {}
+        }
+        for leftover in &leftovers {
+            steps.push(format!(
+                "delete `{}`, left over from an interrupted replace",
+                leftover.name
+            ));
+        }
+        let will_be_draft = found.as_ref().is_none_or(|r| r.draft);
+        if will_be_draft {
+            if self.request.draft {
+                warnings.push(
+                    "the release stays a draft (`--draft`): clusterctl cannot read it until it is published"
+                        .to_string(),
+                );
+            } else {
+                steps.push(format!(
+                    "publish the release{}",
+                    if prerelease { " as a pre-release" } else { "" }
+                ));
+            }
+        }
+
+        let destination_url = found
+            .as_ref()
+            .map_or_else(|| self.tag_url(&tag), |r| r.html_url.to_string());
+        let clusterctl_url = format!(
+            "https://github.com/{}/releases/{tag}/{}",
+            self.repo_path(),
+            release.components_name()
+        );
+        if self.request.api_url.host_str() != Some("api.github.com") {
+            warnings.push(format!(
+                "clusterctl reads GitHub releases only from github.com; it cannot use a release on `{}`",
+                self.request.api_url.host_str().unwrap_or_default()
+            ));
+        }
+        let mut destination =
+            Destination::new(TargetKind::Github, release, destination_url, clusterctl_url);
+        destination.release = Some(ReleaseSummary {
+            id: found.as_ref().map(|r| r.id.into_inner()),
+            url: destination.destination.clone(),
+            draft: will_be_draft,
+            prerelease: found.as_ref().map_or(prerelease, |r| r.prerelease),
+        });
+        destination.warnings.extend(warnings);
+        Ok(Plan {
+            destination,
+            steps,
+            files,
+            state: Box::new(GitHubPlan {
+                release: found,
+                replaced,
+                leftovers,
+                prerelease,
+            }),
+        })
+    }
+
+    async fn create_draft(&self, tag: &str, prerelease: bool) -> Result<Release, Error> {
+        let action = format!("create the draft release `{tag}`");
+        self.http.progress().event(&Event::Step(&action));
+        let policy = self.http.policy().clone();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let request = self
+                .call(Method::POST, self.api("/releases")?, action.clone())
+                .json(&json!({
+                    "tag_name": tag,
+                    "name": tag,
+                    "draft": true,
+                    "prerelease": prerelease,
+                }));
+            let failure = match self.http.send(request).await {
+                Ok(response) => {
+                    return serde_json::from_slice(&response.body).map_err(|err| {
+                        Error::Unexpected {
+                            forge: FORGE,
+                            url: response.url.to_string(),
+                            reason: err.to_string(),
+                        }
+                    });
+                }
+                Err(err) => err,
+            };
+            let already_exists = failure
+                .rejection()
+                .is_some_and(|r| r.error_codes().contains(&"already_exists"));
+            if !already_exists && !failure.is_uncertain() {
+                return Err(self.error(failure, &action));
+            }
+            // Someone else created it since the plan listed the releases, or the answer was lost
+            // after this request created it: use that release rather than create another.
+            if let (Some(release), _) = self.find_release(tag).await? {
+                return Ok(release);
+            }
+            if already_exists || attempt >= policy.attempts {
+                return Err(self.error(failure, &action));
+            }
+            self.backoff(&action, &failure, attempt).await;
+        }
+    }
+
+    /// Waits before repeating a request whose effect was uncertain.
+    async fn backoff(&self, action: &str, failure: &HttpError, attempt: u32) {
+        let delay = self.http.policy().backoff(attempt);
+        let reason = self.http.redact(&format!("{action}: {failure}; retrying"));
+        self.http.progress().event(&Event::Waiting {
+            reason: &reason,
+            delay,
+        });
+        self.http.clock().sleep(delay).await;
+    }
+
+    async fn list_assets(&self, release_id: u64) -> Result<Vec<Asset>, Error> {
+        let action = "list the release's assets".to_string();
+        let mut url = self.api(&format!("/releases/{release_id}/assets?per_page=100"))?;
+        let mut assets = Vec::new();
+        for _page in 0..100 {
+            let request = self.call(Method::GET, url.clone(), action.clone());
+            let (page, response): (Vec<Asset>, _) = self.send_json(request, &action).await?;
+            assets.extend(page);
+            match next_page(response.header("link")).and_then(|n| Url::parse(&n).ok()) {
+                Some(next) => url = next,
+                None => break,
+            }
+        }
+        Ok(assets)
+    }
+
+    async fn delete_asset(&self, asset: &Asset) -> Result<(), Error> {
+        let action = format!("delete the asset `{}`", asset.name);
+        let url = self.api(&format!("/releases/assets/{}", asset.id.into_inner()))?;
+        match self
+            .http
+            .send(self.call(Method::DELETE, url, action.clone()))
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(err)
+                if err
+                    .rejection()
+                    .is_some_and(|r| r.status == StatusCode::NOT_FOUND) =>
+            {
+                Ok(())
+            }
+            Err(err) => Err(self.error(err, &action)),
+        }
+    }
+
+    async fn rename_asset(&self, asset_id: u64, from: &str, to: &str) -> Result<Asset, Error> {
+        let action = format!("rename the asset `{from}` to `{to}`");
+        let url = self.api(&format!("/releases/assets/{asset_id}"))?;
+        let request = self
+            .call(Method::PATCH, url, action.clone())
+            .json(&json!({ "name": to }))
+            // Renaming to a fixed name is safe to repeat.
+            .retry(Retry::Idempotent);
+        Ok(self.send_json::<Asset>(request, &action).await?.0)
+    }
+
+    /// Uploads `file` as an asset called `name`, repairing what an uncertain failure left.
+    async fn upload(
+        &self,
+        release: &Release,
+        file: &ReleaseFile,
+        name: &str,
+    ) -> Result<Asset, Error> {
+        let action = format!("upload `{name}`");
+        let base = release.upload_url.split('{').next().unwrap_or_default();
+        let mut url = Url::parse(base).map_err(|err| Error::Unexpected {
+            forge: FORGE,
+            url: release.upload_url.clone(),
+            reason: format!("`upload_url` is not a URL: {err}"),
+        })?;
+        url.query_pairs_mut().append_pair("name", name);
+        let policy = self.http.policy().clone();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let request = self
+                .call(Method::POST, url.clone(), action.clone())
+                .header(CONTENT_TYPE, content_type(name))
+                .body(file.contents.clone());
+            let failure = match self.http.send(request).await {
+                Ok(response) => {
+                    return serde_json::from_slice(&response.body).map_err(|err| {
+                        Error::Unexpected {
+                            forge: FORGE,
+                            url: response.url.to_string(),
+                            reason: err.to_string(),
+                        }
+                    });
+                }
+                Err(err) => err,
+            };
+            let already_exists = failure.rejection().is_some_and(|r| {
+                r.status == StatusCode::UNPROCESSABLE_ENTITY
+                    && r.error_codes().contains(&"already_exists")
+            });
+            if !already_exists && !failure.is_uncertain() {
+                return Err(self.error(failure, &action));
+            }
+            // Look at what the server kept before trying again.
+            let existing = self
+                .list_assets(release.id.into_inner())
+                .await?
+                .into_iter()
+                .find(|a| a.name == name);
+            match existing {
+                Some(asset) if asset.state == "uploaded" => {
+                    let sha = self.asset_sha256(&asset).await?;
+                    if sha == file.sha256 {
+                        // The upload went through although the answer said otherwise.
+                        return Ok(asset);
+                    }
+                    // Complete, with other content: someone else uploaded it since the plan.
+                    return Err(Error::Differs {
+                        name: name.to_string(),
+                        url: self.download_url(&release.tag_name, name),
+                        existing: sha,
+                        ours: file.sha256.clone(),
+                        flag: "--clobber",
+                    });
+                }
+                Some(broken) => self.delete_asset(&broken).await?,
+                None => {}
+            }
+            if attempt >= policy.attempts {
+                return Err(self.error(failure, &action));
+            }
+            if failure.is_uncertain() {
+                self.backoff(&action, &failure, attempt).await;
+            }
+        }
+    }
+
+    /// Replaces `old` with `file`'s content: upload under a temporary name, rename the old asset
+    /// aside, rename the new one into place, delete the old one.
+    async fn swap(
+        &self,
+        release: &Release,
+        file: &ReleaseFile,
+        old: &Asset,
+    ) -> Result<Asset, Error> {
+        let nonce = nonce();
+        let temp_name = format!("{TEMP_PREFIX}{nonce}-{}", file.name);
+        let aside_name = format!("{OLD_PREFIX}{nonce}-{}", file.name);
+        let new = self.upload(release, file, &temp_name).await?;
+        let old_id = old.id.into_inner();
+        self.rename_asset(old_id, &file.name, &aside_name).await?;
+        match self
+            .rename_asset(new.id.into_inner(), &temp_name, &file.name)
+            .await
+        {
+            Ok(renamed) => {
+                self.delete_asset(old).await?;
+                Ok(renamed)
+            }
+            Err(err) => {
+                // Put the old asset back; the new one stays under its temporary name and the
+                // next run deletes it.
+                let _ = self.rename_asset(old_id, &aside_name, &file.name).await;
+                Err(err)
+            }
+        }
+    }
+
+    async fn apply_now(&self, release: &ReleaseDir, mut plan: Plan) -> Result<Outcome, Error> {
+        let state: GitHubPlan = plan.take_state()?;
+        let tag = release.version.to_string();
+        let progress = self.http.progress().clone();
+        let gh_release = match state.release {
+            Some(found) => found,
+            None => self.create_draft(&tag, state.prerelease).await?,
+        };
+        for leftover in &state.leftovers {
+            let step = format!("delete the leftover asset `{}`", leftover.name);
+            progress.event(&Event::Step(&step));
+            self.delete_asset(leftover).await?;
+        }
+        let mut written = BTreeMap::new();
+        let mut outcomes = Vec::new();
+        for planned in &plan.files {
+            let file = release.file(&planned.name).ok_or(Error::ForeignPlan)?;
+            let asset = match planned.action {
+                Action::Skip => None,
+                Action::Upload => {
+                    progress.event(&Event::Started {
+                        name: &file.name,
+                        size: file.size,
+                        transfer: Transfer::Upload,
+                    });
+                    Some(self.upload(&gh_release, file, &file.name).await?)
+                }
+                Action::Replace => {
+                    progress.event(&Event::Started {
+                        name: &file.name,
+                        size: file.size,
+                        transfer: Transfer::Upload,
+                    });
+                    let old = state.replaced.get(&file.name).ok_or(Error::ForeignPlan)?;
+                    if old.state == "uploaded" {
+                        Some(self.swap(&gh_release, file, old).await?)
+                    } else {
+                        self.delete_asset(old).await?;
+                        Some(self.upload(&gh_release, file, &file.name).await?)
+                    }
+                }
+            };
+            if let Some(asset) = asset {
+                progress.event(&Event::Finished {
+                    name: &file.name,
+                    size: file.size,
+                    transfer: Transfer::Upload,
+                });
+                written.insert(file.name.clone(), asset.id.into_inner());
+            }
+            outcomes.push(FileOutcome {
+                name: planned.name.clone(),
+                size: planned.size,
+                sha256: planned.sha256.clone(),
+                outcome: planned.action.into(),
+                url: planned.url.clone(),
+            });
+        }
+        if let Some(summary) = plan.destination.release.as_mut() {
+            summary.id = Some(gh_release.id.into_inner());
+            summary.url = gh_release.html_url.to_string();
+        }
+        plan.destination.destination = gh_release.html_url.to_string();
+        Ok(Outcome {
+            destination: plan.destination,
+            files: outcomes,
+            verified: false,
+            state: Box::new(GitHubApplied {
+                release: gh_release,
+                written,
+                prerelease: state.prerelease,
+            }),
+        })
+    }
+
+    async fn read_back_now(
+        &self,
+        release: &ReleaseDir,
+        outcome: &mut Outcome,
+    ) -> Result<(), Error> {
+        let written = outcome.state_mut::<GitHubApplied>()?.written.clone();
+        let progress = self.http.progress().clone();
+        let tag = release.version.to_string();
+        let reads = futures_util::stream::iter(written.into_iter().map(|(name, id)| {
+            let progress = progress.clone();
+            let tag = tag.clone();
+            async move {
+                let file = release.file(&name).ok_or(Error::ForeignPlan)?;
+                progress.event(&Event::Started {
+                    name: &name,
+                    size: file.size,
+                    transfer: Transfer::ReadBack,
+                });
+                let bytes = self.download(id, &name).await?;
+                let actual = sha256_hex(&bytes);
+                if actual != file.sha256 {
+                    return Err(Error::ReadBackMismatch {
+                        url: self.download_url(&tag, &name),
+                        name,
+                        expected: file.sha256.clone(),
+                        actual,
+                    });
+                }
+                progress.event(&Event::Finished {
+                    name: &name,
+                    size: file.size,
+                    transfer: Transfer::ReadBack,
+                });
+                Ok(())
+            }
+        }))
+        .buffer_unordered(self.http.policy().read_concurrency.max(1))
+        .collect::<Vec<Result<(), Error>>>()
+        .await;
+        for read in reads {
+            read?;
+        }
+        outcome.verified = true;
+        Ok(())
+    }
+
+    async fn finish_now(&self, outcome: &mut Outcome) -> Result<(), Error> {
+        let applied = outcome.state_mut::<GitHubApplied>()?;
+        if !applied.release.draft || self.request.draft {
+            return Ok(());
+        }
+        let id = applied.release.id.into_inner();
+        let prerelease = applied.prerelease;
+        let action = format!("publish the release `{}`", applied.release.tag_name);
+        self.http.progress().event(&Event::Step(&action));
+        let mut body = json!({ "draft": false, "prerelease": prerelease });
+        if !prerelease {
+            // "legacy": latest by date and semver, so a patch of an older series published
+            // after a newer minor does not become "latest".
+            body["make_latest"] = json!("legacy");
+        }
+        let request = self
+            .call(
+                Method::PATCH,
+                self.api(&format!("/releases/{id}"))?,
+                action.clone(),
+            )
+            .json(&body)
+            .retry(Retry::Idempotent);
+        let (published, _): (Release, _) = self.send_json(request, &action).await?;
+        applied.release.draft = published.draft;
+        if let Some(summary) = outcome.destination.release.as_mut() {
+            summary.draft = published.draft;
+            summary.prerelease = published.prerelease;
+            summary.url = published.html_url.to_string();
+        }
+        outcome.destination.destination = published.html_url.to_string();
+        Ok(())
+    }
+}
+
+impl Target for GitHubTarget {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Github
+    }
+
+    fn plan<'a>(&'a self, release: &'a ReleaseDir) -> BoxFuture<'a, Result<Plan, Error>> {
+        Box::pin(self.plan_now(release))
+    }
+
+    fn apply<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        plan: Plan,
+    ) -> BoxFuture<'a, Result<Outcome, Error>> {
+        Box::pin(self.apply_now(release, plan))
+    }
+
+    fn read_back<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        outcome: &'a mut Outcome,
+    ) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(self.read_back_now(release, outcome))
+    }
+
+    fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(self.finish_now(outcome))
+    }
+}
+
+/// What a bare 403 says is missing: GitHub's `x-accepted-github-permissions` (fine-grained
+/// tokens, GitHub Apps) or `x-accepted-oauth-scopes` (classic tokens), else what releases need.
+fn github_permission(rejection: &http::Rejection) -> String {
+    let named = |header: &str| {
+        rejection
+            .header(header)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let mut needed = if let Some(permissions) = named("x-accepted-github-permissions") {
+        format!("GitHub names the permission it accepts: `{permissions}`")
+    } else if let Some(scopes) = named("x-accepted-oauth-scopes") {
+        format!("GitHub accepts the token scopes `{scopes}`")
+    } else if rejection.method == Method::GET {
+        "reading releases needs `contents: read`, and seeing drafts needs push access".to_string()
+    } else {
+        "changing releases needs `contents: write` on the repository".to_string()
+    };
+    if !rejection.message.is_empty() {
+        needed.push_str(&format!("; GitHub said: {}", rejection.message));
+    }
+    needed
+}
+
+/// The `rel="next"` URL of a `Link` header.
+fn next_page(link: Option<&str>) -> Option<String> {
+    link?.split(',').find_map(|part| {
+        let (target, params) = part.split_once(';')?;
+        params
+            .split(';')
+            .any(|p| p.trim() == "rel=\"next\"")
+            .then(|| {
+                target
+                    .trim()
+                    .trim_start_matches('<')
+                    .trim_end_matches('>')
+                    .to_string()
+            })
+    })
+}
+
+fn content_type(name: &str) -> &'static str {
+    if name.ends_with(".yaml") || name.ends_with(".yml") {
+        "application/yaml"
+    } else if name.ends_with(".txt") {
+        "text/plain"
+    } else {
+        "application/octet-stream"
+    }
+}
+
+/// A short value that keeps temporary asset names of concurrent runs apart.
+fn nonce() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{:x}{:05x}", std::process::id() & 0xffff, nanos & 0xfffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn settings_come_from_flags_then_environment() {
+        let request = GitHubRequest::resolve(
+            "o/r",
+            None,
+            &env(&[
+                ("GH_TOKEN", "t2"),
+                ("GITHUB_API_URL", "https://ghe.example.com/api/v3"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(request.token.expose(), "t2");
+        assert_eq!(request.api_url.as_str(), "https://ghe.example.com/api/v3");
+        let request = GitHubRequest::resolve(
+            "o/r",
+            Some("https://api.github.com/"),
+            &env(&[("GITHUB_TOKEN", "t1"), ("GH_TOKEN", "t2")]),
+        )
+        .unwrap();
+        assert_eq!(request.token.expose(), "t1");
+        let err = GitHubRequest::resolve("o/r", None, &env(&[("GITHUB_TOKEN", "")])).unwrap_err();
+        assert!(matches!(err, Error::MissingToken { .. }));
+        let err = GitHubRequest::resolve("o", None, &env(&[("GITHUB_TOKEN", "t")])).unwrap_err();
+        assert!(err.to_string().contains("OWNER/NAME"), "{err}");
+        let err = GitHubRequest::resolve(
+            "o/r",
+            Some("http://ghe.example.com"),
+            &env(&[("GITHUB_TOKEN", "t")]),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::Url(ref e) if matches!(**e, HttpError::Insecure { .. })));
+    }
+
+    #[test]
+    fn web_addresses_follow_the_api_host() {
+        let target = |api: &str| {
+            let mut request =
+                GitHubRequest::resolve("o/r", Some(api), &env(&[("GITHUB_TOKEN", "t")])).unwrap();
+            request.draft = false;
+            GitHubTarget::new(request, Services::default()).unwrap()
+        };
+        assert_eq!(
+            target("https://api.github.com").web_base(),
+            "https://github.com"
+        );
+        assert_eq!(
+            target("https://ghe.example.com/api/v3").web_base(),
+            "https://ghe.example.com"
+        );
+        assert_eq!(
+            target("https://api.acme.ghe.com").web_base(),
+            "https://acme.ghe.com"
+        );
+        assert_eq!(
+            target("https://api.github.com").download_url("v1.0.0", "metadata.yaml"),
+            "https://github.com/o/r/releases/download/v1.0.0/metadata.yaml"
+        );
+    }
+
+    #[test]
+    fn link_headers_give_the_next_page() {
+        let link = r#"<https://api.github.com/repos/o/r/releases?page=2>; rel="next", <https://api.github.com/repos/o/r/releases?page=5>; rel="last""#;
+        assert_eq!(
+            next_page(Some(link)).as_deref(),
+            Some("https://api.github.com/repos/o/r/releases?page=2")
+        );
+        assert_eq!(next_page(Some(r#"<https://x>; rel="prev""#)), None);
+        assert_eq!(next_page(None), None);
+    }
+}

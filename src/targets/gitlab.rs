@@ -1,0 +1,644 @@
+//! The GitLab target: a generic package, `PUT /projects/:id/packages/generic/:package/:version/:file`,
+//! which clusterctl reads as
+//! `https://{host}/api/v4/projects/{project}/packages/generic/{package}/{version}/{file}`.
+//!
+//! The version is used exactly as given (the `v` is kept, unlike goreleaser), because that is the
+//! version segment of the clusterctl URL. Each file is first fetched from its package URL (the
+//! read clusterctl makes): an identical file is skipped, a different one is an error unless
+//! `--clobber`, which uploads the new file beside it (GitLab serves the newest file of a name).
+//! Groups can forbid duplicate files; GitLab then answers 400, which capkg explains. Replacements
+//! go first, so such a refusal comes before any new file is uploaded, and `metadata.yaml` goes
+//! last, so that clusterctl (which reads it first) never finds half a release: GitLab has no
+//! drafts.
+//!
+//! Uploads are serial (GitLab documents failures for concurrent uploads to a new package). A cut
+//! connection or a 5xx leaves the upload's effect unknown; capkg fetches the file and uploads
+//! again only when it is not there.
+//!
+//! clusterctl recognises a GitLab URL only when the host starts with `gitlab.` and cannot list
+//! the versions of a GitLab package; both are reported as warnings.
+
+use futures_util::StreamExt;
+use reqwest::header::CONTENT_TYPE;
+use reqwest::{Method, StatusCode, Url};
+
+use super::http::{self, Credential, Http, HttpError, Request};
+use super::release_dir::sha256_hex;
+use super::{
+    Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
+    ReleaseDir, ReleaseFile, Secret, Services, Target, TargetKind, Transfer,
+};
+
+const FORGE: &str = "GitLab";
+const TOKEN_VARIABLES: &str = "GITLAB_TOKEN or CI_JOB_TOKEN";
+
+/// A GitLab token and the header it goes in.
+#[derive(Debug, Clone)]
+pub enum GitLabToken {
+    /// A personal, project or group access token: `PRIVATE-TOKEN`.
+    Private(Secret),
+    /// `CI_JOB_TOKEN`: `JOB-TOKEN`.
+    Job(Secret),
+}
+
+impl GitLabToken {
+    fn credential(&self) -> Credential {
+        match self {
+            GitLabToken::Private(secret) => Credential::header("private-token", secret.clone()),
+            GitLabToken::Job(secret) => Credential::header("job-token", secret.clone()),
+        }
+    }
+}
+
+/// Where to publish and what is allowed.
+#[derive(Debug, Clone)]
+pub struct GitLabRequest {
+    /// The API root (`https://gitlab.example.com/api/v4`).
+    pub api_url: Url,
+    /// Numeric project id or `group/project` path.
+    pub project: String,
+    /// The package name; default: the provider label.
+    pub package: Option<String>,
+    pub token: GitLabToken,
+    /// Upload a file whose content differs from the one already there.
+    pub clobber: bool,
+}
+
+impl GitLabRequest {
+    /// Resolves flags and environment: API from `api_url`, else `CI_API_V4_URL`; project from
+    /// `project`, else `CI_PROJECT_ID`; token `GITLAB_TOKEN` (as `PRIVATE-TOKEN`), else
+    /// `CI_JOB_TOKEN` (as `JOB-TOKEN`).
+    pub fn resolve(
+        project: Option<&str>,
+        package: Option<&str>,
+        api_url: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, Error> {
+        let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let api_text = api_url
+            .map(str::to_string)
+            .or_else(|| non_empty("CI_API_V4_URL"))
+            .ok_or(Error::Missing {
+                what: "GitLab API URL",
+                flag: "--api-url https://HOST/api/v4",
+                env: Some("CI_API_V4_URL"),
+            })?;
+        let api_url = http::parse_base_url(&api_text).map_err(|e| Error::Url(Box::new(e)))?;
+        let project = project
+            .map(str::to_string)
+            .or_else(|| non_empty("CI_PROJECT_ID"))
+            .ok_or(Error::Missing {
+                what: "GitLab project",
+                flag: "--project ID_OR_PATH",
+                env: Some("CI_PROJECT_ID"),
+            })?;
+        let token = env("GITLAB_TOKEN")
+            .and_then(Secret::new)
+            .map(GitLabToken::Private)
+            .or_else(|| {
+                env("CI_JOB_TOKEN")
+                    .and_then(Secret::new)
+                    .map(GitLabToken::Job)
+            })
+            .ok_or(Error::MissingToken {
+                forge: FORGE,
+                variables: TOKEN_VARIABLES,
+            })?;
+        if let Some(package) = package {
+            check_file_name("package name", package)?;
+        }
+        Ok(Self {
+            api_url,
+            project: project.trim().to_string(),
+            package: package.map(str::to_string),
+            token,
+            clobber: false,
+        })
+    }
+}
+
+/// A GitLab generic package.
+pub struct GitLabTarget {
+    request: GitLabRequest,
+    http: Http,
+}
+
+struct GitLabApplied {
+    /// Files written in this run: these are read back.
+    written: Vec<String>,
+}
+
+impl GitLabTarget {
+    pub fn new(request: GitLabRequest, services: Services) -> Result<Self, Error> {
+        let http = Http::new(
+            services.policy,
+            services.clock,
+            services.progress,
+            Some(request.token.credential()),
+        )
+        .map_err(|e| Error::Url(Box::new(e)))?;
+        Ok(Self { request, http })
+    }
+
+    fn package(&self, release: &ReleaseDir) -> String {
+        self.request
+            .package
+            .clone()
+            .unwrap_or_else(|| release.provider_label())
+    }
+
+    /// `{api}/projects/{project}/packages/generic/{package}/{version}/`, the project escaped.
+    fn package_base(&self, release: &ReleaseDir) -> String {
+        format!(
+            "{}/projects/{}/packages/generic/{}/{}/",
+            self.request.api_url.as_str().trim_end_matches('/'),
+            escape_project(&self.request.project),
+            self.package(release),
+            release.version
+        )
+    }
+
+    fn file_url(&self, release: &ReleaseDir, name: &str) -> Result<Url, Error> {
+        let text = format!("{}{name}", self.package_base(release));
+        Url::parse(&text).map_err(|err| Error::Invalid {
+            what: "GitLab package URL",
+            value: text,
+            reason: err.to_string(),
+        })
+    }
+
+    fn error(&self, err: HttpError, action: &str) -> Error {
+        match err {
+            HttpError::Rejected(rejection) => match rejection.status {
+                StatusCode::UNAUTHORIZED => Error::Unauthorized {
+                    forge: FORGE,
+                    message: rejection.message.clone(),
+                    variables: TOKEN_VARIABLES,
+                },
+                StatusCode::FORBIDDEN => Error::Forbidden {
+                    forge: FORGE,
+                    action: action.to_string(),
+                    needed: format!(
+                        "publishing needs a token with the `api` scope and the Developer role, or the project's CI_JOB_TOKEN; GitLab said: {}",
+                        rejection.message
+                    ),
+                },
+                StatusCode::NOT_FOUND => Error::NotFound {
+                    forge: FORGE,
+                    what: format!("project `{}`", self.request.project),
+                    url: rejection.url.to_string(),
+                    hint: Some(format!(
+                        "GitLab said `{}`; check `--project`, and that the token can see the project",
+                        rejection.message
+                    )),
+                },
+                _ => Error::Refused {
+                    forge: FORGE,
+                    action: action.to_string(),
+                    source: Box::new(HttpError::Rejected(rejection)),
+                },
+            },
+            err @ (HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. }) => {
+                Error::RateLimited {
+                    forge: FORGE,
+                    source: Box::new(err),
+                }
+            }
+            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => {
+                Error::Url(Box::new(err))
+            }
+            err => Error::Unreachable {
+                forge: FORGE,
+                action: action.to_string(),
+                source: Box::new(err),
+            },
+        }
+    }
+
+    /// The file at `url`, or `None` when the package has no such file.
+    async fn fetch(&self, url: &Url, name: &str) -> Result<Option<bytes::Bytes>, Error> {
+        let action = format!("fetch `{name}`");
+        let request = Request::new(Method::GET, url.clone(), action.clone()).follow_redirects();
+        match self.http.send(request).await {
+            Ok(response) => Ok(Some(response.body)),
+            Err(HttpError::Rejected(rejection))
+                if rejection.status == StatusCode::NOT_FOUND
+                    && !rejection.message.to_ascii_lowercase().contains("project") =>
+            {
+                Ok(None)
+            }
+            Err(err) => Err(self.error(err, &action)),
+        }
+    }
+
+    /// The file's package URL and the SHA-256 of what is there, if anything.
+    async fn compare<'f>(
+        &self,
+        release: &ReleaseDir,
+        file: &'f ReleaseFile,
+    ) -> Result<(&'f ReleaseFile, Url, Option<String>), Error> {
+        let url = self.file_url(release, &file.name)?;
+        let existing = self.fetch(&url, &file.name).await?;
+        Ok((file, url, existing.map(|bytes| sha256_hex(&bytes))))
+    }
+
+    async fn plan_now(&self, release: &ReleaseDir) -> Result<Plan, Error> {
+        let package = self.package(release);
+        check_file_name("package name", &package)?;
+        check_version(&release.version.to_string())?;
+        for file in &release.files {
+            check_file_name("file name", &file.name)?;
+        }
+        let pending: Vec<_> = release
+            .files
+            .iter()
+            .map(|file| self.compare(release, file))
+            .collect();
+        let checks = futures_util::stream::iter(pending)
+            .buffered(self.http.policy().read_concurrency.max(1))
+            .collect::<Vec<_>>()
+            .await;
+
+        let mut files = Vec::new();
+        for check in checks {
+            let (file, url, existing) = check?;
+            let (action, reason) = match existing {
+                None => (Action::Upload, None),
+                Some(sha) if sha == file.sha256 => (Action::Skip, Some("identical".to_string())),
+                Some(sha) if !self.request.clobber => {
+                    return Err(Error::Differs {
+                        name: file.name.clone(),
+                        url: url.to_string(),
+                        existing: sha,
+                        ours: file.sha256.clone(),
+                        flag: "--clobber",
+                    });
+                }
+                Some(_) => (
+                    Action::Replace,
+                    Some("different content: GitLab will serve the new file".to_string()),
+                ),
+            };
+            files.push(PlannedFile {
+                name: file.name.clone(),
+                size: file.size,
+                sha256: file.sha256.clone(),
+                action,
+                url: url.to_string(),
+                reason,
+            });
+        }
+        // Replacements first: a group that forbids duplicates refuses them before anything new
+        // is uploaded. The sort is stable, so `metadata.yaml` stays last among the rest.
+        files.sort_by_key(|f| f.action != Action::Replace);
+
+        let components_url = self.file_url(release, &release.components_name())?;
+        let mut destination = Destination::new(
+            TargetKind::Gitlab,
+            release,
+            self.package_base(release),
+            components_url.to_string(),
+        );
+        let host = self.request.api_url.host_str().unwrap_or_default();
+        if !host.starts_with("gitlab.") {
+            destination.warnings.push(format!(
+                "clusterctl recognises GitLab provider URLs only on hosts starting with `gitlab.`; `{host}` does not, so clusterctl will not read this URL"
+            ));
+        }
+        if self.request.api_url.scheme() != "https" {
+            destination
+                .warnings
+                .push("clusterctl reads GitLab provider URLs only over https".to_string());
+        }
+        destination.warnings.push(format!(
+            "clusterctl cannot list the versions of a GitLab package: users must name the version (`clusterctl init --{} {}:{}`)",
+            release.provider_type.short_name(),
+            release.provider_name,
+            release.version
+        ));
+        let uploads = files.iter().filter(|f| f.action != Action::Skip).count();
+        let steps = if uploads > 0 {
+            vec![format!(
+                "upload {uploads} file(s) to package `{package}` version `{}`",
+                release.version
+            )]
+        } else {
+            Vec::new()
+        };
+        Ok(Plan {
+            destination,
+            steps,
+            files,
+            state: Box::new(()),
+        })
+    }
+
+    async fn upload(&self, release: &ReleaseDir, file: &ReleaseFile) -> Result<(), Error> {
+        let action = format!("upload `{}`", file.name);
+        let url = self.file_url(release, &file.name)?;
+        let mut put_url = url.clone();
+        put_url
+            .query_pairs_mut()
+            .append_pair("select", "package_file");
+        let policy = self.http.policy().clone();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let request = Request::new(Method::PUT, put_url.clone(), action.clone())
+                .header(CONTENT_TYPE, "application/octet-stream")
+                .body(file.contents.clone());
+            let failure = match self.http.send(request).await {
+                Ok(response) => {
+                    let stored = serde_json::from_slice::<serde_json::Value>(&response.body)
+                        .ok()
+                        .and_then(|v| v.get("file_sha256")?.as_str().map(str::to_ascii_lowercase));
+                    if let Some(stored) = stored
+                        && stored != file.sha256
+                    {
+                        return Err(Error::ReadBackMismatch {
+                            name: file.name.clone(),
+                            url: url.to_string(),
+                            expected: file.sha256.clone(),
+                            actual: stored,
+                        });
+                    }
+                    return Ok(());
+                }
+                Err(err) => err,
+            };
+            if let Some(rejection) = failure.rejection()
+                && rejection.status == StatusCode::BAD_REQUEST
+                && rejection.message.to_ascii_lowercase().contains("duplicate")
+            {
+                return Err(Error::DuplicateRefused {
+                    name: file.name.clone(),
+                    package: self.package(release),
+                    version: release.version.to_string(),
+                    message: rejection.message.clone(),
+                });
+            }
+            if !failure.is_uncertain() {
+                return Err(self.error(failure, &action));
+            }
+            // The upload may have gone through: look before sending it again.
+            if let Some(bytes) = self.fetch(&url, &file.name).await?
+                && sha256_hex(&bytes) == file.sha256
+            {
+                return Ok(());
+            }
+            if attempt >= policy.attempts {
+                return Err(self.error(failure, &action));
+            }
+            let delay = policy.backoff(attempt);
+            let reason = self.http.redact(&format!("{action}: {failure}; retrying"));
+            self.http.progress().event(&Event::Waiting {
+                reason: &reason,
+                delay,
+            });
+            self.http.clock().sleep(delay).await;
+        }
+    }
+
+    async fn apply_now(&self, release: &ReleaseDir, plan: Plan) -> Result<Outcome, Error> {
+        let progress = self.http.progress().clone();
+        let mut written = Vec::new();
+        let mut outcomes = Vec::new();
+        for planned in &plan.files {
+            if planned.action != Action::Skip {
+                let file = release.file(&planned.name).ok_or(Error::ForeignPlan)?;
+                progress.event(&Event::Started {
+                    name: &file.name,
+                    size: file.size,
+                    transfer: Transfer::Upload,
+                });
+                self.upload(release, file).await?;
+                progress.event(&Event::Finished {
+                    name: &file.name,
+                    size: file.size,
+                    transfer: Transfer::Upload,
+                });
+                written.push(file.name.clone());
+            }
+            outcomes.push(FileOutcome {
+                name: planned.name.clone(),
+                size: planned.size,
+                sha256: planned.sha256.clone(),
+                outcome: planned.action.into(),
+                url: planned.url.clone(),
+            });
+        }
+        Ok(Outcome {
+            destination: plan.destination,
+            files: outcomes,
+            verified: false,
+            state: Box::new(GitLabApplied { written }),
+        })
+    }
+
+    async fn read_back_now(
+        &self,
+        release: &ReleaseDir,
+        outcome: &mut Outcome,
+    ) -> Result<(), Error> {
+        let written = outcome.state_mut::<GitLabApplied>()?.written.clone();
+        let progress = self.http.progress().clone();
+        let reads = futures_util::stream::iter(written.into_iter().map(|name| {
+            let progress = progress.clone();
+            async move {
+                let file = release.file(&name).ok_or(Error::ForeignPlan)?;
+                let url = self.file_url(release, &name)?;
+                progress.event(&Event::Started {
+                    name: &name,
+                    size: file.size,
+                    transfer: Transfer::ReadBack,
+                });
+                let actual = self
+                    .fetch(&url, &name)
+                    .await?
+                    .map_or_else(|| "nothing (404)".to_string(), |bytes| sha256_hex(&bytes));
+                if actual != file.sha256 {
+                    return Err(Error::ReadBackMismatch {
+                        name,
+                        url: url.to_string(),
+                        expected: file.sha256.clone(),
+                        actual,
+                    });
+                }
+                progress.event(&Event::Finished {
+                    name: &name,
+                    size: file.size,
+                    transfer: Transfer::ReadBack,
+                });
+                Ok(())
+            }
+        }))
+        .buffer_unordered(self.http.policy().read_concurrency.max(1))
+        .collect::<Vec<Result<(), Error>>>()
+        .await;
+        for read in reads {
+            read?;
+        }
+        outcome.verified = true;
+        Ok(())
+    }
+}
+
+impl Target for GitLabTarget {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Gitlab
+    }
+
+    fn plan<'a>(&'a self, release: &'a ReleaseDir) -> BoxFuture<'a, Result<Plan, Error>> {
+        Box::pin(self.plan_now(release))
+    }
+
+    fn apply<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        plan: Plan,
+    ) -> BoxFuture<'a, Result<Outcome, Error>> {
+        Box::pin(self.apply_now(release, plan))
+    }
+
+    fn read_back<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        outcome: &'a mut Outcome,
+    ) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(self.read_back_now(release, outcome))
+    }
+
+    fn finish<'a>(&'a self, _outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
+        // GitLab has no drafts: files are visible as soon as they are uploaded.
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// `group/sub/project` -> `group%2Fsub%2Fproject`; a numeric id stays as it is.
+fn escape_project(project: &str) -> String {
+    let mut out = String::new();
+    for byte in project.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// GitLab's rule for package and file names (`A-Z a-z 0-9 . - _`); clusterctl also needs a file
+/// name to be one path segment.
+fn check_file_name(what: &'static str, name: &str) -> Result<(), Error> {
+    let ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Invalid {
+            what,
+            value: name.to_string(),
+            reason: "GitLab generic packages allow only letters, digits, `.`, `-` and `_`".into(),
+        })
+    }
+}
+
+/// GitLab's version rule, `\A(\.?[\w\+-]+\.?)+\z`: word characters, `+`, `-`, with at most one
+/// dot before the first and after the last, and at most two between.
+fn check_version(version: &str) -> Result<(), Error> {
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-');
+    let all_allowed = version.chars().all(|c| word(c) || c == '.');
+    let runs: Vec<usize> = version.split(|c: char| word(c)).map(str::len).collect();
+    let inner_ok = runs
+        .iter()
+        .skip(1)
+        .take(runs.len().saturating_sub(2))
+        .all(|&n| n <= 2);
+    let ends_ok = runs.first().is_some_and(|&n| n <= 1) && runs.last().is_some_and(|&n| n <= 1);
+    if all_allowed && version.chars().any(word) && inner_ok && ends_ok {
+        Ok(())
+    } else {
+        Err(Error::Invalid {
+            what: "GitLab package version",
+            value: version.to_string(),
+            reason: "GitLab accepts letters, digits, `_`, `+`, `-` and single dots".into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn settings_come_from_flags_then_ci_variables() {
+        let request = GitLabRequest::resolve(
+            None,
+            None,
+            None,
+            &env(&[
+                ("CI_API_V4_URL", "https://gitlab.example.com/api/v4"),
+                ("CI_PROJECT_ID", "42"),
+                ("CI_JOB_TOKEN", "job"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(request.project, "42");
+        assert!(matches!(request.token, GitLabToken::Job(_)));
+        assert_eq!(
+            request.token.credential().header_name().as_str(),
+            "job-token"
+        );
+        let request = GitLabRequest::resolve(
+            Some("g/p"),
+            None,
+            Some("https://gitlab.example.com/api/v4"),
+            &env(&[("GITLAB_TOKEN", "pat"), ("CI_JOB_TOKEN", "job")]),
+        )
+        .unwrap();
+        assert_eq!(
+            request.token.credential().header_name().as_str(),
+            "private-token"
+        );
+        let err = GitLabRequest::resolve(Some("1"), None, None, &env(&[("GITLAB_TOKEN", "t")]))
+            .unwrap_err();
+        assert!(err.to_string().contains("CI_API_V4_URL"), "{err}");
+        let err = GitLabRequest::resolve(
+            None,
+            None,
+            Some("https://gitlab.example.com/api/v4"),
+            &env(&[("GITLAB_TOKEN", "t")]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("CI_PROJECT_ID"), "{err}");
+    }
+
+    #[test]
+    fn project_paths_are_escaped() {
+        assert_eq!(escape_project("42"), "42");
+        assert_eq!(escape_project("group/sub/my.proj"), "group%2Fsub%2Fmy.proj");
+    }
+
+    #[test]
+    fn versions_follow_gitlabs_rule() {
+        for ok in ["v1.2.3", "1.0.0-rc.1", "v1.2.3+build.5", ".1", "1.", "1..2"] {
+            assert!(check_version(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "..1", "1...2", "1..", "v1/2", "v 1"] {
+            assert!(check_version(bad).is_err(), "{bad}");
+        }
+        assert!(check_file_name("file name", "a/b.yaml").is_err());
+        assert!(check_file_name("file name", "cluster-template_x.yaml").is_ok());
+    }
+}

@@ -1,0 +1,520 @@
+//! The local target: a clusterctl local repository, `{repository}/{provider-label}/{version}/`,
+//! which clusterctl reads through a `file://` provider URL.
+//!
+//! clusterctl requires an absolute path, the provider label as the folder above the version, and
+//! a `v`-prefixed semantic version as the version folder (it looks candidates up as
+//! `"v" + version`), so the version must carry its `v` here.
+//!
+//! Writing is atomic: the files go into a hidden staging folder beside the version folder
+//! (`.{version}.XXXX.partial`), each file and the folder are synced, the staging folder is read
+//! back, and only then renamed into place. A process killed at any moment leaves either no
+//! version folder or a complete one (plus, at worst, a hidden staging folder clusterctl ignores,
+//! as it is not a semantic version). Replacing an existing folder (`--force`) renames the old one
+//! aside first, so the version folder is briefly absent, never partial.
+//!
+//! An identical existing version folder is left alone (every file `skipped`); a different one is
+//! an error unless `--force`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use super::release_dir::sha256_hex;
+use super::{
+    Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Overrides, Plan,
+    PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer,
+};
+
+/// Where to write and what is allowed.
+#[derive(Debug, Clone)]
+pub struct LocalRequest {
+    /// The repository's base folder (created when missing).
+    pub repository: PathBuf,
+    /// Replace an existing, different version folder.
+    pub force: bool,
+    /// Also report the overrides layout clusterctl reads from this folder.
+    pub overrides: Option<PathBuf>,
+}
+
+/// A clusterctl local repository.
+pub struct LocalTarget {
+    request: LocalRequest,
+    services: Services,
+}
+
+/// What `plan` learned for `apply`.
+struct LocalPlan {
+    label_dir: PathBuf,
+    version_dir: PathBuf,
+    replace_existing: bool,
+}
+
+/// What `apply` leaves for `read_back` and `finish`.
+struct LocalApplied {
+    staging: Option<TempDir>,
+    label_dir: PathBuf,
+    version_dir: PathBuf,
+    replace_existing: bool,
+}
+
+impl LocalTarget {
+    pub fn new(request: LocalRequest, services: Services) -> Self {
+        Self { request, services }
+    }
+
+    fn plan_now(&self, release: &ReleaseDir) -> Result<Plan, Error> {
+        if !release.version.has_v_prefix() {
+            return Err(Error::VersionNeedsV {
+                version: release.version.to_string(),
+            });
+        }
+        let repository = absolute(&self.request.repository)?;
+        let label = release.provider_label();
+        let version = release.version.to_string();
+        let label_dir = repository.join(&label);
+        let version_dir = label_dir.join(&version);
+        let url_of = |name: &str| file_url(&version_dir.join(name));
+
+        let existing = read_existing(&version_dir)?;
+        let mut files = Vec::new();
+        let mut differences = Vec::new();
+        for file in &release.files {
+            let (action, reason) = match existing.as_ref().and_then(|e| e.get(&file.name)) {
+                None => {
+                    if existing.is_some() {
+                        differences.push(format!("`{}` is missing", file.name));
+                    }
+                    (Action::Upload, None)
+                }
+                Some(sha) if *sha == file.sha256 => (Action::Skip, Some("identical".to_string())),
+                Some(_) => {
+                    differences.push(format!("`{}` differs", file.name));
+                    (Action::Replace, Some("different content".to_string()))
+                }
+            };
+            files.push(PlannedFile {
+                name: file.name.clone(),
+                size: file.size,
+                sha256: file.sha256.clone(),
+                action,
+                url: url_of(&file.name),
+                reason,
+            });
+        }
+        if let Some(existing) = &existing {
+            for name in existing.keys() {
+                if release.file(name).is_none() {
+                    differences.push(format!("`{name}` is not in the release"));
+                }
+            }
+        }
+        if !differences.is_empty() && !self.request.force {
+            return Err(Error::FolderDiffers {
+                path: version_dir,
+                differences,
+            });
+        }
+        let replace_existing = existing.is_some() && !differences.is_empty();
+        let mut steps = Vec::new();
+        if existing.is_none() || replace_existing {
+            steps.push(format!(
+                "write the files to a staging folder in `{}`",
+                label_dir.display()
+            ));
+            if replace_existing {
+                steps.push(format!(
+                    "replace `{}` with it ({})",
+                    version_dir.display(),
+                    differences.join("; ")
+                ));
+            } else {
+                steps.push(format!("rename it to `{}`", version_dir.display()));
+            }
+        }
+
+        let components_url = url_of(&release.components_name());
+        let mut destination = Destination::new(
+            TargetKind::Local,
+            release,
+            version_dir.display().to_string(),
+            components_url,
+        );
+        if let Some(folder) = &self.request.overrides {
+            let folder = absolute(folder)?;
+            destination
+                .clusterctl_config
+                .push_str(&format!("overridesFolder: \"{}\"\n", folder.display()));
+            destination.overrides = Some(Overrides {
+                files: release
+                    .files
+                    .iter()
+                    .map(|f| folder.join(&label).join(&version).join(&f.name))
+                    .collect(),
+                folder,
+            });
+        }
+        Ok(Plan {
+            destination,
+            steps,
+            files,
+            state: Box::new(LocalPlan {
+                label_dir,
+                version_dir,
+                replace_existing,
+            }),
+        })
+    }
+
+    fn apply_now(&self, release: &ReleaseDir, mut plan: Plan) -> Result<Outcome, Error> {
+        let state: LocalPlan = plan.take_state()?;
+        let files = plan
+            .files
+            .iter()
+            .map(|f| FileOutcome {
+                name: f.name.clone(),
+                size: f.size,
+                sha256: f.sha256.clone(),
+                outcome: f.action.into(),
+                url: f.url.clone(),
+            })
+            .collect();
+        let staging = if plan.is_noop() {
+            None
+        } else {
+            Some(self.write_staging(release, &state.label_dir)?)
+        };
+        Ok(Outcome {
+            destination: plan.destination,
+            files,
+            verified: false,
+            state: Box::new(LocalApplied {
+                staging,
+                label_dir: state.label_dir,
+                version_dir: state.version_dir,
+                replace_existing: state.replace_existing,
+            }),
+        })
+    }
+
+    fn write_staging(&self, release: &ReleaseDir, label_dir: &Path) -> Result<TempDir, Error> {
+        let write_error = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| Error::Write { path, source }
+        };
+        std::fs::create_dir_all(label_dir).map_err(write_error(label_dir))?;
+        let staging = tempfile::Builder::new()
+            .prefix(&format!(".{}.", release.version))
+            .suffix(".partial")
+            .tempdir_in(label_dir)
+            .map_err(write_error(label_dir))?;
+        let progress = &self.services.progress;
+        for file in &release.files {
+            progress.event(&Event::Started {
+                name: &file.name,
+                size: file.size,
+                transfer: Transfer::Upload,
+            });
+            let path = staging.path().join(&file.name);
+            let mut out = std::fs::File::create(&path).map_err(write_error(&path))?;
+            out.write_all(&file.contents).map_err(write_error(&path))?;
+            out.sync_all().map_err(write_error(&path))?;
+            progress.event(&Event::Finished {
+                name: &file.name,
+                size: file.size,
+                transfer: Transfer::Upload,
+            });
+        }
+        sync_dir(staging.path())?;
+        Ok(staging)
+    }
+
+    fn read_back_now(&self, release: &ReleaseDir, outcome: &mut Outcome) -> Result<(), Error> {
+        let progress = self.services.progress.clone();
+        let state: &mut LocalApplied = outcome.state_mut()?;
+        if let Some(staging) = &state.staging {
+            for file in &release.files {
+                progress.event(&Event::Started {
+                    name: &file.name,
+                    size: file.size,
+                    transfer: Transfer::ReadBack,
+                });
+                let path = staging.path().join(&file.name);
+                let bytes = std::fs::read(&path).map_err(|source| Error::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+                let actual = sha256_hex(&bytes);
+                if actual != file.sha256 {
+                    return Err(Error::ReadBackMismatch {
+                        name: file.name.clone(),
+                        url: path.display().to_string(),
+                        expected: file.sha256.clone(),
+                        actual,
+                    });
+                }
+                progress.event(&Event::Finished {
+                    name: &file.name,
+                    size: file.size,
+                    transfer: Transfer::ReadBack,
+                });
+            }
+        }
+        outcome.verified = true;
+        Ok(())
+    }
+
+    fn finish_now(&self, outcome: &mut Outcome) -> Result<(), Error> {
+        let state: &mut LocalApplied = outcome.state_mut()?;
+        let Some(staging) = state.staging.take() else {
+            return Ok(());
+        };
+        let version_dir = state.version_dir.clone();
+        let write_error = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| Error::Write { path, source }
+        };
+        let mut old = None;
+        if state.replace_existing {
+            let aside = tempfile::Builder::new()
+                .prefix(&format!(
+                    ".{}.",
+                    version_dir
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                ))
+                .suffix(".old")
+                .tempdir_in(&state.label_dir)
+                .map_err(write_error(&state.label_dir))?
+                .keep();
+            // `aside` is an empty folder; renaming a folder onto an empty one replaces it.
+            std::fs::rename(&version_dir, &aside).map_err(write_error(&version_dir))?;
+            old = Some(aside);
+        }
+        let staged = staging.keep();
+        if let Err(source) = std::fs::rename(&staged, &version_dir) {
+            // Put the old release back if it was moved aside; the staging folder is left for a
+            // person to look at, named so clusterctl ignores it.
+            if let Some(aside) = &old {
+                let _ = std::fs::rename(aside, &version_dir);
+            }
+            return Err(Error::Write {
+                path: version_dir,
+                source,
+            });
+        }
+        sync_dir(&state.label_dir)?;
+        if let Some(aside) = old {
+            // Best effort: the new release is in place; a leftover hidden folder is harmless.
+            let _ = std::fs::remove_dir_all(aside);
+        }
+        Ok(())
+    }
+}
+
+impl Target for LocalTarget {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Local
+    }
+
+    fn plan<'a>(&'a self, release: &'a ReleaseDir) -> BoxFuture<'a, Result<Plan, Error>> {
+        Box::pin(async move { self.plan_now(release) })
+    }
+
+    fn apply<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        plan: Plan,
+    ) -> BoxFuture<'a, Result<Outcome, Error>> {
+        Box::pin(async move { self.apply_now(release, plan) })
+    }
+
+    fn read_back<'a>(
+        &'a self,
+        release: &'a ReleaseDir,
+        outcome: &'a mut Outcome,
+    ) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move { self.read_back_now(release, outcome) })
+    }
+
+    fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move { self.finish_now(outcome) })
+    }
+}
+
+/// The files of an existing version folder by name, with their SHA-256; `None` when there is no
+/// folder.
+fn read_existing(version_dir: &Path) -> Result<Option<BTreeMap<String, String>>, Error> {
+    let metadata = match std::fs::symlink_metadata(version_dir) {
+        Ok(metadata) => metadata,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::Read {
+                path: version_dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    if !metadata.is_dir() {
+        return Err(Error::NotAVersionFolder {
+            path: version_dir.to_path_buf(),
+        });
+    }
+    let read_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Read { path, source }
+    };
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(version_dir).map_err(read_error(version_dir))? {
+        let entry = entry.map_err(read_error(version_dir))?;
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let bytes = if path.is_file() {
+            std::fs::read(&path).map_err(read_error(&path))?
+        } else {
+            // A sub-folder is not part of any release; it counts as a difference.
+            Vec::from(b"\0folder".as_slice())
+        };
+        files.insert(name, sha256_hex(&bytes));
+    }
+    Ok(Some(files))
+}
+
+fn absolute(path: &Path) -> Result<PathBuf, Error> {
+    std::path::absolute(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `file:///abs/path`, as clusterctl's `providers:` entries spell local URLs.
+fn file_url(path: &Path) -> String {
+    let text = path.display().to_string();
+    if text.starts_with('/') {
+        format!("file://{text}")
+    } else {
+        // Windows: `file:///C:/...`, with forward slashes.
+        format!("file:///{}", text.replace('\\', "/"))
+    }
+}
+
+/// Makes a rename or a new file in `dir` durable.
+fn sync_dir(dir: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        let handle = std::fs::File::open(dir).map_err(|source| Error::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        handle.sync_all().map_err(|source| Error::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::targets::{FileResult, ReleaseFile, publish};
+    use crate::version::Version;
+
+    const COMPONENTS: &str = "kind: Namespace\nmetadata:\n  name: x\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n";
+
+    fn release(version: &str, metadata: &str) -> ReleaseDir {
+        ReleaseDir::from_files(
+            Path::new("out"),
+            Version::parse(version).unwrap(),
+            None,
+            None,
+            vec![
+                ReleaseFile::from_bytes(
+                    "infrastructure-components.yaml",
+                    COMPONENTS.as_bytes().to_vec(),
+                ),
+                ReleaseFile::from_bytes("metadata.yaml", metadata.as_bytes().to_vec()),
+            ],
+            vec![],
+        )
+        .unwrap()
+    }
+
+    fn target(repository: &Path, force: bool) -> LocalTarget {
+        LocalTarget::new(
+            LocalRequest {
+                repository: repository.to_path_buf(),
+                force,
+                overrides: None,
+            },
+            Services::default(),
+        )
+    }
+
+    #[tokio::test]
+    async fn writes_the_clusterctl_layout_and_a_rerun_changes_nothing() {
+        let repo = tempfile::tempdir().unwrap();
+        let outcome = publish(&target(repo.path(), false), &release("v1.2.3", "m"))
+            .await
+            .unwrap();
+        let folder = repo.path().join("infrastructure-aws/v1.2.3");
+        assert_eq!(
+            std::fs::read_to_string(folder.join("metadata.yaml")).unwrap(),
+            "m"
+        );
+        assert_eq!(outcome.count(FileResult::Uploaded), 2);
+        assert!(outcome.verified);
+        assert_eq!(
+            outcome.destination.clusterctl_url,
+            format!("file://{}/infrastructure-components.yaml", folder.display())
+        );
+        let entries: Vec<_> = std::fs::read_dir(repo.path().join("infrastructure-aws"))
+            .unwrap()
+            .collect();
+        assert_eq!(entries.len(), 1, "no staging folder is left behind");
+
+        let again = publish(&target(repo.path(), false), &release("v1.2.3", "m"))
+            .await
+            .unwrap();
+        assert_eq!(again.count(FileResult::Skipped), 2);
+    }
+
+    #[tokio::test]
+    async fn a_different_existing_version_needs_force() {
+        let repo = tempfile::tempdir().unwrap();
+        publish(&target(repo.path(), false), &release("v1.2.3", "old"))
+            .await
+            .unwrap();
+        let err = target(repo.path(), false)
+            .plan_now(&release("v1.2.3", "new"))
+            .unwrap_err();
+        assert!(err.to_string().contains("`metadata.yaml` differs"), "{err}");
+        assert!(err.to_string().contains("--force"), "{err}");
+        let outcome = publish(&target(repo.path(), true), &release("v1.2.3", "new"))
+            .await
+            .unwrap();
+        assert_eq!(outcome.count(FileResult::Replaced), 1);
+        assert_eq!(outcome.count(FileResult::Skipped), 1);
+        let folder = repo.path().join("infrastructure-aws/v1.2.3");
+        assert_eq!(
+            std::fs::read_to_string(folder.join("metadata.yaml")).unwrap(),
+            "new"
+        );
+        let entries: Vec<_> = std::fs::read_dir(repo.path().join("infrastructure-aws"))
+            .unwrap()
+            .collect();
+        assert_eq!(entries.len(), 1, "the old folder is removed");
+    }
+
+    #[test]
+    fn versions_without_v_are_refused() {
+        let repo = tempfile::tempdir().unwrap();
+        let err = target(repo.path(), false)
+            .plan_now(&release("1.2.3", "m"))
+            .unwrap_err();
+        assert!(err.to_string().contains("--version v1.2.3"), "{err}");
+    }
+}

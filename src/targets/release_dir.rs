@@ -1,0 +1,520 @@
+//! An assembled release folder as publish sees it: the release files directly in the folder,
+//! each with its name, size and SHA-256, plus `checksums.txt` when the assemble step wrote one,
+//! and the provider (type and name) they belong to.
+//!
+//! It checks only what publishing needs: a components file and `metadata.yaml` exist, the files
+//! match `checksums.txt`, the provider can be named. Whether the files are *good* is `lint`'s job.
+//! Contents are held in memory: release files are YAML of at most a few megabytes, and retries
+//! and read-backs need them more than once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+use super::Error;
+use crate::files;
+use crate::k8s::Object;
+use crate::provider::{self, FileRole, PROVIDER_LABEL, ProviderType};
+use crate::version::Version;
+
+/// The `sha256sum`-format list the assemble step writes; published with the release.
+pub const CHECKSUMS_FILE: &str = "checksums.txt";
+
+/// One file to publish.
+#[derive(Debug, Clone)]
+pub struct ReleaseFile {
+    pub name: String,
+    pub path: PathBuf,
+    /// `None` for `checksums.txt`.
+    pub role: Option<FileRole>,
+    pub size: u64,
+    /// Lower-case hex.
+    pub sha256: String,
+    pub contents: Bytes,
+}
+
+impl ReleaseFile {
+    /// A file from memory (for tests and for the `release` command, which assembles in memory).
+    pub fn from_bytes(name: &str, contents: impl Into<Bytes>) -> Self {
+        let contents = contents.into();
+        Self {
+            name: name.to_string(),
+            path: PathBuf::from(name),
+            role: FileRole::from_file_name(name),
+            size: contents.len() as u64,
+            sha256: sha256_hex(&contents),
+            contents,
+        }
+    }
+}
+
+/// An assembled release: what `capkg publish` publishes.
+#[derive(Debug, Clone)]
+pub struct ReleaseDir {
+    pub dir: PathBuf,
+    /// As given: the tag, the version folder, the package version (the `v` is kept).
+    pub version: Version,
+    pub provider_type: ProviderType,
+    pub provider_name: String,
+    /// In publishing order: by name, with `metadata.yaml` last, so that a destination without
+    /// drafts (GitLab) has no `metadata.yaml` until everything else is there, and clusterctl,
+    /// which reads it first, never sees half a release.
+    pub files: Vec<ReleaseFile>,
+    /// Files in the folder that are not release files and are not published.
+    pub ignored: Vec<String>,
+}
+
+impl ReleaseDir {
+    /// Reads `dir`. The provider type comes from `provider_type`, else the components file
+    /// names; the name from `provider_name`, else the components' `cluster.x-k8s.io/provider`
+    /// labels.
+    pub fn load(
+        dir: &Path,
+        version: Version,
+        provider_type: Option<ProviderType>,
+        provider_name: Option<&str>,
+    ) -> Result<Self, Error> {
+        let metadata = std::fs::metadata(dir).map_err(|source| Error::Read {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        if !metadata.is_dir() {
+            return Err(Error::NotAFolder {
+                path: dir.to_path_buf(),
+            });
+        }
+        let entries = std::fs::read_dir(dir).map_err(|source| Error::Read {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut files = Vec::new();
+        let mut ignored = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| Error::Read {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+            let path = entry.path();
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                ignored.push(entry.file_name().to_string_lossy().into_owned());
+                continue;
+            };
+            let is_file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
+            let role = FileRole::from_file_name(&name);
+            if !is_file || (role.is_none() && name != CHECKSUMS_FILE) {
+                if !name.starts_with('.') {
+                    ignored.push(name);
+                }
+                continue;
+            }
+            let contents = std::fs::read(&path).map_err(|source| Error::Read {
+                path: path.clone(),
+                source,
+            })?;
+            let contents = Bytes::from(contents);
+            files.push(ReleaseFile {
+                size: contents.len() as u64,
+                sha256: sha256_hex(&contents),
+                name,
+                path,
+                role,
+                contents,
+            });
+        }
+        ignored.sort();
+        Self::from_files(dir, version, provider_type, provider_name, files, ignored)
+    }
+
+    /// Builds a release from files already read; checks and names the provider as
+    /// [`ReleaseDir::load`] does.
+    pub fn from_files(
+        dir: &Path,
+        version: Version,
+        provider_type: Option<ProviderType>,
+        provider_name: Option<&str>,
+        mut files: Vec<ReleaseFile>,
+        ignored: Vec<String>,
+    ) -> Result<Self, Error> {
+        files.sort_by(|a, b| publish_order(&a.name).cmp(&publish_order(&b.name)));
+        if !files.iter().any(|f| f.role == Some(FileRole::Metadata)) {
+            return Err(Error::NoMetadata {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let components: Vec<&ReleaseFile> = files
+            .iter()
+            .filter(|f| matches!(f.role, Some(FileRole::Components { .. })))
+            .collect();
+        let Some(first_components) = components.first() else {
+            return Err(Error::NoComponents {
+                dir: dir.to_path_buf(),
+            });
+        };
+        let named_types: BTreeSet<ProviderType> = components
+            .iter()
+            .filter_map(|f| match f.role {
+                Some(FileRole::Components { provider_type, .. }) => Some(provider_type),
+                _ => None,
+            })
+            .collect();
+        let provider_type = match provider_type {
+            Some(flag) => {
+                if let Some(other) = named_types.iter().find(|t| **t != flag) {
+                    let file = components
+                        .iter()
+                        .find(|f| {
+                            matches!(f.role, Some(FileRole::Components { provider_type, .. }) if provider_type == *other)
+                        })
+                        .map_or_else(String::new, |f| f.name.clone());
+                    return Err(Error::ProviderTypeConflict {
+                        flag: flag.short_name().to_string(),
+                        file,
+                        from_name: other.short_name().to_string(),
+                    });
+                }
+                flag
+            }
+            None => match named_types.iter().collect::<Vec<_>>().as_slice() {
+                [only] => **only,
+                _ => {
+                    return Err(Error::MixedProviderTypes {
+                        dir: dir.to_path_buf(),
+                        found: named_types
+                            .iter()
+                            .map(|t| t.short_name())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    });
+                }
+            },
+        };
+        let primary = components
+            .iter()
+            .find(|f| matches!(&f.role, Some(FileRole::Components { suffix: None, .. })))
+            .unwrap_or(first_components);
+        let provider_name = match provider_name {
+            Some(name) => name.to_string(),
+            None => name_from_labels(primary, provider_type)?,
+        };
+        provider::validate_name(Some(provider_type), &provider_name)
+            .map_err(|source| Error::ProviderName { source })?;
+        let release = Self {
+            dir: dir.to_path_buf(),
+            version,
+            provider_type,
+            provider_name,
+            files,
+            ignored,
+        };
+        release.verify_checksums()?;
+        Ok(release)
+    }
+
+    /// The manifest label: the folder name of a local repository, the default GitLab package.
+    pub fn provider_label(&self) -> String {
+        self.provider_type.manifest_label(&self.provider_name)
+    }
+
+    /// The name of the components file clusterctl's provider URL points at: the one without a
+    /// suffix, else the first (else the type's usual name, for a hand-built value without one).
+    pub fn components_name(&self) -> String {
+        let components = || {
+            self.files
+                .iter()
+                .filter(|f| matches!(f.role, Some(FileRole::Components { .. })))
+        };
+        components()
+            .find(|f| matches!(&f.role, Some(FileRole::Components { suffix: None, .. })))
+            .or_else(|| components().next())
+            .map_or_else(
+                || self.provider_type.components_file_name(),
+                |f| f.name.clone(),
+            )
+    }
+
+    pub fn file(&self, name: &str) -> Option<&ReleaseFile> {
+        self.files.iter().find(|f| f.name == name)
+    }
+
+    pub fn total_size(&self) -> u64 {
+        self.files.iter().map(|f| f.size).sum()
+    }
+
+    /// Checks every file against `checksums.txt`, when there is one: each release file must be
+    /// listed with its SHA-256, and each listed file must exist.
+    fn verify_checksums(&self) -> Result<(), Error> {
+        let Some(list) = self.file(CHECKSUMS_FILE) else {
+            return Ok(());
+        };
+        let text = String::from_utf8_lossy(&list.contents);
+        let mut listed = BTreeMap::new();
+        for (index, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (digest, name) =
+                parse_checksum_line(line).ok_or_else(|| Error::ChecksumsSyntax {
+                    path: list.path.clone(),
+                    line: index + 1,
+                })?;
+            listed.insert(name.to_string(), digest.to_ascii_lowercase());
+        }
+        for file in self.files.iter().filter(|f| f.name != CHECKSUMS_FILE) {
+            match listed.get(&file.name) {
+                None => {
+                    return Err(Error::NotInChecksums {
+                        name: file.name.clone(),
+                    });
+                }
+                Some(expected) if *expected != file.sha256 => {
+                    return Err(Error::ChecksumMismatch {
+                        name: file.name.clone(),
+                        expected: expected.clone(),
+                        actual: file.sha256.clone(),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        for name in listed.keys() {
+            if self.file(name).is_none() && !self.dir.join(name).is_file() {
+                return Err(Error::ChecksummedFileMissing {
+                    name: name.clone(),
+                    dir: self.dir.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sort key: by name, `checksums.txt` next to last, `metadata.yaml` last.
+fn publish_order(name: &str) -> (u8, &str) {
+    match name {
+        "metadata.yaml" => (2, name),
+        CHECKSUMS_FILE => (1, name),
+        _ => (0, name),
+    }
+}
+
+/// `<hex>  <name>` or `<hex> *<name>` (binary mode).
+fn parse_checksum_line(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim_end_matches('\r');
+    let digest = line.get(..64)?;
+    if !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let rest = line.get(64..)?;
+    let name = rest
+        .strip_prefix("  ")
+        .or_else(|| rest.strip_prefix(" *"))?;
+    (!name.is_empty()).then_some((digest, name))
+}
+
+/// The provider name from the `cluster.x-k8s.io/provider` labels of a components file.
+fn name_from_labels(file: &ReleaseFile, provider_type: ProviderType) -> Result<String, Error> {
+    let text = String::from_utf8_lossy(&file.contents).into_owned();
+    let role = file.role.clone().unwrap_or(FileRole::Components {
+        provider_type,
+        suffix: None,
+    });
+    let loaded = files::load_text(&file.name, text, role);
+    let labels: BTreeSet<String> = loaded
+        .yaml
+        .roots()
+        .filter_map(Object::new)
+        .filter_map(|object| {
+            object
+                .label(PROVIDER_LABEL)?
+                .scalar_text()
+                .map(str::to_string)
+        })
+        .collect();
+    let label = match labels.iter().collect::<Vec<_>>().as_slice() {
+        [] => {
+            return Err(Error::UnknownProviderName {
+                path: file.path.clone(),
+            });
+        }
+        [only] => (*only).clone(),
+        _ => {
+            return Err(Error::ConflictingProviderLabels {
+                path: file.path.clone(),
+                labels: labels
+                    .iter()
+                    .map(|l| format!("`{l}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    };
+    match ProviderType::split_label(&label) {
+        Some((found, name)) if found == provider_type => Ok(name.to_string()),
+        _ => Err(Error::LabelTypeMismatch {
+            path: file.path.clone(),
+            provider_type: provider_type.short_name().to_string(),
+            expected: provider_type.manifest_label("<name>"),
+            label,
+        }),
+    }
+}
+
+/// Lower-case hex SHA-256.
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex::encode(Sha256::digest(data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMPONENTS: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capa-system\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: m\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n";
+    const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 2\n  contract: v1beta1\n";
+
+    fn v(text: &str) -> Version {
+        Version::parse(text).unwrap()
+    }
+
+    fn release(files: &[(&str, &str)]) -> Result<ReleaseDir, Error> {
+        let files = files
+            .iter()
+            .map(|(name, text)| ReleaseFile::from_bytes(name, text.as_bytes().to_vec()))
+            .collect();
+        ReleaseDir::from_files(Path::new("out"), v("v1.2.3"), None, None, files, vec![])
+    }
+
+    #[test]
+    fn provider_comes_from_the_file_name_and_labels() {
+        let release = release(&[
+            ("infrastructure-components.yaml", COMPONENTS),
+            ("metadata.yaml", METADATA),
+            ("cluster-template.yaml", "kind: Cluster\n"),
+        ])
+        .unwrap();
+        assert_eq!(release.provider_type, ProviderType::Infrastructure);
+        assert_eq!(release.provider_name, "aws");
+        assert_eq!(release.provider_label(), "infrastructure-aws");
+        assert_eq!(release.components_name(), "infrastructure-components.yaml");
+        let names: Vec<&str> = release.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "cluster-template.yaml",
+                "infrastructure-components.yaml",
+                "metadata.yaml"
+            ]
+        );
+    }
+
+    #[test]
+    fn flags_win_and_conflicts_are_named() {
+        let files = vec![
+            ReleaseFile::from_bytes(
+                "infrastructure-components.yaml",
+                COMPONENTS.as_bytes().to_vec(),
+            ),
+            ReleaseFile::from_bytes("metadata.yaml", METADATA.as_bytes().to_vec()),
+        ];
+        let named = ReleaseDir::from_files(
+            Path::new("out"),
+            v("v1.0.0"),
+            Some(ProviderType::Infrastructure),
+            Some("other"),
+            files.clone(),
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(named.provider_label(), "infrastructure-other");
+        let err = ReleaseDir::from_files(
+            Path::new("out"),
+            v("v1.0.0"),
+            Some(ProviderType::Bootstrap),
+            None,
+            files,
+            vec![],
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::ProviderTypeConflict { .. }), "{err}");
+    }
+
+    #[test]
+    fn missing_pieces_are_refused() {
+        let err = release(&[("metadata.yaml", METADATA)]).unwrap_err();
+        assert!(matches!(err, Error::NoComponents { .. }));
+        let err = release(&[("infrastructure-components.yaml", COMPONENTS)]).unwrap_err();
+        assert!(matches!(err, Error::NoMetadata { .. }));
+        let err = release(&[
+            (
+                "infrastructure-components.yaml",
+                "kind: Namespace\nmetadata:\n  name: x\n",
+            ),
+            ("metadata.yaml", METADATA),
+        ])
+        .unwrap_err();
+        assert!(err.to_string().contains("--provider"), "{err}");
+        let err = release(&[
+            (
+                "infrastructure-components.yaml",
+                "kind: Namespace\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: bootstrap-kubeadm\n",
+            ),
+            ("metadata.yaml", METADATA),
+        ])
+        .unwrap_err();
+        assert!(matches!(err, Error::LabelTypeMismatch { .. }), "{err}");
+    }
+
+    #[test]
+    fn checksums_cover_every_file() {
+        let sums = format!(
+            "{}  infrastructure-components.yaml\n{}  metadata.yaml\n",
+            sha256_hex(COMPONENTS.as_bytes()),
+            sha256_hex(METADATA.as_bytes())
+        );
+        let ok = release(&[
+            ("infrastructure-components.yaml", COMPONENTS),
+            ("metadata.yaml", METADATA),
+            (CHECKSUMS_FILE, &sums),
+        ])
+        .unwrap();
+        assert_eq!(ok.files[1].name, CHECKSUMS_FILE);
+        let err = release(&[
+            ("infrastructure-components.yaml", COMPONENTS),
+            ("metadata.yaml", "changed"),
+            (CHECKSUMS_FILE, &sums),
+        ])
+        .unwrap_err();
+        assert!(matches!(err, Error::ChecksumMismatch { ref name, .. } if name == "metadata.yaml"));
+        let err = release(&[
+            ("infrastructure-components.yaml", COMPONENTS),
+            ("metadata.yaml", METADATA),
+            ("cluster-template.yaml", "x"),
+            (CHECKSUMS_FILE, &sums),
+        ])
+        .unwrap_err();
+        assert!(matches!(err, Error::NotInChecksums { .. }));
+        let err = release(&[
+            ("infrastructure-components.yaml", COMPONENTS),
+            ("metadata.yaml", METADATA),
+            (CHECKSUMS_FILE, "not a checksum line\n"),
+        ])
+        .unwrap_err();
+        assert!(matches!(err, Error::ChecksumsSyntax { line: 1, .. }));
+    }
+
+    #[test]
+    fn checksum_lines_in_both_modes() {
+        let hex = "a".repeat(64);
+        assert_eq!(
+            parse_checksum_line(&format!("{hex}  x.yaml")),
+            Some((hex.as_str(), "x.yaml"))
+        );
+        assert_eq!(
+            parse_checksum_line(&format!("{hex} *x.yaml")),
+            Some((hex.as_str(), "x.yaml"))
+        );
+        assert_eq!(parse_checksum_line(&format!("{hex} x.yaml")), None);
+        assert_eq!(parse_checksum_line("zz  x"), None);
+    }
+}
