@@ -212,3 +212,41 @@ fn an_existing_release_is_replaced_but_a_foreign_folder_is_not() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("not a release file"));
     assert!(out.join("notes.md").exists());
 }
+
+#[test]
+fn an_assembled_release_publishes_to_a_local_repository() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    assert!(
+        assemble(&example().join("capkg.yaml"), &out, &[])
+            .status
+            .success()
+    );
+    let repository = work.path().join("repository");
+    let output = capkg()
+        .args(["publish", "local"])
+        .arg(&out)
+        .args(["--version", "v0.1.0", "--repository"])
+        .arg(&repository)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // publish checked every file against checksums.txt and put the release where clusterctl
+    // reads a local repository.
+    let published = repository.join("infrastructure-example/v0.1.0");
+    for name in [
+        "infrastructure-components.yaml",
+        "metadata.yaml",
+        "checksums.txt",
+    ] {
+        assert_eq!(
+            std::fs::read(published.join(name)).unwrap(),
+            std::fs::read(out.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
