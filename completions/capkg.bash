@@ -150,7 +150,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__assemble)
-            opts="-q -v -h --config --version --out --provider --type --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --out --provider --type --components --components-command --metadata --templates --namespace --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,6 +173,26 @@ _capkg() {
                     return 0
                     ;;
                 --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --components)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --components-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --templates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -782,7 +802,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__render)
-            opts="-n -q -v -h --cluster-name --flavor --target-namespace --kubernetes-version --control-plane-machine-count --worker-machine-count --list-variables --var --clusterctl-config --provider --type --format --color --quiet --verbose --help"
+            opts="-n -q -v -h --cluster-name --flavor --target-namespace --kubernetes-version --control-plane-machine-count --worker-machine-count --list-variables --raw --var --clusterctl-config --provider --type --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

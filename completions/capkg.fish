@@ -91,7 +91,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand vars" -s v -l verbose -d 'Sa
 complete -c capkg -n "__fish_capkg_using_subcommand vars" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l cluster-name -d 'The cluster\'s name (`CLUSTER_NAME`); required for templates' -r
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l flavor -d 'Pick `cluster-template-FLAVOR.yaml` from a provider folder' -r
-complete -c capkg -n "__fish_capkg_using_subcommand render" -s n -l target-namespace -d 'The namespace every object goes into (`NAMESPACE`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand render" -s n -l target-namespace -d 'The namespace every object goes into (`NAMESPACE`); templates default to `default`, components to their Namespace object' -r
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l kubernetes-version -d '`KUBERNETES_VERSION`' -r
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l control-plane-machine-count -d '`CONTROL_PLANE_MACHINE_COUNT` (default 1)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l worker-machine-count -d '`WORKER_MACHINE_COUNT` (default 0)' -r
@@ -106,14 +106,20 @@ complete -c capkg -n "__fish_capkg_using_subcommand render" -l color -d 'When to
 always\t''
 never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l list-variables -d 'Print the variables the template needs instead of rendering it'
+complete -c capkg -n "__fish_capkg_using_subcommand render" -l raw -d 'Components only: do not substitute variables (`clusterctl generate provider --raw`)'
 complete -c capkg -n "__fish_capkg_using_subcommand render" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand render" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand render" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
-complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l version -d 'The version being released (`v1.2.3`)' -r
-complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l out -d 'Where to write the release (default `out/`)' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l version -d 'The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l out -d 'Where to write the release (default `out/`, or `output:` in capkg.yaml)' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l components -d 'Components from files or folders of manifests, concatenated (repeatable; replaces `components:`)' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l components-command -d 'Components from a command\'s standard output, run with `sh -c` in the configuration\'s folder (replaces `components:`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l metadata -d '`metadata.yaml` of the release (replaces `metadata:`)' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l templates -d 'Globs for cluster templates and ClusterClass files (repeatable; replaces `templates:`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l namespace -d 'The namespace the components install into (replaces `namespace:`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"

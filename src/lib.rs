@@ -22,6 +22,7 @@
 pub mod assemble;
 pub mod ci;
 pub mod cli;
+pub mod config;
 pub mod files;
 pub mod flect;
 pub mod go_sort;

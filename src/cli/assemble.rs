@@ -1,10 +1,20 @@
 //! `capkg assemble`: the release directory from `capkg.yaml` and the sources.
+//!
+//! Flags override the configuration file field by field; without a `capkg.yaml` the flags alone
+//! may describe the release. Exit codes: 1 when the sources are wrong (a failing components
+//! command, two Namespaces, lint errors in what would be written); 2 when capkg cannot do its job
+//! (a bad or missing configuration, unreadable paths, a program that cannot be started, a folder
+//! that cannot be written).
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CommandResult, GlobalArgs, ProviderArgs, parse_version};
+use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::assemble::{self, AssembleOptions, SourceError};
+use crate::config::{Command, ComponentsConfig, ComponentsSource, Config};
+use crate::report::{self, Format, Style};
 use crate::version::Version;
 
 #[derive(Debug, Args)]
@@ -12,16 +22,216 @@ pub struct AssembleArgs {
     /// capkg's configuration file; default: `capkg.yaml` at the repository root.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The version being released (`v1.2.3`).
+    /// The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI
+    /// tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub version: Option<Version>,
-    /// Where to write the release (default `out/`).
+    /// Where to write the release (default `out/`, or `output:` in capkg.yaml).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    /// Components from files or folders of manifests, concatenated (repeatable; replaces
+    /// `components:`).
+    #[arg(
+        long = "components",
+        value_name = "PATH",
+        conflicts_with = "components_command"
+    )]
+    pub components: Vec<PathBuf>,
+    /// Components from a command's standard output, run with `sh -c` in the configuration's
+    /// folder (replaces `components:`).
+    #[arg(long, value_name = "COMMAND")]
+    pub components_command: Option<String>,
+    /// `metadata.yaml` of the release (replaces `metadata:`).
+    #[arg(long, value_name = "FILE")]
+    pub metadata: Option<PathBuf>,
+    /// Globs for cluster templates and ClusterClass files (repeatable; replaces `templates:`).
+    #[arg(long = "templates", value_name = "GLOB")]
+    pub templates: Vec<String>,
+    /// The namespace the components install into (replaces `namespace:`).
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
 }
 
-pub fn run(_global: &GlobalArgs, _args: AssembleArgs) -> CommandResult {
-    super::not_yet("assemble")
+/// The configuration the flags and `capkg.yaml` describe together. Paths given as flags are
+/// taken from the current folder; paths in the file from the file's folder.
+pub fn configuration(config: Option<&Path>, provider: &ProviderArgs) -> Result<Config, Failure> {
+    let path = match config {
+        Some(path) => Some(path.to_path_buf()),
+        None => Config::discover(Path::new(".")),
+    };
+    let mut loaded = match &path {
+        Some(path) => Config::load(path).map_err(Failure::internal)?,
+        None => Config {
+            root: PathBuf::from("."),
+            ..Config::default()
+        },
+    };
+    if let Some(name) = &provider.provider {
+        loaded.provider.name = Some(name.clone());
+    }
+    if let Some(provider_type) = provider.provider_type {
+        loaded.provider.provider_type = Some(provider_type);
+    }
+    Ok(loaded)
+}
+
+/// A flag path, made absolute against the current folder so that it means the same after the
+/// configuration's folder becomes the root.
+fn from_cwd(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// The version from the CI environment: a GitHub tag push or a GitLab tag pipeline.
+pub fn ci_tag() -> Option<String> {
+    let github = std::env::var("GITHUB_REF_TYPE").ok().as_deref() == Some("tag");
+    if github && let Ok(tag) = std::env::var("GITHUB_REF_NAME") {
+        return Some(tag);
+    }
+    std::env::var("CI_COMMIT_TAG")
+        .ok()
+        .filter(|t| !t.is_empty())
+}
+
+pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
+    let mut config = configuration(args.config.as_deref(), &args.provider)?;
+    if !args.components.is_empty() {
+        config.components = vec![ComponentsConfig {
+            suffix: None,
+            source: ComponentsSource::Files(args.components.iter().map(|p| from_cwd(p)).collect()),
+        }];
+    }
+    if let Some(line) = &args.components_command {
+        config.components = vec![ComponentsConfig {
+            suffix: None,
+            source: ComponentsSource::Command(Command::Shell(line.clone())),
+        }];
+    }
+    if let Some(metadata) = &args.metadata {
+        config.metadata = Some(from_cwd(metadata));
+    }
+    if !args.templates.is_empty() {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        config.templates = args
+            .templates
+            .iter()
+            .map(|glob| {
+                if Path::new(glob).is_absolute() {
+                    glob.clone()
+                } else {
+                    cwd.join(glob).display().to_string()
+                }
+            })
+            .collect();
+    }
+    if let Some(namespace) = &args.namespace {
+        config.namespace = Some(namespace.clone());
+    }
+    let version = match (&args.version, &config.version, ci_tag()) {
+        (Some(v), _, _) | (None, Some(v), _) => Some(v.clone()),
+        (None, None, Some(tag)) => Some(Version::parse(&tag).map_err(|e| {
+            Failure::internal(anyhow::anyhow!("the CI tag `{tag}` is not a version: {e}"))
+                .with_hint("pass `--version`")
+        })?),
+        (None, None, None) => None,
+    };
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => config.resolve(config.output.as_deref().unwrap_or(Path::new("out"))),
+    };
+    let options = AssembleOptions {
+        version: version.clone(),
+        out_dir: Some(out.clone()),
+    };
+    let release = assemble::plan(&config, &options).map_err(failure)?;
+
+    let mut stderr = std::io::stderr().lock();
+    if global.verbose > 0 {
+        for (name, changes) in &release.changes {
+            for change in changes {
+                let _ = writeln!(stderr, "{name}: {change}");
+            }
+        }
+    }
+    if release.has_errors() || global.format == Format::Json {
+        let mut shown = release.diagnostics.clone();
+        if global.quiet {
+            shown.retain(|d| d.severity == crate::rules::Severity::Error);
+        }
+        let mut out = super::stdout();
+        report::write_lint(
+            &mut out,
+            global.format,
+            Style::for_stdout(global.color),
+            &shown,
+            &release.summary(),
+        )?;
+    }
+    if release.has_errors() {
+        let _ = writeln!(
+            stderr,
+            "capkg assemble: {} lint error(s) in the assembled release; nothing was written to `{}`",
+            release.error_count(),
+            out.display()
+        );
+        return Ok(Status::Failure);
+    }
+    release.write(&out).map_err(failure)?;
+    if !global.quiet {
+        if version.is_none() {
+            let _ = writeln!(
+                stderr,
+                "note: no version given (`--version`, `version:` or a CI tag); metadata.yaml was not checked against one"
+            );
+        }
+        let warnings = release.summary().warnings;
+        let _ = writeln!(
+            stderr,
+            "assembled {} {} into `{}`: {} files{}",
+            release.provider_label(),
+            version
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            out.display(),
+            release.files.len() + 1,
+            if warnings > 0 {
+                format!(", {warnings} lint warning(s)")
+            } else {
+                String::new()
+            }
+        );
+        if global.format != Format::Json {
+            for file in release.all_files() {
+                let _ = writeln!(stderr, "  {}", file.0);
+            }
+        }
+    }
+    Ok(Status::Success)
+}
+
+/// Exit 1 for sources that are wrong, 2 for what stops capkg from doing its job.
+fn failure(error: assemble::Error) -> Failure {
+    match &error {
+        assemble::Error::Transform(_) | assemble::Error::LintErrors { .. } => Failure::input(error),
+        assemble::Error::Source(
+            SourceError::CommandFailed { .. }
+            | SourceError::CommandOutputEmpty { .. }
+            | SourceError::CommandOutputNotText { .. }
+            | SourceError::NotText { .. }
+            | SourceError::NotATemplate { .. }
+            | SourceError::DuplicateName { .. },
+        ) => Failure::input(error),
+        assemble::Error::NoComponents => {
+            Failure::internal(error).with_hint("`capkg init` writes a capkg.yaml to start from")
+        }
+        _ => Failure::internal(error),
+    }
 }

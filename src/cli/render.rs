@@ -1,11 +1,21 @@
 //! `capkg render FILE`: what `clusterctl generate cluster` (a template) or `clusterctl generate
 //! provider` (a components file) prints, from local files.
+//!
+//! A file named `*-components*.yaml` (or any file with `--type` and no `--cluster-name`) is a
+//! components file; anything else, and a folder (with `--flavor`), is a cluster template. For a
+//! template, the ClusterClasses its Clusters use are read from `clusterclass-{name}.yaml` beside
+//! it and printed first, each moved into its class namespace, as clusterctl adds them. Missing
+//! variables: exit 1 with clusterctl's message and nothing on stdout.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CommandResult, GlobalArgs, ProviderArgs, VariableArgs};
+use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, VariableArgs};
+use crate::assemble::clusterctl::{self, ClusterctlError, ComponentsOptions};
+use crate::provider::{FileRole, PROVIDER_LABEL, ProviderType};
+use crate::subst::{self, ClusterVariablesOptions, Lookup, Values};
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -18,27 +28,299 @@ pub struct RenderArgs {
     /// Pick `cluster-template-FLAVOR.yaml` from a provider folder.
     #[arg(long, value_name = "FLAVOR")]
     pub flavor: Option<String>,
-    /// The namespace every object goes into (`NAMESPACE`).
+    /// The namespace every object goes into (`NAMESPACE`); templates default to `default`,
+    /// components to their Namespace object.
     #[arg(long, short = 'n', value_name = "NS")]
     pub target_namespace: Option<String>,
     /// `KUBERNETES_VERSION`.
     #[arg(long, value_name = "VERSION")]
     pub kubernetes_version: Option<String>,
     /// `CONTROL_PLANE_MACHINE_COUNT` (default 1).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub control_plane_machine_count: Option<i64>,
     /// `WORKER_MACHINE_COUNT` (default 0).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub worker_machine_count: Option<i64>,
     /// Print the variables the template needs instead of rendering it.
     #[arg(long)]
     pub list_variables: bool,
+    /// Components only: do not substitute variables (`clusterctl generate provider --raw`).
+    #[arg(long)]
+    pub raw: bool,
     #[command(flatten)]
     pub variables: VariableArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
 }
 
-pub fn run(_global: &GlobalArgs, _args: RenderArgs) -> CommandResult {
-    super::not_yet("render")
+pub fn run(_global: &GlobalArgs, args: RenderArgs) -> CommandResult {
+    let is_dir = args.file.is_dir();
+    let role = args
+        .file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(FileRole::from_file_name);
+    let components = !is_dir
+        && match role {
+            Some(FileRole::Components { .. }) => true,
+            Some(_) => false,
+            None => args.provider.provider_type.is_some() && args.cluster_name.is_none(),
+        };
+    let output = if components {
+        render_components(&args, role)?
+    } else {
+        render_template(&args, is_dir)?
+    };
+    let mut out = super::stdout();
+    out.write_all(&output)?;
+    out.flush()?;
+    Ok(Status::Success)
+}
+
+fn clusterctl_failure(error: ClusterctlError) -> Failure {
+    Failure::input(error)
+}
+
+fn render_components(args: &RenderArgs, role: Option<FileRole>) -> Result<Vec<u8>, Failure> {
+    let (name, bytes) = super::subst::read_input(Some(&args.file))?;
+    let provider_type = match (args.provider.provider_type, role) {
+        (Some(t), _) => t,
+        (None, Some(FileRole::Components { provider_type, .. })) => provider_type,
+        _ => {
+            return Err(Failure::internal(anyhow::anyhow!(
+                "cannot tell the provider type of `{name}`"
+            ))
+            .with_hint("pass `--type`"));
+        }
+    };
+    let provider_name = match &args.provider.provider {
+        Some(n) => n.clone(),
+        None => name_from_labels(&bytes, provider_type).ok_or_else(|| {
+            Failure::internal(anyhow::anyhow!(
+                "cannot tell the provider name of `{name}` (no `{PROVIDER_LABEL}` label)"
+            ))
+            .with_hint("pass `--provider NAME`")
+        })?,
+    };
+    let values = super::variables::values(&args.variables)?;
+    let options = ComponentsOptions {
+        target_namespace: args.target_namespace.clone(),
+        provider_label: provider_type.manifest_label(&provider_name),
+        skip_substitution: args.raw,
+    };
+    let text = clusterctl::generate_provider(&name, &bytes, &values, &options)
+        .map_err(clusterctl_failure)?;
+    Ok(text.into_bytes())
+}
+
+fn name_from_labels(bytes: &[u8], provider_type: ProviderType) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    for line in text.lines() {
+        let Some(value) = line.trim().strip_prefix(&format!("{PROVIDER_LABEL}:")) else {
+            continue;
+        };
+        let value = value.trim().trim_matches(['"', '\'']);
+        match ProviderType::split_label(value) {
+            Some((t, name)) if t == provider_type => return Some(name.to_string()),
+            Some(_) => {}
+            None if !value.is_empty() && !value.contains('$') => return Some(value.to_string()),
+            None => {}
+        }
+    }
+    None
+}
+
+/// The template file: FILE itself, or `cluster-template[-FLAVOR].yaml` in the folder FILE.
+fn template_path(args: &RenderArgs, is_dir: bool) -> PathBuf {
+    if !is_dir {
+        return args.file.clone();
+    }
+    match &args.flavor {
+        Some(flavor) if !flavor.is_empty() => {
+            args.file.join(format!("cluster-template-{flavor}.yaml"))
+        }
+        _ => args.file.join("cluster-template.yaml"),
+    }
+}
+
+/// clusterctl's checks on the values `generate cluster` sets itself.
+fn dns1123_label(value: &str) -> Result<(), String> {
+    let mut errors = Vec::new();
+    if value.len() > 63 {
+        errors.push("must be no more than 63 characters".to_string());
+    }
+    let bytes = value.as_bytes();
+    let alnum = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let valid = !bytes.is_empty()
+        && bytes.iter().all(|b| alnum(b) || *b == b'-')
+        && bytes.first().is_some_and(alnum)
+        && bytes.last().is_some_and(alnum);
+    if !valid {
+        errors.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string());
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
+fn dns1123_subdomain(value: &str) -> Result<(), String> {
+    let mut errors = Vec::new();
+    if value.len() > 253 {
+        errors.push("must be no more than 253 characters".to_string());
+    }
+    let valid = !value.is_empty() && value.split('.').all(|part| dns1123_label(part).is_ok());
+    if !valid {
+        errors.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
+fn input_error(message: String) -> Failure {
+    Failure::input(anyhow::anyhow!(message))
+}
+
+/// `templateOptionsToVariables`: validates the flags and sets the five variables clusterctl sets.
+fn set_cluster_variables(
+    args: &RenderArgs,
+    values: &mut Values,
+    target_namespace: &str,
+    cluster_name: &str,
+) -> Result<(), Failure> {
+    dns1123_label(target_namespace)
+        .map_err(|e| input_error(format!("invalid target-namespace: {e}")))?;
+    values.set("NAMESPACE", target_namespace);
+    dns1123_subdomain(cluster_name)
+        .map_err(|e| input_error(format!("invalid cluster name: {e}")))?;
+    values.set("CLUSTER_NAME", cluster_name);
+    if let Some(version) = args.kubernetes_version.as_deref().filter(|v| !v.is_empty()) {
+        if crate::version::Version::parse(version).is_err() {
+            return Err(input_error(
+                "invalid KubernetesVersion. Please use a semantic version number".to_string(),
+            ));
+        }
+        values.set("KUBERNETES_VERSION", version);
+    }
+    let control_plane = match args.control_plane_machine_count {
+        Some(n) => n,
+        None => match values.lookup("CONTROL_PLANE_MACHINE_COUNT") {
+            None => 1,
+            Some(v) => String::from_utf8_lossy(&v).parse::<i64>().map_err(|_| {
+                input_error("invalid value for CONTROL_PLANE_MACHINE_COUNT set".to_string())
+            })?,
+        },
+    };
+    if control_plane < 1 {
+        return Err(input_error(
+            "invalid ControlPlaneMachineCount. Please use a number greater or equal than 1"
+                .to_string(),
+        ));
+    }
+    values.set("CONTROL_PLANE_MACHINE_COUNT", control_plane.to_string());
+    let workers = match args.worker_machine_count {
+        Some(n) => n,
+        None => match values.lookup("WORKER_MACHINE_COUNT") {
+            None => 0,
+            Some(v) => String::from_utf8_lossy(&v).parse::<i64>().map_err(|_| {
+                input_error("invalid value for WORKER_MACHINE_COUNT set".to_string())
+            })?,
+        },
+    };
+    if workers < 0 {
+        return Err(input_error(
+            "invalid WorkerMachineCount. Please use a number greater or equal than 0".to_string(),
+        ));
+    }
+    values.set("WORKER_MACHINE_COUNT", workers.to_string());
+    Ok(())
+}
+
+fn render_template(args: &RenderArgs, is_dir: bool) -> Result<Vec<u8>, Failure> {
+    let path = template_path(args, is_dir);
+    if args.list_variables {
+        let (name, bytes) = super::subst::read_input(Some(&path))?;
+        let inventory =
+            subst::inventory(&bytes).map_err(|e| super::subst::input_error(&name, &bytes, e))?;
+        let env = |key: &str| std::env::var(key).ok();
+        let options = ClusterVariablesOptions {
+            cluster_name: args.cluster_name.clone().unwrap_or_default(),
+            target_namespace: args.target_namespace.clone().unwrap_or_default(),
+            control_plane_machine_count: args.control_plane_machine_count,
+            worker_machine_count: args.worker_machine_count,
+            kubernetes_version: args.kubernetes_version.clone().unwrap_or_default(),
+            env_control_plane_machine_count: env("CONTROL_PLANE_MACHINE_COUNT"),
+            env_worker_machine_count: env("WORKER_MACHINE_COUNT"),
+            env_kubernetes_version: env("KUBERNETES_VERSION"),
+            without_generate_cluster_values: false,
+        };
+        return Ok(subst::render_cluster_variables(
+            &inventory.variable_map(),
+            &options,
+        ));
+    }
+    let Some(cluster_name) = args.cluster_name.as_deref() else {
+        return Err(Failure::internal(anyhow::anyhow!(
+            "a cluster template needs `--cluster-name NAME`"
+        )));
+    };
+    // Without a kubeconfig to ask, the target namespace defaults to `default`.
+    let target_namespace = args.target_namespace.as_deref().unwrap_or("default");
+    let mut values = super::variables::values(&args.variables)?;
+    set_cluster_variables(args, &mut values, target_namespace, cluster_name)?;
+    let (name, bytes) = super::subst::read_input(Some(&path))?;
+    let objects = clusterctl::process_template(&name, &bytes, &values, Some(target_namespace))
+        .map_err(|e| match e {
+            ClusterctlError::Subst(inner) => super::subst::input_error(&name, &bytes, inner),
+            other => clusterctl_failure(other),
+        })?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut all = Vec::new();
+    for (class, class_namespace) in clusterctl::cluster_classes(&objects) {
+        let file = format!("clusterclass-{class}.yaml");
+        let class_path = dir.join(&file);
+        let class_bytes = std::fs::read(&class_path).map_err(|e| {
+            Failure::input(anyhow::Error::new(e).context(format!(
+                "failed to read \"{file}\" beside the template (`{}`)",
+                class_path.display()
+            )))
+        })?;
+        let class_name = class_path.display().to_string();
+        let class_objects = clusterctl::process_template(
+            &class_name,
+            &class_bytes,
+            &values,
+            Some(&class_namespace),
+        )
+        .map_err(|e| match e {
+            ClusterctlError::Subst(inner) => {
+                super::subst::input_error(&class_name, &class_bytes, inner)
+            }
+            other => clusterctl_failure(other),
+        })?;
+        all.extend(class_objects);
+    }
+    all.extend(objects);
+    let mut text = clusterctl::write_objects(&all).map_err(clusterctl_failure)?;
+    text.push('\n');
+    Ok(text.into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_as_clusterctl_checks_them() {
+        assert!(dns1123_label("ns-1").is_ok());
+        assert!(dns1123_label("Ns").is_err());
+        assert!(dns1123_label(&"a".repeat(64)).is_err());
+        assert!(dns1123_subdomain("my.cluster").is_ok());
+        assert!(dns1123_subdomain("my..cluster").is_err());
+        assert!(dns1123_subdomain("-x").is_err());
+    }
 }

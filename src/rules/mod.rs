@@ -18,6 +18,7 @@ mod yaml;
 
 use std::sync::Arc;
 
+pub use components::image_reference;
 pub use diagnostic::{Diagnostic, Label, Severity, Summary};
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
 

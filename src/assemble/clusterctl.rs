@@ -1,0 +1,584 @@
+//! clusterctl's own install-time pipeline, for `capkg render`: what `clusterctl generate provider`
+//! prints for a components file, and what `clusterctl generate cluster` prints for a template.
+//!
+//! Components (`NewComponents`, see `shared/docs/clusterctl-behaviour.md` §1): substitute, split
+//! and decode each document as `sigs.k8s.io/yaml` does ([`JsonValue`]), round-trip Deployments and
+//! DaemonSets through their Go types and check their images are canonical, find the target
+//! namespace (the flag, else the one Namespace), add a Namespace when there is none, move every
+//! object into it (`fixTargetNamespace`), set the two common labels, order the objects with Go's
+//! `sort.SliceStable` and clusterctl's comparator (Namespace first, cert-manager objects next in
+//! reverse, the rest as written), and print each with sigs.k8s.io/yaml, joined by `---`.
+//!
+//! Templates (`NewTemplate`, §3): substitute, decode, move every object into the target
+//! namespace; no labels, no sorting. ClusterClass discovery (§3.3) finds the classes a template's
+//! Clusters use; the caller reads their files and renders them first.
+//!
+//! Typed round trips ([`super::typed`]) reproduce what converting to Go types does to the bytes.
+//! Not reproduced: image overrides from a clusterctl config's `images:` (capkg applies none) and
+//! a management cluster's view (which ClusterClasses already exist).
+
+use crate::go_sort;
+use crate::k8s::{INJECT_CA_FROM, is_namespaced};
+use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL};
+use crate::rules::image_reference;
+use crate::subst::{self, Lookup};
+use crate::yaml::json_value::{JsonValue, ToJsonError};
+use crate::yaml::write_clusterctl::{self, WriteError};
+use crate::yaml::{self, Limits, Source};
+
+use super::typed::{self, TypedError};
+
+/// Why clusterctl would fail; messages follow clusterctl's where it has one.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterctlError {
+    #[error("{0}")]
+    Subst(subst::Error),
+    #[error("failed to perform variable substitution: {0}")]
+    SubstComponents(subst::Error),
+    #[error("the substituted text is not UTF-8")]
+    NotText,
+    #[error("failed to parse yaml: {name}:{line}:{column}: {message}")]
+    Yaml {
+        name: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("failed to parse yaml: failed to unmarshal the {ordinal} yaml document: {reason}")]
+    NotAnObject { ordinal: String, reason: String },
+    #[error("failed to parse yaml: {0}")]
+    Json(ToJsonError),
+    #[error("failed to convert {kind} {name}: {error}")]
+    Typed {
+        kind: String,
+        name: String,
+        error: TypedError,
+    },
+    #[error("no kind \"{kind}\" is registered for version \"{api_version}\" in scheme")]
+    NotRegistered { kind: String, api_version: String },
+    #[error(
+        "failed to apply image overrides: failed to fix containers in {what} {name}: failed to fix containers: failed to fix image for container {container}: couldn't parse image name: {reason}"
+    )]
+    Image {
+        what: &'static str,
+        name: String,
+        container: String,
+        reason: String,
+    },
+    #[error(
+        "failed to detect default target namespace: Invalid manifest. There should be no more than one resource with Kind Namespace in the provider components yaml"
+    )]
+    Namespaces,
+    #[error("target namespace can't be defaulted. Please specify a target namespace")]
+    NoTargetNamespace,
+    #[error(
+        "failed to set the TargetNamespace on the components: object {kind} {name} does not have a correct value for {INJECT_CA_FROM}"
+    )]
+    InjectCaFrom { kind: String, name: String },
+    #[error(
+        "failed to set the TargetNamespace on the components: failed to patch {version} {kind}"
+    )]
+    PatchVersion { version: String, kind: String },
+    #[error(
+        "failed to set the TargetNamespace on the components: failed to get .spec.dnsNames from Certificate {namespace}/{name}"
+    )]
+    DnsNames { namespace: String, name: String },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// `util.Ordinalize`, including its bug for 11-13 (`11st`).
+fn ordinalize(n: usize) -> String {
+    let suffix = match n % 10 {
+        1 => "st",
+        2 => "nd",
+        3 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// Splits and decodes YAML as clusterctl's `ToUnstructured` does: one JSON object per non-empty
+/// document.
+pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError> {
+    let source = std::sync::Arc::new(Source::new(name, text));
+    let file = yaml::parse_str(source.clone(), Limits::default());
+    if let Some(error) = file.errors.first() {
+        let position = source.position(error.span.start);
+        return Err(ClusterctlError::Yaml {
+            name: name.to_string(),
+            line: position.line,
+            column: position.column,
+            message: error.message.clone(),
+        });
+    }
+    let mut objects = Vec::new();
+    for (count, document) in file.documents.iter().enumerate() {
+        let Some(root) = &document.root else { continue };
+        let value = JsonValue::from_node(root).map_err(ClusterctlError::Json)?;
+        match value {
+            JsonValue::Object(_) => objects.push(value),
+            JsonValue::Null => {}
+            other => {
+                return Err(ClusterctlError::NotAnObject {
+                    ordinal: ordinalize(count + 1),
+                    reason: format!(
+                        "{:?}: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                        source.slice(document.span),
+                        match other {
+                            JsonValue::Array(_) => "array",
+                            JsonValue::String(_) => "string",
+                            JsonValue::Number(_) => "number",
+                            _ => "bool",
+                        }
+                    ),
+                });
+            }
+        }
+    }
+    Ok(objects)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unstructured accessors, as `unstructured.Unstructured` has them.
+
+fn get<'v>(value: &'v JsonValue, path: &[&str]) -> Option<&'v JsonValue> {
+    path.iter().try_fold(value, |v, key| v.get(key))
+}
+
+fn get_mut<'v>(value: &'v mut JsonValue, path: &[&str]) -> Option<&'v mut JsonValue> {
+    path.iter().try_fold(value, |v, key| match v {
+        JsonValue::Object(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+        _ => None,
+    })
+}
+
+fn string_at(value: &JsonValue, path: &[&str]) -> String {
+    get(value, path)
+        .and_then(JsonValue::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// `SetNestedField`: creates missing maps on the way; gives up on a non-map.
+fn set_at(value: &mut JsonValue, path: &[&str], new: JsonValue) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut current = value;
+    for key in parents {
+        let JsonValue::Object(entries) = current else {
+            return;
+        };
+        let index = match entries.iter().position(|(k, _)| k == key) {
+            Some(index) => index,
+            None => {
+                entries.push((key.to_string(), JsonValue::Object(Vec::new())));
+                entries.len() - 1
+            }
+        };
+        current = &mut entries[index].1;
+    }
+    if let JsonValue::Object(entries) = current {
+        match entries.iter_mut().find(|(k, _)| k == last) {
+            Some((_, v)) => *v = new,
+            None => entries.push((last.to_string(), new)),
+        }
+    }
+}
+
+fn kind(value: &JsonValue) -> String {
+    string_at(value, &["kind"])
+}
+
+fn name(value: &JsonValue) -> String {
+    string_at(value, &["metadata", "name"])
+}
+
+fn api_version(value: &JsonValue) -> String {
+    string_at(value, &["apiVersion"])
+}
+
+fn group(value: &JsonValue) -> String {
+    let version = api_version(value);
+    version
+        .rsplit_once('/')
+        .map_or(String::new(), |(g, _)| g.to_string())
+}
+
+fn version_part(value: &JsonValue) -> String {
+    let version = api_version(value);
+    version
+        .rsplit_once('/')
+        .map_or(version.clone(), |(_, v)| v.to_string())
+}
+
+/// `NestedNullCoercingStringMap`: `None` when a value is neither a string nor null.
+fn string_map(value: &JsonValue, path: &[&str]) -> Option<Vec<(String, String)>> {
+    match get(value, path)? {
+        JsonValue::Object(entries) => entries
+            .iter()
+            .map(|(k, v)| match v {
+                JsonValue::String(s) => Some((k.clone(), s.clone())),
+                JsonValue::Null => Some((k.clone(), String::new())),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+fn set_string_map(value: &mut JsonValue, path: &[&str], map: Vec<(String, String)>) {
+    let object = map
+        .into_iter()
+        .map(|(k, v)| (k, JsonValue::String(v)))
+        .collect();
+    set_at(value, path, JsonValue::Object(object));
+}
+
+fn convert_typed(object: &JsonValue) -> Result<JsonValue, ClusterctlError> {
+    let kind = kind(object);
+    let api_version = api_version(object);
+    let Some(go_type) = typed::go_type(&api_version, &kind) else {
+        return Err(ClusterctlError::NotRegistered { kind, api_version });
+    };
+    typed::round_trip(object, go_type, &api_version, &kind).map_err(|source| {
+        ClusterctlError::Typed {
+            kind: kind.clone(),
+            name: name(object),
+            error: source,
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The components pipeline.
+
+/// What `generate provider` needs besides the file.
+#[derive(Debug, Clone)]
+pub struct ComponentsOptions {
+    /// `--target-namespace`; default: the file's one Namespace.
+    pub target_namespace: Option<String>,
+    /// The provider's manifest label (`infrastructure-aws`).
+    pub provider_label: String,
+    /// `--raw`: skip substitution (clusterctl still parses, moves, labels and sorts).
+    pub skip_substitution: bool,
+}
+
+/// What `clusterctl generate provider` prints for a components file (with its final line break).
+pub fn generate_provider(
+    name: &str,
+    bytes: &[u8],
+    values: &dyn Lookup,
+    options: &ComponentsOptions,
+) -> Result<String, ClusterctlError> {
+    let substituted = if options.skip_substitution {
+        bytes.to_vec()
+    } else {
+        subst::process(bytes, values).map_err(ClusterctlError::SubstComponents)?
+    };
+    let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
+    let mut objects = decode(name, &text)?;
+    fix_images(&mut objects)?;
+    let namespaces: Vec<String> = objects
+        .iter()
+        .filter(|o| kind(o) == "Namespace")
+        .map(name_of)
+        .collect();
+    if namespaces.len() > 1 {
+        return Err(ClusterctlError::Namespaces);
+    }
+    let target = options
+        .target_namespace
+        .clone()
+        .filter(|t| !t.is_empty())
+        .or_else(|| namespaces.first().cloned().filter(|n| !n.is_empty()))
+        .ok_or(ClusterctlError::NoTargetNamespace)?;
+    if namespaces.is_empty() {
+        objects.push(JsonValue::Object(vec![
+            ("apiVersion".into(), JsonValue::String("v1".into())),
+            ("kind".into(), JsonValue::String("Namespace".into())),
+            (
+                "metadata".into(),
+                JsonValue::Object(vec![("name".into(), JsonValue::String(target.clone()))]),
+            ),
+        ]));
+    }
+    for object in &mut objects {
+        fix_target_namespace(object, &target)?;
+    }
+    for object in &mut objects {
+        add_common_labels(object, &options.provider_label);
+    }
+    sort_objects(&mut objects);
+    let mut out = write_objects(&objects)?;
+    out.push('\n');
+    Ok(out)
+}
+
+fn name_of(object: &JsonValue) -> String {
+    name(object)
+}
+
+/// `FixImages`: every Deployment and DaemonSet (by kind) through its Go type, and every image
+/// parsed as a canonical reference (capkg applies no overrides, so canonical images stay as they
+/// are).
+pub fn fix_images(objects: &mut [JsonValue]) -> Result<(), ClusterctlError> {
+    for object in objects.iter_mut() {
+        let what = match kind(object).as_str() {
+            "Deployment" => "deployment",
+            "DaemonSet" => "deamonSet",
+            _ => continue,
+        };
+        let converted = convert_typed(object)?;
+        let spec = get(&converted, &["spec", "template", "spec"]);
+        for list in ["containers", "initContainers"] {
+            let containers = spec
+                .and_then(|s| s.get(list))
+                .map(|c| match c {
+                    JsonValue::Array(items) => items.as_slice(),
+                    _ => &[],
+                })
+                .unwrap_or(&[]);
+            for container in containers {
+                let image = string_at(container, &["image"]);
+                if let Err(problem) = image_reference::check_canonical(&image) {
+                    let reason = if problem.contains("no registry")
+                        || problem.contains("library/")
+                        || problem.contains("index.docker.io")
+                    {
+                        "repository name must be canonical".to_string()
+                    } else {
+                        problem
+                    };
+                    return Err(ClusterctlError::Image {
+                        what,
+                        name: name(object),
+                        container: string_at(container, &["name"]),
+                        reason,
+                    });
+                }
+            }
+        }
+        *object = converted;
+    }
+    Ok(())
+}
+
+/// `fixTargetNamespace` for one object.
+pub fn fix_target_namespace(object: &mut JsonValue, target: &str) -> Result<(), ClusterctlError> {
+    let object_kind = kind(object);
+    if object_kind == "Namespace" {
+        set_at(
+            object,
+            &["metadata", "name"],
+            JsonValue::String(target.into()),
+        );
+    }
+    let original = string_at(object, &["metadata", "namespace"]);
+    if is_namespaced(&object_kind) {
+        set_at(
+            object,
+            &["metadata", "namespace"],
+            JsonValue::String(target.into()),
+        );
+    }
+    match object_kind.as_str() {
+        "MutatingWebhookConfiguration"
+        | "ValidatingWebhookConfiguration"
+        | "CustomResourceDefinition" => {
+            if let Some(mut annotations) = string_map(object, &["metadata", "annotations"])
+                && let Some((_, value)) = annotations.iter_mut().find(|(k, _)| k == INJECT_CA_FROM)
+            {
+                let parts: Vec<&str> = value.split('/').collect();
+                let [_, certificate] = parts.as_slice() else {
+                    return Err(ClusterctlError::InjectCaFrom {
+                        kind: object_kind,
+                        name: name(object),
+                    });
+                };
+                *value = format!("{target}/{certificate}");
+                set_string_map(object, &["metadata", "annotations"], annotations);
+            }
+            let version = version_part(object);
+            // Only the version part is checked, as clusterctl's switch does.
+            if !["v1beta1", "v1"].contains(&version.as_str()) {
+                return Err(ClusterctlError::PatchVersion {
+                    version,
+                    kind: object_kind,
+                });
+            }
+            let group = if object_kind == "CustomResourceDefinition" {
+                "apiextensions.k8s.io"
+            } else {
+                "admissionregistration.k8s.io"
+            };
+            let api_version = format!("{group}/{version}");
+            let go_type = typed::go_type(&api_version, &object_kind).ok_or_else(|| {
+                ClusterctlError::NotRegistered {
+                    kind: object_kind.clone(),
+                    api_version: api_version.clone(),
+                }
+            })?;
+            let mut converted = typed::round_trip(object, go_type, &api_version, &object_kind)
+                .map_err(|error| ClusterctlError::Typed {
+                    kind: object_kind.clone(),
+                    name: name(object),
+                    error,
+                })?;
+            if object_kind == "CustomResourceDefinition" {
+                let path: &[&str] = if version == "v1" {
+                    &["spec", "conversion", "webhook", "clientConfig", "service"]
+                } else {
+                    &["spec", "conversion", "webhookClientConfig", "service"]
+                };
+                if let Some(service @ JsonValue::Object(_)) = get_mut(&mut converted, path) {
+                    set_at(service, &["namespace"], JsonValue::String(target.into()));
+                }
+            } else if let Some(JsonValue::Array(webhooks)) = get_mut(&mut converted, &["webhooks"])
+            {
+                for webhook in webhooks {
+                    if let Some(service @ JsonValue::Object(_)) =
+                        get_mut(webhook, &["clientConfig", "service"])
+                    {
+                        set_at(service, &["namespace"], JsonValue::String(target.into()));
+                    }
+                }
+            }
+            *object = converted;
+        }
+        "RoleBinding" | "ClusterRoleBinding" => {
+            let mut converted = convert_typed(object)?;
+            if let Some(JsonValue::Array(subjects)) = get_mut(&mut converted, &["subjects"]) {
+                for subject in subjects {
+                    if !string_at(subject, &["namespace"]).is_empty() {
+                        set_at(subject, &["namespace"], JsonValue::String(target.into()));
+                    }
+                }
+            }
+            *object = converted;
+        }
+        "Certificate" => {
+            let bad = || ClusterctlError::DnsNames {
+                namespace: string_at(object, &["metadata", "namespace"]),
+                name: name(object),
+            };
+            let names = match get(object, &["spec", "dnsNames"]) {
+                None => return Ok(()),
+                Some(JsonValue::Array(items)) => items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_string))
+                    .collect::<Option<Vec<String>>>()
+                    .ok_or_else(bad)?,
+                Some(_) => return Err(bad()),
+            };
+            let from = format!(".{original}.");
+            let to = format!(".{target}.");
+            let replaced = names
+                .into_iter()
+                .map(|n| JsonValue::String(n.replacen(&from, &to, 1)))
+                .collect();
+            set_at(object, &["spec", "dnsNames"], JsonValue::Array(replaced));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `addCommonLabels`: the two labels, over whatever labels a null-coercing read finds (a
+/// non-string label value makes that read find none).
+pub fn add_common_labels(object: &mut JsonValue, provider_label: &str) {
+    let mut labels = string_map(object, &["metadata", "labels"]).unwrap_or_default();
+    for (key, value) in [(CLUSTERCTL_LABEL, ""), (PROVIDER_LABEL, provider_label)] {
+        match labels.iter_mut().find(|(k, _)| k == key) {
+            Some((_, v)) => *v = value.to_string(),
+            None => labels.push((key.to_string(), value.to_string())),
+        }
+    }
+    set_string_map(object, &["metadata", "labels"], labels);
+}
+
+/// clusterctl's `sort.SliceStable` with its comparator (not a strict weak order; see
+/// [`crate::go_sort`]).
+pub fn sort_objects(objects: &mut [JsonValue]) {
+    go_sort::slice_stable(objects, |a, b| {
+        if kind(a) == "Namespace" {
+            return true;
+        }
+        if kind(b) == "Namespace" {
+            return false;
+        }
+        group(a) == "cert-manager.io"
+    });
+}
+
+/// `FromUnstructured` + `JoinYaml`: each object printed by sigs.k8s.io/yaml, joined by `---`,
+/// without a final line break.
+pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
+    let parts = objects
+        .iter()
+        .map(write_clusterctl::write_value)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(write_clusterctl::join_documents(&parts))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Templates.
+
+/// `NewTemplate`: substitution (missing variables are an error, not wrapped), decoding, and the
+/// target namespace on every object when one is given.
+pub fn process_template(
+    name: &str,
+    bytes: &[u8],
+    values: &dyn Lookup,
+    target_namespace: Option<&str>,
+) -> Result<Vec<JsonValue>, ClusterctlError> {
+    let substituted = subst::process(bytes, values).map_err(ClusterctlError::Subst)?;
+    let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
+    let mut objects = decode(name, &text)?;
+    if let Some(target) = target_namespace.filter(|t| !t.is_empty()) {
+        for object in &mut objects {
+            fix_target_namespace(object, target)?;
+        }
+    }
+    Ok(objects)
+}
+
+/// The ClusterClasses a template's Clusters use, as `(name, namespace)` in first-use order:
+/// `cluster.x-k8s.io/v1beta2` Clusters by `spec.topology.classRef`, `v1beta1` ones by
+/// `spec.topology.class`; the namespace defaults to the Cluster's.
+pub fn cluster_classes(objects: &[JsonValue]) -> Vec<(String, String)> {
+    let mut classes: Vec<(String, String)> = Vec::new();
+    for object in objects {
+        if kind(object) != "Cluster" || group(object) != "cluster.x-k8s.io" {
+            continue;
+        }
+        let cluster_namespace = string_at(object, &["metadata", "namespace"]);
+        let (class, namespace) = match version_part(object).as_str() {
+            "v1beta2" => (
+                string_at(object, &["spec", "topology", "classRef", "name"]),
+                string_at(object, &["spec", "topology", "classRef", "namespace"]),
+            ),
+            "v1beta1" => (
+                string_at(object, &["spec", "topology", "class"]),
+                string_at(object, &["spec", "topology", "classNamespace"]),
+            ),
+            _ => continue,
+        };
+        if class.is_empty() {
+            continue;
+        }
+        let namespace = if namespace.is_empty() {
+            cluster_namespace
+        } else {
+            namespace
+        };
+        if !classes.iter().any(|(c, n)| *c == class && *n == namespace) {
+            classes.push((class, namespace));
+        }
+    }
+    classes
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,128 @@
+//! Large components files on both cores: parsing and writing in two halves.
+//!
+//! A components file is a list of documents, each loaded on its own (the loader splits at `---`
+//! lines exactly as clusterctl does), so a file split at a separator line near its middle parses
+//! to the same documents as a whole; the second half's spans are carried back into the whole
+//! file with an [`OffsetMap`]. Writing is per object too, so two halves written apart and joined
+//! with `---` are the same bytes. Below [`PARALLEL_FROM`] bytes a second thread costs more than it
+//! saves and everything runs on the caller's thread.
+
+use std::sync::Arc;
+
+use crate::yaml::{self, Limits, Node, OffsetMap, Source, YamlFile};
+
+/// Texts shorter than this are handled on one thread.
+pub const PARALLEL_FROM: usize = 256 * 1024;
+
+/// The byte offset of a document separator line (`---` alone, or followed by a space, tab or
+/// comment) at or after the middle of `text`, if any.
+fn middle_separator(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut from = text.len() / 2;
+    while let Some(found) = memchr::memmem::find(&bytes[from..], b"\n---") {
+        let start = from + found + 1;
+        match bytes.get(start + 3) {
+            None | Some(b'\n' | b'\r' | b' ' | b'\t' | b'#') => return Some(start),
+            Some(_) => from = start,
+        }
+    }
+    None
+}
+
+/// [`yaml::parse_str`], on two threads for large texts; the result is the same.
+pub fn parse(source: Arc<Source>) -> YamlFile {
+    let text = source.text();
+    let split = match middle_separator(text) {
+        Some(split) if text.len() >= PARALLEL_FROM => split,
+        _ => return yaml::parse_str(source, Limits::default()),
+    };
+    let (first_text, second_text) = text.split_at(split);
+    let mut map = OffsetMap::identity();
+    map.push_copy(0, split, second_text.len());
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| {
+            yaml::parse_rewritten(source.clone(), Some((second_text, &map)), Limits::default())
+        });
+        let mut first_map = OffsetMap::identity();
+        first_map.push_copy(0, 0, first_text.len());
+        let first = yaml::parse_rewritten(
+            source.clone(),
+            Some((first_text, &first_map)),
+            Limits::default(),
+        );
+        (first, second.join())
+    });
+    let Ok(second) = second else {
+        // A panic in the loader would be a bug; load the whole text the ordinary way.
+        return yaml::parse_str(source, Limits::default());
+    };
+    let mut file = first;
+    let offset = file.documents.len();
+    file.documents
+        .extend(second.documents.into_iter().map(|mut document| {
+            document.index += offset;
+            document
+        }));
+    file.errors.extend(second.errors);
+    file.source = source;
+    file
+}
+
+/// [`yaml::write_layout::write_documents`], on two threads for many objects; same bytes.
+pub fn write_layout(objects: &[Node], input_size: usize) -> String {
+    if input_size < PARALLEL_FROM || objects.len() < 2 {
+        return yaml::write_layout::write_documents(objects);
+    }
+    let (first, second) = objects.split_at(objects.len() / 2);
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| yaml::write_layout::write_documents(second));
+        (yaml::write_layout::write_documents(first), second.join())
+    });
+    match second {
+        Ok(second) => {
+            let mut out = first;
+            out.reserve(second.len() + 4);
+            out.push_str("---\n");
+            out.push_str(&second);
+            out
+        }
+        Err(_) => yaml::write_layout::write_documents(objects),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves_parse_and_write_like_the_whole() {
+        let mut text = String::new();
+        for i in 0..6000 {
+            text.push_str(&format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  on: 'on'\n  script: |\n    echo {i}\n    --- not a separator\n---\n"
+            ));
+        }
+        text.push_str("---x\n");
+        assert!(text.len() > PARALLEL_FROM);
+        let source = Arc::new(Source::new("t", text.clone()));
+        let whole = yaml::parse_str(source.clone(), Limits::default());
+        let halves = parse(source);
+        assert_eq!(whole.documents.len(), halves.documents.len());
+        for (a, b) in whole.documents.iter().zip(&halves.documents) {
+            assert_eq!(a.index, b.index);
+            assert_eq!(a.root, b.root);
+        }
+        assert_eq!(whole.errors, halves.errors);
+        let roots: Vec<Node> = whole.roots().cloned().collect();
+        assert_eq!(
+            write_layout(&roots, text.len()),
+            yaml::write_layout::write_documents(&roots)
+        );
+    }
+
+    #[test]
+    fn separators_need_a_line_of_their_own() {
+        assert_eq!(middle_separator("a: 1\n---x\nb: 2\n---\nc: 3\n"), Some(15));
+        assert_eq!(middle_separator("a: 1\nb: 2\n---x\n"), None);
+    }
+}

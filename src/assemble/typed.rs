@@ -1,0 +1,960 @@
+//! What happens to an object when clusterctl converts it to a Go type and back.
+//!
+//! clusterctl converts Deployments and DaemonSets (to apply image overrides), RoleBindings and
+//! ClusterRoleBindings, webhook configurations and CRDs (to move them into the target namespace)
+//! from unstructured to their `k8s.io/api` types and back (`scheme.Scheme.Convert`, apimachinery's
+//! unstructured converter). The trip is not neutral: fields the Go type lacks are dropped, fields
+//! without `omitempty` appear with zero values (`name: ""`, `sideEffects: null`, `status: {}`),
+//! structs are never omitted, `resource.Quantity` values come back in canonical form (`0.5` is
+//! `500m`, `1000` is `1k`), and the apiVersion and kind become the Go type's.
+//!
+//! The field sets are data: `typed_schema.txt`, generated from the struct tags of k8s.io/api,
+//! k8s.io/apimachinery and k8s.io/apiextensions-apiserver v0.36.3 by
+//! `testdata/typed/extract_schema.py`. This module interprets that table with the converter's
+//! rules (`pkg/runtime/converter.go`: `isEmpty`, `omitzero`, pointer and nil-slice handling,
+//! type checks) and the custom JSON forms (`Quantity`, `IntOrString`, `Time`, the JSON schema
+//! unions of apiextensions).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::yaml::json_value::JsonValue;
+
+/// Why the conversion fails (clusterctl fails on the same objects).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TypedError {
+    #[error("{path}: cannot convert {found} to {expected}")]
+    Mismatch {
+        path: String,
+        found: &'static str,
+        expected: String,
+    },
+    #[error(
+        "{path}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (`{text}`)"
+    )]
+    Quantity { path: String, text: String },
+    #[error("{path}: illegal base64 data")]
+    Base64 { path: String },
+    #[error("no Go type `{0}` in the schema")]
+    UnknownType(String),
+}
+
+/// A field's type in the table.
+#[derive(Debug, Clone, PartialEq)]
+enum Ty {
+    String,
+    Bool,
+    Int,
+    Float,
+    Bytes,
+    Any,
+    Quantity,
+    IntOrString,
+    Time,
+    Json,
+    /// `JSONSchemaPropsOrArray` of the named props type.
+    PropsOrArray(String),
+    PropsOrBool(String),
+    PropsOrStringArray(String),
+    Ptr(Box<Ty>),
+    Slice(Box<Ty>),
+    Map(Box<Ty>),
+    Named(String),
+}
+
+#[derive(Debug, Clone)]
+struct Field {
+    /// Empty for an embedded (inline) struct.
+    name: String,
+    ty: Ty,
+    omitempty: bool,
+    omitzero: bool,
+}
+
+#[derive(Debug)]
+enum Def {
+    Struct(Vec<Field>),
+    Alias(Ty),
+}
+
+struct Schema {
+    types: HashMap<String, Def>,
+}
+
+fn schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| parse_schema(include_str!("typed_schema.txt")))
+}
+
+fn parse_ty(text: &str, package: &str) -> Ty {
+    if let Some(rest) = text.strip_prefix('*') {
+        return Ty::Ptr(Box::new(parse_ty(rest, package)));
+    }
+    if let Some(rest) = text.strip_prefix("[]") {
+        return Ty::Slice(Box::new(parse_ty(rest, package)));
+    }
+    if let Some(rest) = text.strip_prefix("map[]") {
+        return Ty::Map(Box::new(parse_ty(rest, package)));
+    }
+    let props = || format!("{package}.JSONSchemaProps");
+    match text {
+        "string" => Ty::String,
+        "bool" => Ty::Bool,
+        "int" => Ty::Int,
+        "float" => Ty::Float,
+        "bytes" => Ty::Bytes,
+        "any" => Ty::Any,
+        "quantity" => Ty::Quantity,
+        "intorstring" => Ty::IntOrString,
+        "time" => Ty::Time,
+        "json" => Ty::Json,
+        "propsorarray" => Ty::PropsOrArray(props()),
+        "propsorbool" => Ty::PropsOrBool(props()),
+        "propsorstringarray" => Ty::PropsOrStringArray(props()),
+        named => Ty::Named(named.to_string()),
+    }
+}
+
+fn parse_schema(text: &str) -> Schema {
+    let mut types = HashMap::new();
+    let mut current: Option<(String, Vec<Field>)> = None;
+    for line in text.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        if let Some(field) = line.strip_prefix("  ") {
+            let mut parts = field.split(' ');
+            let (Some(name), Some(ty)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let flags = parts.next().unwrap_or("");
+            if let Some((type_name, fields)) = &mut current {
+                let package = type_name.split('.').next().unwrap_or("");
+                fields.push(Field {
+                    name: if name == "..." {
+                        String::new()
+                    } else {
+                        name.to_string()
+                    },
+                    ty: parse_ty(ty, package),
+                    omitempty: flags.contains('o'),
+                    omitzero: flags.contains('z'),
+                });
+            }
+            continue;
+        }
+        if let Some((name, fields)) = current.take() {
+            types.insert(name, Def::Struct(fields));
+        }
+        let mut parts = line.split(' ');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some("TYPE"), Some(name), _) => current = Some((name.to_string(), Vec::new())),
+            (Some("ALIAS"), Some(name), Some(ty)) => {
+                let package = name.split('.').next().unwrap_or("");
+                types.insert(name.to_string(), Def::Alias(parse_ty(ty, package)));
+            }
+            _ => {}
+        }
+    }
+    if let Some((name, fields)) = current.take() {
+        types.insert(name, Def::Struct(fields));
+    }
+    Schema { types }
+}
+
+/// The Go types clusterctl round-trips, by apiVersion and kind: the schema's name for the type.
+pub fn go_type(api_version: &str, kind: &str) -> Option<&'static str> {
+    Some(match (api_version, kind) {
+        ("apps/v1", "Deployment") => "apps.Deployment",
+        ("apps/v1", "DaemonSet") => "apps.DaemonSet",
+        ("rbac.authorization.k8s.io/v1", "RoleBinding") => "rbac.RoleBinding",
+        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => "rbac.ClusterRoleBinding",
+        ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration") => {
+            "arv1.ValidatingWebhookConfiguration"
+        }
+        ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration") => {
+            "arv1.MutatingWebhookConfiguration"
+        }
+        ("admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration") => {
+            "arv1beta1.ValidatingWebhookConfiguration"
+        }
+        ("admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration") => {
+            "arv1beta1.MutatingWebhookConfiguration"
+        }
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => "extv1.CustomResourceDefinition",
+        ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition") => {
+            "extv1beta1.CustomResourceDefinition"
+        }
+        _ => return None,
+    })
+}
+
+/// Converts an object to the named Go type and back, as clusterctl's scheme does; the result
+/// carries `api_version` and `kind` (the Go type's group/version and kind).
+pub fn round_trip(
+    object: &JsonValue,
+    type_name: &str,
+    api_version: &str,
+    kind: &str,
+) -> Result<JsonValue, TypedError> {
+    let (mut out, _) = convert(Some(object), &Ty::Named(type_name.to_string()), "")?;
+    if let JsonValue::Object(entries) = &mut out {
+        set(
+            entries,
+            "apiVersion",
+            JsonValue::String(api_version.to_string()),
+        );
+        set(entries, "kind", JsonValue::String(kind.to_string()));
+    }
+    Ok(out)
+}
+
+fn set(entries: &mut Vec<(String, JsonValue)>, key: &str, value: JsonValue) {
+    match entries.iter_mut().find(|(k, _)| k == key) {
+        Some((_, v)) => *v = value,
+        None => entries.push((key.to_string(), value)),
+    }
+}
+
+fn type_name(value: &JsonValue) -> &'static str {
+    match value {
+        JsonValue::Null => "null",
+        JsonValue::Bool(_) => "bool",
+        JsonValue::Number(_) => "float64",
+        JsonValue::String(_) => "string",
+        JsonValue::Array(_) => "[]interface {}",
+        JsonValue::Object(_) => "map[string]interface {}",
+    }
+}
+
+fn mismatch(path: &str, found: &JsonValue, expected: &str) -> TypedError {
+    TypedError::Mismatch {
+        path: if path.is_empty() {
+            ".".to_string()
+        } else {
+            path.to_string()
+        },
+        found: type_name(found),
+        expected: expected.to_string(),
+    }
+}
+
+/// Converts `input` (`None`: absent or null) to `ty` and back. Returns the unstructured value
+/// and whether the Go value is "empty" for `omitempty`.
+fn convert(
+    input: Option<&JsonValue>,
+    ty: &Ty,
+    path: &str,
+) -> Result<(JsonValue, bool), TypedError> {
+    let input = input.filter(|v| !matches!(v, JsonValue::Null));
+    Ok(match ty {
+        Ty::String => match input {
+            None => (JsonValue::String(String::new()), true),
+            Some(JsonValue::String(s)) => (JsonValue::String(s.clone()), s.is_empty()),
+            Some(other) => return Err(mismatch(path, other, "string")),
+        },
+        Ty::Bool => match input {
+            None => (JsonValue::Bool(false), true),
+            Some(JsonValue::Bool(b)) => (JsonValue::Bool(*b), !*b),
+            Some(other) => return Err(mismatch(path, other, "bool")),
+        },
+        Ty::Int => match input {
+            None => (JsonValue::Number(0.0), true),
+            Some(JsonValue::Number(n)) if n.trunc() == *n => (JsonValue::Number(*n), *n == 0.0),
+            Some(other) => return Err(mismatch(path, other, "int64")),
+        },
+        Ty::Float => match input {
+            None => (JsonValue::Number(0.0), true),
+            Some(JsonValue::Number(n)) => (JsonValue::Number(*n), *n == 0.0),
+            Some(other) => return Err(mismatch(path, other, "float64")),
+        },
+        Ty::Bytes => match input {
+            None => (JsonValue::Null, true),
+            Some(JsonValue::String(s)) => {
+                let bytes = base64_decode(s).ok_or_else(|| TypedError::Base64 {
+                    path: path.to_string(),
+                })?;
+                (JsonValue::String(base64_encode(&bytes)), bytes.is_empty())
+            }
+            Some(other) => return Err(mismatch(path, other, "[]uint8")),
+        },
+        Ty::Any => match input {
+            None => (JsonValue::Null, true),
+            Some(value) => (value.clone(), false),
+        },
+        Ty::Json => (input.cloned().unwrap_or(JsonValue::Null), false),
+        Ty::Quantity => {
+            let text = match input {
+                None => "0".to_string(),
+                Some(JsonValue::String(s)) => s.trim().to_string(),
+                Some(JsonValue::Number(n)) => json_number(*n),
+                Some(other) => return Err(mismatch(path, other, "resource.Quantity")),
+            };
+            let canonical = quantity::canonical(&text).ok_or_else(|| TypedError::Quantity {
+                path: path.to_string(),
+                text: text.clone(),
+            })?;
+            (JsonValue::String(canonical), false)
+        }
+        Ty::IntOrString => match input {
+            None => (JsonValue::Number(0.0), false),
+            Some(JsonValue::Number(n)) if n.trunc() == *n => (JsonValue::Number(*n), false),
+            Some(JsonValue::String(s)) => (JsonValue::String(s.clone()), false),
+            Some(other) => return Err(mismatch(path, other, "intstr.IntOrString")),
+        },
+        Ty::Time => match input {
+            None => (JsonValue::Null, false),
+            Some(JsonValue::String(s)) => (JsonValue::String(s.clone()), false),
+            Some(other) => return Err(mismatch(path, other, "metav1.Time")),
+        },
+        Ty::PropsOrArray(props) => match input {
+            Some(object @ JsonValue::Object(_)) => {
+                convert(Some(object), &Ty::Named(props.clone()), path)?
+            }
+            Some(JsonValue::Array(items)) if !items.is_empty() => {
+                let mut out = Vec::with_capacity(items.len());
+                for (index, item) in items.iter().enumerate() {
+                    out.push(
+                        convert(
+                            Some(item),
+                            &Ty::Named(props.clone()),
+                            &format!("{path}[{index}]"),
+                        )?
+                        .0,
+                    );
+                }
+                (JsonValue::Array(out), false)
+            }
+            _ => (JsonValue::Null, false),
+        },
+        Ty::PropsOrBool(props) => match input {
+            Some(object @ JsonValue::Object(_)) => {
+                convert(Some(object), &Ty::Named(props.clone()), path)?
+            }
+            Some(JsonValue::Bool(b)) => (JsonValue::Bool(*b), false),
+            None => (JsonValue::Bool(false), false),
+            Some(other) => return Err(mismatch(path, other, "boolean or JSON schema")),
+        },
+        Ty::PropsOrStringArray(props) => match input {
+            Some(object @ JsonValue::Object(_)) => {
+                convert(Some(object), &Ty::Named(props.clone()), path)?
+            }
+            Some(JsonValue::Array(items)) if !items.is_empty() => {
+                for item in items {
+                    if !matches!(item, JsonValue::String(_)) {
+                        return Err(mismatch(path, item, "string"));
+                    }
+                }
+                (JsonValue::Array(items.clone()), false)
+            }
+            _ => (JsonValue::Null, false),
+        },
+        Ty::Ptr(inner) => match input {
+            None => (JsonValue::Null, true),
+            Some(value) => (convert(Some(value), inner, path)?.0, false),
+        },
+        Ty::Slice(inner) => match input {
+            None => (JsonValue::Null, true),
+            Some(JsonValue::Array(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (index, item) in items.iter().enumerate() {
+                    out.push(convert(Some(item), inner, &format!("{path}[{index}]"))?.0);
+                }
+                let empty = out.is_empty();
+                (JsonValue::Array(out), empty)
+            }
+            Some(other) => return Err(mismatch(path, other, "slice")),
+        },
+        Ty::Map(inner) => match input {
+            None => (JsonValue::Null, true),
+            Some(JsonValue::Object(entries)) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for (key, value) in entries {
+                    out.push((
+                        key.clone(),
+                        convert(Some(value), inner, &format!("{path}.{key}"))?.0,
+                    ));
+                }
+                let empty = out.is_empty();
+                (JsonValue::Object(out), empty)
+            }
+            Some(other) => return Err(mismatch(path, other, "map")),
+        },
+        Ty::Named(name) => match schema().types.get(name) {
+            Some(Def::Alias(alias)) => convert(input, alias, path)?,
+            Some(Def::Struct(fields)) => {
+                let entries = match input {
+                    None => &[][..],
+                    Some(JsonValue::Object(entries)) => entries.as_slice(),
+                    Some(other) => {
+                        return Err(TypedError::Mismatch {
+                            path: path.to_string(),
+                            found: type_name(other),
+                            expected: format!("struct {name}"),
+                        });
+                    }
+                };
+                let mut out = Vec::new();
+                convert_struct(entries, fields, path, &mut out)?;
+                (JsonValue::Object(out), false)
+            }
+            None => return Err(TypedError::UnknownType(name.clone())),
+        },
+    })
+}
+
+fn convert_struct(
+    entries: &[(String, JsonValue)],
+    fields: &[Field],
+    path: &str,
+    out: &mut Vec<(String, JsonValue)>,
+) -> Result<(), TypedError> {
+    for field in fields {
+        if field.name.is_empty() {
+            // An embedded struct reads and writes the same map.
+            let Ty::Named(name) = &field.ty else { continue };
+            match schema().types.get(name) {
+                Some(Def::Struct(inner)) => convert_struct(entries, inner, path, out)?,
+                _ => return Err(TypedError::UnknownType(name.clone())),
+            }
+            continue;
+        }
+        let value = entries
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == field.name)
+            .map(|(_, v)| v);
+        let child = format!("{path}.{}", field.name);
+        let (converted, empty) = convert(value, &field.ty, &child)?;
+        if field.omitempty && empty {
+            continue;
+        }
+        // `omitzero` (only `creationTimestamp` here): a zero Time is left out.
+        if field.omitzero && matches!(converted, JsonValue::Null) {
+            continue;
+        }
+        set(out, &field.name, converted);
+    }
+    Ok(())
+}
+
+/// A float64 as Go's `encoding/json` writes it, for the values a quantity can hold: whole numbers
+/// without a fraction, others in shortest decimal form.
+fn json_number(n: f64) -> String {
+    if n.trunc() == n && n.abs() < 1e21 {
+        format!("{n:.0}")
+    } else {
+        format!("{n}")
+    }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Go's `base64.StdEncoding.DecodeString` (line breaks are ignored, as Go does).
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let symbols: Vec<u8> = text
+        .bytes()
+        .filter(|b| *b != b'\n' && *b != b'\r')
+        .collect();
+    if !symbols.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(symbols.len() / 4 * 3);
+    for chunk in symbols.chunks(4) {
+        let mut value = 0u32;
+        let mut padding = 0;
+        for (index, &symbol) in chunk.iter().enumerate() {
+            let digit = if symbol == b'=' {
+                if index < 2 {
+                    return None;
+                }
+                padding += 1;
+                0
+            } else {
+                if padding > 0 {
+                    return None;
+                }
+                BASE64.iter().position(|&c| c == symbol)? as u32
+            };
+            value = value << 6 | digit;
+        }
+        let bytes = value.to_be_bytes();
+        out.extend_from_slice(&bytes[1..4 - padding]);
+    }
+    Some(out)
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let mut block = [0u8; 3];
+        block[..chunk.len()].copy_from_slice(chunk);
+        let value = u32::from(block[0]) << 16 | u32::from(block[1]) << 8 | u32::from(block[2]);
+        for index in 0..4 {
+            if index <= chunk.len() {
+                out.push(char::from(
+                    BASE64[(value >> (18 - 6 * index) & 63) as usize],
+                ));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// `resource.Quantity`: parsing and canonical form (`k8s.io/apimachinery/pkg/api/resource`).
+pub mod quantity {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Format {
+        DecimalSi,
+        BinarySi,
+        DecimalExponent,
+    }
+
+    /// The string a Quantity parsed from `text` prints (`Quantity.String()`), or `None` when
+    /// apimachinery refuses the text.
+    pub fn canonical(text: &str) -> Option<String> {
+        let parsed = parse(text)?;
+        if let Some(cached) = parsed.cached {
+            return Some(cached);
+        }
+        Some(format(parsed.mantissa, parsed.exponent, parsed.format))
+    }
+
+    struct Parsed {
+        /// The value is `mantissa * 10^exponent`.
+        mantissa: i128,
+        exponent: i32,
+        format: Format,
+        /// apimachinery keeps the input string when it is already canonical.
+        cached: Option<String>,
+    }
+
+    fn parse(text: &str) -> Option<Parsed> {
+        let bytes = text.as_bytes();
+        let end = bytes.len();
+        if end == 0 {
+            return None;
+        }
+        let mut pos = 0;
+        let mut positive = true;
+        match bytes.first() {
+            Some(b'-') => {
+                positive = false;
+                pos += 1;
+            }
+            Some(b'+') => pos += 1,
+            _ => {}
+        }
+        while pos < end && bytes[pos] == b'0' {
+            pos += 1;
+        }
+        let num_start = pos;
+        while pos < end && bytes[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        let mut num = &text[num_start..pos];
+        if num.is_empty() {
+            num = "0";
+        }
+        let mut denom = "";
+        if pos < end && bytes[pos] == b'.' {
+            pos += 1;
+            let start = pos;
+            while pos < end && bytes[pos].is_ascii_digit() {
+                pos += 1;
+            }
+            denom = &text[start..pos];
+        }
+        let suffix_start = pos;
+        while pos < end && b"eEinumkKMGTP".contains(&bytes[pos]) {
+            pos += 1;
+        }
+        if pos < end && (bytes[pos] == b'-' || bytes[pos] == b'+') {
+            pos += 1;
+        }
+        while pos < end && bytes[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        if pos < end {
+            return None;
+        }
+        let suffix = &text[suffix_start..];
+        let (base, exponent, format) = match suffix {
+            "" => (10, 0, Format::DecimalSi),
+            "n" => (10, -9, Format::DecimalSi),
+            "u" => (10, -6, Format::DecimalSi),
+            "m" => (10, -3, Format::DecimalSi),
+            "k" => (10, 3, Format::DecimalSi),
+            "M" => (10, 6, Format::DecimalSi),
+            "G" => (10, 9, Format::DecimalSi),
+            "T" => (10, 12, Format::DecimalSi),
+            "P" => (10, 15, Format::DecimalSi),
+            "E" => (10, 18, Format::DecimalSi),
+            "Ki" => (2, 10, Format::BinarySi),
+            "Mi" => (2, 20, Format::BinarySi),
+            "Gi" => (2, 30, Format::BinarySi),
+            "Ti" => (2, 40, Format::BinarySi),
+            "Pi" => (2, 50, Format::BinarySi),
+            "Ei" => (2, 60, Format::BinarySi),
+            other => {
+                let rest = other.strip_prefix(['e', 'E'])?;
+                let exponent: i32 = rest.parse().ok()?;
+                (10, exponent, Format::DecimalExponent)
+            }
+        };
+        let digits: String = format!("{num}{denom}");
+        let denom_len = i32::try_from(denom.len()).ok()?;
+        // The fast path and its "already canonical" check.
+        let precision = match format {
+            Format::DecimalSi | Format::DecimalExponent => 18 - (num.len() + denom.len()) as i64,
+            Format::BinarySi if exponent >= 0 && denom.is_empty() => {
+                15 - num.len() as i64 - (exponent as f32 * 3.0 / 10.0) as i64 - 1
+            }
+            Format::BinarySi => -1,
+        };
+        if precision >= 0 {
+            let scale = if base == 10 { exponent - denom_len } else { 0 };
+            if scale >= -9 {
+                let value: i64 = digits.parse().ok()?;
+                let multiplier: i64 = if base == 2 { 1i64 << exponent } else { 1 };
+                if let Some(result) = value.checked_mul(multiplier) {
+                    let canonical_input = match format {
+                        Format::BinarySi => exponent % 10 == 0 && value & 0x07 != 0,
+                        _ => scale % 3 == 0 && !digits.ends_with("000") && !digits.starts_with('0'),
+                    };
+                    let result = if positive { result } else { -result };
+                    return Some(Parsed {
+                        mantissa: i128::from(result),
+                        exponent: scale,
+                        format,
+                        cached: canonical_input.then(|| text.to_string()),
+                    });
+                }
+            }
+        }
+        // The slow path: exact arithmetic, rounded up (away from zero) to nano units.
+        let mut mantissa: i128 = digits.parse().ok()?;
+        let mut exp10 = -denom_len;
+        if base == 10 {
+            exp10 += exponent;
+        } else {
+            mantissa = mantissa.checked_mul(1i128.checked_shl(exponent as u32)?)?;
+        }
+        if exp10 < -9 {
+            let divisor = 10i128.checked_pow((-9 - exp10) as u32)?;
+            mantissa = (mantissa + divisor - 1) / divisor;
+            exp10 = -9;
+        }
+        let mut format = format;
+        if format == Format::BinarySi && !is_at_least_one(mantissa, exp10) && mantissa > 0 {
+            format = Format::DecimalSi;
+        }
+        if !positive {
+            mantissa = -mantissa;
+        }
+        Some(Parsed {
+            mantissa,
+            exponent: exp10,
+            format,
+            cached: None,
+        })
+    }
+
+    fn is_at_least_one(mantissa: i128, exp10: i32) -> bool {
+        if exp10 >= 0 {
+            return mantissa > 0;
+        }
+        10i128
+            .checked_pow((-exp10) as u32)
+            .is_none_or(|scale| mantissa >= scale)
+    }
+
+    /// `CanonicalizeBytes`.
+    fn format(mantissa: i128, exponent: i32, format: Format) -> String {
+        if mantissa == 0 {
+            return "0".to_string();
+        }
+        let mut format = format;
+        let mut integer = None;
+        if format == Format::BinarySi {
+            let value = if exponent >= 0 {
+                10i128
+                    .checked_pow(exponent as u32)
+                    .and_then(|p| mantissa.checked_mul(p))
+            } else {
+                10i128
+                    .checked_pow((-exponent) as u32)
+                    .filter(|p| mantissa % p == 0)
+                    .map(|p| mantissa / p)
+            };
+            match value {
+                Some(v) if v > -1024 && v < 1024 => format = Format::DecimalSi,
+                Some(v) => integer = Some(v),
+                None => format = Format::DecimalSi,
+            }
+        }
+        if let (Format::BinarySi, Some(mut value)) = (format, integer) {
+            let mut times = 0;
+            while value % 1024 == 0 && times < 6 {
+                value /= 1024;
+                times += 1;
+            }
+            let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][times];
+            return format!("{value}{suffix}");
+        }
+        let (mut amount, mut exponent) = (mantissa, exponent);
+        while amount % 10 == 0 {
+            amount /= 10;
+            exponent += 1;
+        }
+        while exponent % 3 != 0 {
+            amount *= 10;
+            exponent -= 1;
+        }
+        let suffix = match format {
+            Format::DecimalExponent => {
+                if exponent == 0 {
+                    String::new()
+                } else {
+                    format!("e{exponent}")
+                }
+            }
+            _ => match exponent {
+                -9 => "n",
+                -6 => "u",
+                -3 => "m",
+                0 => "",
+                3 => "k",
+                6 => "M",
+                9 => "G",
+                12 => "T",
+                15 => "P",
+                18 => "E",
+                _ => "",
+            }
+            .to_string(),
+        };
+        format!("{amount}{suffix}")
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn canonical_forms_match_apimachinery() {
+            // Rows from apimachinery's quantity_test.go (TestQuantityParse / String).
+            for (input, expected) in [
+                ("0", "0"),
+                ("0n", "0"),
+                ("1", "1"),
+                ("100m", "100m"),
+                ("0.5", "500m"),
+                ("1000m", "1"),
+                ("1000", "1k"),
+                ("1001", "1001"),
+                ("1.5", "1500m"),
+                ("128Mi", "128Mi"),
+                ("1024Mi", "1Gi"),
+                ("1.5Gi", "1536Mi"),
+                ("0.5Ki", "512"),
+                ("1Ki", "1Ki"),
+                ("1e3", "1e3"),
+                ("1E3", "1E3"),
+                ("100e-3", "100e-3"),
+                ("1e6", "1e6"),
+                ("10e3", "10e3"),
+                ("1.0000000001", "1000000001n"),
+                ("-100m", "-100m"),
+                ("+1", "+1"),
+                ("12Gi", "12Gi"),
+                ("64Mi", "64Mi"),
+                ("250m", "250m"),
+                ("2", "2"),
+                ("10M", "10M"),
+                ("5000000000", "5G"),
+            ] {
+                assert_eq!(canonical(input).as_deref(), Some(expected), "{input}");
+            }
+            for bad in ["", "1.2.3", "abc", "1Kb", "1e", "--1"] {
+                assert_eq!(canonical(bad), None, "{bad}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> JsonValue {
+        let file = crate::yaml::parse_str(
+            std::sync::Arc::new(crate::yaml::Source::new("t", text)),
+            crate::yaml::Limits::default(),
+        );
+        JsonValue::from_node(file.roots().next().unwrap()).unwrap()
+    }
+
+    fn yaml(value: &JsonValue) -> String {
+        crate::yaml::write_clusterctl::write_value(value).unwrap()
+    }
+
+    #[test]
+    fn the_schema_loads_and_names_every_type_it_uses() {
+        let schema = schema();
+        assert!(schema.types.len() > 150);
+        fn names(ty: &Ty, out: &mut Vec<String>) {
+            match ty {
+                Ty::Named(n)
+                | Ty::PropsOrArray(n)
+                | Ty::PropsOrBool(n)
+                | Ty::PropsOrStringArray(n) => out.push(n.clone()),
+                Ty::Ptr(t) | Ty::Slice(t) | Ty::Map(t) => names(t, out),
+                _ => {}
+            }
+        }
+        let mut used = Vec::new();
+        for def in schema.types.values() {
+            match def {
+                Def::Struct(fields) => fields.iter().for_each(|f| names(&f.ty, &mut used)),
+                Def::Alias(ty) => names(ty, &mut used),
+            }
+        }
+        for name in used {
+            assert!(schema.types.contains_key(&name), "{name}");
+        }
+    }
+
+    #[test]
+    fn webhooks_gain_their_required_fields() {
+        // components_test.go: a v1 webhook without name, sideEffects or admissionReviewVersions.
+        let input = json(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: w\nwebhooks:\n- clientConfig:\n    service:\n      name: s\n      namespace: ns\n",
+        );
+        let out = round_trip(
+            &input,
+            "arv1.ValidatingWebhookConfiguration",
+            "admissionregistration.k8s.io/v1",
+            "ValidatingWebhookConfiguration",
+        )
+        .unwrap();
+        assert_eq!(
+            yaml(&out),
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: w\nwebhooks:\n- admissionReviewVersions: null\n  clientConfig:\n    service:\n      name: s\n      namespace: ns\n  name: \"\"\n  sideEffects: null\n"
+        );
+    }
+
+    #[test]
+    fn deployments_gain_zero_structs_and_canonical_quantities() {
+        let input = json(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  creationTimestamp: null\nspec:\n  typo: dropped\n  template:\n    spec:\n      containers:\n      - name: m\n        image: r.io/m:v1\n        resources:\n          limits:\n            cpu: 0.5\n            memory: 1024Mi\n        ports:\n        - containerPort: 9443\n",
+        );
+        let out = round_trip(&input, "apps.Deployment", "apps/v1", "Deployment").unwrap();
+        assert_eq!(
+            yaml(&out),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  selector: null\n  strategy: {}\n  template:\n    metadata: {}\n    spec:\n      containers:\n      - image: r.io/m:v1\n        name: m\n        ports:\n        - containerPort: 9443\n        resources:\n          limits:\n            cpu: 500m\n            memory: 1Gi\nstatus: {}\n"
+        );
+    }
+
+    #[test]
+    fn type_mismatches_fail_as_the_converter_does() {
+        let input = json("kind: RoleBinding\nsubjects: x\n");
+        let err = round_trip(
+            &input,
+            "rbac.RoleBinding",
+            "rbac.authorization.k8s.io/v1",
+            "RoleBinding",
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), ".subjects: cannot convert string to slice");
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for text in ["", "Cg==", "YWJj", "YWI=", "LS0tLS1CRUdJTiBDRVJU"] {
+            assert_eq!(base64_encode(&base64_decode(text).unwrap()), text);
+        }
+        assert_eq!(base64_decode("abc"), None);
+        assert_eq!(base64_decode("a==="), None);
+    }
+}
+
+#[cfg(test)]
+mod corpus {
+    //! Every object of the corpus that clusterctl round-trips keeps every field it has: the
+    //! schema knows all of them, and the only value that changes is a quantity written in a
+    //! non-canonical form.
+
+    use super::*;
+
+    fn removed(before: &JsonValue, after: &JsonValue, path: &str, out: &mut Vec<String>) {
+        match (before, after) {
+            (JsonValue::Object(a), JsonValue::Object(b)) => {
+                for (k, v) in a {
+                    match b.iter().find(|(k2, _)| k2 == k) {
+                        Some((_, v2)) => removed(v, v2, &format!("{path}.{k}"), out),
+                        None if !matches!(v, JsonValue::Null) => out.push(format!("{path}.{k}")),
+                        None => {}
+                    }
+                }
+            }
+            (JsonValue::Array(a), JsonValue::Array(b)) => {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    removed(x, y, &format!("{path}[{i}]"), out);
+                }
+            }
+            (a, b) if a != b => out.push(format!("{path}: {a:?} -> {b:?}")),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn corpus_objects_lose_nothing_in_the_round_trip() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        if !corpus.is_dir() {
+            return;
+        }
+        let mut changes = Vec::new();
+        let mut converted = 0;
+        for entry in walkdir::WalkDir::new(&corpus).sort_by_file_name() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.contains("-components") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            let file = crate::yaml::parse_str(
+                std::sync::Arc::new(crate::yaml::Source::new("c", text)),
+                crate::yaml::Limits::default(),
+            );
+            for root in file.roots() {
+                let Ok(value) = JsonValue::from_node(root) else {
+                    continue;
+                };
+                let kind = value.get("kind").and_then(JsonValue::as_str).unwrap_or("");
+                let api = value
+                    .get("apiVersion")
+                    .and_then(JsonValue::as_str)
+                    .unwrap_or("");
+                let Some(ty) = go_type(api, kind) else {
+                    continue;
+                };
+                let after = round_trip(&value, ty, api, kind)
+                    .unwrap_or_else(|e| panic!("{name} {kind}: {e}"));
+                converted += 1;
+                let mut out = Vec::new();
+                removed(&value, &after, "", &mut out);
+                changes.extend(out.into_iter().map(|o| format!("{name} {kind}: {o}")));
+            }
+        }
+        assert!(converted > 200, "{converted}");
+        assert_eq!(
+            changes,
+            [
+                "infrastructure-components.yaml Deployment: .spec.template.spec.containers[0].resources.requests.cpu: String(\"1000m\") -> String(\"1\")"
+            ]
+        );
+    }
+}

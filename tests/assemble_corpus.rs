@@ -1,0 +1,241 @@
+//! `capkg assemble` over every provider of the corpus, as a maintainer would run it: a
+//! `capkg.yaml` pointing at the provider's components file(s), `metadata.yaml` and templates, the
+//! version taken from the newest release series of its metadata.
+//!
+//! Each corpus folder is already a release, so assembling it must either succeed (and `capkg lint
+//! --version` must pass on the result, and a second run must give the same bytes), or be refused
+//! with exactly the real defects the lint tests record (and then nothing is written).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn corpus() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    path.is_dir().then_some(path)
+}
+
+/// `v{major}.{minor}.0` of the newest series in `metadata.yaml`.
+fn newest_series(metadata: &Path) -> String {
+    let text = std::fs::read_to_string(metadata).unwrap();
+    let file = capkg::yaml::parse_str(
+        std::sync::Arc::new(capkg::yaml::Source::new("m", text)),
+        capkg::yaml::Limits::default(),
+    );
+    let root = file.roots().next().unwrap();
+    let mut best = (0u64, 0u64);
+    for series in root.get("releaseSeries").unwrap().items() {
+        let number = |key| {
+            series
+                .get(key)
+                .and_then(|n| n.scalar_text())
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        };
+        best = best.max((number("major"), number("minor")));
+    }
+    format!("v{}.{}.0", best.0, best.1)
+}
+
+/// A capkg.yaml for a corpus folder; `with_templates: false` leaves the templates out.
+fn config_for(dir: &Path, name: &str, with_templates: bool) -> String {
+    let mut components = Vec::new();
+    let mut templates = Vec::new();
+    let mut entries: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    entries.sort();
+    let mut provider_type = String::new();
+    for file in &entries {
+        if let Some((prefix, rest)) = file
+            .strip_suffix(".yaml")
+            .and_then(|s| s.split_once("-components"))
+        {
+            provider_type = prefix.to_string();
+            let path = dir.join(file).display().to_string();
+            match rest.strip_prefix('-') {
+                Some(suffix) => {
+                    components.push(format!("  - {{file: '{path}', suffix: {suffix}}}"))
+                }
+                None => components.push(format!("  - file: '{path}'")),
+            }
+        } else if file.starts_with("cluster-template") || file.starts_with("clusterclass-") {
+            templates.push(format!("  - '{}'", dir.join(file).display()));
+        }
+    }
+    let mut config = format!(
+        "provider:\n  name: {name}\n  type: {provider_type}\ncomponents:\n{}\nmetadata: '{}'\n",
+        components.join("\n"),
+        dir.join("metadata.yaml").display()
+    );
+    if with_templates && !templates.is_empty() {
+        config.push_str(&format!("templates:\n{}\n", templates.join("\n")));
+    }
+    config
+}
+
+struct Run {
+    code: i32,
+    errors: BTreeMap<String, usize>,
+}
+
+fn assemble(config: &Path, out: &Path, version: &str) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_capkg"))
+        .args(["--format", "json", "assemble", "--config"])
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["--version", version])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: stdout {} stderr {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let mut errors = BTreeMap::new();
+    for d in json["diagnostics"].as_array().unwrap() {
+        if d["severity"] == "error" {
+            *errors
+                .entry(d["rule"].as_str().unwrap().to_string())
+                .or_insert(0) += 1;
+        }
+    }
+    Run {
+        code: output.status.code().unwrap(),
+        errors,
+    }
+}
+
+fn read_dir(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Assembles, checks lint passes on the folder and a second run is byte-identical.
+fn assert_assembles(provider: &str, config: &Path, work: &Path, version: &str) {
+    let first = work.join("first");
+    let second = work.join("second");
+    let run = assemble(config, &first, version);
+    assert_eq!((run.code, &run.errors), (0, &BTreeMap::new()), "{provider}");
+    let run = assemble(config, &second, version);
+    assert_eq!(run.code, 0, "{provider}");
+    let (a, b) = (read_dir(&first), read_dir(&second));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(bytes == &b[name], "{provider}: {name} differs between runs");
+    }
+    assert!(a.contains_key("checksums.txt") && a.contains_key("metadata.yaml"));
+    let lint = Command::new(env!("CARGO_BIN_EXE_capkg"))
+        .args(["lint", "-q", "--version", version])
+        .arg(&first)
+        .output()
+        .unwrap();
+    assert_eq!(
+        lint.status.code(),
+        Some(0),
+        "{provider}: lint of the assembled folder: {}",
+        String::from_utf8_lossy(&lint.stdout)
+    );
+}
+
+#[test]
+fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
+    let Some(corpus) = corpus() else {
+        eprintln!("corpus not found; skipping");
+        return;
+    };
+    // Folder -> the lint errors that make assembly refuse, with the newest series as version.
+    // These are the real defects `tests/lint.rs` and `tests/lint_contract.rs` record.
+    let refused: BTreeMap<&str, Vec<(&str, usize)>> = [
+        // A hard-coded namespace in a template.
+        ("addon-helm", vec![("templates/single-namespace", 1)]),
+        // Templates use ClusterClasses whose files are not in the release.
+        (
+            "infrastructure-aws",
+            vec![("templates/clusterclass-file", 2)],
+        ),
+        (
+            "infrastructure-gcp",
+            vec![("templates/single-namespace", 2)],
+        ),
+        // metadata.yaml without `kind: Metadata`; the manager image is not canonical.
+        (
+            "control-plane-k0sproject-k0smotron",
+            vec![("components/image-reference", 1), ("metadata/kind", 1)],
+        ),
+        // v1beta2 series, but four CRDs carry only the v1beta1 contract label.
+        ("infrastructure-linode", vec![("crd/contract-label", 4)]),
+        (
+            "infrastructure-proxmox",
+            vec![("templates/single-namespace", 7)],
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let mut providers: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("metadata.yaml").is_file())
+        .collect();
+    providers.sort();
+    assert_eq!(providers.len(), 16);
+    let work = tempfile::tempdir().unwrap();
+    for dir in &providers {
+        let folder = dir.file_name().unwrap().to_str().unwrap();
+        let name = match folder.strip_prefix("core-") {
+            Some(core) => core,
+            None => capkg::provider::ProviderType::split_label(folder)
+                .map(|(_, name)| name)
+                .unwrap_or(folder),
+        };
+        let version = newest_series(&dir.join("metadata.yaml"));
+        let config = work.path().join(format!("{folder}.yaml"));
+        std::fs::write(&config, config_for(dir, name, true)).unwrap();
+        let here = work.path().join(folder);
+        match refused.get(folder) {
+            None => assert_assembles(folder, &config, &here, &version),
+            Some(expected) => {
+                let out = here.join("refused");
+                let run = assemble(&config, &out, &version);
+                let expected: BTreeMap<String, usize> =
+                    expected.iter().map(|(r, n)| (r.to_string(), *n)).collect();
+                assert_eq!((run.code, run.errors), (1, expected), "{folder}");
+                assert!(!out.exists(), "{folder}: a refused release wrote files");
+                assert!(
+                    !std::fs::read_dir(&here).is_ok_and(|mut d| d.next().is_some()),
+                    "{folder}: a refused release left files behind"
+                );
+                // What is sound in it still assembles: the components and metadata alone
+                // (Linode: for the older, v1beta1 series its labels are right for).
+                let version = match folder {
+                    "infrastructure-linode" => "v0.9.0".to_string(),
+                    _ => version,
+                };
+                if folder != "control-plane-k0sproject-k0smotron" {
+                    let config = work.path().join(format!("{folder}-components.yaml"));
+                    std::fs::write(
+                        &config,
+                        config_for(dir, name, folder == "infrastructure-linode"),
+                    )
+                    .unwrap();
+                    assert_assembles(folder, &config, &here, &version);
+                }
+            }
+        }
+    }
+}
