@@ -33,6 +33,19 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn no_version_and_no_tag_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
+    // Without a configuration, that is what is missing first (it could hold `version:`).
+    let output = release().current_dir(dir.path()).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no capkg.yaml in `.` or above it"),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::write(
+        dir.path().join("capkg.yaml"),
+        "provider:\n  name: azure\n  type: infrastructure\n",
+    )
+    .unwrap();
     let output = release().current_dir(dir.path()).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(

@@ -273,13 +273,6 @@ pub fn stderr_is_terminal() -> bool {
     io::stderr().is_terminal()
 }
 
-/// A command that exists in the surface but not yet in this build.
-fn not_yet(command: &str) -> CommandResult {
-    Err(Failure::internal(anyhow::anyhow!(
-        "`capkg {command}` is not implemented in this build yet"
-    )))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

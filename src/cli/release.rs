@@ -63,11 +63,12 @@ pub struct ReleaseArgs {
 pub fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
-    let assembler = ConfigAssembler {
-        config: args.config,
-        provider_type: args.provider.provider_type,
-        provider_name: args.provider.provider.clone(),
-    };
+    let assembler = ConfigAssembler::new(
+        args.config.as_deref(),
+        std::path::Path::new("."),
+        args.provider.provider_type,
+        args.provider.provider.as_deref(),
+    );
     let request = ReleaseRequest {
         version: args.version,
         targets: args.target.into_iter().map(Into::into).collect(),

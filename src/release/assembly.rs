@@ -2,13 +2,16 @@
 //! built in memory for a version.
 //!
 //! Everything else in [`super`] works on [`Assembled`], so the orchestration can be tested with
-//! any [`Assembler`] (the tests build releases by hand) and depends on the assemble module's
+//! any [`Assembler`] (the unit tests build releases by hand) and depends on the assemble module's
 //! API in this file only.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::Error;
-use super::destinations::TargetsConfig;
+use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, TargetsConfig};
+use crate::assemble::{self, AssembleOptions};
+use crate::config::{self, Config};
 use crate::provider::ProviderType;
 use crate::rules::Diagnostic;
 use crate::targets::ReleaseFile;
@@ -32,38 +35,129 @@ pub struct Assembled {
 
 /// Builds the release for a version.
 pub trait Assembler {
+    /// The version to release when neither `--version` nor a CI tag gives one.
+    fn default_version(&self) -> Result<Option<Version>, Error> {
+        Ok(None)
+    }
+
     fn assemble(&self, version: &Version) -> Result<Assembled, Error>;
 }
 
-/// The assembler `capkg release` uses: `capkg.yaml` (or `--config`) and the sources it names.
-#[derive(Debug, Clone)]
+/// The assembler `capkg release` uses: `capkg.yaml` and the sources it names. The file is read
+/// when first needed, so that a missing version is reported before a missing configuration.
+#[derive(Debug)]
 pub struct ConfigAssembler {
-    /// `--config`; default `capkg.yaml` in the current folder.
-    pub config: Option<PathBuf>,
-    pub provider_type: Option<ProviderType>,
-    pub provider_name: Option<String>,
+    /// `--config`.
+    path: Option<PathBuf>,
+    /// Where to look for `capkg.yaml` without `--config`.
+    start: PathBuf,
+    provider_type: Option<ProviderType>,
+    provider_name: Option<String>,
+    loaded: OnceLock<Config>,
 }
 
 impl ConfigAssembler {
-    pub fn config_path(&self) -> PathBuf {
-        self.config
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("capkg.yaml"))
+    /// `config`, else the `capkg.yaml` found from `start` up to the repository root; `--type`
+    /// and `--provider` win over the file.
+    pub fn new(
+        config: Option<&Path>,
+        start: &Path,
+        provider_type: Option<ProviderType>,
+        provider_name: Option<&str>,
+    ) -> Self {
+        Self {
+            path: config.map(Path::to_path_buf),
+            start: start.to_path_buf(),
+            provider_type,
+            provider_name: provider_name.map(str::to_string),
+            loaded: OnceLock::new(),
+        }
     }
 
-    /// The folder holding the configuration file.
-    pub fn root(path: &Path) -> PathBuf {
-        match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
+    /// The configuration, read on first use.
+    pub fn config(&self) -> Result<&Config, Error> {
+        if let Some(config) = self.loaded.get() {
+            return Ok(config);
         }
+        let path = match &self.path {
+            Some(path) => path.clone(),
+            None => Config::discover(&self.start).ok_or_else(|| Error::NoConfig {
+                dir: self.start.clone(),
+            })?,
+        };
+        let mut config = Config::load(&path).map_err(|source| Error::Config { source })?;
+        if let Some(name) = &self.provider_name {
+            config.provider.name = Some(name.clone());
+        }
+        if let Some(provider_type) = self.provider_type {
+            config.provider.provider_type = Some(provider_type);
+        }
+        Ok(self.loaded.get_or_init(|| config))
     }
 }
 
 impl Assembler for ConfigAssembler {
-    fn assemble(&self, _version: &Version) -> Result<Assembled, Error> {
-        Err(Error::AssembleUnavailable {
-            config: self.config_path(),
+    fn default_version(&self) -> Result<Option<Version>, Error> {
+        Ok(self.config()?.version.clone())
+    }
+
+    fn assemble(&self, version: &Version) -> Result<Assembled, Error> {
+        let config = self.config()?;
+        let release = assemble::plan(
+            config,
+            &AssembleOptions {
+                version: Some(version.clone()),
+                out_dir: None,
+            },
+        )
+        .map_err(Error::Assemble)?;
+        let files = release
+            .all_files()
+            .into_iter()
+            .map(|(name, bytes)| ReleaseFile::from_bytes(&name, bytes))
+            .collect();
+        Ok(Assembled {
+            root: config.root.clone(),
+            files,
+            diagnostics: Some(release.diagnostics),
+            provider_type: Some(release.provider_type),
+            provider_name: Some(release.provider_name),
+            targets: targets(&config.targets),
         })
     }
+}
+
+fn targets(targets: &config::Targets) -> TargetsConfig {
+    TargetsConfig {
+        local: targets.local.as_ref().map(|l| LocalConfig {
+            repository: l.repository.clone(),
+        }),
+        github: targets.github.as_ref().map(|g| GitHubConfig {
+            repo: g.repo.clone(),
+            api_url: g.api_url.clone(),
+        }),
+        gitlab: targets.gitlab.as_ref().map(|g| GitLabConfig {
+            project: g.project.clone(),
+            package: g.package.clone(),
+            api_url: g.api_url.clone(),
+        }),
+    }
+}
+
+/// Exit 1 for sources that are wrong (as `capkg assemble` decides), 2 for the rest.
+pub fn is_refusal(error: &assemble::Error) -> bool {
+    use assemble::SourceError;
+    matches!(
+        error,
+        assemble::Error::Transform(_)
+            | assemble::Error::LintErrors { .. }
+            | assemble::Error::Source(
+                SourceError::CommandFailed { .. }
+                    | SourceError::CommandOutputEmpty { .. }
+                    | SourceError::CommandOutputNotText { .. }
+                    | SourceError::NotText { .. }
+                    | SourceError::NotATemplate { .. }
+                    | SourceError::DuplicateName { .. }
+            )
+    )
 }

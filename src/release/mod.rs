@@ -114,7 +114,9 @@ pub fn plan(
     assembler: &dyn Assembler,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ReleasePlan, Error> {
-    let version = version::resolve(request.version.as_ref(), ci)?;
+    let version = version::resolve(request.version.as_ref(), ci, &|| {
+        assembler.default_version()
+    })?;
     let assembled = assembler.assemble(&version.version)?;
     let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
     let destinations =
@@ -927,17 +929,14 @@ pub enum Error {
     )]
     VersionNeedsV { version: String, origin: String },
     #[error(
-        "`capkg release` needs the assemble step, which this build does not have yet (configuration `{}`)",
-        config.display()
+        "no capkg.yaml in `{}` or above it (up to the repository root): `capkg init` writes one, or pass `--config`",
+        dir.display()
     )]
-    AssembleUnavailable { config: PathBuf },
-    #[error("{message}")]
-    Assemble {
-        message: String,
-        refusal: bool,
-        #[source]
-        source: Option<Box<dyn std::error::Error + Send + Sync>>,
-    },
+    NoConfig { dir: PathBuf },
+    #[error(transparent)]
+    Config { source: crate::config::ConfigError },
+    #[error("cannot assemble the release")]
+    Assemble(#[source] crate::assemble::Error),
     #[error("lint found {errors} error(s) ({warnings} warning(s))")]
     LintErrors { errors: usize, warnings: usize },
     #[error("metadata.yaml does not cover the version {version}: {message}")]
@@ -987,7 +986,8 @@ impl Error {
     pub fn is_refusal(&self) -> bool {
         match self {
             Error::NoVersion
-            | Error::AssembleUnavailable { .. }
+            | Error::NoConfig { .. }
+            | Error::Config { .. }
             | Error::Git { .. }
             | Error::NoTargets
             | Error::TargetNotConfigured { .. } => false,
@@ -997,7 +997,7 @@ impl Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::VerifyFailed { .. } => true,
-            Error::Assemble { refusal, .. } => *refusal,
+            Error::Assemble(source) => assembly::is_refusal(source),
             Error::Release(source) | Error::Target { source, .. } => source.is_refusal(),
             Error::Verify { source, .. } => source.is_refusal(),
         }
@@ -1028,8 +1028,9 @@ impl Error {
             Error::NoVersion | Error::TagNotSemver { .. } | Error::VersionNeedsV { .. } => {
                 Stage::Version
             }
-            Error::AssembleUnavailable { .. }
-            | Error::Assemble { .. }
+            Error::NoConfig { .. }
+            | Error::Config { .. }
+            | Error::Assemble(_)
             | Error::NoTargets
             | Error::TargetNotConfigured { .. } => Stage::Assemble,
             Error::LintErrors { .. }

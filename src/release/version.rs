@@ -1,6 +1,8 @@
 //! Which version a release is: `--version`, else the tag the CI pipeline runs for
 //! (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG` in GitLab CI).
 //!
+//! `version:` in capkg.yaml is the last resort (a local `--dry-run`); in CI the tag wins over it.
+//!
 //! The version must be a semantic version as Kubernetes parses it and carry the `v`: clusterctl
 //! looks releases up as `"v" + version` (latest resolution, local repositories), so a tag
 //! `1.2.3` would be published but never found.
@@ -19,8 +21,15 @@ pub struct ResolvedVersion {
     pub warning: Option<String>,
 }
 
-/// `--version`, else the CI tag; `v`-prefixed semver either way.
-pub fn resolve(flag: Option<&Version>, ci: &CiContext) -> Result<ResolvedVersion, Error> {
+/// The source named for a version from the configuration.
+pub const CONFIG_SOURCE: &str = "capkg.yaml `version:`";
+
+/// `--version`, else the CI tag, else the configuration's; `v`-prefixed semver either way.
+pub fn resolve(
+    flag: Option<&Version>,
+    ci: &CiContext,
+    configured: &dyn Fn() -> Result<Option<Version>, Error>,
+) -> Result<ResolvedVersion, Error> {
     if let Some(version) = flag {
         if !version.has_v_prefix() {
             return Err(Error::VersionNeedsV {
@@ -45,7 +54,18 @@ pub fn resolve(flag: Option<&Version>, ci: &CiContext) -> Result<ResolvedVersion
         });
     }
     let Some(tag) = &ci.tag else {
-        return Err(Error::NoVersion);
+        return match configured()?.as_ref() {
+            Some(version) if !version.has_v_prefix() => Err(Error::VersionNeedsV {
+                version: version.to_string(),
+                origin: CONFIG_SOURCE.into(),
+            }),
+            Some(version) => Ok(ResolvedVersion {
+                version: version.clone(),
+                source: CONFIG_SOURCE.into(),
+                warning: None,
+            }),
+            None => Err(Error::NoVersion),
+        };
     };
     let version = Version::parse(&tag.tag).map_err(|source| Error::TagNotSemver {
         tag: tag.tag.clone(),
@@ -70,6 +90,10 @@ mod tests {
     use super::*;
     use crate::ci::CiTag;
 
+    fn none() -> Result<Option<Version>, Error> {
+        Ok(None)
+    }
+
     fn ci(tag: Option<&str>) -> CiContext {
         CiContext {
             tag: tag.map(|t| CiTag {
@@ -83,12 +107,12 @@ mod tests {
     #[test]
     fn the_flag_wins_and_says_so_when_the_tag_differs() {
         let flag = Version::parse("v1.2.3").unwrap();
-        let resolved = resolve(Some(&flag), &ci(Some("v1.2.4"))).unwrap();
+        let resolved = resolve(Some(&flag), &ci(Some("v1.2.4")), &none).unwrap();
         assert_eq!(resolved.version.to_string(), "v1.2.3");
         assert_eq!(resolved.source, "--version");
         assert!(resolved.warning.unwrap().contains("`v1.2.4`"));
         assert!(
-            resolve(Some(&flag), &ci(Some("v1.2.3")))
+            resolve(Some(&flag), &ci(Some("v1.2.3")), &none)
                 .unwrap()
                 .warning
                 .is_none()
@@ -97,25 +121,35 @@ mod tests {
 
     #[test]
     fn the_ci_tag_is_used_when_there_is_no_flag() {
-        let resolved = resolve(None, &ci(Some("v0.5.0-rc.1"))).unwrap();
+        let resolved = resolve(None, &ci(Some("v0.5.0-rc.1")), &none).unwrap();
         assert_eq!(resolved.version.to_string(), "v0.5.0-rc.1");
         assert_eq!(resolved.source, "GITHUB_REF_NAME");
     }
 
     #[test]
     fn versions_must_be_v_prefixed_semver() {
-        let err = resolve(None, &ci(Some("1.2.3"))).unwrap_err();
+        let err = resolve(None, &ci(Some("1.2.3")), &none).unwrap_err();
         assert!(matches!(err, Error::VersionNeedsV { .. }), "{err}");
-        let err = resolve(None, &ci(Some("release-1.2"))).unwrap_err();
+        let err = resolve(None, &ci(Some("release-1.2")), &none).unwrap_err();
         assert!(err.to_string().contains("`release-1.2`"), "{err}");
         assert!(err.is_refusal());
         let flag = Version::parse("1.2.3").unwrap();
         assert!(matches!(
-            resolve(Some(&flag), &ci(None)),
+            resolve(Some(&flag), &ci(None), &none),
             Err(Error::VersionNeedsV { .. })
         ));
-        let err = resolve(None, &ci(None)).unwrap_err();
+        let err = resolve(None, &ci(None), &none).unwrap_err();
         assert!(matches!(err, Error::NoVersion));
         assert!(!err.is_refusal());
+    }
+
+    #[test]
+    fn the_configured_version_is_the_last_resort() {
+        let configured = Version::parse("v0.1.0").unwrap();
+        let resolved = resolve(None, &ci(None), &|| Ok(Some(configured.clone()))).unwrap();
+        assert_eq!(resolved.version.to_string(), "v0.1.0");
+        assert_eq!(resolved.source, CONFIG_SOURCE);
+        let tagged = resolve(None, &ci(Some("v0.2.0")), &|| Ok(Some(configured.clone()))).unwrap();
+        assert_eq!(tagged.version.to_string(), "v0.2.0");
     }
 }
