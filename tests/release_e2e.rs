@@ -5,160 +5,14 @@
 //! without a release series is refused by name, and `--dry-run` makes no network request.
 
 mod publish_fakes;
+mod release_common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use publish_fakes::github::{self, FakeGitHub};
 use publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
-use publish_fakes::{COMPONENTS, METADATA, TEMPLATE, capkg};
-use serde_json::Value;
-
-/// A provider repository: sources, `metadata.yaml` and a `capkg.yaml` with these `targets:`.
-struct Provider {
-    dir: tempfile::TempDir,
-}
-
-impl Provider {
-    fn new(targets: &str, metadata: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::write(root.join("components.yaml"), COMPONENTS).unwrap();
-        std::fs::write(root.join("metadata.yaml"), metadata).unwrap();
-        std::fs::create_dir_all(root.join("templates")).unwrap();
-        std::fs::write(root.join("templates/cluster-template.yaml"), TEMPLATE).unwrap();
-        std::fs::write(
-            root.join("capkg.yaml"),
-            format!(
-                "provider:\n  name: azure\n  type: infrastructure\ncomponents:\n  file: components.yaml\nmetadata: metadata.yaml\ntemplates: [\"templates/cluster-template*.yaml\"]\ntargets:\n{targets}"
-            ),
-        )
-        .unwrap();
-        Self { dir }
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn config(&self) -> PathBuf {
-        self.root().join("capkg.yaml")
-    }
-
-    fn git(&self, args: &[&str]) {
-        let status = Command::new("git")
-            .arg("-C")
-            .arg(self.root())
-            .args(args)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    }
-}
-
-/// What GitHub Actions sets on a tag push, with the summary and output files in `work`.
-struct Actions {
-    work: tempfile::TempDir,
-}
-
-impl Actions {
-    fn new() -> Self {
-        Self {
-            work: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn summary(&self) -> PathBuf {
-        self.work.path().join("step_summary.md")
-    }
-
-    fn output(&self) -> PathBuf {
-        self.work.path().join("github_output")
-    }
-
-    fn apply(&self, command: &mut Command, tag: &str) {
-        command
-            .env("GITHUB_ACTIONS", "true")
-            .env("CI", "true")
-            .env("GITHUB_REF_TYPE", "tag")
-            .env("GITHUB_REF_NAME", tag)
-            .env("GITHUB_REF", format!("refs/tags/{tag}"))
-            .env("GITHUB_REPOSITORY", "o/r")
-            .env("GITHUB_STEP_SUMMARY", self.summary())
-            .env("GITHUB_OUTPUT", self.output());
-    }
-
-    /// `name=value` and heredoc outputs, the last value of each name.
-    fn outputs(&self) -> Vec<(String, String)> {
-        let text = std::fs::read_to_string(self.output()).unwrap_or_default();
-        let mut outputs = Vec::new();
-        let mut lines = text.lines();
-        while let Some(line) = lines.next() {
-            if let Some((name, delimiter)) = line.split_once("<<") {
-                let mut value = Vec::new();
-                for next in lines.by_ref() {
-                    if next == delimiter {
-                        break;
-                    }
-                    value.push(next);
-                }
-                outputs.push((name.to_string(), value.join("\n")));
-            } else if let Some((name, value)) = line.split_once('=') {
-                outputs.push((name.to_string(), value.to_string()));
-            }
-        }
-        outputs
-    }
-
-    fn output_value(&self, name: &str) -> Option<String> {
-        self.outputs()
-            .into_iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
-    }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            stdout(output),
-            stderr(output)
-        )
-    })
-}
-
-fn release(provider: &Provider) -> Command {
-    let mut command = capkg();
-    command
-        .args(["release", "--config"])
-        .arg(provider.config())
-        .current_dir(provider.root());
-    for name in [
-        "GITHUB_ACTIONS",
-        "GITLAB_CI",
-        "GITHUB_REF_NAME",
-        "GITHUB_REF_TYPE",
-        "GITHUB_REF",
-        "CI_COMMIT_TAG",
-        "GITHUB_STEP_SUMMARY",
-        "GITHUB_OUTPUT",
-    ] {
-        command.env_remove(name);
-    }
-    command
-}
+use publish_fakes::{METADATA, capkg};
+use release_common::{Actions, Provider, json, release, stderr, stdout};
 
 #[test]
 fn local_target_release_verify_and_rerun() {
@@ -391,14 +245,7 @@ fn a_git_tag_without_a_release_series_refuses_the_release_by_name() {
         &format!("  local:\n    repository: {}\n", repo.path().display()),
         "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta1\n- major: 1\n  minor: 2\n  contract: v1beta1\n",
     );
-    provider.git(&["init", "-q"]);
-    provider.git(&["config", "user.name", "capkg test"]);
-    provider.git(&["config", "user.email", "test@example.com"]);
-    provider.git(&["add", "-A"]);
-    provider.git(&["commit", "-q", "-m", "provider"]);
-    for tag in ["v1.0.0", "v1.1.0", "v1.2.3"] {
-        provider.git(&["tag", tag]);
-    }
+    provider.tagged(&["v1.0.0", "v1.1.0", "v1.2.3"]);
     let output = release(&provider)
         .args(["--version", "v1.2.3"])
         .output()

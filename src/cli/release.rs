@@ -133,13 +133,19 @@ fn write_text(
     outcome: &Outcome,
 ) -> Result<(), Failure> {
     let annotations = uses_annotations(global, ci);
-    if !annotations && (!outcome.diagnostics.is_empty() || outcome.lint.files > 0) {
-        report::human::write_diagnostics(
-            out,
-            plain_style(global, ci),
-            &outcome.diagnostics,
-            &Summary::of(&outcome.diagnostics, outcome.lint.files),
-        )?;
+    if !annotations {
+        let mut shown = outcome.diagnostics.clone();
+        if global.quiet {
+            shown.retain(|d| d.severity == Severity::Error);
+        }
+        if !shown.is_empty() || (!global.quiet && outcome.lint.files > 0) {
+            report::human::write_diagnostics(
+                out,
+                plain_style(global, ci),
+                &shown,
+                &Summary::of(&shown, outcome.lint.files),
+            )?;
+        }
     }
     if let Some(version) = &outcome.version {
         writeln!(
@@ -165,6 +171,9 @@ fn write_text(
             )?;
         }
         let tags = &outcome.checks.tags;
+        if let Some(note) = &tags.note {
+            writeln!(out, "{} {note}", if tags.checked { "note" } else { "skip" })?;
+        }
         if tags.checked {
             if tags.uncovered.is_empty() {
                 writeln!(
@@ -184,6 +193,15 @@ fn write_text(
     }
     for target in &outcome.targets {
         write_target(out, global.quiet, target)?;
+    }
+    if !global.quiet
+        && outcome.error.is_none()
+        && let Some(config) = outcome
+            .targets
+            .iter()
+            .find_map(|t| t.plan.as_ref().map(|p| p.clusterctl_config.clone()))
+    {
+        writeln!(out, "\nclusterctl configuration:\n{config}")?;
     }
     let warnings = outcome.warnings.iter().chain(
         outcome

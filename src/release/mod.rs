@@ -118,7 +118,7 @@ pub fn plan(
         assembler.default_version()
     })?;
     let assembled = assembler.assemble(&version.version)?;
-    let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
+    let warnings: Vec<String> = version.warning.iter().cloned().collect();
     let destinations =
         destinations::choose(&assembled.targets, &assembled.root, &request.targets, env)?;
     let Assembled {
@@ -191,9 +191,6 @@ pub fn plan(
             series: tags::missing_series(&tags.uncovered),
             tags: tags.uncovered.clone(),
         });
-    }
-    if let Some(note) = &tags.note {
-        warnings.push(note.clone());
     }
 
     let release = match ReleaseDir::from_files(
@@ -315,7 +312,14 @@ pub async fn dry_run(
                     .request(env)
                     .and_then(|r| targets::open(r, services.clone()))
                 {
-                    Ok(target) => target.plan(release).await.map(|p| TargetPlan::from(&p)),
+                    Ok(target) => target.plan(release).await.map(|p| {
+                        let mut target_plan = TargetPlan::from(&p);
+                        target_plan.steps.push(format!(
+                            "verify `{}` as clusterctl reads it",
+                            target_plan.clusterctl_url
+                        ));
+                        target_plan
+                    }),
                     Err(err) => Err(err),
                 }
             }

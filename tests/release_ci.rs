@@ -1,0 +1,201 @@
+//! The CI files `capkg init` writes: README's "Use in GitHub Actions" and "Use in GitLab CI"
+//! blocks are exactly what `init` renders, and the `capkg release` line of each, run with the
+//! variables that CI system sets on a tag, publishes and verifies against the fake servers.
+
+mod publish_fakes;
+mod release_common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use capkg::assemble::scaffold::{self, Detected, GITLAB_JOB_PATH};
+use capkg::provider::ProviderType;
+use publish_fakes::METADATA;
+use publish_fakes::github::{self, FakeGitHub};
+use publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
+use release_common::{Actions, Provider, clean_capkg, stderr, stdout};
+
+const WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
+
+/// What `capkg init` writes for the README's example provider, `infrastructure-foo`.
+fn rendered(path: &str) -> String {
+    scaffold::render(&Detected {
+        provider_type: Some(ProviderType::Infrastructure),
+        provider_name: Some("foo".into()),
+        ..Detected::default()
+    })
+    .into_iter()
+    .find(|(p, _)| p == Path::new(path))
+    .map(|(_, text)| text)
+    .unwrap_or_else(|| panic!("init writes no {path}"))
+}
+
+/// The first ```yaml block under `## {heading}` in README.md.
+fn readme_block(heading: &str) -> String {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find(&format!("\n## {heading}\n"))
+        .unwrap_or_else(|| panic!("README has no `## {heading}`"));
+    let section = &readme[start + 1..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let open = section.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
+    let close = section[open..].find("```\n").expect("the block ends") + open;
+    section[open..close].to_string()
+}
+
+#[test]
+fn readme_snippets_are_what_init_writes() {
+    assert_eq!(
+        readme_block("Use in GitHub Actions"),
+        rendered(WORKFLOW_PATH)
+    );
+    assert_eq!(readme_block("Use in GitLab CI"), rendered(GITLAB_JOB_PATH));
+}
+
+/// The arguments after `capkg` on the template line running `capkg release`, split as a shell
+/// would (double quotes, `$NAME` and `${NAME}` expanded from `vars`).
+fn release_arguments(text: &str, vars: &BTreeMap<&str, String>) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.contains("capkg release"))
+        .expect("a `capkg release` line");
+    let command = &line[line.find("capkg release").unwrap()..];
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut chars = command.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            '$' => {
+                let braced = chars.peek() == Some(&'{');
+                if braced {
+                    chars.next();
+                }
+                let mut name = String::new();
+                while let Some(&n) = chars.peek() {
+                    if n.is_ascii_alphanumeric() || n == '_' {
+                        name.push(n);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                if braced {
+                    assert_eq!(chars.next(), Some('}'));
+                }
+                word.push_str(vars.get(name.as_str()).map_or("", String::as_str));
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    assert_eq!(words.first().map(String::as_str), Some("capkg"));
+    words.into_iter().skip(1).collect()
+}
+
+#[test]
+fn the_github_actions_step_releases_on_a_tag_push() {
+    let fake = FakeGitHub::start();
+    let provider = Provider::new("  github:\n    repo: o/r\n", METADATA);
+    provider.tagged(&["v1.2.0", "v1.2.3"]);
+    let actions = Actions::new();
+    // What the runner sets for this step (`env:` maps the workflow token).
+    let vars = BTreeMap::from([
+        ("GITHUB_ACTIONS", "true".to_string()),
+        ("CI", "true".to_string()),
+        ("GITHUB_REF_TYPE", "tag".to_string()),
+        ("GITHUB_REF_NAME", "v1.2.3".to_string()),
+        ("GITHUB_REF", "refs/tags/v1.2.3".to_string()),
+        ("GITHUB_REPOSITORY", "o/r".to_string()),
+        ("GITHUB_WORKSPACE", provider.root().display().to_string()),
+        ("GITHUB_API_URL", fake.api.clone()),
+        ("GITHUB_TOKEN", github::TOKEN.to_string()),
+        (
+            "GITHUB_STEP_SUMMARY",
+            actions.summary().display().to_string(),
+        ),
+        ("GITHUB_OUTPUT", actions.output().display().to_string()),
+    ]);
+    let args = release_arguments(&rendered(WORKFLOW_PATH), &vars);
+    assert_eq!(
+        args,
+        ["release", "--format", "github", "--version", "v1.2.3"]
+    );
+    let output = clean_capkg()
+        .args(&args)
+        .envs(&vars)
+        .current_dir(provider.root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(!text.contains("::error"), "{text}");
+    assert!(text.contains("ok   git tags: 2 semver tag(s)"), "{text}");
+    let url = "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml";
+    assert_eq!(actions.output_value("clusterctl-url").as_deref(), Some(url));
+    let summary = std::fs::read_to_string(actions.summary()).unwrap();
+    assert!(
+        summary.contains("## ✅ capkg release v1.2.3: published"),
+        "{summary}"
+    );
+    assert!(summary.contains("published, verified"), "{summary}");
+    assert!(!fake.release("v1.2.3")[0].draft);
+}
+
+#[test]
+fn the_gitlab_job_releases_in_a_tag_pipeline() {
+    let fake = FakeGitLab::start();
+    let provider = Provider::new("  gitlab:\n    package: infrastructure-azure\n", METADATA);
+    provider.tagged(&["v1.2.3"]);
+    let vars = BTreeMap::from([
+        ("GITLAB_CI", "true".to_string()),
+        ("CI", "true".to_string()),
+        ("CI_COMMIT_TAG", "v1.2.3".to_string()),
+        ("CI_COMMIT_REF_NAME", "v1.2.3".to_string()),
+        ("CI_API_V4_URL", fake.api.clone()),
+        ("CI_PROJECT_ID", PROJECT_ID.to_string()),
+        ("CI_PROJECT_DIR", provider.root().display().to_string()),
+        ("CI_JOB_TOKEN", gitlab::JOB_TOKEN.to_string()),
+    ]);
+    let args = release_arguments(&rendered(GITLAB_JOB_PATH), &vars);
+    assert_eq!(args, ["release", "--version", "v1.2.3"]);
+    let output = clean_capkg()
+        .args(&args)
+        .envs(&vars)
+        .current_dir(provider.root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(
+        !text.contains("::"),
+        "no GitHub workflow commands in GitLab: {text}"
+    );
+    assert!(
+        text.contains("## ✅ capkg release v1.2.3: published"),
+        "{text}"
+    );
+    assert!(text.contains("published, verified"), "{text}");
+    assert_eq!(fake.count("PUT"), 4);
+}
