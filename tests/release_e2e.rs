@@ -364,3 +364,102 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn annotations_stay_within_githubs_caps_and_the_summary_lists_everything() {
+    let mut metadata = METADATA.to_string();
+    for n in 0..12 {
+        metadata.push_str(&format!(
+            "- major: 1\n  minor: {}\n  contract: v9beta{n}\n",
+            n + 3
+        ));
+    }
+    let provider = Provider::new("  local:\n    repository: repo\n", &metadata);
+    let actions = Actions::new();
+    let mut command = release(&provider);
+    actions.apply(&mut command, "v1.2.3");
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    let errors = text.lines().filter(|l| l.starts_with("::error")).count();
+    assert_eq!(errors, 10, "{text}");
+    // The run's own error is always among them.
+    assert!(text.contains("::error title=capkg/release::"), "{text}");
+    let logged = text
+        .lines()
+        .filter(|l| l.contains(": error[metadata/contract]: "))
+        .count();
+    assert_eq!(logged, 3, "{text}");
+    assert!(
+        text.contains("3 errors more not shown as annotations"),
+        "{text}"
+    );
+    let summary = std::fs::read_to_string(actions.summary()).unwrap();
+    assert_eq!(
+        summary.matches("`metadata/contract`").count(),
+        12,
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
+    use publish_fakes::github::FaultAction;
+    use publish_fakes::server::Reply;
+
+    let fake = FakeGitHub::start();
+    let provider = Provider::new(
+        "  local:\n    repository: repo\n  github:\n    repo: o/r\n",
+        METADATA,
+    );
+    // The first upload is refused once, after the local target has been published.
+    fake.fault(
+        "POST",
+        "/assets",
+        FaultAction::Reply(Reply::json(
+            403,
+            serde_json::json!({"message": "Resource not accessible by integration"}),
+        )),
+        1,
+    );
+    let run = || {
+        release(&provider)
+            .args(["--version", "v1.2.3", "--format", "json"])
+            .env("GITHUB_API_URL", &fake.api)
+            .env("GITHUB_TOKEN", github::TOKEN)
+            .output()
+            .unwrap()
+    };
+    let output = run();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let outcome = json(&output);
+    assert_eq!(outcome["status"], "incomplete");
+    assert_eq!(outcome["targets"][0]["state"], "published");
+    assert_eq!(outcome["targets"][1]["state"], "failed");
+    assert_eq!(outcome["targets"][1]["failed_step"], "upload");
+    let message = outcome["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Done: local (published and verified)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Stopped: github (stopped while uploading; the release is still a draft, invisible to clusterctl)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Run the same command again to finish"),
+        "{message}"
+    );
+    assert!(fake.release("v1.2.3").iter().all(|r| r.draft));
+
+    let output = run();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let outcome = json(&output);
+    assert_eq!(outcome["status"], "published");
+    assert_eq!(outcome["targets"][0]["state"], "unchanged");
+    assert_eq!(outcome["targets"][1]["state"], "published");
+    assert!(outcome["targets"][1]["verify"]["ok"].as_bool().unwrap());
+    let releases = fake.release("v1.2.3");
+    assert_eq!(releases.len(), 1, "the draft was reused");
+    assert!(!releases[0].draft);
+}
