@@ -258,7 +258,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing: no network access, nothing written')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
@@ -268,7 +268,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             break
         }
         'capkg;verify' {
-            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL (GitHub Enterprise, a test server)')
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')

@@ -238,7 +238,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --format 'Output format'
             cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
-            cand --dry-run 'Print the plan and touch nothing'
+            cand --dry-run 'Print the plan and touch nothing: no network access, nothing written'
             cand -q 'Print only errors and the data asked for'
             cand --quiet 'Print only errors and the data asked for'
             cand -v 'Say more about what is happening (repeat for more)'
@@ -247,7 +247,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'capkg;verify'= {
-            cand --api-url 'API base URL (GitHub Enterprise, a test server)'
+            cand --api-url 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --format 'Output format'

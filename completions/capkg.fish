@@ -226,11 +226,11 @@ github\t'GitHub Actions annotations (`::error file=…::…`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
-complete -c capkg -n "__fish_capkg_using_subcommand release" -l dry-run -d 'Print the plan and touch nothing'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l dry-run -d 'Print the plan and touch nothing: no network access, nothing written'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
