@@ -65,7 +65,7 @@ pub static NAME: Rule = Rule {
             }
             for class in classes {
                 let name = class.name().unwrap_or("(unnamed)");
-                if name.contains("${") {
+                if super::is_variable(file, class.anchor()) {
                     continue;
                 }
                 findings.at_node(
@@ -153,14 +153,14 @@ pub static OBJECT_NAMESPACE: Rule = Rule {
                 // `${NAMESPACE}` follows the target namespace; `clusterclass/variables` reports it.
                 if let Some((_, value)) = object.namespace_entry()
                     && !value.is_null()
-                    && !value.scalar_text().is_some_and(|t| t.contains("${"))
+                    && !super::is_variable(file, value)
                 {
                     findings.at_node(
                         file,
                         value,
                         format!(
                             "{} sets namespace `{}`",
-                            object.display(),
+                            super::describe(file, &object),
                             value.scalar_text().unwrap_or("?")
                         ),
                     );
