@@ -15,8 +15,8 @@ corpus="$here/../shared/corpus"
 command -v envsubst >/dev/null || { echo "GNU envsubst not found (apt-get install gettext-base)" >&2; exit 1; }
 [ -d "$corpus" ] || { echo "no corpus at $corpus" >&2; exit 1; }
 
-cargo build --quiet --release --example subst_file --manifest-path "$here/Cargo.toml"
-bin="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/examples/subst_file"
+cargo build --quiet --release --bin capkg --manifest-path "$here/Cargo.toml"
+bin="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/capkg"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -45,8 +45,10 @@ best() { # best wall time in seconds of "$@" over $rounds runs
 }
 
 gnu_ns=$(best sh -c 'envsubst < "$0"' "$input")
-plain_ns=$(best "$bin" "$input")
-ctl_ns=$(best "$bin" --clusterctl "$input")
+# No clusterctl config file from this machine: values come from the environment only.
+export HOME="$work" XDG_CONFIG_HOME="$work"
+plain_ns=$(best "$bin" subst --plain "$input")
+ctl_ns=$(best "$bin" subst "$input")
 
 python3 - "$bytes" "$gnu_ns" "$plain_ns" "$ctl_ns" "$rounds" <<'PY'
 import sys

@@ -65,7 +65,7 @@ pub static NAME: Rule = Rule {
             }
             for class in classes {
                 let name = class.name().unwrap_or("(unnamed)");
-                if name.contains("${") {
+                if super::is_variable(file, class.anchor()) {
                     continue;
                 }
                 findings.at_node(
@@ -153,14 +153,14 @@ pub static OBJECT_NAMESPACE: Rule = Rule {
                 // `${NAMESPACE}` follows the target namespace; `clusterclass/variables` reports it.
                 if let Some((_, value)) = object.namespace_entry()
                     && !value.is_null()
-                    && !value.scalar_text().is_some_and(|t| t.contains("${"))
+                    && !super::is_variable(file, value)
                 {
                     findings.at_node(
                         file,
                         value,
                         format!(
                             "{} sets namespace `{}`",
-                            object.display(),
+                            super::describe(file, &object),
                             value.scalar_text().unwrap_or("?")
                         ),
                     );
@@ -183,31 +183,21 @@ pub static VARIABLES: Rule = Rule {
     check: |cx, findings| {
         for file in cx.release.cluster_classes() {
             let text = file.source().text();
-            let mut reported = 0;
-            let mut offset = 0;
-            while let Some(found) = text[offset..].find("${") {
-                let start = offset + found;
-                offset = start + 2;
-                // `$${…}` is an escaped literal, not a variable.
-                if start > 0 && text.as_bytes()[start - 1] == b'$' {
-                    continue;
-                }
-                let end = text[start..]
-                    .find('}')
-                    .map_or(text.len(), |i| start + i + 1);
-                let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            // A malformed expression is `variables/syntax`'s to report.
+            let Ok(inventory) = crate::subst::inventory(text.as_bytes()) else {
+                continue;
+            };
+            // One finding per variable, at its first use.
+            for variable in inventory.variables.values() {
+                let span = crate::yaml::Span::new(variable.span.start, variable.span.end);
                 findings.at(
                     file,
-                    crate::yaml::Span::new(start, end.min(line_end)),
+                    span,
                     format!(
                         "`{}` is a clusterctl variable in a ClusterClass file",
-                        &text[start..end.min(line_end)]
+                        file.source().slice(span)
                     ),
                 );
-                reported += 1;
-                if reported >= 20 {
-                    break;
-                }
             }
         }
     },

@@ -224,6 +224,30 @@ impl<'r> Findings<'r> {
     }
 }
 
+/// True when a scalar is, or was written as, a `${…}` placeholder. Templates that are YAML only
+/// after substitution are loaded with their placeholders replaced by defaults, so the source
+/// text decides.
+pub fn is_variable(file: &ReleaseFile, node: &Node) -> bool {
+    node.scalar_text().is_some_and(|t| t.contains("${"))
+        || file.source().slice(node.span).contains("${")
+}
+
+/// `Kind `name`` for messages, with the name as written in the file (a template loaded with its
+/// placeholders substituted would otherwise show `-workers` for `${CLUSTER_NAME}-workers`).
+pub fn describe(file: &ReleaseFile, object: &Object<'_>) -> String {
+    if !file.substituted {
+        return object.display();
+    }
+    let written = object
+        .root
+        .path(&["metadata", "name"])
+        .map(|node| file.source().slice(node.span).trim_matches(['\'', '"']));
+    match (object.kind(), written) {
+        (Some(kind), Some(name)) if !name.is_empty() => format!("{kind} `{name}`"),
+        _ => object.display(),
+    }
+}
+
 /// A span reduced to its first line, so that a label on a whole mapping does not underline it all.
 pub fn head(span: Span) -> Span {
     span

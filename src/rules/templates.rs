@@ -35,9 +35,17 @@ enum Placement<'a> {
     Fixed(&'a str),
 }
 
-fn placement<'a>(object: &Object<'a>) -> Placement<'a> {
+fn placement<'a>(file: &ReleaseFile, object: &Object<'a>) -> Placement<'a> {
+    let Some((_, value)) = object.namespace_entry() else {
+        return Placement::Target;
+    };
+    // A file loaded with its placeholders substituted holds their defaults; the source text
+    // at the value says whether a variable was written there.
+    let written = file.source().slice(value.span);
     match object.namespace() {
-        Some(ns) if !ns.contains("${") => Placement::Fixed(ns),
+        Some(ns) if !ns.is_empty() && !ns.contains("${") && !written.contains("${") => {
+            Placement::Fixed(ns)
+        }
         _ => Placement::Target,
     }
 }
@@ -60,7 +68,7 @@ pub static SINGLE_NAMESPACE: Rule = Rule {
                 .collect();
             let mut groups: Vec<(Placement<'_>, usize)> = Vec::new();
             for object in &namespaced {
-                let p = placement(object);
+                let p = placement(file, object);
                 match groups.iter_mut().find(|(g, _)| *g == p) {
                     Some((_, count)) => *count += 1,
                     None => groups.push((p, 1)),
@@ -80,7 +88,7 @@ pub static SINGLE_NAMESPACE: Rule = Rule {
                 Placement::Fixed(ns) => format!("namespace `{ns}`"),
             };
             for object in &namespaced {
-                let p = placement(object);
+                let p = placement(file, object);
                 if p == norm {
                     continue;
                 }
@@ -89,14 +97,14 @@ pub static SINGLE_NAMESPACE: Rule = Rule {
                         object.namespace_entry().map_or(object.anchor(), |(_, v)| v),
                         format!(
                             "{} is in namespace `{ns}` while the other objects use {norm_text}",
-                            object.display()
+                            super::describe(file, object)
                         ),
                     ),
                     Placement::Target => (
                         object.anchor(),
                         format!(
                             "{} uses the target namespace while the other objects use {norm_text}",
-                            object.display()
+                            super::describe(file, object)
                         ),
                     ),
                 };
@@ -139,14 +147,15 @@ pub static CLUSTERCLASS_FILE: Rule = Rule {
                 let Some(class) = node.scalar_text() else {
                     continue;
                 };
-                if class.contains("${") {
+                if super::is_variable(file, node) {
+                    let class = file.source().slice(node.span);
                     findings
                         .at_node(
                             file,
                             node,
                             format!(
                                 "{} takes its ClusterClass from a variable (`{class}`), so the release cannot be checked for its `clusterclass-<name>.yaml`",
-                                object.display()
+                                super::describe(file, &object)
                             ),
                         )
                         .with_severity(Severity::Warning)
@@ -159,7 +168,7 @@ pub static CLUSTERCLASS_FILE: Rule = Rule {
                 }
                 let mut message = format!(
                     "{} uses ClusterClass `{class}`, but `{expected}` is not in the release",
-                    object.display()
+                    super::describe(file, &object)
                 );
                 if defined.contains(&class) {
                     message.push_str("; defining it inside the template does not help, clusterctl still fetches the file");
@@ -192,6 +201,15 @@ mod tests {
         assert_eq!(at(&found[0]), (18, 14));
         assert!(found[0].message.contains("Secret `s`"));
         assert!(found[0].message.contains("`default`"));
+        // A template that parses only after substitution keeps `${NAMESPACE}` as the target.
+        let substituted = format!(
+            "{CLUSTER}  files: [${{FILES}}]\n---\nkind: Secret\nmetadata:\n  name: s\n  namespace: '${{NAMESPACE}}'\n"
+        );
+        let found = check_files(
+            &SINGLE_NAMESPACE,
+            &[("cluster-template.yaml", &substituted)],
+        );
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]
