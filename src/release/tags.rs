@@ -69,13 +69,17 @@ pub fn git_tags(dir: &Path) -> Result<GitTags, Error> {
     if !inside.status.success() || String::from_utf8_lossy(&inside.stdout).trim() != "true" {
         let stderr = String::from_utf8_lossy(&inside.stderr);
         let reason = stderr.lines().next().unwrap_or("").trim().to_string();
-        return Ok(GitTags::NotACheckout {
-            reason: if reason.is_empty() {
-                format!("`{}` is not in a git work tree", dir.display())
-            } else {
-                reason
-            },
-        });
+        let reason = if reason.is_empty() {
+            format!("`{}` is not in a git work tree", dir.display())
+        } else if reason.contains("dubious ownership") {
+            // Containers often run as another user than the one owning the checkout.
+            format!(
+                "{reason} (to check tags, run `git config --global --add safe.directory \"$PWD\"` first)"
+            )
+        } else {
+            reason
+        };
+        return Ok(GitTags::NotACheckout { reason });
     }
     let listed = git(&["tag", "--list"]).map_err(|source| Error::Git {
         dir: dir.to_path_buf(),

@@ -954,7 +954,7 @@ fn github_permission(rejection: &http::Rejection) -> String {
 }
 
 /// The `rel="next"` URL of a `Link` header.
-fn next_page(link: Option<&str>) -> Option<String> {
+pub(crate) fn next_page(link: Option<&str>) -> Option<String> {
     link?.split(',').find_map(|part| {
         let (target, params) = part.split_once(';')?;
         params

@@ -26,6 +26,7 @@ use serde::Deserialize;
 use super::Error;
 use super::source::{GitHubSource, GitLabSource, LocalSource};
 use crate::targets::BoxFuture;
+use crate::targets::github::next_page;
 use crate::targets::http::{Http, HttpError, Request};
 use crate::version::Version;
 
@@ -263,23 +264,6 @@ impl Repository for GitHubRepository {
     }
 }
 
-/// The `rel="next"` URL of a `Link` header.
-fn next_page(link: Option<&str>) -> Option<String> {
-    link?.split(',').find_map(|part| {
-        let (target, params) = part.split_once(';')?;
-        params
-            .split(';')
-            .any(|p| p.trim() == "rel=\"next\"")
-            .then(|| {
-                target
-                    .trim()
-                    .trim_start_matches('<')
-                    .trim_end_matches('>')
-                    .to_string()
-            })
-    })
-}
-
 fn json<T: serde::de::DeserializeOwned>(body: &[u8], url: &Url) -> Result<T, Error> {
     serde_json::from_slice(body).map_err(|e| Error::Unexpected {
         url: url.to_string(),
@@ -486,16 +470,6 @@ mod tests {
     fn tags_are_escaped_as_path_segments() {
         assert_eq!(escape_segment("v1.2.3"), "v1.2.3");
         assert_eq!(escape_segment("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
-    }
-
-    #[test]
-    fn link_headers_give_the_next_page() {
-        let link = r#"<https://api.github.com/repositories/1/releases?page=2>; rel="next", <https://x?page=5>; rel="last""#;
-        assert_eq!(
-            next_page(Some(link)).as_deref(),
-            Some("https://api.github.com/repositories/1/releases?page=2")
-        );
-        assert_eq!(next_page(None), None);
     }
 
     #[test]
