@@ -22,7 +22,7 @@ pub struct ResolvedVersion {
 }
 
 /// The source named for a version from the configuration.
-pub const CONFIG_SOURCE: &str = "capkg.yaml `version:`";
+pub const CONFIG_SOURCE: &str = "version: in capkg.yaml";
 
 /// `--version`, else the CI tag, else the configuration's; `v`-prefixed semver either way.
 pub fn resolve(
