@@ -259,17 +259,9 @@ pub fn table_cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_env::env;
     use crate::yaml::{Source, Span};
     use std::sync::Arc;
-
-    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        }
-    }
 
     #[test]
     fn github_actions_on_a_tag_push() {

@@ -36,3 +36,16 @@ pub mod targets;
 pub mod verify;
 pub mod version;
 pub mod yaml;
+
+/// An environment for tests of code that reads settings through a lookup closure.
+#[cfg(test)]
+pub(crate) mod test_env {
+    pub fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+}

@@ -359,15 +359,7 @@ impl From<&Plan> for TargetPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        }
-    }
+    use crate::test_env::env;
 
     fn config() -> TargetsConfig {
         TargetsConfig {
