@@ -151,6 +151,35 @@ pub enum Error {
     LintErrors { errors: usize },
 }
 
+impl Error {
+    /// True when the sources are wrong (exit 1), false when capkg could not do its job (exit 2).
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Error::Transform(_)
+                | Error::LintErrors { .. }
+                | Error::Source(
+                    SourceError::CommandFailed { .. }
+                        | SourceError::CommandOutputEmpty { .. }
+                        | SourceError::CommandOutputNotText { .. }
+                        | SourceError::NotText { .. }
+                        | SourceError::NotATemplate { .. }
+                        | SourceError::DuplicateName { .. }
+                )
+        )
+    }
+
+    /// What to do about it, when known.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::NoComponents => {
+                Some("`capkg init` writes a capkg.yaml to start from".to_string())
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Assembles the release a configuration describes, in memory, and lints it.
 pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelease, Error> {
     if config.components.is_empty() {

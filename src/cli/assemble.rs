@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
-use crate::assemble::{self, AssembleOptions, SourceError};
+use crate::assemble::{self, AssembleOptions};
 use crate::config::{Command, ComponentsConfig, ComponentsSource, Config};
 use crate::report::{self, Format, Style};
 use crate::version::Version;
@@ -219,19 +219,5 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
 
 /// Exit 1 for sources that are wrong, 2 for what stops capkg from doing its job.
 fn failure(error: assemble::Error) -> Failure {
-    match &error {
-        assemble::Error::Transform(_) | assemble::Error::LintErrors { .. } => Failure::input(error),
-        assemble::Error::Source(
-            SourceError::CommandFailed { .. }
-            | SourceError::CommandOutputEmpty { .. }
-            | SourceError::CommandOutputNotText { .. }
-            | SourceError::NotText { .. }
-            | SourceError::NotATemplate { .. }
-            | SourceError::DuplicateName { .. },
-        ) => Failure::input(error),
-        assemble::Error::NoComponents => {
-            Failure::internal(error).with_hint("`capkg init` writes a capkg.yaml to start from")
-        }
-        _ => Failure::internal(error),
-    }
+    Failure::classified(error.is_refusal(), error.hint(), error)
 }

@@ -171,6 +171,23 @@ impl Failure {
         }
     }
 
+    /// Exit 1 when the library says the input (or a remote) refused, 2 otherwise; keeps the hint.
+    pub fn classified(
+        refusal: bool,
+        hint: Option<String>,
+        error: impl Into<anyhow::Error>,
+    ) -> Self {
+        let failure = if refusal {
+            Failure::input(error)
+        } else {
+            Failure::internal(error)
+        };
+        match hint {
+            Some(hint) => failure.with_hint(hint),
+            None => failure,
+        }
+    }
+
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self

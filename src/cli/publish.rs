@@ -159,16 +159,7 @@ fn policy(network: &NetworkArgs) -> RetryPolicy {
 
 /// Maps a library error to an exit code, keeping its hint.
 fn failure(error: targets::Error) -> Failure {
-    let hint = error.hint();
-    let failure = if error.is_refusal() {
-        Failure::input(error)
-    } else {
-        Failure::internal(error)
-    };
-    match hint {
-        Some(hint) => failure.with_hint(hint),
-        None => failure,
-    }
+    Failure::classified(error.is_refusal(), error.hint(), error)
 }
 
 pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
@@ -287,7 +278,11 @@ fn write_report(global: &GlobalArgs, report: &Report) -> Result<(), Failure> {
             // The runner reads workflow commands from stdout.
             Format::Github => {
                 for warning in warnings {
-                    writeln!(out, "::warning::{}", escape_workflow_message(warning))?;
+                    writeln!(
+                        out,
+                        "::warning::{}",
+                        crate::report::github::escape_data(warning)
+                    )?;
                 }
             }
             Format::Human => {
@@ -441,13 +436,6 @@ fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io
         }
     }
     Ok(())
-}
-
-/// `%`, CR and LF escaped as GitHub's workflow commands need.
-fn escape_workflow_message(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
 }
 
 fn human_size(bytes: u64) -> String {

@@ -198,16 +198,7 @@ pub(super) fn write_annotations(
 
 /// Maps a verify error to an exit code, keeping its hint.
 fn failure(error: verify::Error) -> Failure {
-    let hint = error.hint();
-    let failure = if error.is_refusal() {
-        Failure::input(error)
-    } else {
-        Failure::internal(error)
-    };
-    match hint {
-        Some(hint) => failure.with_hint(hint),
-        None => failure,
-    }
+    Failure::classified(error.is_refusal(), error.hint(), error)
 }
 
 /// The runtime network commands run on.

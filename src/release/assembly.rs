@@ -143,21 +143,3 @@ fn targets(targets: &config::Targets) -> TargetsConfig {
         }),
     }
 }
-
-/// Exit 1 for sources that are wrong (as `capkg assemble` decides), 2 for the rest.
-pub fn is_refusal(error: &assemble::Error) -> bool {
-    use assemble::SourceError;
-    matches!(
-        error,
-        assemble::Error::Transform(_)
-            | assemble::Error::LintErrors { .. }
-            | assemble::Error::Source(
-                SourceError::CommandFailed { .. }
-                    | SourceError::CommandOutputEmpty { .. }
-                    | SourceError::CommandOutputNotText { .. }
-                    | SourceError::NotText { .. }
-                    | SourceError::NotATemplate { .. }
-                    | SourceError::DuplicateName { .. }
-            )
-    )
-}

@@ -1001,7 +1001,7 @@ impl Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::VerifyFailed { .. } => true,
-            Error::Assemble(source) => assembly::is_refusal(source),
+            Error::Assemble(source) => source.is_refusal(),
             Error::Release(source) | Error::Target { source, .. } => source.is_refusal(),
             Error::Verify { source, .. } => source.is_refusal(),
         }
