@@ -1,33 +1,15 @@
 //! `capkg init` on a copy of the example provider: what it detects, what it writes, and that it
 //! never replaces a file without `--force`.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use assert_cmd::Command;
 
-fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-provider")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let relative = entry.path().strip_prefix(from).unwrap();
-        if relative.starts_with("out") || relative.starts_with("out-repository") {
-            continue;
-        }
-        let target = to.join(relative);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn repository() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&example(), dir.path());
+    common::copy_example_provider(dir.path());
     std::fs::remove_file(dir.path().join("capkg.yaml")).unwrap();
     std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     std::fs::write(

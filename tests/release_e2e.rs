@@ -4,6 +4,7 @@
 //! release that changes nothing. Also: lint errors stop before any request that writes, a git tag
 //! without a release series is refused by name, and `--dry-run` makes no network request.
 
+mod common;
 mod publish_fakes;
 mod release_common;
 
@@ -273,9 +274,8 @@ fn a_git_tag_without_a_release_series_refuses_the_release_by_name() {
 fn dry_run_on_the_example_provider_plans_everything_without_network() {
     // A server that records every request stands in for GitHub: it must see none.
     let fake = FakeGitHub::start();
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-provider");
     let copy = tempfile::tempdir().unwrap();
-    copy_dir(&example, copy.path());
+    common::copy_example_provider(copy.path());
     let config = copy.path().join("capkg.yaml");
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str("  github:\n    repo: example-org/cluster-api-provider-example\n");
@@ -350,19 +350,6 @@ fn dry_run_on_the_example_provider_plans_everything_without_network() {
     let text = stdout(&output);
     assert!(text.contains("publish the release"), "{text}");
     assert!(text.contains("no network request"), "{text}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]
