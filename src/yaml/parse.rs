@@ -168,37 +168,30 @@ fn is_blank(chunk: &str) -> bool {
 
 /// Splits the text at `---` lines, reporting separators followed by anything but a comment.
 fn split_documents(text: &str, loader: &mut Loader<'_>) -> Vec<Span> {
+    let bytes = text.as_bytes();
     let mut chunks = Vec::new();
     let mut start = 0;
-    let mut line_start = 0;
-    let bytes = text.as_bytes();
-    while line_start < bytes.len() {
-        let line_end = memchr_newline(bytes, line_start);
+    let first_line = bytes.starts_with(b"---").then_some(0);
+    let later_lines = memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1);
+    for line_start in first_line.into_iter().chain(later_lines) {
+        let line_end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
         let line = &text[line_start..line_end];
-        if let Some(rest) = line.strip_prefix("---") {
-            chunks.push(Span::new(start, line_start));
-            let trimmed = rest.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                let rest_start = line_start + 3 + (rest.len() - rest.trim_start().len());
-                loader.error(
-                    ErrorKind::Separator,
-                    format!("invalid document separator: `{}`", line.trim_end()),
-                    Span::new(rest_start, line_start + line.trim_end().len()),
-                );
-            }
-            start = (line_end + 1).min(bytes.len());
+        let rest = &line[3..];
+        chunks.push(Span::new(start, line_start));
+        let trimmed = rest.trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            let rest_start = line_start + 3 + (rest.len() - rest.trim_start().len());
+            loader.error(
+                ErrorKind::Separator,
+                format!("invalid document separator: `{}`", line.trim_end()),
+                Span::new(rest_start, line_start + line.trim_end().len()),
+            );
         }
-        line_start = line_end + 1;
+        start = (line_end + 1).min(bytes.len());
     }
     chunks.push(Span::new(start, bytes.len()));
     chunks
-}
-
-fn memchr_newline(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| from + i)
 }
 
 struct Loader<'m> {

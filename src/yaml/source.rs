@@ -1,9 +1,11 @@
 //! Source text, byte spans and the translation of a byte offset into a line and column.
 //!
-//! Findings carry only byte spans; the line and column are computed once, when a report is
-//! rendered, from the line-start table kept here.
+//! Findings carry only byte spans; the line and column are computed when a report is rendered,
+//! from the line-start table kept here. The table is built on first use: most texts capkg loads
+//! (and every file it writes) never have a position asked for.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 /// A half-open byte range `start..end` in a [`Source`]'s text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -57,19 +59,21 @@ impl fmt::Display for Position {
 pub struct Source {
     name: String,
     text: String,
-    line_starts: Vec<usize>,
+    line_starts: OnceLock<Vec<usize>>,
 }
 
 impl Source {
     /// `name` is how reports refer to the text (a path as the user gave it, or `<stdin>`).
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
-        let text = text.into();
-        let line_starts = line_starts(&text);
         Self {
             name: name.into(),
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| line_starts(&self.text))
     }
 
     pub fn name(&self) -> &str {
@@ -87,20 +91,22 @@ impl Source {
 
     /// Number of lines (a trailing newline does not start a new line).
     pub fn line_count(&self) -> usize {
+        let lines = self.line_starts().len();
         match self.text.as_bytes().last() {
-            Some(b'\n') => self.line_starts.len() - 1,
-            _ => self.line_starts.len(),
+            Some(b'\n') => lines - 1,
+            _ => lines,
         }
     }
 
     /// Line and column of a byte offset; offsets past the end clamp to the end.
     pub fn position(&self, offset: usize) -> Position {
         let offset = offset.min(self.text.len());
-        let line_index = match self.line_starts.binary_search(&offset) {
+        let line_starts = self.line_starts();
+        let line_index = match line_starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let line_start = self.line_starts[line_index];
+        let line_start = line_starts[line_index];
         let column = self
             .text
             .get(line_start..offset)
@@ -114,7 +120,7 @@ impl Source {
 
     /// Byte offset where a 1-based line starts.
     pub fn line_start(&self, line: usize) -> Option<usize> {
-        self.line_starts.get(line.checked_sub(1)?).copied()
+        self.line_starts().get(line.checked_sub(1)?).copied()
     }
 
     /// The 1-based line's text without its line break.
@@ -123,7 +129,7 @@ impl Source {
             return "";
         };
         let end = self
-            .line_starts
+            .line_starts()
             .get(line)
             .copied()
             .unwrap_or(self.text.len());
@@ -135,12 +141,7 @@ impl Source {
 pub(crate) fn line_starts(text: &str) -> Vec<usize> {
     let mut starts = Vec::with_capacity(text.len() / 40 + 1);
     starts.push(0);
-    starts.extend(
-        text.bytes()
-            .enumerate()
-            .filter(|&(_, b)| b == b'\n')
-            .map(|(i, _)| i + 1),
-    );
+    starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
     starts
 }
 
