@@ -31,7 +31,7 @@ use crate::files::{self, Release, ReleaseFile};
 use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType};
 use crate::rules::{self, Diagnostic, Severity, Summary};
 use crate::version::Version;
-use crate::yaml::{Node, Source};
+use crate::yaml::{Node, Source, YamlFile};
 
 pub use sources::SourceError;
 pub use transform::{TransformError, TransformOptions, Transformed};
@@ -200,13 +200,22 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
                 provider_label: &label,
             },
         )?;
-        let yaml = parallel::write_layout(&transformed.objects, source.text().len());
+        // Lint reads what is written: the writer's read-back is what a parser loads from the
+        // text (see `yaml::write_layout`), and the text is parsed when there is none.
+        let (yaml, documents) =
+            parallel::write_layout_read_back(transformed.objects, source.text().len());
         changes.push((name.clone(), transformed.changes));
         let shown = out_dir.join(&name);
-        let loaded = parallel::parse(Arc::new(Source::new(
-            shown.display().to_string(),
-            yaml.clone(),
-        )));
+        let bytes = yaml.as_bytes().to_vec();
+        let written = Arc::new(Source::new(shown.display().to_string(), yaml));
+        let loaded = match documents {
+            Some(documents) => YamlFile {
+                source: written,
+                documents,
+                errors: Vec::new(),
+            },
+            None => parallel::parse(written),
+        };
         lint_files.push(ReleaseFile {
             path: shown,
             role: FileRole::Components {
@@ -218,7 +227,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         });
         files.push(AssembledFile {
             name,
-            bytes: yaml.into_bytes(),
+            bytes,
             copied_from: None,
         });
     }

@@ -4,12 +4,13 @@
 //! lines exactly as clusterctl does), so a file split at a separator line near its middle parses
 //! to the same documents as a whole; the second half's spans are carried back into the whole
 //! file with an [`OffsetMap`]. Writing is per object too, so two halves written apart and joined
-//! with `---` are the same bytes. Below [`PARALLEL_FROM`] bytes a second thread costs more than it
+//! with `---` are the same bytes, and their read-backs shifted by the first half's length are the
+//! read-back of the whole. Below [`PARALLEL_FROM`] bytes a second thread costs more than it
 //! saves and everything runs on the caller's thread.
 
 use std::sync::Arc;
 
-use crate::yaml::{self, Limits, Node, OffsetMap, Source, YamlFile};
+use crate::yaml::{self, Document, Limits, Node, OffsetMap, Source, YamlFile, write_layout};
 
 /// Texts shorter than this are handled on one thread.
 pub const PARALLEL_FROM: usize = 256 * 1024;
@@ -68,26 +69,51 @@ pub fn parse(source: Arc<Source>) -> YamlFile {
     file
 }
 
-/// [`yaml::write_layout::write_documents`], on two threads for many objects; same bytes.
-pub fn write_layout(objects: &[Node], input_size: usize) -> String {
+/// [`write_layout::write_documents_read_back`], on two threads for many objects: the same text,
+/// and the same documents (a reader's view of the text, built from the objects themselves), or
+/// `None` when the caller must parse the text.
+pub fn write_layout_read_back(
+    mut objects: Vec<Node>,
+    input_size: usize,
+) -> (String, Option<Vec<Document>>) {
     if input_size < PARALLEL_FROM || objects.len() < 2 {
-        return yaml::write_layout::write_documents(objects);
+        return write_layout::write_documents_read_back(objects);
     }
-    let (first, second) = objects.split_at(objects.len() / 2);
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| yaml::write_layout::write_documents(second));
-        (yaml::write_layout::write_documents(first), second.join())
+    let second = objects.split_off(objects.len() / 2);
+    let (first_written, second_written) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| write_layout::write_documents_traced(&second));
+        (
+            write_layout::write_documents_traced(&objects),
+            second.join(),
+        )
     });
-    match second {
-        Ok(second) => {
-            let mut out = first;
-            out.reserve(second.len() + 4);
-            out.push_str("---\n");
-            out.push_str(&second);
-            out
+    let Ok((second_text, second_trace)) = second_written else {
+        // A panic in the writer would be a bug; write the whole the ordinary way.
+        objects.extend(second);
+        return write_layout::write_documents_read_back(objects);
+    };
+    let (mut text, first_trace) = first_written;
+    // The halves are joined with a separator line, as one writer joins documents.
+    let offset = text.len() + 4;
+    text.reserve(second_text.len() + 4);
+    text.push_str("---\n");
+    text.push_str(&second_text);
+    let (Some(first_trace), Some(second_trace)) = (first_trace, second_trace) else {
+        return (text, None);
+    };
+    let first_count = objects.len();
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(move || second_trace.into_documents(second, offset, first_count));
+        (first_trace.into_documents(objects, 0, 0), second.join())
+    });
+    let documents = match (first, second) {
+        (Some(mut documents), Ok(Some(second))) => {
+            documents.extend(second);
+            Some(documents)
         }
-        Err(_) => yaml::write_layout::write_documents(objects),
-    }
+        _ => None,
+    };
+    (text, documents)
 }
 
 #[cfg(test)]
@@ -114,10 +140,17 @@ mod tests {
         }
         assert_eq!(whole.errors, halves.errors);
         let roots: Vec<Node> = whole.roots().cloned().collect();
-        assert_eq!(
-            write_layout(&roots, text.len()),
-            yaml::write_layout::write_documents(&roots)
-        );
+        let (written, documents) = write_layout_read_back(roots.clone(), text.len());
+        assert_eq!(written, write_layout::write_documents(&roots));
+        // The read-back of the halves is a parse of the whole text written.
+        let documents = documents.expect("a read-back");
+        let reread = yaml::parse_str(Arc::new(Source::new("t", written)), Limits::default());
+        assert!(reread.errors.is_empty());
+        assert_eq!(documents.len(), reread.documents.len());
+        for (a, b) in documents.iter().zip(&reread.documents) {
+            assert_eq!((a.index, a.span), (b.index, b.span));
+            assert_eq!(a.root, b.root);
+        }
     }
 
     #[test]
