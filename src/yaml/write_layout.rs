@@ -1221,6 +1221,32 @@ mod tests {
         assert_eq!(write_documents(std::iter::empty()), "");
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn the_printable_ascii_shortcut_agrees_with_go_yamls_analysis(
+            text in "[-a-z :#,?\\[\\]{}&*!|>'\"%@`.~=]{1,8}|(---|\\.\\.\\.)[a-z :#]{0,3}",
+        ) {
+            let analysis = analyze_scalar(text.as_bytes());
+            let expected = Quoting {
+                plain: analysis.block_plain_allowed && !analysis.multiline,
+                single: analysis.single_quoted_allowed && !analysis.multiline,
+            };
+            proptest::prop_assert_eq!(Quoting::of_printable_ascii(text.as_bytes()), Some(expected));
+        }
+    }
+
+    #[test]
+    fn the_printable_ascii_shortcut_leaves_other_texts_to_the_analysis() {
+        for text in ["", "a\nb", "a\tb", "é", "a\u{7f}"] {
+            assert_eq!(
+                Quoting::of_printable_ascii(text.as_bytes()),
+                None,
+                "{text:?}"
+            );
+        }
+    }
+
     #[test]
     fn deep_nesting_is_written_without_recursion() {
         let mut node = Node::plain("x");
