@@ -767,30 +767,37 @@ impl Writer {
             self.out.push('\'');
             column += 1;
         }
+        // Word by word: only a space can become a line break.
         let bytes = text.as_bytes();
         let mut after_space = false;
-        for (i, c) in text.char_indices() {
-            if c == ' ' {
-                let next_is_space = bytes.get(i + 1) == Some(&b' ');
-                let inner = !quoted || (i > 0 && i + 1 < text.len());
-                if !after_space && column > BEST_WIDTH && !next_is_space && inner {
-                    self.out.push('\n');
-                    self.indent(continuation);
-                    column = continuation;
+        let mut word_start = 0;
+        loop {
+            let space = memchr::memchr(b' ', &bytes[word_start..]).map(|i| word_start + i);
+            let word = &text[word_start..space.unwrap_or(text.len())];
+            if !word.is_empty() {
+                column += char_count(word);
+                if quoted {
+                    let quotes = memchr::memchr_iter(b'\'', word.as_bytes()).count();
+                    push_doubling_quotes(&mut self.out, word);
+                    column += quotes;
                 } else {
-                    self.out.push(' ');
-                    column += 1;
+                    self.out.push_str(word);
                 }
-                after_space = true;
-                continue;
+                after_space = false;
             }
-            if quoted && c == '\'' {
-                self.out.push('\'');
+            let Some(space) = space else { break };
+            let next_is_space = bytes.get(space + 1) == Some(&b' ');
+            let inner = !quoted || (space > 0 && space + 1 < text.len());
+            if !after_space && column > BEST_WIDTH && !next_is_space && inner {
+                self.out.push('\n');
+                self.indent(continuation);
+                column = continuation;
+            } else {
+                self.out.push(' ');
                 column += 1;
             }
-            self.out.push(c);
-            column += 1;
-            after_space = false;
+            after_space = true;
+            word_start = space + 1;
         }
         if quoted {
             self.out.push('\'');
@@ -852,7 +859,7 @@ impl Quoting {
     /// for other texts.
     fn of_printable_ascii(text: &[u8]) -> Option<Quoting> {
         let (&first, &last) = (text.first()?, text.last()?);
-        if !text.iter().all(|b| (0x20..=0x7E).contains(b)) {
+        if !is_printable_ascii(text) {
             return None;
         }
         // Without breaks or special characters, single quotes always do.
@@ -880,12 +887,23 @@ impl Quoting {
             )
             || (matches!(first, b'?' | b':' | b'-') && followed_by_space)
             // `:` before a space or at the end, `#` after a space.
-            || (text.len() > 1 && last == b':')
-            || memchr::memmem::find(text, b": ").is_some()
-            || memchr::memmem::find(text, b" #").is_some();
+            || memchr::memchr2_iter(b':', b'#', text).any(|i| {
+                if text[i] == b':' {
+                    i > 0 && text.get(i + 1).is_none_or(|&b| b == b' ')
+                } else {
+                    i > 0 && text[i - 1] == b' '
+                }
+            });
         let plain = first != b' ' && last != b' ' && !indicator;
         Some(Quoting { plain, single })
     }
+}
+
+/// Every byte printable ASCII (no line break, no tab); a loop without early exit, which the
+/// compiler vectorises.
+fn is_printable_ascii(text: &[u8]) -> bool {
+    text.iter()
+        .fold(true, |all, &b| all & (b.wrapping_sub(0x20) < 0x5F))
 }
 
 /// Chooses how to write a scalar (see the module documentation).
@@ -936,9 +954,9 @@ fn literal_header(text: &str) -> Option<&'static str> {
         return None;
     }
     let bytes = text.as_bytes();
-    let plain_ascii = bytes
-        .iter()
-        .all(|&b| (0x20..=0x7E).contains(&b) || b == b'\n' || b == b'\t');
+    let plain_ascii = bytes.iter().fold(true, |all, &b| {
+        all & (b.wrapping_sub(0x20) < 0x5F || b == b'\n' || b == b'\t')
+    });
     let carries = plain_ascii
         || text.char_indices().all(|(i, c)| {
             c == '\t'
@@ -981,6 +999,12 @@ fn literal_header(text: &str) -> Option<&'static str> {
 /// Writes `text` in single quotes, doubling the quotes inside.
 fn push_single_quoted(out: &mut String, text: &str) {
     out.push('\'');
+    push_doubling_quotes(out, text);
+    out.push('\'');
+}
+
+/// Writes `text` with every single quote doubled.
+fn push_doubling_quotes(out: &mut String, text: &str) {
     let mut rest = text;
     while let Some(at) = memchr::memchr(b'\'', rest.as_bytes()) {
         out.push_str(&rest[..=at]);
@@ -988,7 +1012,11 @@ fn push_single_quoted(out: &mut String, text: &str) {
         rest = &rest[at + 1..];
     }
     out.push_str(rest);
-    out.push('\'');
+}
+
+/// Number of characters, counted without decoding them.
+fn char_count(text: &str) -> usize {
+    text.bytes().filter(|&b| b & 0xC0 != 0x80).count()
 }
 
 /// A double-quoted scalar with YAML escapes for everything that is not printable.
