@@ -79,7 +79,7 @@ pub fn write_layout_read_back(
     if input_size < PARALLEL_FROM || objects.len() < 2 {
         return write_layout::write_documents_read_back(objects);
     }
-    let second = objects.split_off(objects.len() / 2);
+    let second = objects.split_off(balanced_split(&objects));
     let (first_written, second_written) = std::thread::scope(|scope| {
         let second = scope.spawn(|| write_layout::write_documents_traced(&second));
         (
@@ -114,6 +114,29 @@ pub fn write_layout_read_back(
         _ => None,
     };
     (text, documents)
+}
+
+/// Where to cut `objects` so that both halves hold about as much text (a components file's size
+/// is mostly in a few large CustomResourceDefinitions): the first index at which the objects
+/// before it span half of their source text or more, and never 0 or the end.
+fn balanced_split(objects: &[Node]) -> usize {
+    let total: usize = objects.iter().map(|o| o.span.len()).sum();
+    let mut before = 0;
+    let mut cut = objects.len() / 2;
+    for (index, object) in objects.iter().enumerate() {
+        let after = before + object.span.len();
+        if after * 2 >= total {
+            // The object that crosses the middle goes to the side it is mostly on.
+            cut = if total - before * 2 < after * 2 - total {
+                index
+            } else {
+                index + 1
+            };
+            break;
+        }
+        before = after;
+    }
+    cut.clamp(1, objects.len().saturating_sub(1).max(1))
 }
 
 #[cfg(test)]
@@ -151,6 +174,24 @@ mod tests {
             assert_eq!((a.index, a.span), (b.index, b.span));
             assert_eq!(a.root, b.root);
         }
+    }
+
+    #[test]
+    fn objects_are_split_where_the_text_is_halved() {
+        let sized = |sizes: &[usize]| -> Vec<Node> {
+            sizes
+                .iter()
+                .map(|&len| Node::mapping(Vec::new(), crate::yaml::Span::new(0, len)))
+                .collect()
+        };
+        assert_eq!(
+            balanced_split(&sized(&[1, 600, 10, 50, 40, 640, 700, 1, 1])),
+            6
+        );
+        assert_eq!(balanced_split(&sized(&[100, 100, 100, 100])), 2);
+        assert_eq!(balanced_split(&sized(&[1000, 1, 1])), 1);
+        assert_eq!(balanced_split(&sized(&[1, 1, 1000])), 2);
+        assert_eq!(balanced_split(&sized(&[0, 0])), 1);
     }
 
     #[test]
