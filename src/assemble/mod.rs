@@ -258,21 +258,43 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         });
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
-    let checksums = write::checksums(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())));
+    let checksums_of = |files: &[AssembledFile]| {
+        write::checksums(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())))
+    };
 
     let release = Release {
         dir: out_dir,
         files: lint_files,
         near_misses: Vec::new(),
     };
-    let diagnostics = rules::run(
-        std::slice::from_ref(&release),
-        &rules::Options {
-            provider_type: Some(provider_type),
-            provider_name: Some(provider_name.clone()),
-            version: options.version.clone(),
-        },
-    );
+    let lint = || {
+        rules::run(
+            std::slice::from_ref(&release),
+            &rules::Options {
+                provider_type: Some(provider_type),
+                provider_name: Some(provider_name.clone()),
+                version: options.version.clone(),
+            },
+        )
+    };
+    // Hashing a large release takes about as long as linting it: one on each core.
+    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
+    let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
+        std::thread::scope(|scope| {
+            let checksums = scope.spawn(|| checksums_of(&files));
+            let diagnostics = lint();
+            (checksums.join(), diagnostics)
+        })
+    } else {
+        (Ok(checksums_of(&files)), lint())
+    };
+    // A panic while hashing would be a bug; hash again on this thread.
+    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
+    if total >= parallel::PARALLEL_FROM {
+        // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
+        // need not wait for.
+        std::thread::spawn(move || drop(release));
+    }
     Ok(AssembledRelease {
         provider_type,
         provider_name,
