@@ -137,6 +137,8 @@ pub fn parse_rewritten(
         map,
         alias_nodes: 0,
         errors: Vec::new(),
+        items: Vec::new(),
+        entries: Vec::new(),
     };
     let mut documents = Vec::new();
     for chunk in split_documents(text, &mut loader) {
@@ -199,6 +201,12 @@ struct Loader<'m> {
     map: &'m OffsetMap,
     alias_nodes: usize,
     errors: Vec<Error>,
+    /// The items of the sequences being built, innermost last; each collection takes its own
+    /// when it ends, in a vector of exactly their number (growing a vector per collection would
+    /// copy and waste memory a large file pays for in page faults).
+    items: Vec<Node>,
+    /// The entries of the mappings being built, likewise.
+    entries: Vec<(Node, Node)>,
 }
 
 /// A collection being built.
@@ -207,13 +215,15 @@ enum Frame {
         start: usize,
         tag: Option<Box<str>>,
         anchor: usize,
-        items: Vec<Node>,
+        /// Where its items start in [`Loader::items`].
+        first: usize,
     },
     Mapping {
         start: usize,
         tag: Option<Box<str>>,
         anchor: usize,
-        entries: Vec<(Node, Node)>,
+        /// Where its entries start in [`Loader::entries`].
+        first: usize,
         key: Option<Node>,
         /// Key text -> index of its entry, built once a mapping grows past a few keys.
         index: Option<HashMap<String, usize>>,
@@ -285,6 +295,9 @@ impl Loader<'_> {
     }
 
     fn build(&mut self, chunk: &str, offsets: &mut Offsets<'_>) -> Result<Option<Node>, Error> {
+        // What a document that failed left behind.
+        self.items.clear();
+        self.entries.clear();
         let mut stack: Vec<Frame> = Vec::new();
         let mut anchors: HashMap<usize, (Node, usize)> = HashMap::new();
         let mut root: Option<Node> = None;
@@ -350,7 +363,7 @@ impl Loader<'_> {
                         start,
                         tag: tag.map(|t| tag_text(&t)),
                         anchor,
-                        items: Vec::new(),
+                        first: self.items.len(),
                     });
                     continue;
                 }
@@ -360,7 +373,7 @@ impl Loader<'_> {
                         start,
                         tag: tag.map(|t| tag_text(&t)),
                         anchor,
-                        entries: Vec::new(),
+                        first: self.entries.len(),
                         key: None,
                         index: None,
                     });
@@ -375,8 +388,9 @@ impl Loader<'_> {
                             start: s,
                             tag,
                             anchor,
-                            items,
+                            first,
                         } => {
+                            let items = self.items.drain(first..).collect();
                             let node = Node {
                                 span: self.original(Span::new(s, end.max(s))),
                                 tag,
@@ -388,9 +402,10 @@ impl Loader<'_> {
                             start: s,
                             tag,
                             anchor,
-                            entries,
+                            first,
                             ..
                         } => {
+                            let entries = self.entries.drain(first..).collect();
                             let node = Node {
                                 span: self.original(Span::new(s, end.max(s))),
                                 tag,
@@ -408,15 +423,16 @@ impl Loader<'_> {
             };
             match stack.last_mut() {
                 None => root = Some(node),
-                Some(Frame::Sequence { items, .. }) => items.push(node),
+                Some(Frame::Sequence { .. }) => self.items.push(node),
                 Some(Frame::Mapping {
-                    entries,
+                    first: entries_start,
                     key,
                     index,
                     ..
                 }) => match key.take() {
-                    Some(k) => entries.push((k, node)),
+                    Some(k) => self.entries.push((k, node)),
                     None => {
+                        let entries = self.entries.get(*entries_start..).unwrap_or_default();
                         if let Some(first) = find_duplicate(entries, index, &node) {
                             let name = node.scalar_text().unwrap_or_default();
                             let first_pos = first;
