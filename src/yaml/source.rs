@@ -84,6 +84,11 @@ impl Source {
         &self.text
     }
 
+    /// The text, for a caller done with the source.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+
     /// The text a span covers (empty when the span is out of range or splits a character).
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.start..span.end).unwrap_or("")
@@ -139,27 +144,28 @@ impl Source {
 
 /// Byte offsets of the start of each line.
 pub(crate) fn line_starts(text: &str) -> Vec<usize> {
-    const BLOCK: usize = 64;
+    const LOW: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const BREAKS: u64 = 0x0A0A_0A0A_0A0A_0A0A;
     let bytes = text.as_bytes();
     let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
     starts.push(0);
-    // A bit per byte of each 64-byte block (a loop the compiler vectorises), then one step per
-    // line break found.
-    let mut blocks = bytes.chunks_exact(BLOCK);
+    // Eight bytes at a time: a word's line breaks become its zero bytes, marked by their high
+    // bit (exactly: no carry crosses bytes), then one step per line break.
+    let mut words = bytes.chunks_exact(8);
     let mut base = 0;
-    for block in &mut blocks {
-        let mut breaks = block
-            .iter()
-            .enumerate()
-            .fold(0u64, |mask, (i, &b)| mask | (u64::from(b == b'\n') << i));
-        while breaks != 0 {
-            starts.push(base + breaks.trailing_zeros() as usize + 1);
-            breaks &= breaks - 1;
+    for word in &mut words {
+        let mut array = [0u8; 8];
+        array.copy_from_slice(word);
+        let x = u64::from_le_bytes(array) ^ BREAKS;
+        let mut zeros = !(((x & LOW) + LOW) | x | LOW);
+        while zeros != 0 {
+            starts.push(base + zeros.trailing_zeros() as usize / 8 + 1);
+            zeros &= zeros - 1;
         }
-        base += BLOCK;
+        base += 8;
     }
     starts.extend(
-        blocks
+        words
             .remainder()
             .iter()
             .enumerate()
@@ -242,14 +248,31 @@ mod tests {
 
     #[test]
     fn line_starts_follow_every_break() {
-        for len in [0, 1, 63, 64, 65, 127, 128, 200] {
+        for len in [0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 200] {
+            // Breaks beside other bytes whose arithmetic could carry into them.
             let text: String = (0..len)
-                .map(|i| if i % 7 == 3 || i == 63 { '\n' } else { 'x' })
+                .map(|i| match i % 7 {
+                    3 => '\n',
+                    4 => '\u{b}',
+                    5 => 'é',
+                    _ if i == 63 => '\n',
+                    _ => '\u{9}',
+                })
                 .collect();
             let expected: Vec<usize> = std::iter::once(0)
                 .chain(text.match_indices('\n').map(|(i, _)| i + 1))
                 .collect();
             assert_eq!(line_starts(&text), expected, "{len}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn line_starts_are_every_byte_after_a_break(text in "[\n\t\u{b}\u{8a}\u{10a}é😀x]{0,80}") {
+            let expected: Vec<usize> = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            proptest::prop_assert_eq!(line_starts(&text), expected);
         }
     }
 
