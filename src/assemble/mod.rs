@@ -170,7 +170,8 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     let mut parsed = Vec::new();
     for components in &config.components {
         let text = sources::read_components(&components.source, &config.root)?;
-        let (source, objects) = transform::parse_objects(&text.origin, &text.text)?;
+        let source = Arc::new(Source::new(text.origin.clone(), text.text));
+        let (source, objects) = transform::parse_source(&text.origin, source)?;
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
     let provider_name = match &config.provider.name {
@@ -202,8 +203,13 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         )?;
         // Lint reads what is written: the writer's read-back is what a parser loads from the
         // text (see `yaml::write_layout`), and the text is parsed when there is none.
+        let input_size = source.text().len();
+        // The source text's memory, already paged in, takes the written text.
+        let buffer = Arc::try_unwrap(source)
+            .map(Source::into_text)
+            .unwrap_or_default();
         let (yaml, documents) =
-            parallel::write_layout_read_back(transformed.objects, source.text().len());
+            parallel::write_layout_read_back(transformed.objects, input_size, buffer);
         changes.push((name.clone(), transformed.changes));
         let shown = out_dir.join(&name);
         let bytes = yaml.as_bytes().to_vec();

@@ -71,19 +71,23 @@ pub fn parse(source: Arc<Source>) -> YamlFile {
 
 /// [`write_layout::write_documents_read_back`], on two threads for many objects: the same text,
 /// and the same documents (a reader's view of the text, built from the objects themselves), or
-/// `None` when the caller must parse the text.
+/// `None` when the caller must parse the text. The text is written into `buffer` (memory the
+/// caller is done with, such as the source text the objects were loaded from).
 pub fn write_layout_read_back(
     mut objects: Vec<Node>,
     input_size: usize,
+    buffer: String,
 ) -> (String, Option<Vec<Document>>) {
     if input_size < PARALLEL_FROM || objects.len() < 2 {
-        return write_layout::write_documents_read_back(objects);
+        let (text, trace) = write_layout::write_documents_traced(&objects, buffer);
+        let documents = trace.and_then(|trace| trace.into_documents(objects, 0, 0));
+        return (text, documents);
     }
     let second = objects.split_off(balanced_split(&objects));
     let (first_written, second_written) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| write_layout::write_documents_traced(&second));
+        let second = scope.spawn(|| write_layout::write_documents_traced(&second, String::new()));
         (
-            write_layout::write_documents_traced(&objects),
+            write_layout::write_documents_traced(&objects, buffer),
             second.join(),
         )
     });
@@ -163,7 +167,7 @@ mod tests {
         }
         assert_eq!(whole.errors, halves.errors);
         let roots: Vec<Node> = whole.roots().cloned().collect();
-        let (written, documents) = write_layout_read_back(roots.clone(), text.len());
+        let (written, documents) = write_layout_read_back(roots.clone(), text.len(), text.clone());
         assert_eq!(written, write_layout::write_documents(&roots));
         // The read-back of the halves is a parse of the whole text written.
         let documents = documents.expect("a read-back");

@@ -85,9 +85,13 @@ struct Record {
 
 /// [`write_documents`] of a slice, with the [`Trace`] from which [`Trace::into_documents`] makes
 /// the documents a reader loads from the text; no trace for trees outside the conventions the
-/// trace follows (see the module documentation).
-pub fn write_documents_traced(nodes: &[Node]) -> (String, Option<Trace>) {
+/// trace follows (see the module documentation). The text is written into `buffer`, emptied
+/// first: memory a caller is done with (a large source text) is cheaper to write than fresh
+/// memory.
+pub fn write_documents_traced(nodes: &[Node], buffer: String) -> (String, Option<Trace>) {
     let mut writer = Writer::new(true);
+    writer.out = buffer;
+    writer.out.clear();
     writer.out.reserve(nodes.len() * 64);
     for (index, node) in nodes.iter().enumerate() {
         if index > 0 {
@@ -120,7 +124,7 @@ pub fn write_documents_traced(nodes: &[Node]) -> (String, Option<Trace>) {
 /// built from the nodes themselves; `None` when the tree is outside the conventions the trace
 /// follows, and the caller must parse the text.
 pub fn write_documents_read_back(nodes: Vec<Node>) -> (String, Option<Vec<Document>>) {
-    let (text, trace) = write_documents_traced(&nodes);
+    let (text, trace) = write_documents_traced(&nodes, String::new());
     let documents = trace.and_then(|trace| trace.into_documents(nodes, 0, 0));
     (text, documents)
 }
