@@ -208,11 +208,14 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         let buffer = Arc::try_unwrap(source)
             .map(Source::into_text)
             .unwrap_or_default();
-        let (yaml, documents) =
-            parallel::write_layout_read_back(transformed.objects, input_size, buffer);
+        let parallel::Written {
+            text: yaml,
+            documents,
+            spare: mut bytes,
+        } = parallel::write_layout_read_back(transformed.objects, input_size, buffer);
         changes.push((name.clone(), transformed.changes));
         let shown = out_dir.join(&name);
-        let bytes = yaml.as_bytes().to_vec();
+        bytes.extend_from_slice(yaml.as_bytes());
         let written = Arc::new(Source::new(shown.display().to_string(), yaml));
         let loaded = match documents {
             Some(documents) => YamlFile {

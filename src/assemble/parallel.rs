@@ -69,19 +69,32 @@ pub fn parse(source: Arc<Source>) -> YamlFile {
     file
 }
 
+/// What [`write_layout_read_back`] wrote.
+pub struct Written {
+    pub text: String,
+    /// The documents a reader loads from the text, or `None` when the caller must parse it.
+    pub documents: Option<Vec<Document>>,
+    /// An empty buffer whose memory the writing paged in, for a copy of the text.
+    pub spare: Vec<u8>,
+}
+
 /// [`write_layout::write_documents_read_back`], on two threads for many objects: the same text,
-/// and the same documents (a reader's view of the text, built from the objects themselves), or
-/// `None` when the caller must parse the text. The text is written into `buffer` (memory the
-/// caller is done with, such as the source text the objects were loaded from).
+/// and the same documents (a reader's view of the text, built from the objects themselves). The
+/// text is written into `buffer` (memory the caller is done with, such as the source text the
+/// objects were loaded from).
 pub fn write_layout_read_back(
     mut objects: Vec<Node>,
     input_size: usize,
     buffer: String,
-) -> (String, Option<Vec<Document>>) {
+) -> Written {
     if input_size < PARALLEL_FROM || objects.len() < 2 {
         let (text, trace) = write_layout::write_documents_traced(&objects, buffer);
         let documents = trace.and_then(|trace| trace.into_documents(objects, 0, 0));
-        return (text, documents);
+        return Written {
+            text,
+            documents,
+            spare: Vec::new(),
+        };
     }
     let second = objects.split_off(balanced_split(&objects));
     let (first_written, second_written) = std::thread::scope(|scope| {
@@ -94,7 +107,12 @@ pub fn write_layout_read_back(
     let Ok((second_text, second_trace)) = second_written else {
         // A panic in the writer would be a bug; write the whole the ordinary way.
         objects.extend(second);
-        return write_layout::write_documents_read_back(objects);
+        let (text, documents) = write_layout::write_documents_read_back(objects);
+        return Written {
+            text,
+            documents,
+            spare: Vec::new(),
+        };
     };
     let (mut text, first_trace) = first_written;
     // The halves are joined with a separator line, as one writer joins documents.
@@ -102,8 +120,14 @@ pub fn write_layout_read_back(
     text.reserve(second_text.len() + 4);
     text.push_str("---\n");
     text.push_str(&second_text);
+    let mut spare = second_text.into_bytes();
+    spare.clear();
     let (Some(first_trace), Some(second_trace)) = (first_trace, second_trace) else {
-        return (text, None);
+        return Written {
+            text,
+            documents: None,
+            spare,
+        };
     };
     let first_count = objects.len();
     let (first, second) = std::thread::scope(|scope| {
@@ -117,7 +141,11 @@ pub fn write_layout_read_back(
         }
         _ => None,
     };
-    (text, documents)
+    Written {
+        text,
+        documents,
+        spare,
+    }
 }
 
 /// Where to cut `objects` so that both halves hold about as much text (a components file's size
@@ -167,8 +195,13 @@ mod tests {
         }
         assert_eq!(whole.errors, halves.errors);
         let roots: Vec<Node> = whole.roots().cloned().collect();
-        let (written, documents) = write_layout_read_back(roots.clone(), text.len(), text.clone());
+        let Written {
+            text: written,
+            documents,
+            spare,
+        } = write_layout_read_back(roots.clone(), text.len(), text.clone());
         assert_eq!(written, write_layout::write_documents(&roots));
+        assert!(spare.is_empty());
         // The read-back of the halves is a parse of the whole text written.
         let documents = documents.expect("a read-back");
         let reread = yaml::parse_str(Arc::new(Source::new("t", written)), Limits::default());
