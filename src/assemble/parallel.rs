@@ -1,72 +1,24 @@
-//! Large components files on both cores: parsing and writing in two halves.
+//! Large components files on both cores: parsing and writing in two parts.
 //!
-//! A components file is a list of documents, each loaded on its own (the loader splits at `---`
-//! lines exactly as clusterctl does), so a file split at a separator line near its middle parses
-//! to the same documents as a whole; the second half's spans are carried back into the whole
-//! file with an [`OffsetMap`]. Writing is per object too, so two halves written apart and joined
-//! with `---` are the same bytes, and their read-backs shifted by the first half's length are the
-//! read-back of the whole. Below [`PARALLEL_FROM`] bytes a second thread costs more than it
-//! saves and everything runs on the caller's thread.
+//! Parsing shares documents (and halves of large ones) between the threads
+//! ([`yaml::parse_str_on_two_threads`]). Writing is per object, so two halves of the objects
+//! written apart and joined with `---` are the same bytes, and their read-backs shifted by the
+//! first half's length are the read-back of the whole. Below [`PARALLEL_FROM`] bytes a second
+//! thread costs more than it saves and everything runs on the caller's thread.
 
 use std::sync::Arc;
 
-use crate::yaml::{self, Document, Limits, Node, OffsetMap, Source, YamlFile, write_layout};
+use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 
 /// Texts shorter than this are handled on one thread.
 pub const PARALLEL_FROM: usize = 256 * 1024;
 
-/// The byte offset of a document separator line (`---` alone, or followed by a space, tab or
-/// comment) at or after the middle of `text`, if any.
-fn middle_separator(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut from = text.len() / 2;
-    while let Some(found) = memchr::memmem::find(&bytes[from..], b"\n---") {
-        let start = from + found + 1;
-        match bytes.get(start + 3) {
-            None | Some(b'\n' | b'\r' | b' ' | b'\t' | b'#') => return Some(start),
-            Some(_) => from = start,
-        }
-    }
-    None
-}
-
 /// [`yaml::parse_str`], on two threads for large texts; the result is the same.
 pub fn parse(source: Arc<Source>) -> YamlFile {
-    let text = source.text();
-    let split = match middle_separator(text) {
-        Some(split) if text.len() >= PARALLEL_FROM => split,
-        _ => return yaml::parse_str(source, Limits::default()),
-    };
-    let (first_text, second_text) = text.split_at(split);
-    let mut map = OffsetMap::identity();
-    map.push_copy(0, split, second_text.len());
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| {
-            yaml::parse_rewritten(source.clone(), Some((second_text, &map)), Limits::default())
-        });
-        let mut first_map = OffsetMap::identity();
-        first_map.push_copy(0, 0, first_text.len());
-        let first = yaml::parse_rewritten(
-            source.clone(),
-            Some((first_text, &first_map)),
-            Limits::default(),
-        );
-        (first, second.join())
-    });
-    let Ok(second) = second else {
-        // A panic in the loader would be a bug; load the whole text the ordinary way.
+    if source.text().len() < PARALLEL_FROM {
         return yaml::parse_str(source, Limits::default());
-    };
-    let mut file = first;
-    let offset = file.documents.len();
-    file.documents
-        .extend(second.documents.into_iter().map(|mut document| {
-            document.index += offset;
-            document
-        }));
-    file.errors.extend(second.errors);
-    file.source = source;
-    file
+    }
+    yaml::parse_str_on_two_threads(source, Limits::default())
 }
 
 /// What [`write_layout_read_back`] wrote.
@@ -229,11 +181,5 @@ mod tests {
         assert_eq!(balanced_split(&sized(&[1000, 1, 1])), 1);
         assert_eq!(balanced_split(&sized(&[1, 1, 1000])), 2);
         assert_eq!(balanced_split(&sized(&[0, 0])), 1);
-    }
-
-    #[test]
-    fn separators_need_a_line_of_their_own() {
-        assert_eq!(middle_separator("a: 1\n---x\nb: 2\n---\nc: 3\n"), Some(15));
-        assert_eq!(middle_separator("a: 1\nb: 2\n---x\n"), None);
     }
 }

@@ -14,6 +14,10 @@ use std::sync::Arc;
 
 use saphyr_parser::{Event, Marker, Parser, ScanError};
 
+mod split;
+
+pub use split::parse_str_on_two_threads;
+
 use super::node::{Mapping, Node, Value};
 use super::source::{OffsetMap, Source, Span, line_starts};
 
@@ -132,14 +136,7 @@ pub fn parse_rewritten(
 ) -> YamlFile {
     let identity = OffsetMap::identity();
     let (text, map) = rewritten.unwrap_or((source.text(), &identity));
-    let mut loader = Loader {
-        limits,
-        map,
-        alias_nodes: 0,
-        errors: Vec::new(),
-        items: Vec::new(),
-        entries: Vec::new(),
-    };
+    let mut loader = Loader::new(limits, map);
     let mut documents = Vec::new();
     for chunk in split_documents(text, &mut loader) {
         if is_blank(&text[chunk.start..chunk.end]) {
@@ -259,7 +256,18 @@ impl Offsets<'_> {
     }
 }
 
-impl Loader<'_> {
+impl<'m> Loader<'m> {
+    fn new(limits: Limits, map: &'m OffsetMap) -> Self {
+        Loader {
+            limits,
+            map,
+            alias_nodes: 0,
+            errors: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
     fn error(&mut self, kind: ErrorKind, message: String, span: Span) {
         self.errors.push(Error {
             kind,
