@@ -286,11 +286,18 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
             },
         )
     };
-    // Hashing a large release takes about as long as linting it: one on each core.
+    // Hashing a large release takes about as long as linting it: one on each core. The other
+    // core also finds the line starts of the files, which reporting a finding needs.
     let total: usize = files.iter().map(|f| f.bytes.len()).sum();
     let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
         std::thread::scope(|scope| {
-            let checksums = scope.spawn(|| checksums_of(&files));
+            let checksums = scope.spawn(|| {
+                let checksums = checksums_of(&files);
+                for file in &release.files {
+                    file.yaml.source.line_count();
+                }
+                checksums
+            });
             let diagnostics = lint();
             (checksums.join(), diagnostics)
         })
