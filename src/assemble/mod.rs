@@ -31,7 +31,7 @@ use crate::files::{self, Release, ReleaseFile};
 use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType};
 use crate::rules::{self, Diagnostic, Severity, Summary};
 use crate::version::Version;
-use crate::yaml::{Node, Source};
+use crate::yaml::{Node, Source, YamlFile};
 
 pub use sources::SourceError;
 pub use transform::{TransformError, TransformOptions, Transformed};
@@ -199,7 +199,8 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     let mut parsed = Vec::new();
     for components in &config.components {
         let text = sources::read_components(&components.source, &config.root)?;
-        let (source, objects) = transform::parse_objects(&text.origin, &text.text)?;
+        let source = Arc::new(Source::new(text.origin.clone(), text.text));
+        let (source, objects) = transform::parse_source(&text.origin, source)?;
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
     let provider_name = match &config.provider.name {
@@ -229,13 +230,30 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
                 provider_label: &label,
             },
         )?;
-        let yaml = parallel::write_layout(&transformed.objects, source.text().len());
+        // Lint reads what is written: the writer's read-back is what a parser loads from the
+        // text (see `yaml::write_layout`), and the text is parsed when there is none.
+        let input_size = source.text().len();
+        // The source text's memory, already paged in, takes the written text.
+        let buffer = Arc::try_unwrap(source)
+            .map(Source::into_text)
+            .unwrap_or_default();
+        let parallel::Written {
+            text: yaml,
+            documents,
+            spare: mut bytes,
+        } = parallel::write_layout_read_back(transformed.objects, input_size, buffer);
         changes.push((name.clone(), transformed.changes));
         let shown = out_dir.join(&name);
-        let loaded = parallel::parse(Arc::new(Source::new(
-            shown.display().to_string(),
-            yaml.clone(),
-        )));
+        bytes.extend_from_slice(yaml.as_bytes());
+        let written = Arc::new(Source::new(shown.display().to_string(), yaml));
+        let loaded = match documents {
+            Some(documents) => YamlFile {
+                source: written,
+                documents,
+                errors: Vec::new(),
+            },
+            None => parallel::parse(written),
+        };
         lint_files.push(ReleaseFile {
             path: shown,
             role: FileRole::Components {
@@ -247,7 +265,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         });
         files.push(AssembledFile {
             name,
-            bytes: yaml.into_bytes(),
+            bytes,
             copied_from: None,
         });
     }
@@ -278,21 +296,50 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         });
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
-    let checksums = write::checksums(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())));
+    let checksums_of = |files: &[AssembledFile]| {
+        write::checksums(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())))
+    };
 
     let release = Release {
         dir: out_dir,
         files: lint_files,
         near_misses: Vec::new(),
     };
-    let diagnostics = rules::run(
-        std::slice::from_ref(&release),
-        &rules::Options {
-            provider_type: Some(provider_type),
-            provider_name: Some(provider_name.clone()),
-            version: options.version.clone(),
-        },
-    );
+    let lint = || {
+        rules::run(
+            std::slice::from_ref(&release),
+            &rules::Options {
+                provider_type: Some(provider_type),
+                provider_name: Some(provider_name.clone()),
+                version: options.version.clone(),
+            },
+        )
+    };
+    // Hashing a large release takes about as long as linting it: one on each core. The other
+    // core also finds the line starts of the files, which reporting a finding needs.
+    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
+    let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
+        std::thread::scope(|scope| {
+            let checksums = scope.spawn(|| {
+                let checksums = checksums_of(&files);
+                for file in &release.files {
+                    file.yaml.source.line_count();
+                }
+                checksums
+            });
+            let diagnostics = lint();
+            (checksums.join(), diagnostics)
+        })
+    } else {
+        (Ok(checksums_of(&files)), lint())
+    };
+    // A panic while hashing would be a bug; hash again on this thread.
+    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
+    if total >= parallel::PARALLEL_FROM {
+        // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
+        // need not wait for.
+        std::thread::spawn(move || drop(release));
+    }
     Ok(AssembledRelease {
         provider_type,
         provider_name,

@@ -1,93 +1,126 @@
-//! Large components files on both cores: parsing and writing in two halves.
+//! Large components files on both cores: parsing and writing in two parts.
 //!
-//! A components file is a list of documents, each loaded on its own (the loader splits at `---`
-//! lines exactly as clusterctl does), so a file split at a separator line near its middle parses
-//! to the same documents as a whole; the second half's spans are carried back into the whole
-//! file with an [`OffsetMap`]. Writing is per object too, so two halves written apart and joined
-//! with `---` are the same bytes. Below [`PARALLEL_FROM`] bytes a second thread costs more than it
-//! saves and everything runs on the caller's thread.
+//! Parsing shares documents (and halves of large ones) between the threads
+//! ([`yaml::parse_str_on_two_threads`]). Writing is per object, so two halves of the objects
+//! written apart and joined with `---` are the same bytes, and their read-backs shifted by the
+//! first half's length are the read-back of the whole. Below [`PARALLEL_FROM`] bytes a second
+//! thread costs more than it saves and everything runs on the caller's thread.
 
 use std::sync::Arc;
 
-use crate::yaml::{self, Limits, Node, OffsetMap, Source, YamlFile};
+use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 
 /// Texts shorter than this are handled on one thread.
 pub const PARALLEL_FROM: usize = 256 * 1024;
 
-/// The byte offset of a document separator line (`---` alone, or followed by a space, tab or
-/// comment) at or after the middle of `text`, if any.
-fn middle_separator(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut from = text.len() / 2;
-    while let Some(found) = memchr::memmem::find(&bytes[from..], b"\n---") {
-        let start = from + found + 1;
-        match bytes.get(start + 3) {
-            None | Some(b'\n' | b'\r' | b' ' | b'\t' | b'#') => return Some(start),
-            Some(_) => from = start,
-        }
-    }
-    None
-}
-
 /// [`yaml::parse_str`], on two threads for large texts; the result is the same.
 pub fn parse(source: Arc<Source>) -> YamlFile {
-    let text = source.text();
-    let split = match middle_separator(text) {
-        Some(split) if text.len() >= PARALLEL_FROM => split,
-        _ => return yaml::parse_str(source, Limits::default()),
-    };
-    let (first_text, second_text) = text.split_at(split);
-    let mut map = OffsetMap::identity();
-    map.push_copy(0, split, second_text.len());
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| {
-            yaml::parse_rewritten(source.clone(), Some((second_text, &map)), Limits::default())
-        });
-        let mut first_map = OffsetMap::identity();
-        first_map.push_copy(0, 0, first_text.len());
-        let first = yaml::parse_rewritten(
-            source.clone(),
-            Some((first_text, &first_map)),
-            Limits::default(),
-        );
-        (first, second.join())
-    });
-    let Ok(second) = second else {
-        // A panic in the loader would be a bug; load the whole text the ordinary way.
+    if source.text().len() < PARALLEL_FROM {
         return yaml::parse_str(source, Limits::default());
-    };
-    let mut file = first;
-    let offset = file.documents.len();
-    file.documents
-        .extend(second.documents.into_iter().map(|mut document| {
-            document.index += offset;
-            document
-        }));
-    file.errors.extend(second.errors);
-    file.source = source;
-    file
+    }
+    yaml::parse_str_on_two_threads(source, Limits::default())
 }
 
-/// [`yaml::write_layout::write_documents`], on two threads for many objects; same bytes.
-pub fn write_layout(objects: &[Node], input_size: usize) -> String {
+/// What [`write_layout_read_back`] wrote.
+pub struct Written {
+    pub text: String,
+    /// The documents a reader loads from the text, or `None` when the caller must parse it.
+    pub documents: Option<Vec<Document>>,
+    /// An empty buffer whose memory the writing paged in, for a copy of the text.
+    pub spare: Vec<u8>,
+}
+
+/// [`write_layout::write_documents_read_back`], on two threads for many objects: the same text,
+/// and the same documents (a reader's view of the text, built from the objects themselves). The
+/// text is written into `buffer` (memory the caller is done with, such as the source text the
+/// objects were loaded from).
+pub fn write_layout_read_back(
+    mut objects: Vec<Node>,
+    input_size: usize,
+    buffer: String,
+) -> Written {
     if input_size < PARALLEL_FROM || objects.len() < 2 {
-        return yaml::write_layout::write_documents(objects);
+        let (text, trace) = write_layout::write_documents_traced(&objects, buffer);
+        let documents = trace.and_then(|trace| trace.into_documents(objects, 0, 0));
+        return Written {
+            text,
+            documents,
+            spare: Vec::new(),
+        };
     }
-    let (first, second) = objects.split_at(objects.len() / 2);
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| yaml::write_layout::write_documents(second));
-        (yaml::write_layout::write_documents(first), second.join())
+    let second = objects.split_off(balanced_split(&objects));
+    let (first_written, second_written) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| write_layout::write_documents_traced(&second, String::new()));
+        (
+            write_layout::write_documents_traced(&objects, buffer),
+            second.join(),
+        )
     });
-    match second {
-        Ok(second) => {
-            let mut out = first;
-            out.reserve(second.len() + 4);
-            out.push_str("---\n");
-            out.push_str(&second);
-            out
+    let Ok((second_text, second_trace)) = second_written else {
+        // A panic in the writer would be a bug; write the whole the ordinary way.
+        objects.extend(second);
+        let (text, documents) = write_layout::write_documents_read_back(objects);
+        return Written {
+            text,
+            documents,
+            spare: Vec::new(),
+        };
+    };
+    let (mut text, first_trace) = first_written;
+    // The halves are joined with a separator line, as one writer joins documents.
+    let offset = text.len() + 4;
+    text.reserve(second_text.len() + 4);
+    text.push_str("---\n");
+    text.push_str(&second_text);
+    let mut spare = second_text.into_bytes();
+    spare.clear();
+    let (Some(first_trace), Some(second_trace)) = (first_trace, second_trace) else {
+        return Written {
+            text,
+            documents: None,
+            spare,
+        };
+    };
+    let first_count = objects.len();
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(move || second_trace.into_documents(second, offset, first_count));
+        (first_trace.into_documents(objects, 0, 0), second.join())
+    });
+    let documents = match (first, second) {
+        (Some(mut documents), Ok(Some(second))) => {
+            documents.extend(second);
+            Some(documents)
         }
-        Err(_) => yaml::write_layout::write_documents(objects),
+        _ => None,
+    };
+    Written {
+        text,
+        documents,
+        spare,
     }
+}
+
+/// Where to cut `objects` so that both halves hold about as much text (a components file's size
+/// is mostly in a few large CustomResourceDefinitions): the first index at which the objects
+/// before it span half of their source text or more, and never 0 or the end.
+fn balanced_split(objects: &[Node]) -> usize {
+    let total: usize = objects.iter().map(|o| o.span.len()).sum();
+    let mut before = 0;
+    let mut cut = objects.len() / 2;
+    for (index, object) in objects.iter().enumerate() {
+        let after = before + object.span.len();
+        if after * 2 >= total {
+            // The object that crosses the middle goes to the side it is mostly on.
+            cut = if total - before * 2 < after * 2 - total {
+                index
+            } else {
+                index + 1
+            };
+            break;
+        }
+        before = after;
+    }
+    cut.clamp(1, objects.len().saturating_sub(1).max(1))
 }
 
 #[cfg(test)]
@@ -114,15 +147,39 @@ mod tests {
         }
         assert_eq!(whole.errors, halves.errors);
         let roots: Vec<Node> = whole.roots().cloned().collect();
-        assert_eq!(
-            write_layout(&roots, text.len()),
-            yaml::write_layout::write_documents(&roots)
-        );
+        let Written {
+            text: written,
+            documents,
+            spare,
+        } = write_layout_read_back(roots.clone(), text.len(), text.clone());
+        assert_eq!(written, write_layout::write_documents(&roots));
+        assert!(spare.is_empty());
+        // The read-back of the halves is a parse of the whole text written.
+        let documents = documents.expect("a read-back");
+        let reread = yaml::parse_str(Arc::new(Source::new("t", written)), Limits::default());
+        assert!(reread.errors.is_empty());
+        assert_eq!(documents.len(), reread.documents.len());
+        for (a, b) in documents.iter().zip(&reread.documents) {
+            assert_eq!((a.index, a.span), (b.index, b.span));
+            assert_eq!(a.root, b.root);
+        }
     }
 
     #[test]
-    fn separators_need_a_line_of_their_own() {
-        assert_eq!(middle_separator("a: 1\n---x\nb: 2\n---\nc: 3\n"), Some(15));
-        assert_eq!(middle_separator("a: 1\nb: 2\n---x\n"), None);
+    fn objects_are_split_where_the_text_is_halved() {
+        let sized = |sizes: &[usize]| -> Vec<Node> {
+            sizes
+                .iter()
+                .map(|&len| Node::mapping(Vec::new(), crate::yaml::Span::new(0, len)))
+                .collect()
+        };
+        assert_eq!(
+            balanced_split(&sized(&[1, 600, 10, 50, 40, 640, 700, 1, 1])),
+            6
+        );
+        assert_eq!(balanced_split(&sized(&[100, 100, 100, 100])), 2);
+        assert_eq!(balanced_split(&sized(&[1000, 1, 1])), 1);
+        assert_eq!(balanced_split(&sized(&[1, 1, 1000])), 2);
+        assert_eq!(balanced_split(&sized(&[0, 0])), 1);
     }
 }

@@ -115,7 +115,14 @@ pub fn transform_text(
 /// Parses components YAML into its objects (every document a mapping; empty and `null`
 /// documents skipped, as clusterctl skips them).
 pub fn parse_objects(origin: &str, text: &str) -> Result<(Arc<Source>, Vec<Node>), TransformError> {
-    let source = Arc::new(Source::new(origin, text));
+    parse_source(origin, Arc::new(Source::new(origin, text)))
+}
+
+/// [`parse_objects`] of a source already made.
+pub(crate) fn parse_source(
+    origin: &str,
+    source: Arc<Source>,
+) -> Result<(Arc<Source>, Vec<Node>), TransformError> {
     let file = super::parallel::parse(source.clone());
     if let Some(error) = file.errors.first() {
         return Err(TransformError::Yaml {
@@ -146,13 +153,12 @@ pub fn transform(
     objects: Vec<Node>,
     options: &TransformOptions<'_>,
 ) -> Result<Transformed, TransformError> {
-    let at = |span: Span| source.position(span.start);
     if objects.is_empty() {
         return Err(TransformError::Empty {
             origin: origin.to_string(),
         });
     }
-    let namespaces: Vec<(String, Position)> = objects
+    let namespaces: Vec<(String, Span)> = objects
         .iter()
         .filter(|o| kind(o) == Some("Namespace"))
         .map(|o| {
@@ -161,14 +167,18 @@ pub fn transform(
                 name.and_then(Node::scalar_text)
                     .unwrap_or_default()
                     .to_string(),
-                at(name.map_or(o.span, |n| n.span)),
+                name.map_or(o.span, |n| n.span),
             )
         })
         .collect();
     if namespaces.len() > 1 {
+        // Positions only for the message: finding them reads the whole source.
         return Err(TransformError::Namespaces {
             origin: origin.to_string(),
-            names: namespaces,
+            names: namespaces
+                .into_iter()
+                .map(|(name, span)| (name, source.position(span.start)))
+                .collect(),
         });
     }
     let target = match (options.namespace, namespaces.first()) {
@@ -321,10 +331,10 @@ fn fix_namespace(
             if dns_names.is_null() {
                 return Ok(());
             }
-            let position = source.position(dns_names.span.start);
+            let at = dns_names.span.start;
             let bad = || TransformError::DnsNames {
                 origin: origin.to_string(),
-                position,
+                position: source.position(at),
                 object: what.clone(),
             };
             let items = dns_names.as_sequence_mut().ok_or_else(bad)?;

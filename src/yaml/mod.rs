@@ -25,5 +25,6 @@ mod write_tests;
 pub use node::{Mapping, Node, ScalarStyle, Value};
 pub use parse::{
     Document, Error, ErrorKind, Limits, YamlFile, parse_file, parse_rewritten, parse_str,
+    parse_str_on_two_threads,
 };
 pub use source::{OffsetMap, Position, Source, Span};

@@ -14,6 +14,10 @@ use std::sync::Arc;
 
 use saphyr_parser::{Event, Marker, Parser, ScanError};
 
+mod split;
+
+pub use split::parse_str_on_two_threads;
+
 use super::node::{Mapping, Node, Value};
 use super::source::{OffsetMap, Source, Span, line_starts};
 
@@ -132,12 +136,7 @@ pub fn parse_rewritten(
 ) -> YamlFile {
     let identity = OffsetMap::identity();
     let (text, map) = rewritten.unwrap_or((source.text(), &identity));
-    let mut loader = Loader {
-        limits,
-        map,
-        alias_nodes: 0,
-        errors: Vec::new(),
-    };
+    let mut loader = Loader::new(limits, map);
     let mut documents = Vec::new();
     for chunk in split_documents(text, &mut loader) {
         if is_blank(&text[chunk.start..chunk.end]) {
@@ -168,37 +167,30 @@ fn is_blank(chunk: &str) -> bool {
 
 /// Splits the text at `---` lines, reporting separators followed by anything but a comment.
 fn split_documents(text: &str, loader: &mut Loader<'_>) -> Vec<Span> {
+    let bytes = text.as_bytes();
     let mut chunks = Vec::new();
     let mut start = 0;
-    let mut line_start = 0;
-    let bytes = text.as_bytes();
-    while line_start < bytes.len() {
-        let line_end = memchr_newline(bytes, line_start);
+    let first_line = bytes.starts_with(b"---").then_some(0);
+    let later_lines = memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1);
+    for line_start in first_line.into_iter().chain(later_lines) {
+        let line_end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
         let line = &text[line_start..line_end];
-        if let Some(rest) = line.strip_prefix("---") {
-            chunks.push(Span::new(start, line_start));
-            let trimmed = rest.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                let rest_start = line_start + 3 + (rest.len() - rest.trim_start().len());
-                loader.error(
-                    ErrorKind::Separator,
-                    format!("invalid document separator: `{}`", line.trim_end()),
-                    Span::new(rest_start, line_start + line.trim_end().len()),
-                );
-            }
-            start = (line_end + 1).min(bytes.len());
+        let rest = &line[3..];
+        chunks.push(Span::new(start, line_start));
+        let trimmed = rest.trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            let rest_start = line_start + 3 + (rest.len() - rest.trim_start().len());
+            loader.error(
+                ErrorKind::Separator,
+                format!("invalid document separator: `{}`", line.trim_end()),
+                Span::new(rest_start, line_start + line.trim_end().len()),
+            );
         }
-        line_start = line_end + 1;
+        start = (line_end + 1).min(bytes.len());
     }
     chunks.push(Span::new(start, bytes.len()));
     chunks
-}
-
-fn memchr_newline(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| from + i)
 }
 
 struct Loader<'m> {
@@ -206,6 +198,12 @@ struct Loader<'m> {
     map: &'m OffsetMap,
     alias_nodes: usize,
     errors: Vec<Error>,
+    /// The items of the sequences being built, innermost last; each collection takes its own
+    /// when it ends, in a vector of exactly their number (growing a vector per collection would
+    /// copy and waste memory a large file pays for in page faults).
+    items: Vec<Node>,
+    /// The entries of the mappings being built, likewise.
+    entries: Vec<(Node, Node)>,
 }
 
 /// A collection being built.
@@ -214,13 +212,15 @@ enum Frame {
         start: usize,
         tag: Option<Box<str>>,
         anchor: usize,
-        items: Vec<Node>,
+        /// Where its items start in [`Loader::items`].
+        first: usize,
     },
     Mapping {
         start: usize,
         tag: Option<Box<str>>,
         anchor: usize,
-        entries: Vec<(Node, Node)>,
+        /// Where its entries start in [`Loader::entries`].
+        first: usize,
         key: Option<Node>,
         /// Key text -> index of its entry, built once a mapping grows past a few keys.
         index: Option<HashMap<String, usize>>,
@@ -256,7 +256,18 @@ impl Offsets<'_> {
     }
 }
 
-impl Loader<'_> {
+impl<'m> Loader<'m> {
+    fn new(limits: Limits, map: &'m OffsetMap) -> Self {
+        Loader {
+            limits,
+            map,
+            alias_nodes: 0,
+            errors: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
     fn error(&mut self, kind: ErrorKind, message: String, span: Span) {
         self.errors.push(Error {
             kind,
@@ -292,6 +303,9 @@ impl Loader<'_> {
     }
 
     fn build(&mut self, chunk: &str, offsets: &mut Offsets<'_>) -> Result<Option<Node>, Error> {
+        // What a document that failed left behind.
+        self.items.clear();
+        self.entries.clear();
         let mut stack: Vec<Frame> = Vec::new();
         let mut anchors: HashMap<usize, (Node, usize)> = HashMap::new();
         let mut root: Option<Node> = None;
@@ -357,7 +371,7 @@ impl Loader<'_> {
                         start,
                         tag: tag.map(|t| tag_text(&t)),
                         anchor,
-                        items: Vec::new(),
+                        first: self.items.len(),
                     });
                     continue;
                 }
@@ -367,7 +381,7 @@ impl Loader<'_> {
                         start,
                         tag: tag.map(|t| tag_text(&t)),
                         anchor,
-                        entries: Vec::new(),
+                        first: self.entries.len(),
                         key: None,
                         index: None,
                     });
@@ -382,8 +396,9 @@ impl Loader<'_> {
                             start: s,
                             tag,
                             anchor,
-                            items,
+                            first,
                         } => {
+                            let items = self.items.drain(first..).collect();
                             let node = Node {
                                 span: self.original(Span::new(s, end.max(s))),
                                 tag,
@@ -395,9 +410,10 @@ impl Loader<'_> {
                             start: s,
                             tag,
                             anchor,
-                            entries,
+                            first,
                             ..
                         } => {
+                            let entries = self.entries.drain(first..).collect();
                             let node = Node {
                                 span: self.original(Span::new(s, end.max(s))),
                                 tag,
@@ -415,15 +431,16 @@ impl Loader<'_> {
             };
             match stack.last_mut() {
                 None => root = Some(node),
-                Some(Frame::Sequence { items, .. }) => items.push(node),
+                Some(Frame::Sequence { .. }) => self.items.push(node),
                 Some(Frame::Mapping {
-                    entries,
+                    first: entries_start,
                     key,
                     index,
                     ..
                 }) => match key.take() {
-                    Some(k) => entries.push((k, node)),
+                    Some(k) => self.entries.push((k, node)),
                     None => {
+                        let entries = self.entries.get(*entries_start..).unwrap_or_default();
                         if let Some(first) = find_duplicate(entries, index, &node) {
                             let name = node.scalar_text().unwrap_or_default();
                             let first_pos = first;

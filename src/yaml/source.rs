@@ -1,9 +1,11 @@
 //! Source text, byte spans and the translation of a byte offset into a line and column.
 //!
-//! Findings carry only byte spans; the line and column are computed once, when a report is
-//! rendered, from the line-start table kept here.
+//! Findings carry only byte spans; the line and column are computed when a report is rendered,
+//! from the line-start table kept here. The table is built on first use: most texts capkg loads
+//! (and every file it writes) never have a position asked for.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 /// A half-open byte range `start..end` in a [`Source`]'s text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -57,19 +59,21 @@ impl fmt::Display for Position {
 pub struct Source {
     name: String,
     text: String,
-    line_starts: Vec<usize>,
+    line_starts: OnceLock<Vec<usize>>,
 }
 
 impl Source {
     /// `name` is how reports refer to the text (a path as the user gave it, or `<stdin>`).
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
-        let text = text.into();
-        let line_starts = line_starts(&text);
         Self {
             name: name.into(),
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| line_starts(&self.text))
     }
 
     pub fn name(&self) -> &str {
@@ -80,6 +84,11 @@ impl Source {
         &self.text
     }
 
+    /// The text, for a caller done with the source.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+
     /// The text a span covers (empty when the span is out of range or splits a character).
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.start..span.end).unwrap_or("")
@@ -87,20 +96,22 @@ impl Source {
 
     /// Number of lines (a trailing newline does not start a new line).
     pub fn line_count(&self) -> usize {
+        let lines = self.line_starts().len();
         match self.text.as_bytes().last() {
-            Some(b'\n') => self.line_starts.len() - 1,
-            _ => self.line_starts.len(),
+            Some(b'\n') => lines - 1,
+            _ => lines,
         }
     }
 
     /// Line and column of a byte offset; offsets past the end clamp to the end.
     pub fn position(&self, offset: usize) -> Position {
         let offset = offset.min(self.text.len());
-        let line_index = match self.line_starts.binary_search(&offset) {
+        let line_starts = self.line_starts();
+        let line_index = match line_starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let line_start = self.line_starts[line_index];
+        let line_start = line_starts[line_index];
         let column = self
             .text
             .get(line_start..offset)
@@ -114,7 +125,7 @@ impl Source {
 
     /// Byte offset where a 1-based line starts.
     pub fn line_start(&self, line: usize) -> Option<usize> {
-        self.line_starts.get(line.checked_sub(1)?).copied()
+        self.line_starts().get(line.checked_sub(1)?).copied()
     }
 
     /// The 1-based line's text without its line break.
@@ -123,7 +134,7 @@ impl Source {
             return "";
         };
         let end = self
-            .line_starts
+            .line_starts()
             .get(line)
             .copied()
             .unwrap_or(self.text.len());
@@ -133,13 +144,33 @@ impl Source {
 
 /// Byte offsets of the start of each line.
 pub(crate) fn line_starts(text: &str) -> Vec<usize> {
-    let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+    const LOW: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const BREAKS: u64 = 0x0A0A_0A0A_0A0A_0A0A;
+    let bytes = text.as_bytes();
+    let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
     starts.push(0);
+    // Eight bytes at a time: a word's line breaks become its zero bytes, marked by their high
+    // bit (exactly: no carry crosses bytes), then one step per line break.
+    let mut words = bytes.chunks_exact(8);
+    let mut base = 0;
+    for word in &mut words {
+        let mut array = [0u8; 8];
+        array.copy_from_slice(word);
+        let x = u64::from_le_bytes(array) ^ BREAKS;
+        let mut zeros = !(((x & LOW) + LOW) | x | LOW);
+        while zeros != 0 {
+            starts.push(base + zeros.trailing_zeros() as usize / 8 + 1);
+            zeros &= zeros - 1;
+        }
+        base += 8;
+    }
     starts.extend(
-        text.bytes()
+        words
+            .remainder()
+            .iter()
             .enumerate()
-            .filter(|&(_, b)| b == b'\n')
-            .map(|(i, _)| i + 1),
+            .filter(|&(_, &b)| b == b'\n')
+            .map(|(i, _)| base + i + 1),
     );
     starts
 }
@@ -213,6 +244,36 @@ mod tests {
         assert_eq!(source.position(x), Position { line: 2, column: 7 });
         assert_eq!(source.line_text(2), "näme: x");
         assert_eq!(source.line_count(), 2);
+    }
+
+    #[test]
+    fn line_starts_follow_every_break() {
+        for len in [0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 200] {
+            // Breaks beside other bytes whose arithmetic could carry into them.
+            let text: String = (0..len)
+                .map(|i| match i % 7 {
+                    3 => '\n',
+                    4 => '\u{b}',
+                    5 => 'é',
+                    _ if i == 63 => '\n',
+                    _ => '\u{9}',
+                })
+                .collect();
+            let expected: Vec<usize> = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            assert_eq!(line_starts(&text), expected, "{len}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn line_starts_are_every_byte_after_a_break(text in "[\n\t\u{b}\u{8a}\u{10a}é😀x]{0,80}") {
+            let expected: Vec<usize> = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            proptest::prop_assert_eq!(line_starts(&text), expected);
+        }
     }
 
     #[test]

@@ -21,31 +21,166 @@
 //! patch the source text through spans instead. Flow collections are written in block style
 //! (empty ones as `{}` and `[]`). Documents are joined with `---` lines. The writer walks the tree
 //! with an explicit stack, so nesting depth costs heap, not call stack; output is deterministic.
+//!
+//! [`write_documents_read_back`] also says what a YAML reader loads from the text written, without
+//! reading it: the writer notes where every node went, and the nodes themselves become the loaded
+//! tree (spans into the new text, the styles written). `capkg assemble` lints its output that
+//! way instead of parsing two megabytes a second time. The spans follow saphyr-parser's
+//! conventions exactly (a block collection or literal block ends where the next token starts; an
+//! indentless sequence starts after its first `- `), which tests hold against a fresh parse of
+//! every corpus components file, the tricky-value tables and generated trees. Trees the
+//! conventions are not established for (tags, explicit `? key` entries, a document that is not a
+//! mapping, duplicate keys, nesting the loader refuses) get no read-back: the caller parses.
+
+use std::collections::HashSet;
 
 use super::node::{Node, ScalarStyle, Value};
+use super::parse::{Document, Limits};
 use super::resolve::Resolved;
-use super::write_clusterctl::{Analysis, analyze_scalar, is_printable};
+use super::source::Span;
+use super::write_clusterctl::{analyze_scalar, is_printable};
 
 /// Longest key written as an implicit (`key: value`) key; YAML allows 1024 characters.
 const MAX_IMPLICIT_KEY: usize = 1024;
 
+/// go-yaml v2's preferred line width, past which plain and single-quoted scalars are folded.
+const BEST_WIDTH: usize = 80;
+
 /// One document, ending with a line break.
 pub fn write_document(node: &Node) -> String {
-    let mut writer = Writer::default();
+    let mut writer = Writer::new(false);
     writer.run(node);
     writer.out
 }
 
 /// Several documents, each ending with a line break, separated by `---` lines.
 pub fn write_documents<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String {
-    let mut out = String::new();
+    let mut writer = Writer::new(false);
     for (index, node) in nodes.into_iter().enumerate() {
         if index > 0 {
-            out.push_str("---\n");
+            writer.out.push_str("---\n");
         }
-        out.push_str(&write_document(node));
+        writer.run(node);
     }
-    out
+    writer.out
+}
+
+/// Where [`write_documents_traced`] wrote each node, in the order written.
+#[derive(Debug)]
+pub struct Trace {
+    records: Vec<Record>,
+    /// Each document's text (what the loader's document splitting makes of it).
+    documents: Vec<Span>,
+}
+
+/// Where one node went: its span in the text as the loader reports it, and how it was written.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    span: Span,
+    /// The style a scalar was written in.
+    style: ScalarStyle,
+    /// An empty plain key, written (and so read back as) `~`.
+    tilde: bool,
+}
+
+/// [`write_documents`] of a slice, with the [`Trace`] from which [`Trace::into_documents`] makes
+/// the documents a reader loads from the text; no trace for trees outside the conventions the
+/// trace follows (see the module documentation). The text is written into `buffer`, emptied
+/// first: memory a caller is done with (a large source text) is cheaper to write than fresh
+/// memory.
+pub fn write_documents_traced(nodes: &[Node], buffer: String) -> (String, Option<Trace>) {
+    let mut writer = Writer::new(true);
+    writer.out = buffer;
+    writer.out.clear();
+    writer.out.reserve(nodes.len() * 64);
+    for (index, node) in nodes.iter().enumerate() {
+        if index > 0 {
+            writer.out.push_str("---\n");
+        }
+        let start = writer.out.len();
+        if let Some(tracer) = &mut writer.tracer
+            && !matches!(node.value, Value::Mapping(_))
+        {
+            tracer.supported = false;
+        }
+        writer.run(node);
+        let end = writer.out.len();
+        if let Some(tracer) = &mut writer.tracer {
+            tracer.end_document(start, end);
+        }
+    }
+    let trace = writer
+        .tracer
+        .filter(|tracer| tracer.supported)
+        .map(|tracer| Trace {
+            records: tracer.records,
+            documents: tracer.documents,
+        });
+    (writer.out, trace)
+}
+
+/// Writes `nodes` as [`write_documents`] does and returns the text with the documents a YAML
+/// reader loads from it (what [`super::parse_str`] returns for the text, its errors being none),
+/// built from the nodes themselves; `None` when the tree is outside the conventions the trace
+/// follows, and the caller must parse the text.
+pub fn write_documents_read_back(nodes: Vec<Node>) -> (String, Option<Vec<Document>>) {
+    let (text, trace) = write_documents_traced(&nodes, String::new());
+    let documents = trace.and_then(|trace| trace.into_documents(nodes, 0, 0));
+    (text, documents)
+}
+
+impl Trace {
+    /// The documents a reader loads from the traced text: `nodes` (the nodes written, in the same
+    /// order) with the spans and styles they were written with. `offset` is where the traced text
+    /// starts in the file it is part of, `first_index` the index of its first document there.
+    /// `None` when `nodes` are not the nodes traced.
+    pub fn into_documents(
+        self,
+        mut nodes: Vec<Node>,
+        offset: usize,
+        first_index: usize,
+    ) -> Option<Vec<Document>> {
+        if nodes.len() != self.documents.len() {
+            return None;
+        }
+        let shift = |span: Span| Span::new(span.start + offset, span.end + offset);
+        let mut records = self.records.iter();
+        let mut stack: Vec<&mut Node> = nodes.iter_mut().rev().collect();
+        while let Some(node) = stack.pop() {
+            let record = records.next()?;
+            node.span = shift(record.span);
+            match &mut node.value {
+                Value::Scalar { text, style } => {
+                    *style = record.style;
+                    if record.tilde {
+                        *text = "~".to_string();
+                    }
+                }
+                Value::Sequence(items) => stack.extend(items.iter_mut().rev()),
+                Value::Mapping(mapping) => {
+                    for (key, value) in mapping.entries.iter_mut().rev() {
+                        stack.push(value);
+                        stack.push(key);
+                    }
+                }
+            }
+        }
+        if records.next().is_some() {
+            return None;
+        }
+        Some(
+            nodes
+                .into_iter()
+                .zip(self.documents)
+                .enumerate()
+                .map(|(index, (root, span))| Document {
+                    index: first_index + index,
+                    span: shift(span),
+                    root: Some(root),
+                })
+                .collect(),
+        )
+    }
 }
 
 /// Where a node is written: at the start of a document, after `key:`, or after an indicator
@@ -86,8 +221,24 @@ impl Slot {
     }
 }
 
+/// How the start of a sequence is known from its first item's `-` (traced writing only).
+#[derive(Debug, Clone, Copy)]
+enum SequenceStart {
+    /// Not the first item, or not traced.
+    None,
+    /// A sequence under a key (`key:` then `- item`): it starts after `- `.
+    Indentless(usize),
+    /// A sequence in an indicator slot (`- - item`): it starts at the `-`.
+    AtDash(usize),
+}
+
 enum Task<'n> {
-    Node(&'n Node, Slot),
+    Node {
+        node: &'n Node,
+        slot: Slot,
+        /// Collections around the node.
+        depth: usize,
+    },
     /// A mapping entry whose key starts at `column`; `inline` when the line already holds an
     /// indicator (`- key: value`).
     Entry {
@@ -95,52 +246,186 @@ enum Task<'n> {
         value: &'n Node,
         column: usize,
         inline: bool,
+        depth: usize,
+        /// The record of the mapping, for its first entry (traced writing only).
+        mapping: Option<usize>,
     },
     /// A sequence item whose `-` is at `column`.
     Item {
         node: &'n Node,
         column: usize,
         inline: bool,
+        depth: usize,
+        start: SequenceStart,
     },
     /// The `:` line of an explicit (`? key`) entry.
     ExplicitValue {
         value: &'n Node,
         column: usize,
+        depth: usize,
     },
+    /// The end of a block collection's children (traced writing only).
+    Close(usize),
 }
 
-#[derive(Default)]
 struct Writer {
     out: String,
+    tracer: Option<Tracer>,
+}
+
+/// The span bookkeeping of traced writing.
+struct Tracer {
+    /// One per node (keys included), in the order written.
+    records: Vec<Record>,
+    /// Records whose end is where the next token starts: a block collection's, a literal
+    /// block's. A literal block without content lines starts there too, or at its header
+    /// (`Some(header)`) when the document ends first.
+    pending: Vec<(usize, Option<usize>)>,
+    documents: Vec<Span>,
+    supported: bool,
+}
+
+impl Tracer {
+    fn record(&mut self, style: ScalarStyle) -> usize {
+        self.records.push(Record {
+            span: Span::default(),
+            style,
+            tilde: false,
+        });
+        self.records.len() - 1
+    }
+
+    fn set(&mut self, index: usize, span: Span) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.span = span;
+        }
+    }
+
+    fn set_start(&mut self, index: usize, start: usize) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.span.start = start;
+        }
+    }
+
+    /// A token starts at `offset`: whatever waited for the next token ends there.
+    fn token(&mut self, offset: usize) {
+        for (index, empty_block) in self.pending.drain(..) {
+            if let Some(record) = self.records.get_mut(index) {
+                record.span.end = offset;
+                if empty_block.is_some() {
+                    record.span.start = offset;
+                }
+            }
+        }
+    }
+
+    /// A document's text ends at `end`: what waits for a token ends with it.
+    fn end_document(&mut self, start: usize, end: usize) {
+        for (index, empty_block) in self.pending.drain(..) {
+            if let Some(record) = self.records.get_mut(index) {
+                record.span.end = end;
+                if let Some(header) = empty_block {
+                    record.span.start = header;
+                }
+            }
+        }
+        self.documents.push(Span::new(start, end));
+    }
 }
 
 impl Writer {
+    fn new(traced: bool) -> Self {
+        Writer {
+            out: String::new(),
+            tracer: traced.then(|| Tracer {
+                records: Vec::new(),
+                pending: Vec::new(),
+                documents: Vec::new(),
+                supported: true,
+            }),
+        }
+    }
+
     fn run(&mut self, root: &Node) {
-        let mut tasks = vec![Task::Node(root, Slot::Root)];
+        let mut tasks = vec![Task::Node {
+            node: root,
+            slot: Slot::Root,
+            depth: 0,
+        }];
         while let Some(task) = tasks.pop() {
             match task {
-                Task::Node(node, slot) => self.node(node, slot, &mut tasks),
+                Task::Node { node, slot, depth } => self.node(node, slot, depth, &mut tasks),
                 Task::Entry {
                     key,
                     value,
                     column,
                     inline,
-                } => self.entry(key, value, column, inline, &mut tasks),
+                    depth,
+                    mapping,
+                } => self.entry(key, value, column, inline, depth, mapping, &mut tasks),
                 Task::Item {
                     node,
                     column,
                     inline,
+                    depth,
+                    start,
                 } => {
                     self.start_line(column, inline);
+                    let dash = self.token();
                     self.out.push('-');
-                    tasks.push(Task::Node(node, Slot::Indicator(column)));
+                    if let Some(tracer) = &mut self.tracer {
+                        match start {
+                            SequenceStart::None => {}
+                            SequenceStart::Indentless(sequence) => {
+                                let gap = if is_empty_plain(node) { 1 } else { 2 };
+                                tracer.set_start(sequence, dash + gap);
+                            }
+                            SequenceStart::AtDash(sequence) => tracer.set_start(sequence, dash),
+                        }
+                    }
+                    tasks.push(Task::Node {
+                        node,
+                        slot: Slot::Indicator(column),
+                        depth,
+                    });
                 }
-                Task::ExplicitValue { value, column } => {
+                Task::ExplicitValue {
+                    value,
+                    column,
+                    depth,
+                } => {
                     self.start_line(column, false);
+                    self.token();
                     self.out.push(':');
-                    tasks.push(Task::Node(value, Slot::Indicator(column)));
+                    tasks.push(Task::Node {
+                        node: value,
+                        slot: Slot::Indicator(column),
+                        depth,
+                    });
+                }
+                Task::Close(index) => {
+                    if let Some(tracer) = &mut self.tracer {
+                        tracer.pending.push((index, None));
+                    }
                 }
             }
+        }
+    }
+
+    /// Notes that a token starts at the end of the output; returns that offset.
+    fn token(&mut self) -> usize {
+        let offset = self.out.len();
+        if let Some(tracer) = &mut self.tracer
+            && !tracer.pending.is_empty()
+        {
+            tracer.token(offset);
+        }
+        offset
+    }
+
+    fn unsupported(&mut self) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.supported = false;
         }
     }
 
@@ -153,114 +438,285 @@ impl Writer {
     }
 
     fn indent(&mut self, column: usize) {
-        self.out.extend(std::iter::repeat_n(' ', column));
+        const SPACES: &str = "                                                                ";
+        let mut left = column;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            self.out.push_str(&SPACES[..n]);
+            left -= n;
+        }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn entry<'n>(
         &mut self,
         key: &'n Node,
         value: &'n Node,
         column: usize,
         inline: bool,
+        depth: usize,
+        mapping: Option<usize>,
         tasks: &mut Vec<Task<'n>>,
     ) {
         self.start_line(column, inline);
-        if let Some(text) = implicit_key_text(key) {
-            self.out.push_str(&text);
+        let record = self.tracer.as_mut().map(|tracer| {
+            let style = key.scalar_style().unwrap_or(ScalarStyle::Plain);
+            tracer.record(style)
+        });
+        let start = self.token();
+        if self.push_implicit_key(key, record) {
+            let end = self.out.len();
+            if let (Some(tracer), Some(record)) = (&mut self.tracer, record) {
+                tracer.set(record, Span::new(start, end));
+                if let Some(mapping) = mapping {
+                    tracer.set_start(mapping, start);
+                }
+            }
             self.out.push(':');
-            tasks.push(Task::Node(value, Slot::MapValue(column)));
+            tasks.push(Task::Node {
+                node: value,
+                slot: Slot::MapValue(column),
+                depth,
+            });
         } else {
+            self.unsupported();
             self.out.push('?');
-            tasks.push(Task::ExplicitValue { value, column });
-            tasks.push(Task::Node(key, Slot::Indicator(column)));
+            tasks.push(Task::ExplicitValue {
+                value,
+                column,
+                depth,
+            });
+            tasks.push(Task::Node {
+                node: key,
+                slot: Slot::Indicator(column),
+                depth,
+            });
         }
     }
 
-    fn node<'n>(&mut self, node: &'n Node, slot: Slot, tasks: &mut Vec<Task<'n>>) {
-        let tag = node.tag.as_deref().map(tag_text);
-        match &node.value {
-            Value::Scalar { .. } => {
-                let form = scalar_form(node, false);
-                // At the document root YAML readers disagree on what an indentation indicator
-                // counts from, so such a block is double-quoted instead.
-                let form = match form {
-                    Form::Block { text, header } if slot == Slot::Root && header.contains('2') => {
-                        Form::Double(double_quoted(&text))
-                    }
-                    form => form,
-                };
-                let mut written = false;
-                if let Some(tag) = &tag {
-                    self.out.push_str(slot.separator());
-                    self.out.push_str(tag);
-                    written = true;
+    /// Writes a scalar key that can be written as `key:`; writes nothing and returns false when
+    /// the key needs the explicit `? key` form (a collection, or text longer than YAML allows an
+    /// implicit key).
+    fn push_implicit_key(&mut self, key: &Node, record: Option<usize>) -> bool {
+        if !matches!(key.value, Value::Scalar { .. }) {
+            return false;
+        }
+        let start = self.out.len();
+        if let Some(tag) = key.tag.as_deref() {
+            self.unsupported();
+            push_tag(&mut self.out, tag);
+            self.out.push(' ');
+        }
+        let form = scalar_form(key, true);
+        let style = match form {
+            Form::Plain("") => {
+                if let (Some(tracer), Some(record)) = (&mut self.tracer, record)
+                    && let Some(record) = tracer.records.get_mut(record)
+                {
+                    record.tilde = true;
                 }
-                let separator = if written { " " } else { slot.separator() };
-                let continuation = slot.block_column();
-                match form {
-                    Form::Plain(text) if text.is_empty() => {}
-                    Form::Plain(text) => {
-                        self.out.push_str(separator);
-                        self.push_folded(&text, continuation, false);
-                    }
-                    Form::Single(text) => {
-                        self.out.push_str(separator);
-                        self.push_folded(&text, continuation, true);
-                    }
-                    Form::Double(text) => {
-                        self.out.push_str(separator);
-                        self.out.push_str(&text);
-                    }
-                    Form::Block { header, text } => {
-                        self.out.push_str(separator);
-                        self.out.push_str(&header);
-                        self.out.push('\n');
-                        self.block_lines(&text, continuation);
-                        return;
-                    }
-                }
-                self.out.push('\n');
+                self.out.push('~');
+                ScalarStyle::Plain
             }
+            Form::Plain(text) => {
+                self.out.push_str(text);
+                ScalarStyle::Plain
+            }
+            Form::Double(text) => {
+                self.out.push_str(&text);
+                ScalarStyle::DoubleQuoted
+            }
+            Form::Single(text) => {
+                push_single_quoted(&mut self.out, text);
+                ScalarStyle::SingleQuoted
+            }
+            Form::Block { .. } => {
+                self.out.truncate(start);
+                return false;
+            }
+        };
+        let written = self.out.len() - start;
+        if written > MAX_IMPLICIT_KEY && self.out[start..].chars().count() > MAX_IMPLICIT_KEY {
+            self.out.truncate(start);
+            return false;
+        }
+        if let (Some(tracer), Some(record)) = (&mut self.tracer, record)
+            && let Some(record) = tracer.records.get_mut(record)
+        {
+            record.style = style;
+        }
+        true
+    }
+
+    fn node<'n>(&mut self, node: &'n Node, slot: Slot, depth: usize, tasks: &mut Vec<Task<'n>>) {
+        let record = self
+            .tracer
+            .as_mut()
+            .map(|tracer| tracer.record(node.scalar_style().unwrap_or(ScalarStyle::Plain)));
+        let tag = node.tag.as_deref();
+        if tag.is_some() {
+            self.unsupported();
+        }
+        match &node.value {
+            Value::Scalar { .. } => self.scalar(node, slot, tag, record),
             Value::Mapping(mapping) => {
+                self.check_collection(depth);
                 if mapping.entries.is_empty() {
-                    self.empty_collection(slot, tag.as_deref(), "{}");
+                    self.empty_collection(slot, tag, "{}", record);
                     return;
                 }
-                let (column, first_inline) = self.open_collection(slot, tag.as_deref(), false);
+                if self.tracer.is_some() && has_duplicate_keys(&mapping.entries) {
+                    self.unsupported();
+                }
+                let (column, first_inline) = self.open_collection(slot, tag, false);
+                if let Some(record) = record {
+                    tasks.push(Task::Close(record));
+                }
                 for (index, (key, value)) in mapping.entries.iter().enumerate().rev() {
                     tasks.push(Task::Entry {
                         key,
                         value,
                         column,
                         inline: index == 0 && first_inline,
+                        depth: depth + 1,
+                        mapping: record.filter(|_| index == 0),
                     });
                 }
             }
             Value::Sequence(items) => {
+                self.check_collection(depth);
                 if items.is_empty() {
-                    self.empty_collection(slot, tag.as_deref(), "[]");
+                    self.empty_collection(slot, tag, "[]", record);
                     return;
                 }
-                let (column, first_inline) = self.open_collection(slot, tag.as_deref(), true);
+                let (column, first_inline) = self.open_collection(slot, tag, true);
+                if let Some(record) = record {
+                    tasks.push(Task::Close(record));
+                }
+                let start = match (record, slot) {
+                    (None, _) => SequenceStart::None,
+                    (Some(record), Slot::MapValue(_)) => SequenceStart::Indentless(record),
+                    (Some(record), _) => SequenceStart::AtDash(record),
+                };
                 for (index, item) in items.iter().enumerate().rev() {
                     tasks.push(Task::Item {
                         node: item,
                         column,
                         inline: index == 0 && first_inline,
+                        depth: depth + 1,
+                        start: if index == 0 {
+                            start
+                        } else {
+                            SequenceStart::None
+                        },
                     });
                 }
             }
         }
     }
 
-    fn empty_collection(&mut self, slot: Slot, tag: Option<&str>, text: &str) {
+    /// A collection nested as deep as the loader refuses cannot be read back.
+    fn check_collection(&mut self, depth: usize) {
+        if depth >= Limits::default().max_depth {
+            self.unsupported();
+        }
+    }
+
+    fn scalar(&mut self, node: &Node, slot: Slot, tag: Option<&str>, record: Option<usize>) {
+        let form = scalar_form(node, false);
+        // At the document root YAML readers disagree on what an indentation indicator
+        // counts from, so such a block is double-quoted instead.
+        let form = match form {
+            Form::Block { text, header } if slot == Slot::Root && header.contains('2') => {
+                Form::Double(double_quoted(text))
+            }
+            form => form,
+        };
+        let mut written = false;
+        if let Some(tag) = tag {
+            self.out.push_str(slot.separator());
+            push_tag(&mut self.out, tag);
+            written = true;
+        }
+        let separator = if written { " " } else { slot.separator() };
+        let continuation = slot.block_column();
+        let (style, span) = match form {
+            Form::Plain("") => {
+                // Nothing is written; the loader places the empty scalar at the `:` of its key,
+                // or just after the `-` of its item.
+                let at = match slot {
+                    Slot::MapValue(_) => self.out.len().saturating_sub(1),
+                    _ => self.out.len(),
+                };
+                (ScalarStyle::Plain, Span::at(at))
+            }
+            Form::Plain(text) => {
+                self.out.push_str(separator);
+                let start = self.token();
+                self.push_folded(text, continuation, false);
+                (ScalarStyle::Plain, Span::new(start, self.out.len()))
+            }
+            Form::Single(text) => {
+                self.out.push_str(separator);
+                let start = self.token();
+                self.push_folded(text, continuation, true);
+                (ScalarStyle::SingleQuoted, Span::new(start, self.out.len()))
+            }
+            Form::Double(text) => {
+                self.out.push_str(separator);
+                let start = self.token();
+                self.out.push_str(&text);
+                (ScalarStyle::DoubleQuoted, Span::new(start, self.out.len()))
+            }
+            Form::Block { header, text } => {
+                self.out.push_str(separator);
+                let header_at = self.token();
+                self.out.push_str(header);
+                self.out.push('\n');
+                let content = self.block_lines(text, continuation);
+                if let (Some(tracer), Some(record)) = (&mut self.tracer, record) {
+                    if let Some(record) = tracer.records.get_mut(record) {
+                        record.style = ScalarStyle::Literal;
+                    }
+                    match content {
+                        Some(start) => {
+                            tracer.set_start(record, start);
+                            tracer.pending.push((record, None));
+                        }
+                        None => tracer.pending.push((record, Some(header_at))),
+                    }
+                }
+                return;
+            }
+        };
+        self.out.push('\n');
+        if let (Some(tracer), Some(record)) = (&mut self.tracer, record) {
+            if let Some(record) = tracer.records.get_mut(record) {
+                record.style = style;
+            }
+            tracer.set(record, span);
+        }
+    }
+
+    fn empty_collection(
+        &mut self,
+        slot: Slot,
+        tag: Option<&str>,
+        text: &str,
+        record: Option<usize>,
+    ) {
         self.out.push_str(slot.separator());
         if let Some(tag) = tag {
-            self.out.push_str(tag);
+            push_tag(&mut self.out, tag);
             self.out.push(' ');
         }
+        let start = self.token();
         self.out.push_str(text);
+        let end = self.out.len();
         self.out.push('\n');
+        if let (Some(tracer), Some(record)) = (&mut self.tracer, record) {
+            tracer.set(record, Span::new(start, end));
+        }
     }
 
     /// Writes what precedes a non-empty collection's first child; returns the children's column
@@ -275,12 +731,18 @@ impl Writer {
         };
         if let Some(tag) = tag {
             self.out.push_str(slot.separator());
-            self.out.push_str(tag);
+            push_tag(&mut self.out, tag);
             self.out.push('\n');
             return (column, false);
         }
         match slot {
-            Slot::Root => (column, false),
+            Slot::Root => {
+                if sequence {
+                    // Where a root sequence starts is not among the conventions traced.
+                    self.unsupported();
+                }
+                (column, false)
+            }
             Slot::MapValue(_) => {
                 self.out.push('\n');
                 (column, false)
@@ -293,144 +755,223 @@ impl Writer {
     /// columns, as go-yaml v2 (and so controller-gen and kubectl) fold long values: the break
     /// replaces one space between two non-spaces, which YAML folds back into that space.
     fn push_folded(&mut self, text: &str, continuation: usize, quoted: bool) {
-        const BEST_WIDTH: usize = 80;
         let line_start = self.out.rfind('\n').map_or(0, |i| i + 1);
+        let line_bytes = self.out.len() - line_start;
+        // Bytes bound characters: a text that ends by column 80 has no space past it.
+        if line_bytes + usize::from(quoted) + text.len() <= BEST_WIDTH + 1 || !text.contains(' ') {
+            if quoted {
+                push_single_quoted(&mut self.out, text);
+            } else {
+                self.out.push_str(text);
+            }
+            return;
+        }
         let mut column = self.out[line_start..].chars().count();
         if quoted {
             self.out.push('\'');
             column += 1;
         }
-        let chars: Vec<char> = text.chars().collect();
+        // Word by word: only a space can become a line break.
+        let bytes = text.as_bytes();
         let mut after_space = false;
-        for (i, &c) in chars.iter().enumerate() {
-            if c == ' ' {
-                let next_is_space = chars.get(i + 1) == Some(&' ');
-                let inner = !quoted || (i > 0 && i + 1 < chars.len());
-                if !after_space && column > BEST_WIDTH && !next_is_space && inner {
-                    self.out.push('\n');
-                    self.indent(continuation);
-                    column = continuation;
+        let mut word_start = 0;
+        loop {
+            let space = memchr::memchr(b' ', &bytes[word_start..]).map(|i| word_start + i);
+            let word = &text[word_start..space.unwrap_or(text.len())];
+            if !word.is_empty() {
+                column += char_count(word);
+                if quoted {
+                    let quotes = memchr::memchr_iter(b'\'', word.as_bytes()).count();
+                    push_doubling_quotes(&mut self.out, word);
+                    column += quotes;
                 } else {
-                    self.out.push(' ');
-                    column += 1;
+                    self.out.push_str(word);
                 }
-                after_space = true;
-                continue;
+                after_space = false;
             }
-            if quoted && c == '\'' {
-                self.out.push('\'');
+            let Some(space) = space else { break };
+            let next_is_space = bytes.get(space + 1) == Some(&b' ');
+            let inner = !quoted || (space > 0 && space + 1 < text.len());
+            if !after_space && column > BEST_WIDTH && !next_is_space && inner {
+                self.out.push('\n');
+                self.indent(continuation);
+                column = continuation;
+            } else {
+                self.out.push(' ');
                 column += 1;
             }
-            self.out.push(c);
-            column += 1;
-            after_space = false;
+            after_space = true;
+            word_start = space + 1;
         }
         if quoted {
             self.out.push('\'');
         }
     }
 
-    fn block_lines(&mut self, text: &str, column: usize) {
+    /// Writes a literal block's lines; returns where its first content character went (the
+    /// first line that is not empty), if any.
+    fn block_lines(&mut self, text: &str, column: usize) -> Option<usize> {
         let body = text.strip_suffix('\n').unwrap_or(text);
+        let mut content = None;
         for line in body.split('\n') {
             if !line.is_empty() {
                 self.indent(column);
+                content.get_or_insert(self.out.len());
                 self.out.push_str(line);
             }
             self.out.push('\n');
         }
+        content
     }
 }
 
 /// How a scalar is written.
-enum Form {
+enum Form<'t> {
     /// Plain text (possibly empty: an empty plain null).
-    Plain(String),
+    Plain(&'t str),
     /// Text to write in single quotes (not yet escaped).
-    Single(String),
+    Single(&'t str),
     /// A complete double-quoted scalar, escapes included.
     Double(String),
     /// A literal block: the header (`|`, `|2-`, …) and the text.
-    Block { header: String, text: String },
+    Block { header: &'static str, text: &'t str },
 }
 
-/// The text of a scalar key that can be written as `key:`, or `None` when the key needs the
-/// explicit `? key` form (a collection, or text longer than YAML allows an implicit key).
-fn implicit_key_text(key: &Node) -> Option<String> {
-    if !matches!(key.value, Value::Scalar { .. }) {
-        return None;
+/// Which quoting styles can carry a text (go-yaml's analysis, as far as this writer uses it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Quoting {
+    /// Plain in block context, on one line.
+    plain: bool,
+    /// Single quotes, on one line.
+    single: bool,
+}
+
+impl Quoting {
+    fn of(text: &str) -> Quoting {
+        if let Some(quoting) = Quoting::of_printable_ascii(text.as_bytes()) {
+            return quoting;
+        }
+        let analysis = analyze_scalar(text.as_bytes());
+        Quoting {
+            plain: analysis.block_plain_allowed && !analysis.multiline,
+            single: analysis.single_quoted_allowed && !analysis.multiline,
+        }
     }
-    let text = match scalar_form(key, true) {
-        Form::Plain(text) if text.is_empty() => "~".to_string(),
-        Form::Plain(text) | Form::Double(text) => text,
-        Form::Single(text) => single_quoted(&text),
-        Form::Block { .. } => return None,
-    };
-    let text = match key.tag.as_deref().map(tag_text) {
-        Some(tag) => format!("{tag} {text}"),
-        None => text,
-    };
-    (text.chars().count() <= MAX_IMPLICIT_KEY).then_some(text)
+
+    /// [`analyze_scalar`]'s answer for a non-empty text of printable ASCII (no line break, no
+    /// tab), computed with a few vectorised searches instead of a walk through the text; `None`
+    /// for other texts.
+    fn of_printable_ascii(text: &[u8]) -> Option<Quoting> {
+        let (&first, &last) = (text.first()?, text.last()?);
+        if !is_printable_ascii(text) {
+            return None;
+        }
+        // Without breaks or special characters, single quotes always do.
+        let single = true;
+        let followed_by_space = text.get(1).is_none_or(|&b| b == b' ');
+        let indicator = text.starts_with(b"---")
+            || text.starts_with(b"...")
+            || matches!(
+                first,
+                b'#' | b','
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b'&'
+                    | b'*'
+                    | b'!'
+                    | b'|'
+                    | b'>'
+                    | b'\''
+                    | b'"'
+                    | b'%'
+                    | b'@'
+                    | b'`'
+            )
+            || (matches!(first, b'?' | b':' | b'-') && followed_by_space)
+            // `:` before a space or at the end, `#` after a space.
+            || memchr::memchr2_iter(b':', b'#', text).any(|i| {
+                if text[i] == b':' {
+                    i > 0 && text.get(i + 1).is_none_or(|&b| b == b' ')
+                } else {
+                    i > 0 && text[i - 1] == b' '
+                }
+            });
+        let plain = first != b' ' && last != b' ' && !indicator;
+        Some(Quoting { plain, single })
+    }
+}
+
+/// Every byte printable ASCII (no line break, no tab); a loop without early exit, which the
+/// compiler vectorises.
+fn is_printable_ascii(text: &[u8]) -> bool {
+    text.iter()
+        .fold(true, |all, &b| all & (b.wrapping_sub(0x20) < 0x5F))
 }
 
 /// Chooses how to write a scalar (see the module documentation).
-fn scalar_form(node: &Node, is_key: bool) -> Form {
+fn scalar_form(node: &Node, is_key: bool) -> Form<'_> {
     let Value::Scalar { text, style } = &node.value else {
-        return Form::Plain(String::new());
+        return Form::Plain("");
     };
-    let analysis = analyze_scalar(text.as_bytes());
-    let plain_ok = analysis.block_plain_allowed && !analysis.multiline;
     match style {
         ScalarStyle::Plain => {
-            let is_string = node.resolve().is_none_or(Resolved::is_string);
-            if text.is_empty() || plain_ok || !is_string {
+            if text.is_empty() {
+                return Form::Plain(text);
+            }
+            let quoting = Quoting::of(text);
+            if quoting.plain || !node.resolve().is_none_or(Resolved::is_string) {
                 // As written: for a non-string the text is all the reader sees.
-                Form::Plain(text.clone())
+                Form::Plain(text)
             } else {
                 let block = !is_key && text.contains('\n');
-                quoted_or_block(text, &analysis, block, true)
+                quoted_or_block(text, Some(quoting), block, true)
             }
         }
-        ScalarStyle::SingleQuoted => quoted_or_block(text, &analysis, false, true),
+        ScalarStyle::SingleQuoted => quoted_or_block(text, None, false, true),
         ScalarStyle::DoubleQuoted => Form::Double(double_quoted(text)),
-        ScalarStyle::Literal | ScalarStyle::Folded => {
-            quoted_or_block(text, &analysis, !is_key, false)
-        }
+        ScalarStyle::Literal | ScalarStyle::Folded => quoted_or_block(text, None, !is_key, false),
     }
 }
 
 /// A literal block when `block` and a literal block can carry the text; otherwise single quotes
 /// when `prefer_single` and the text allows them; otherwise double quotes.
-fn quoted_or_block(text: &str, analysis: &Analysis, block: bool, prefer_single: bool) -> Form {
+fn quoted_or_block<'t>(
+    text: &'t str,
+    quoting: Option<Quoting>,
+    block: bool,
+    prefer_single: bool,
+) -> Form<'t> {
     if block && let Some(header) = literal_header(text) {
-        return Form::Block {
-            header,
-            text: text.to_string(),
-        };
+        return Form::Block { header, text };
     }
-    if prefer_single && analysis.single_quoted_allowed && !analysis.multiline {
-        return Form::Single(text.to_string());
+    if prefer_single && quoting.unwrap_or_else(|| Quoting::of(text)).single {
+        return Form::Single(text);
     }
     Form::Double(double_quoted(text))
 }
 
 /// The literal block header for `text`, or `None` when a literal block cannot carry it.
-fn literal_header(text: &str) -> Option<String> {
+fn literal_header(text: &str) -> Option<&'static str> {
     if text.is_empty() {
         return None;
     }
     let bytes = text.as_bytes();
-    let carries = text.char_indices().all(|(i, c)| {
-        c == '\t'
-            || (c != '\r' && c != '\u{85}' && !matches!(c, '\u{2028}' | '\u{2029}') && {
-                // Four-byte characters are printable to YAML, if not to go-yaml's emitter.
-                c.len_utf8() == 4 || is_printable(bytes, i)
-            })
+    let plain_ascii = bytes.iter().fold(true, |all, &b| {
+        all & (b.wrapping_sub(0x20) < 0x5F || b == b'\n' || b == b'\t')
     });
+    let carries = plain_ascii
+        || text.char_indices().all(|(i, c)| {
+            c == '\t'
+                || (c != '\r' && c != '\u{85}' && !matches!(c, '\u{2028}' | '\u{2029}') && {
+                    // Four-byte characters are printable to YAML, if not to go-yaml's emitter.
+                    c.len_utf8() == 4 || is_printable(bytes, i)
+                })
+        });
     if !carries {
         return None;
     }
-    let mut header = String::from("|");
     // Auto-detected indentation comes from the first line with a non-space character, and
     // all-space lines before it may not be longer: spell the indentation out in those cases.
     let mut needs_indicator = false;
@@ -446,21 +987,40 @@ fn literal_header(text: &str) -> Option<String> {
         needs_indicator = line.starts_with([' ', '\t']);
         break;
     }
-    if needs_indicator {
-        header.push('2');
-    }
     let trailing_breaks = text.len() - text.trim_end_matches('\n').len();
-    if trailing_breaks == 0 {
-        header.push('-');
-    } else if trailing_breaks > 1 || trailing_breaks == text.len() {
+    let header = match (needs_indicator, trailing_breaks) {
+        (false, 0) => "|-",
+        (true, 0) => "|2-",
         // `|` would drop trailing empty lines, and all of an all-empty text.
-        header.push('+');
-    }
+        (false, n) if n > 1 || n == text.len() => "|+",
+        (true, n) if n > 1 || n == text.len() => "|2+",
+        (false, _) => "|",
+        (true, _) => "|2",
+    };
     Some(header)
 }
 
-fn single_quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
+/// Writes `text` in single quotes, doubling the quotes inside.
+fn push_single_quoted(out: &mut String, text: &str) {
+    out.push('\'');
+    push_doubling_quotes(out, text);
+    out.push('\'');
+}
+
+/// Writes `text` with every single quote doubled.
+fn push_doubling_quotes(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(at) = memchr::memchr(b'\'', rest.as_bytes()) {
+        out.push_str(&rest[..=at]);
+        out.push('\'');
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// Number of characters, counted without decoding them.
+fn char_count(text: &str) -> usize {
+    text.bytes().filter(|&b| b & 0xC0 != 0x80).count()
 }
 
 /// A double-quoted scalar with YAML escapes for everything that is not printable.
@@ -493,13 +1053,45 @@ fn double_quoted(text: &str) -> String {
     out
 }
 
-/// A tag as written in YAML: shorthands (`!!str`, `!custom`) as they are, full URIs verbatim.
-fn tag_text(tag: &str) -> String {
+/// Writes a tag as written in YAML: shorthands (`!!str`, `!custom`) as they are, full URIs
+/// verbatim.
+fn push_tag(out: &mut String, tag: &str) {
     if tag.starts_with('!') {
-        tag.to_string()
+        out.push_str(tag);
     } else {
-        format!("!<{tag}>")
+        out.push_str("!<");
+        out.push_str(tag);
+        out.push('>');
     }
+}
+
+/// An empty plain scalar: written as nothing at all.
+fn is_empty_plain(node: &Node) -> bool {
+    matches!(&node.value, Value::Scalar { text, style: ScalarStyle::Plain } if text.is_empty())
+}
+
+/// Whether two scalar keys of a mapping read back as the same text (an empty plain key is
+/// written `~`), which the loader reports as a duplicate.
+fn has_duplicate_keys(entries: &[(Node, Node)]) -> bool {
+    const HASH_FROM: usize = 16;
+    fn written(key: &Node) -> Option<&str> {
+        key.scalar_text()
+            .map(|text| if is_empty_plain(key) { "~" } else { text })
+    }
+    if entries.len() < HASH_FROM {
+        return entries.iter().enumerate().any(|(i, (key, _))| {
+            written(key).is_some_and(|text| {
+                entries[..i]
+                    .iter()
+                    .any(|(earlier, _)| written(earlier) == Some(text))
+            })
+        });
+    }
+    let mut seen = HashSet::with_capacity(entries.len());
+    entries
+        .iter()
+        .filter_map(|(k, _)| written(k))
+        .any(|key| !seen.insert(key))
 }
 
 #[cfg(test)]
@@ -596,16 +1188,16 @@ mod tests {
 
     #[test]
     fn literal_headers() {
-        assert_eq!(literal_header("a").as_deref(), Some("|-"));
-        assert_eq!(literal_header("a\n").as_deref(), Some("|"));
-        assert_eq!(literal_header("a\n\n").as_deref(), Some("|+"));
-        assert_eq!(literal_header("\n").as_deref(), Some("|+"));
-        assert_eq!(literal_header(" a\n").as_deref(), Some("|2"));
-        assert_eq!(literal_header("\n a").as_deref(), Some("|2-"));
-        assert_eq!(literal_header("  \nb\n").as_deref(), Some("|2"));
-        assert_eq!(literal_header("\tx\n").as_deref(), Some("|2"));
-        assert_eq!(literal_header("a\tb\n").as_deref(), Some("|"));
-        assert_eq!(literal_header("😀\n").as_deref(), Some("|"));
+        assert_eq!(literal_header("a"), Some("|-"));
+        assert_eq!(literal_header("a\n"), Some("|"));
+        assert_eq!(literal_header("a\n\n"), Some("|+"));
+        assert_eq!(literal_header("\n"), Some("|+"));
+        assert_eq!(literal_header(" a\n"), Some("|2"));
+        assert_eq!(literal_header("\n a"), Some("|2-"));
+        assert_eq!(literal_header("  \nb\n"), Some("|2"));
+        assert_eq!(literal_header("\tx\n"), Some("|2"));
+        assert_eq!(literal_header("a\tb\n"), Some("|"));
+        assert_eq!(literal_header("😀\n"), Some("|"));
         assert_eq!(literal_header(""), None);
         assert_eq!(literal_header("a\u{85}b"), None);
         assert_eq!(literal_header("a\u{feff}b"), None);
@@ -659,6 +1251,32 @@ mod tests {
             "a: 1\n---\nb: 2\n"
         );
         assert_eq!(write_documents(std::iter::empty()), "");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn the_printable_ascii_shortcut_agrees_with_go_yamls_analysis(
+            text in "[-a-z :#,?\\[\\]{}&*!|>'\"%@`.~=]{1,8}|(---|\\.\\.\\.)[a-z :#]{0,3}",
+        ) {
+            let analysis = analyze_scalar(text.as_bytes());
+            let expected = Quoting {
+                plain: analysis.block_plain_allowed && !analysis.multiline,
+                single: analysis.single_quoted_allowed && !analysis.multiline,
+            };
+            proptest::prop_assert_eq!(Quoting::of_printable_ascii(text.as_bytes()), Some(expected));
+        }
+    }
+
+    #[test]
+    fn the_printable_ascii_shortcut_leaves_other_texts_to_the_analysis() {
+        for text in ["", "a\nb", "a\tb", "é", "a\u{7f}"] {
+            assert_eq!(
+                Quoting::of_printable_ascii(text.as_bytes()),
+                None,
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

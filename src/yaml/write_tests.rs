@@ -382,3 +382,232 @@ fn both_writers_are_deterministic_on_a_components_file() {
     assert!(clusterctl.starts_with("apiVersion: "));
     assert!(!clusterctl.ends_with('\n'));
 }
+
+/// The first place two trees differ in anything a `Node` holds (spans included), described with
+/// the text around both spans.
+fn first_node_difference(traced: &Node, parsed: &Node, text: &str) -> Option<String> {
+    let around = |offset: usize| {
+        let from = offset.saturating_sub(20);
+        let to = (offset + 20).min(text.len());
+        format!(
+            "{:?}^{:?}",
+            text.get(from..offset).unwrap_or("?"),
+            text.get(offset..to).unwrap_or("?")
+        )
+    };
+    let show = |span: Span| {
+        format!(
+            "{span:?} start {} end {}",
+            around(span.start),
+            around(span.end)
+        )
+    };
+    let mut stack = vec![(traced, parsed, String::from("$"))];
+    while let Some((t, p, path)) = stack.pop() {
+        if t.span != p.span || t.tag != p.tag {
+            return Some(format!(
+                "{path}: span/tag {:?} vs {:?}\ntraced: {}\nparsed: {}",
+                t.tag,
+                p.tag,
+                show(t.span),
+                show(p.span)
+            ));
+        }
+        match (&t.value, &p.value) {
+            (Value::Scalar { .. }, Value::Scalar { .. }) if t.value != p.value => {
+                return Some(format!(
+                    "{path}: scalar {:?} vs {:?} at {}",
+                    t.value,
+                    p.value,
+                    show(p.span)
+                ));
+            }
+            (Value::Scalar { .. }, Value::Scalar { .. }) => {}
+            (Value::Sequence(ts), Value::Sequence(ps)) if ts.len() == ps.len() => {
+                for (i, (t, p)) in ts.iter().zip(ps).enumerate() {
+                    stack.push((t, p, format!("{path}[{i}]")));
+                }
+            }
+            (Value::Mapping(tm), Value::Mapping(pm)) if tm.len() == pm.len() => {
+                for (i, ((tk, tv), (pk, pv))) in tm.entries.iter().zip(&pm.entries).enumerate() {
+                    stack.push((
+                        tv,
+                        pv,
+                        format!("{path}.{}", tk.scalar_text().unwrap_or("?")),
+                    ));
+                    stack.push((tk, pk, format!("{path}.<key {i}>")));
+                }
+            }
+            _ => return Some(format!("{path}: kind or size differs at {}", show(p.span))),
+        }
+    }
+    None
+}
+
+/// Writes `nodes` with a read-back and, when the writer gives one, holds it against a fresh parse
+/// of the text: the documents lint would see are the documents a parser loads. Returns whether
+/// there was a read-back.
+fn assert_read_back_is_a_parse(nodes: Vec<Node>, name: &str) -> bool {
+    let expected_text = write_layout::write_documents(&nodes);
+    let (text, documents) = write_layout::write_documents_read_back(nodes);
+    assert!(
+        text == expected_text,
+        "{name}: the read-back writes other bytes"
+    );
+    let Some(documents) = documents else {
+        return false;
+    };
+    let parsed = parse_str(Arc::new(Source::new(name, text.clone())), Limits::default());
+    assert!(
+        parsed.errors.is_empty(),
+        "{name}: read back, yet a parse fails: {:?}",
+        parsed.errors
+    );
+    assert_eq!(documents.len(), parsed.documents.len(), "{name}: documents");
+    for (traced, read) in documents.iter().zip(&parsed.documents) {
+        assert_eq!(traced.index, read.index, "{name}: document index");
+        assert_eq!(
+            traced.span, read.span,
+            "{name} #{}: document span",
+            read.index
+        );
+        match (&traced.root, &read.root) {
+            (Some(t), Some(p)) => {
+                if let Some(difference) = first_node_difference(t, p, &text) {
+                    panic!("{name} #{}: {difference}", read.index);
+                }
+            }
+            (t, p) => assert_eq!(t.is_some(), p.is_some(), "{name} #{}: root", read.index),
+        }
+    }
+    true
+}
+
+#[test]
+fn the_layout_read_back_is_what_a_parser_loads_from_every_corpus_file() {
+    let mut read_back = 0;
+    for path in corpus_files() {
+        let name = path.display().to_string();
+        let roots: Vec<Node> = load_corpus_file(&path)
+            .into_iter()
+            .filter(|root| root.as_mapping().is_some())
+            .collect();
+        let components = name.contains("-components");
+        if assert_read_back_is_a_parse(roots, &name) {
+            read_back += 1;
+        } else {
+            assert!(!components, "{name}: a components file gets a read-back");
+        }
+    }
+    assert!(read_back > 100, "{read_back} files read back");
+}
+
+#[test]
+fn the_layout_read_back_is_what_a_parser_loads_for_tricky_values() {
+    type StyleOf = fn(&str) -> Node;
+    let styles: [(&str, StyleOf); 5] = [
+        ("Node::string", |t| Node::string(t)),
+        ("plain", |t| scalar(t, ScalarStyle::Plain)),
+        ("single", |t| scalar(t, ScalarStyle::SingleQuoted)),
+        ("double", |t| scalar(t, ScalarStyle::DoubleQuoted)),
+        ("literal", |t| scalar(t, ScalarStyle::Literal)),
+    ];
+    for (name, style_of) in styles {
+        let document = tricky_document(style_of);
+        let traced = assert_read_back_is_a_parse(vec![document.clone()], name);
+        // Plain `~` and `` are both written `~`: a duplicate key, left to the parser.
+        assert_eq!(traced, name != "plain", "{name}");
+        // Every tricky value as a sequence item, in a nested sequence and under a nested key,
+        // each in a document of its own.
+        let mut documents = Vec::new();
+        for value in TRICKY_VALUES {
+            let item = || style_of(value);
+            let nested = Node::sequence(vec![item(), item()], Span::default());
+            let mapping = Node::mapping(
+                vec![(Node::plain("k"), item()), (Node::plain("after"), item())],
+                Span::default(),
+            );
+            documents.push(Node::mapping(
+                vec![
+                    (
+                        Node::plain("items"),
+                        Node::sequence(
+                            vec![item(), nested.clone(), mapping.clone(), item()],
+                            Span::default(),
+                        ),
+                    ),
+                    (Node::plain("nested"), mapping),
+                    (Node::plain("last"), item()),
+                    (Node::plain("list"), nested),
+                ],
+                Span::default(),
+            ));
+        }
+        assert!(assert_read_back_is_a_parse(documents, name), "{name}");
+    }
+}
+
+mod generated {
+    use super::*;
+    use proptest::prelude::*;
+
+    const STYLES: [ScalarStyle; 5] = [
+        ScalarStyle::Plain,
+        ScalarStyle::SingleQuoted,
+        ScalarStyle::DoubleQuoted,
+        ScalarStyle::Literal,
+        ScalarStyle::Folded,
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(TRICKY_VALUES).prop_map(str::to_string),
+            "[a-z]{1,8}",
+            "[a-z :#'\"\\-\n\t|>{}\\[\\],.!&*?%@`~é😀\u{85}\u{feff}]{0,10}",
+            // Long enough to fold at 80 columns, with single and double spaces and quotes.
+            "([a-z']{1,9}  ?){5,25}[a-z]{0,9}",
+            // Block-scalar material: leading, inner and trailing empty and indented lines.
+            "(\n| |  [a-z]{1,5}|[a-z]{1,5})(\n{0,2}(  )?[a-z ]{0,6}){0,4}\n{0,3}",
+        ]
+    }
+
+    fn scalar() -> impl Strategy<Value = Node> {
+        (text(), prop::sample::select(&STYLES[..]))
+            .prop_map(|(text, style)| Node::scalar(text, style, Span::default()))
+    }
+
+    fn key() -> impl Strategy<Value = Node> {
+        prop_oneof![
+            4 => "[a-z]{1,6}".prop_map(Node::plain),
+            2 => scalar(),
+            1 => Just(Node::plain("")),
+        ]
+    }
+
+    fn tree() -> impl Strategy<Value = Node> {
+        scalar().prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5)
+                    .prop_map(|items| Node::sequence(items, Span::default())),
+                prop::collection::vec((key(), inner), 0..5)
+                    .prop_map(|entries| Node::mapping(entries, Span::default())),
+            ]
+        })
+    }
+
+    fn documents() -> impl Strategy<Value = Vec<Node>> {
+        prop::collection::vec(
+            prop::collection::vec((key(), tree()), 0..6)
+                .prop_map(|entries| Node::mapping(entries, Span::default())),
+            1..4,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn the_layout_read_back_is_what_a_parser_loads(documents in documents()) {
+            assert_read_back_is_a_parse(documents, "generated.yaml");
+        }
+    }
+}
