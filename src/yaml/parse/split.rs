@@ -549,6 +549,43 @@ mod tests {
         assert!(cut > 100, "{cut} documents cut");
     }
 
+    /// Damaged corpus documents (a line dropped, doubled, or given a tab or a stray quote)
+    /// still load as the one-thread loader loads them: a cut never hides or moves a problem.
+    #[test]
+    fn damaged_documents_cut_anywhere_load_as_a_whole() {
+        let root =
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+        let Ok(text) = std::fs::read_to_string(root.join("core-cluster-api/core-components.yaml"))
+        else {
+            return;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        // A fixed linear congruential sequence: the same damage on every run.
+        let mut state: u64 = 0x5eed;
+        let mut next = |bound: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % bound
+        };
+        for round in 0..10 {
+            let mut damaged: Vec<String> = lines.iter().map(|line| line.to_string()).collect();
+            for _ in 0..3 {
+                let at = next(damaged.len());
+                match next(4) {
+                    0 => {
+                        damaged.remove(at);
+                    }
+                    1 => damaged.insert(at, damaged[at].clone()),
+                    2 => damaged[at].insert(0, '\t'),
+                    _ => damaged[at].push_str(" \"x"),
+                }
+            }
+            let damaged = damaged.join("\n");
+            assert_same_as_one_thread(&format!("round {round}"), &damaged, 0);
+        }
+    }
+
     fn crd(versions: &[&str], after: &str) -> String {
         let mut text = String::from(
             "apiVersion: v1\nkind: CustomResourceDefinition\nspec:\n  group: x\n  versions:\n",
