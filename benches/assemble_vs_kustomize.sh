@@ -71,6 +71,13 @@ printf 'input: %s (%d bytes), %d runs each, best of each\n' "${input#$corpus/}" 
 printf 'capkg assemble:    %8.1f ms\n' "$(awk "BEGIN { print $capkg_best * 1000 }")"
 printf 'kubectl kustomize: %8.1f ms\n' "$(awk "BEGIN { print $kustomize_best * 1000 }")"
 printf 'ratio (kustomize / capkg): %.1fx\n' "$(awk "BEGIN { print $kustomize_best / $capkg_best }")"
+status=0
+"$capkg" -q --format json assemble --config "$work/capkg.yaml" --out "$work/out3" >/dev/null 2>&1 || status=$?
+if [ "$status" -eq 0 ]; then
+  echo "capkg wrote the release (exit 0)"
+else
+  echo "capkg refused the release (exit $status): measured up to the lint, without the final write"
+fi
 
 if [ -x /usr/bin/time ]; then
   rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident set size/ {print $2}'; }
