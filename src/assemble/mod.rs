@@ -199,8 +199,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     let mut parsed = Vec::new();
     for components in &config.components {
         let text = sources::read_components(&components.source, &config.root)?;
-        let source = Arc::new(Source::new(text.origin.clone(), text.text));
-        let (source, objects) = transform::parse_source(&text.origin, source)?;
+        let (source, objects) = transform::parse_objects(&text.origin, text.text)?;
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
     let provider_name = match &config.provider.name {
@@ -240,11 +239,10 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         let parallel::Written {
             text: yaml,
             documents,
-            spare: mut bytes,
         } = parallel::write_layout_read_back(transformed.objects, input_size, buffer);
         changes.push((name.clone(), transformed.changes));
         let shown = out_dir.join(&name);
-        bytes.extend_from_slice(yaml.as_bytes());
+        let bytes = yaml.as_bytes().to_vec();
         let written = Arc::new(Source::new(shown.display().to_string(), yaml));
         let loaded = match documents {
             Some(documents) => YamlFile {

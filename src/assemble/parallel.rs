@@ -26,8 +26,6 @@ pub struct Written {
     pub text: String,
     /// The documents a reader loads from the text, or `None` when the caller must parse it.
     pub documents: Option<Vec<Document>>,
-    /// An empty buffer whose memory the writing paged in, for a copy of the text.
-    pub spare: Vec<u8>,
 }
 
 /// [`write_layout::write_documents_read_back`], on two threads for many objects: the same text,
@@ -42,11 +40,7 @@ pub fn write_layout_read_back(
     if input_size < PARALLEL_FROM || objects.len() < 2 {
         let (text, trace) = write_layout::write_documents_traced(&objects, buffer);
         let documents = trace.and_then(|trace| trace.into_documents(objects, 0, 0));
-        return Written {
-            text,
-            documents,
-            spare: Vec::new(),
-        };
+        return Written { text, documents };
     }
     let second = objects.split_off(balanced_split(&objects));
     let (first_written, second_written) = std::thread::scope(|scope| {
@@ -60,11 +54,7 @@ pub fn write_layout_read_back(
         // A panic in the writer would be a bug; write the whole the ordinary way.
         objects.extend(second);
         let (text, documents) = write_layout::write_documents_read_back(objects);
-        return Written {
-            text,
-            documents,
-            spare: Vec::new(),
-        };
+        return Written { text, documents };
     };
     let (mut text, first_trace) = first_written;
     // The halves are joined with a separator line, as one writer joins documents.
@@ -72,13 +62,10 @@ pub fn write_layout_read_back(
     text.reserve(second_text.len() + 4);
     text.push_str("---\n");
     text.push_str(&second_text);
-    let mut spare = second_text.into_bytes();
-    spare.clear();
     let (Some(first_trace), Some(second_trace)) = (first_trace, second_trace) else {
         return Written {
             text,
             documents: None,
-            spare,
         };
     };
     let first_count = objects.len();
@@ -93,11 +80,7 @@ pub fn write_layout_read_back(
         }
         _ => None,
     };
-    Written {
-        text,
-        documents,
-        spare,
-    }
+    Written { text, documents }
 }
 
 /// Where to cut `objects` so that both halves hold about as much text (a components file's size
@@ -150,10 +133,8 @@ mod tests {
         let Written {
             text: written,
             documents,
-            spare,
         } = write_layout_read_back(roots.clone(), text.len(), text.clone());
         assert_eq!(written, write_layout::write_documents(&roots));
-        assert!(spare.is_empty());
         // The read-back of the halves is a parse of the whole text written.
         let documents = documents.expect("a read-back");
         let reread = yaml::parse_str(Arc::new(Source::new("t", written)), Limits::default());

@@ -114,15 +114,11 @@ pub fn transform_text(
 
 /// Parses components YAML into its objects (every document a mapping; empty and `null`
 /// documents skipped, as clusterctl skips them).
-pub fn parse_objects(origin: &str, text: &str) -> Result<(Arc<Source>, Vec<Node>), TransformError> {
-    parse_source(origin, Arc::new(Source::new(origin, text)))
-}
-
-/// [`parse_objects`] of a source already made.
-pub(crate) fn parse_source(
+pub fn parse_objects(
     origin: &str,
-    source: Arc<Source>,
+    text: impl Into<String>,
 ) -> Result<(Arc<Source>, Vec<Node>), TransformError> {
+    let source = Arc::new(Source::new(origin, text));
     let file = super::parallel::parse(source.clone());
     if let Some(error) = file.errors.first() {
         return Err(TransformError::Yaml {
