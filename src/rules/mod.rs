@@ -302,7 +302,6 @@ pub(crate) mod testing {
         check(rule, &release(files), &Options::default())
     }
 
-    #[allow(dead_code)]
     pub fn with_version(version: &str) -> Options {
         Options {
             version: Some(Version::parse(version).expect("test version")),

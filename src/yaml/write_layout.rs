@@ -56,12 +56,7 @@ pub fn write_document(node: &Node) -> String {
 /// Several documents, each ending with a line break, separated by `---` lines.
 pub fn write_documents<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String {
     let mut writer = Writer::new(false);
-    for (index, node) in nodes.into_iter().enumerate() {
-        if index > 0 {
-            writer.out.push_str("---\n");
-        }
-        writer.run(node);
-    }
+    writer.write_all(nodes);
     writer.out
 }
 
@@ -93,22 +88,7 @@ pub fn write_documents_traced(nodes: &[Node], buffer: String) -> (String, Option
     writer.out = buffer;
     writer.out.clear();
     writer.out.reserve(nodes.len() * 64);
-    for (index, node) in nodes.iter().enumerate() {
-        if index > 0 {
-            writer.out.push_str("---\n");
-        }
-        let start = writer.out.len();
-        if let Some(tracer) = &mut writer.tracer
-            && !matches!(node.value, Value::Mapping(_))
-        {
-            tracer.supported = false;
-        }
-        writer.run(node);
-        let end = writer.out.len();
-        if let Some(tracer) = &mut writer.tracer {
-            tracer.end_document(start, end);
-        }
-    }
+    writer.write_all(nodes);
     let trace = writer
         .tracer
         .filter(|tracer| tracer.supported)
@@ -334,6 +314,26 @@ impl Tracer {
 }
 
 impl Writer {
+    /// Writes `nodes` as documents separated by `---` lines, tracing each when tracing.
+    fn write_all<'a>(&mut self, nodes: impl IntoIterator<Item = &'a Node>) {
+        for (index, node) in nodes.into_iter().enumerate() {
+            if index > 0 {
+                self.out.push_str("---\n");
+            }
+            let start = self.out.len();
+            if let Some(tracer) = &mut self.tracer
+                && !matches!(node.value, Value::Mapping(_))
+            {
+                tracer.supported = false;
+            }
+            self.run(node);
+            let end = self.out.len();
+            if let Some(tracer) = &mut self.tracer {
+                tracer.end_document(start, end);
+            }
+        }
+    }
+
     fn new(traced: bool) -> Self {
         Writer {
             out: String::new(),
