@@ -5,7 +5,7 @@
 //! Run with `cargo bench --bench publish`. It runs the release binary once per scenario; the
 //! numbers are wall-clock times of one run each, printed as a table.
 
-#[path = "../tests/publish_fakes/mod.rs"]
+#[path = "../tests/all/publish_fakes/mod.rs"]
 mod publish_fakes;
 
 use std::path::Path;

@@ -2,13 +2,13 @@
 //! killed mid-way leaves no partial version folder), idempotent re-runs, and the clusterctl
 //! configuration it prints.
 
-mod publish_fakes;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use publish_fakes::{COMPONENTS, METADATA, capkg, release_dir, release_files, write_release};
+use crate::publish_fakes::{
+    COMPONENTS, METADATA, capkg, release_dir, release_files, write_release,
+};
 use serde_json::Value;
 
 struct Run {

@@ -160,7 +160,7 @@ fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
         return;
     };
     // Folder -> the lint errors that make assembly refuse, with the newest series as version.
-    // These are the real defects `tests/lint.rs` and `tests/lint_contract.rs` record.
+    // These are the real defects `lint.rs` and `lint_contract.rs` record.
     let refused: BTreeMap<&str, Vec<(&str, usize)>> = [
         // A hard-coded namespace in a template.
         ("addon-helm", vec![("templates/single-namespace", 1)]),

@@ -4,16 +4,12 @@
 //! release that changes nothing. Also: lint errors stop before any request that writes, a git tag
 //! without a release series is refused by name, and `--dry-run` makes no network request.
 
-mod common;
-mod publish_fakes;
-mod release_common;
-
 use std::path::Path;
 
-use publish_fakes::github::{self, FakeGitHub};
-use publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
-use publish_fakes::{METADATA, capkg};
-use release_common::{Actions, Provider, json, release, stderr, stdout};
+use crate::publish_fakes::github::{self, FakeGitHub};
+use crate::publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
+use crate::publish_fakes::{METADATA, capkg};
+use crate::release_common::{Actions, Provider, json, release, stderr, stdout};
 
 #[test]
 fn local_target_release_verify_and_rerun() {
@@ -275,7 +271,7 @@ fn dry_run_on_the_example_provider_plans_everything_without_network() {
     // A server that records every request stands in for GitHub: it must see none.
     let fake = FakeGitHub::start();
     let copy = tempfile::tempdir().unwrap();
-    common::copy_example_provider(copy.path());
+    crate::common::copy_example_provider(copy.path());
     let config = copy.path().join("capkg.yaml");
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str("  github:\n    repo: example-org/cluster-api-provider-example\n");
@@ -391,8 +387,8 @@ fn annotations_stay_within_githubs_caps_and_the_summary_lists_everything() {
 
 #[test]
 fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
-    use publish_fakes::github::FaultAction;
-    use publish_fakes::server::Reply;
+    use crate::publish_fakes::github::FaultAction;
+    use crate::publish_fakes::server::Reply;
 
     let fake = FakeGitHub::start();
     let provider = Provider::new(

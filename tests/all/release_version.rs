@@ -1,11 +1,9 @@
 //! `capkg release` before anything is assembled: where the version comes from and what it must
 //! look like, and that a refusal still reaches the CI summary, outputs and JSON.
 
-mod publish_fakes;
-
 use std::process::{Command, Output};
 
-use publish_fakes::capkg;
+use crate::publish_fakes::capkg;
 use serde_json::Value;
 
 fn release() -> Command {

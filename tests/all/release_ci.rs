@@ -2,18 +2,15 @@
 //! blocks are exactly what `init` renders, and the `capkg release` line of each, run with the
 //! variables that CI system sets on a tag, publishes and verifies against the fake servers.
 
-mod publish_fakes;
-mod release_common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::publish_fakes::METADATA;
+use crate::publish_fakes::github::{self, FakeGitHub};
+use crate::publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
+use crate::release_common::{Actions, Provider, clean_capkg, stderr, stdout};
 use capkg::assemble::scaffold::{self, Detected, GITLAB_JOB_PATH};
 use capkg::provider::ProviderType;
-use publish_fakes::METADATA;
-use publish_fakes::github::{self, FakeGitHub};
-use publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
-use release_common::{Actions, Provider, clean_capkg, stderr, stdout};
 
 const WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
 

@@ -1,13 +1,11 @@
 //! `capkg publish gitlab` against a fake GitLab generic package registry on 127.0.0.1.
 
-mod publish_fakes;
-
 use std::path::Path;
 use std::process::Output;
 
-use publish_fakes::gitlab::{FakeGitLab, FaultAction, JOB_TOKEN, PROJECT_ID, TOKEN};
-use publish_fakes::server::Reply;
-use publish_fakes::{METADATA, capkg, release_dir};
+use crate::publish_fakes::gitlab::{FakeGitLab, FaultAction, JOB_TOKEN, PROJECT_ID, TOKEN};
+use crate::publish_fakes::server::Reply;
+use crate::publish_fakes::{METADATA, capkg, release_dir};
 use serde_json::{Value, json};
 
 struct Run {

@@ -2,14 +2,12 @@
 //! folders: explicit versions, `latest` as clusterctl resolves it, missing files and series,
 //! checksums, CI output, and clusterctl's URL rules.
 
-mod publish_fakes;
-
 use std::path::Path;
 use std::process::Output;
 
-use publish_fakes::github::{FakeGitHub, TOKEN};
-use publish_fakes::gitlab::{FakeGitLab, JOB_TOKEN, PROJECT_ID};
-use publish_fakes::{COMPONENTS, METADATA, TEMPLATE, capkg, release_files, sha256};
+use crate::publish_fakes::github::{FakeGitHub, TOKEN};
+use crate::publish_fakes::gitlab::{FakeGitLab, JOB_TOKEN, PROJECT_ID};
+use crate::publish_fakes::{COMPONENTS, METADATA, TEMPLATE, capkg, release_files, sha256};
 use serde_json::Value;
 
 const URL_V123: &str = "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml";

@@ -1,15 +1,13 @@
 //! `capkg init` on a copy of the example provider: what it detects, what it writes, and that it
 //! never replaces a file without `--force`.
 
-mod common;
-
 use std::path::Path;
 
 use assert_cmd::Command;
 
 fn repository() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    common::copy_example_provider(dir.path());
+    crate::common::copy_example_provider(dir.path());
     std::fs::remove_file(dir.path().join("capkg.yaml")).unwrap();
     std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     std::fs::write(

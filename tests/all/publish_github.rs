@@ -2,15 +2,13 @@
 //! the draft-first flow, idempotent re-runs, every failure the issue lists, and the token
 //! never leaking.
 
-mod publish_fakes;
-
 use std::path::Path;
 use std::process::Output;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use publish_fakes::github::{FakeGitHub, FaultAction, TOKEN};
-use publish_fakes::server::Reply;
-use publish_fakes::{METADATA, capkg, release_dir, sha256};
+use crate::publish_fakes::github::{FakeGitHub, FaultAction, TOKEN};
+use crate::publish_fakes::server::Reply;
+use crate::publish_fakes::{METADATA, capkg, release_dir, sha256};
 use serde_json::{Value, json};
 
 struct Run {

@@ -2,14 +2,12 @@
 //! `eval_test.go`, `funcs_test.go`, `parse/parse_test.go` and clusterctl's
 //! `simple_processor_test.go`, plus the quirks of the semantics document and further edge cases.
 
-mod subst_common;
-
 use std::collections::BTreeMap;
 
+use crate::subst_common::{Case, Value};
 use capkg::subst::{
     self, CaseOp, ClusterVariablesOptions, DefaultOp, Error, Op, ReplaceOp, TrimOp,
 };
-use subst_common::{Case, Value};
 
 fn show(b: &[u8]) -> String {
     subst::go_quote(b)
@@ -168,7 +166,7 @@ fn run(case: &Case) -> Option<String> {
 
 #[test]
 fn case_table() {
-    let cases = subst_common::load();
+    let cases = crate::subst_common::load();
     let mut failures = Vec::new();
     let mut per_src: BTreeMap<String, usize> = BTreeMap::new();
     for case in &cases {
@@ -197,7 +195,7 @@ fn case_table() {
 #[test]
 fn every_upstream_test_row_is_in_the_table() {
     // Row counts of the upstream tests at the pinned commits; a lost row fails here.
-    let cases = subst_common::load();
+    let cases = crate::subst_common::load();
     let count = |src: &str| cases.iter().filter(|c| c.src() == src).count();
     assert_eq!(count("drone:eval_test"), 34);
     assert_eq!(count("drone:funcs_test"), 17);

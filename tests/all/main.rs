@@ -1,0 +1,26 @@
+//! The integration tests: one binary that runs the built `capkg` on `testdata/` and on servers
+//! the tests start. Each module is one area; the helper modules are shared.
+
+mod assemble_corpus;
+mod assemble_example;
+mod assemble_transform;
+mod common;
+mod completions;
+mod init_scaffold;
+mod lint;
+mod lint_contract;
+mod publish_fakes;
+mod publish_github;
+mod publish_gitlab;
+mod publish_local;
+mod release_ci;
+mod release_common;
+mod release_e2e;
+mod release_version;
+mod render_corpus;
+mod subst_cases;
+mod subst_cli;
+mod subst_common;
+mod subst_corpus;
+mod subst_props;
+mod verify_sources;
