@@ -153,7 +153,7 @@ impl GitHubTarget {
             services.policy,
             services.clock,
             services.progress,
-            Some(Credential::bearer(request.token.clone())),
+            Some(credential(&request.token, &request.api_url)),
         )
         .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self { request, http })
@@ -650,6 +650,17 @@ impl GitHubTarget {
             reason: format!("`upload_url` is not a URL: {err}"),
         })?;
         url.query_pairs_mut().append_pair("name", name);
+        let trusted = self.http.credential().is_some_and(|c| c.allows(&url));
+        if !trusted {
+            return Err(Error::Unexpected {
+                forge: FORGE,
+                url: release.upload_url.clone(),
+                reason: format!(
+                    "the release's `upload_url` is not on the API's origin (`{}`) or GitHub's documented upload host, so capkg does not send the token there",
+                    self.request.api_url.origin().ascii_serialization()
+                ),
+            });
+        }
         let policy = self.http.policy().clone();
         let mut attempt = 0;
         loop {
@@ -951,6 +962,32 @@ fn github_permission(rejection: &http::Rejection) -> String {
         needed.push_str(&format!("; GitHub said: {}", rejection.message));
     }
     needed
+}
+
+/// The token, for the API's origin and GitHub's documented upload origin: `uploads.github.com`
+/// for `api.github.com`, `uploads.TENANT.ghe.com` for `api.TENANT.ghe.com`. GitHub Enterprise
+/// Server (`HOST/api/v3`, uploads at `HOST/api/uploads`) and test servers upload on the API's
+/// own origin. Nothing else gets it.
+fn credential(token: &Secret, api: &Url) -> Credential {
+    let credential = Credential::bearer(token.clone()).for_origin(api);
+    match upload_origin(api) {
+        Some(uploads) => credential.for_origin(&uploads),
+        None => credential,
+    }
+}
+
+/// GitHub's upload host for an API host that has a separate one.
+fn upload_origin(api: &Url) -> Option<Url> {
+    let host = api.host_str()?;
+    let uploads = if host == "api.github.com" {
+        "uploads.github.com".to_string()
+    } else {
+        let tenant = host
+            .strip_prefix("api.")
+            .filter(|h| h.ends_with(".ghe.com"))?;
+        format!("uploads.{tenant}")
+    };
+    Url::parse(&format!("https://{uploads}")).ok()
 }
 
 /// The `rel="next"` URL of a `Link` header.

@@ -42,6 +42,7 @@ pub enum GitLabToken {
 }
 
 impl GitLabToken {
+    /// The token in its header; bind it to an origin with [`Credential::for_origin`].
     fn credential(&self) -> Credential {
         match self {
             GitLabToken::Private(secret) => Credential::header("private-token", secret.clone()),
@@ -134,7 +135,8 @@ impl GitLabTarget {
             services.policy,
             services.clock,
             services.progress,
-            Some(request.token.credential()),
+            // GitLab uploads go to the API's own origin: nothing else gets the token.
+            Some(request.token.credential().for_origin(&request.api_url)),
         )
         .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self { request, http })
