@@ -292,6 +292,12 @@ pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
     .map_err(failure)?;
 
     let reporter = Arc::new(Reporter::new(global));
+    // Reading back what this run uploads must not trip the download limit.
+    let largest = release.files.iter().map(|f| f.size).max().unwrap_or(0);
+    let policy = RetryPolicy {
+        max_download: policy.max_download.max(largest),
+        ..policy
+    };
     let services = Services {
         policy,
         clock: Arc::new(SystemClock),

@@ -2,6 +2,19 @@
 //! timeouts, and one request loop that retries, honours rate limits, follows redirects safely and
 //! keeps the token out of everything it reports.
 //!
+//! Where the token goes is decided here, not at call sites: a [`Credential`] names the origins
+//! (scheme, host, port) it is for, and [`Http`] attaches it only to a request whose URL is on one
+//! of them. A URL taken from an answer (a `Link` header, a release's `upload_url`, a redirect, an
+//! asset URL) on another origin is requested without it. A credential is never sent over plain
+//! http except to a loopback address, and loopback addresses are never sent through a proxy
+//! (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` apply to other hosts, with `NO_PROXY`).
+//!
+//! Every try is bounded ([`RetryPolicy`]): a total deadline (`timeout`), a minimum transfer rate
+//! while a body moves, judged over 30-second windows (`min_rate`; waiting for the server to
+//! answer after an upload is not a transfer), and a largest answer body (`max_download`, refused
+//! unread when announced). A try that hits the deadline or the rate is not repeated by the loop:
+//! it says which limit and which flag raises it.
+//!
 //! What the loop does with an answer:
 //! - `2xx`: returned.
 //! - `3xx` (when the call follows redirects): followed up to five times. A redirect to another
@@ -958,7 +971,9 @@ impl Http {
                         url: url.to_string(),
                     }));
                 }
-                credential.value().map(|value| (credential.header.clone(), value))
+                credential
+                    .value()
+                    .map(|value| (credential.header.clone(), value))
             }
             _ => None,
         };
@@ -979,7 +994,10 @@ impl Http {
             if let Some(body) = &request.body {
                 builder = builder
                     .header(reqwest::header::CONTENT_LENGTH, body.len())
-                    .body(reqwest::Body::wrap_stream(metered(body.clone(), meter.clone())));
+                    .body(reqwest::Body::wrap_stream(metered(
+                        body.clone(),
+                        meter.clone(),
+                    )));
             }
             let mut response = builder.send().await.map_err(Failed::Transport)?;
             let status = response.status();
@@ -1153,18 +1171,21 @@ fn metered(
     meter: Arc<Meter>,
 ) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
     const CHUNK: usize = 64 * 1024;
-    futures_util::stream::unfold((body, meter, false), |(mut rest, meter, started)| async move {
-        if !started {
-            meter.start();
-        }
-        if rest.is_empty() {
-            meter.stop();
-            return None;
-        }
-        let chunk = rest.split_to(rest.len().min(CHUNK));
-        meter.add(chunk.len());
-        Some((Ok(chunk), (rest, meter, true)))
-    })
+    futures_util::stream::unfold(
+        (body, meter, false),
+        |(mut rest, meter, started)| async move {
+            if !started {
+                meter.start();
+            }
+            if rest.is_empty() {
+                meter.stop();
+                return None;
+            }
+            let chunk = rest.split_to(rest.len().min(CHUNK));
+            meter.add(chunk.len());
+            Some((Ok(chunk), (rest, meter, true)))
+        },
+    )
 }
 
 #[cfg(test)]
@@ -1440,6 +1461,148 @@ mod tests {
         }
         let err = parse_base_url("https://user:hunter2@example.com").unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn redaction_covers_percent_and_base64_forms_whatever_the_prefix() {
+        let token = "glpat-Ab/cD+eF=gh_ij~kl";
+        let secret = Secret::new(token).unwrap();
+        // Padded with spaces to whole groups, so the test can use the module's encoder.
+        let encode = |text: &str, alphabet| {
+            let mut bytes = text.as_bytes().to_vec();
+            while !bytes.len().is_multiple_of(3) {
+                bytes.push(b' ');
+            }
+            base64(&bytes, alphabet)
+        };
+        let b64 = |text: &str| encode(text, STANDARD_ALPHABET);
+        let url_safe = |text: &str| encode(text, URL_SAFE_ALPHABET);
+        let forms = [
+            token.to_string(),
+            "glpat-Ab%2FcD%2BeF%3Dgh_ij~kl".to_string(),
+            "glpat-Ab%2fcD%2beF%3dgh_ij~kl".to_string(),
+            b64(&format!("Bearer {token}")),
+            b64(&format!("user:{token}")),
+            b64(&format!("x-access-token:{token}")),
+            b64(&format!("oauth2:{token}")),
+            b64(&format!("ab:{token}")),
+            url_safe(&format!("x-access-token:{token}")),
+        ];
+        for form in &forms {
+            let text = format!("before {form} after");
+            let redacted = secret.redact(&text);
+            assert!(!redacted.contains(form.as_str()), "{form} -> {redacted}");
+            assert!(redacted.contains("[redacted]"), "{redacted}");
+            assert!(redacted.starts_with("before ") && redacted.ends_with(" after"));
+            assert_eq!(redact(&text), redacted, "the catch-all knows every Secret");
+        }
+        assert_eq!(secret.redact("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn the_catch_all_leaves_short_values_alone() {
+        let _ = Secret::new("abc");
+        assert_eq!(redact("abc is a word"), "abc is a word");
+    }
+
+    #[test]
+    fn one_percent_escaping() {
+        assert_eq!(percent_encode("group/sub/p.x"), "group%2Fsub%2Fp.x");
+        assert_eq!(percent_encode("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
+        assert_eq!(percent_decode("a%2fb%2Fc%zz%"), b"a/b/c%zz%");
+    }
+
+    #[tokio::test]
+    async fn a_credential_goes_only_to_its_origins() {
+        let api = MockServer::start().await;
+        let other = MockServer::start().await;
+        Mock::given(header_exists("authorization"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("with"))
+            .mount(&other)
+            .await;
+        Mock::given(path("/x"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("without"))
+            .mount(&other)
+            .await;
+        Mock::given(header("authorization", "Bearer tok-origin-1"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("with"))
+            .mount(&api)
+            .await;
+        let clock = Arc::new(RecordingClock::default());
+        let http = client(clock, Some(("tok-origin-1", &api)));
+        let answer = |r: Response| String::from_utf8_lossy(&r.body).into_owned();
+        assert_eq!(answer(http.send(get(&api, "/x")).await.unwrap()), "with");
+        assert_eq!(
+            answer(http.send(get(&other, "/x")).await.unwrap()),
+            "without"
+        );
+    }
+
+    /// A server on loopback that answers 200 with a 1000-byte body, one byte per 100 ms.
+    async fn trickling_server() -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut head = [0u8; 4096];
+                    let _ = stream.read(&mut head).await;
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n")
+                        .await;
+                    for _ in 0..1000 {
+                        if stream.write_all(b"x").await.is_err() {
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                });
+            }
+        });
+        base
+    }
+
+    #[tokio::test]
+    async fn a_transfer_slower_than_the_minimum_rate_fails_after_one_window() {
+        let base = trickling_server().await;
+        let policy = RetryPolicy {
+            min_rate: 100,
+            rate_window: Duration::from_millis(500),
+            ..RetryPolicy::default()
+        };
+        let http = client_with(policy, Arc::new(RecordingClock::default()), None);
+        let request = Request::new(Method::GET, Url::parse(&base).unwrap(), "trickle");
+        let err = http.send(request).await.unwrap_err();
+        assert!(matches!(err, HttpError::TooSlow { .. }), "{err}");
+        assert!(err.to_string().contains("--min-transfer-rate"), "{err}");
+        assert!(err.is_uncertain());
+    }
+
+    #[tokio::test]
+    async fn a_body_larger_than_the_limit_is_refused() {
+        let server = MockServer::start().await;
+        Mock::given(path("/big"))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(vec![b'x'; 4096]))
+            .mount(&server)
+            .await;
+        let policy = RetryPolicy {
+            max_download: 1000,
+            ..RetryPolicy::default()
+        };
+        let http = client_with(policy, Arc::new(RecordingClock::default()), None);
+        let err = http.send(get(&server, "/big")).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                HttpError::TooLarge {
+                    limit: 1000,
+                    announced: Some(4096),
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -388,15 +388,13 @@ pub async fn verify(
                 .clone()
                 .map(|c| c.for_origin(&origin));
             Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Gitlab,
-            local_provider: None,
-            repository: Box::new(GitLabRepository::new(
-                source,
-                http(credential)?,
-            )),
-        }},
+                version: source.version.clone(),
+                components: source.components_path.clone(),
+                kind: RepositoryKind::Gitlab,
+                local_provider: None,
+                repository: Box::new(GitLabRepository::new(source, http(credential)?)),
+            }
+        }
         ProviderSource::Local(source) => Opened {
             version: source.version.clone(),
             components: source.components_path.clone(),

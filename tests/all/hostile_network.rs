@@ -90,7 +90,14 @@ fn publish_github(fake: &FakeGitHub, dir: &Path) -> Command {
     command
         .args(["--format", "json", "publish", "github"])
         .arg(dir)
-        .args(["--version", "v1.2.3", "--repo", "o/r", "--api-url", &fake.api])
+        .args([
+            "--version",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--api-url",
+            &fake.api,
+        ])
         .env("GITHUB_TOKEN", TOKEN);
     command
 }
@@ -201,7 +208,11 @@ fn a_redirect_to_another_origin_gets_no_token() {
     assert!(!storage.requests().is_empty(), "{}", text(&output));
     assert_eq!(storage.credentials(), Vec::<String>::new());
     assert!(
-        gitlab.recorder.credentials().iter().all(|c| c.contains(gitlab::TOKEN)),
+        gitlab
+            .recorder
+            .credentials()
+            .iter()
+            .all(|c| c.contains(gitlab::TOKEN)),
         "the API itself gets the token"
     );
 }
@@ -214,9 +225,8 @@ struct RedirectingGitLab {
 
 impl RedirectingGitLab {
     fn start(storage: &str) -> Self {
-        let recorder = Recorder::start(
-            Reply::empty(302).header("location", &format!("{storage}/blob")),
-        );
+        let recorder =
+            Recorder::start(Reply::empty(302).header("location", &format!("{storage}/blob")));
         Self {
             base: recorder.base.clone(),
             recorder,
@@ -230,7 +240,14 @@ fn a_proxy_on_loopback_receives_nothing() {
     let fake = FakeGitHub::start();
     let (_root, dir) = release_dir();
     let mut command = publish_github(&fake, &dir);
-    for name in ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"] {
+    for name in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
         command.env(name, &proxy.base);
     }
     command.env_remove("NO_PROXY").env_remove("no_proxy");
@@ -341,7 +358,11 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for group in bytes.chunks(3) {
-        let b = [group[0], *group.get(1).unwrap_or(&0), *group.get(2).unwrap_or(&0)];
+        let b = [
+            group[0],
+            *group.get(1).unwrap_or(&0),
+            *group.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
             if i <= group.len() {
@@ -376,7 +397,14 @@ fn a_server_echoing_the_token_encoded_gets_it_redacted_from_errors_and_json() {
         let output = capkg()
             .args(["--format", format, "publish", "github"])
             .arg(&dir)
-            .args(["--version", "v1.2.3", "--repo", "o/r", "--api-url", &hostile.base])
+            .args([
+                "--version",
+                "v1.2.3",
+                "--repo",
+                "o/r",
+                "--api-url",
+                &hostile.base,
+            ])
             .env("GITHUB_TOKEN", token)
             .output()
             .unwrap();
