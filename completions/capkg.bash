@@ -544,7 +544,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish__subcmd__github)
-            opts="-q -v -h --version --dry-run --provider --type --repo --api-url --clobber --draft --prerelease --max-wait --retries --format --color --quiet --verbose --help"
+            opts="-q -v -h --version --dry-run --provider --type --repo --api-url --clobber --draft --prerelease --max-wait --retries --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -578,6 +578,18 @@ _capkg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
                     return 0
@@ -594,7 +606,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish__subcmd__gitlab)
-            opts="-q -v -h --version --dry-run --provider --type --project --package --api-url --clobber --max-wait --retries --format --color --quiet --verbose --help"
+            opts="-q -v -h --version --dry-run --provider --type --project --package --api-url --clobber --max-wait --retries --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -629,6 +641,18 @@ _capkg() {
                     return 0
                     ;;
                 --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -760,7 +784,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --provider --type --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --dry-run --provider --type --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -783,6 +807,18 @@ _capkg() {
                     return 0
                     ;;
                 --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -942,7 +978,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --provider --type --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --provider --type --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -957,6 +993,18 @@ _capkg() {
                     return 0
                     ;;
                 --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

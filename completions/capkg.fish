@@ -177,6 +177,9 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l api-url -d 'API base URL; default GITHUB_API_URL, else https://api.github.com' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l max-wait -d 'The longest capkg waits before a retry; a server that asks for more (a rate limit that resets in an hour) makes publish fail at once, saying how long it asked for (`90s`, `10m`, `1h`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l retries -d 'Tries per request for failures worth retrying (5xx, cut connections, rate limits)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -198,6 +201,9 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l api-url -d 'API base URL; default CI_API_V4_URL' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l max-wait -d 'The longest capkg waits before a retry; a server that asks for more (a rate limit that resets in an hour) makes publish fail at once, saying how long it asked for (`90s`, `10m`, `1h`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l retries -d 'Tries per request for failures worth retrying (5xx, cut connections, rate limits)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -220,6 +226,9 @@ gitlab\t''
 local\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -233,6 +242,9 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Pr
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"

@@ -201,7 +201,9 @@ pub fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Result<(), W
     append(path, "GITHUB_OUTPUT", &output_lines(outputs))
 }
 
+/// Appends `text`, every known token removed ([`crate::targets::http::redact`]).
 fn append(path: &Path, variable: &'static str, text: &str) -> Result<(), WriteError> {
+    let text = &crate::targets::http::redact(text);
     let error = |source| WriteError {
         path: path.to_path_buf(),
         variable,

@@ -259,14 +259,20 @@ fn print_failure(global: &GlobalArgs, failure: &Failure) {
     } else {
         ("", "", "")
     };
+    // Every line goes through `redact`: a message may quote a server or a subprocess.
+    let redact = crate::targets::http::redact;
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "{red}error{reset}: {}", failure.error);
+    let _ = writeln!(
+        err,
+        "{red}error{reset}: {}",
+        redact(&failure.error.to_string())
+    );
     for cause in failure.error.chain().skip(1) {
-        let _ = writeln!(err, "  caused by: {cause}");
+        let _ = writeln!(err, "  caused by: {}", redact(&cause.to_string()));
     }
     let hint = failure.hint.clone().or_else(|| known_hint(&failure.error));
     if let Some(hint) = hint {
-        let _ = writeln!(err, "\n{yellow}hint{reset}: {hint}");
+        let _ = writeln!(err, "\n{yellow}hint{reset}: {}", redact(&hint));
     }
 }
 

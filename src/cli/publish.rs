@@ -59,6 +59,75 @@ pub struct NetworkArgs {
     /// Tries per request for failures worth retrying (5xx, cut connections, rate limits).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub retries: u32,
+    #[command(flatten)]
+    pub limits: HttpLimitArgs,
+}
+
+/// The bounds on every HTTP request, shared by `publish`, `verify` and `release`.
+#[derive(Debug, Clone, Args)]
+pub struct HttpLimitArgs {
+    /// The longest one HTTP request may take, from connecting to the last byte of the answer
+    /// (`90s`, `10m`, `1h`).
+    #[arg(long, value_name = "DURATION", env = "CAPKG_HTTP_TIMEOUT", default_value = "10m", value_parser = parse_timeout)]
+    pub http_timeout: Duration,
+    /// The slowest transfer accepted while a body moves, judged over 30-second windows
+    /// (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off).
+    #[arg(long, value_name = "BYTES_PER_SECOND", env = "CAPKG_HTTP_MIN_RATE", default_value = "1KiB", value_parser = parse_size)]
+    pub min_transfer_rate: u64,
+    /// The largest answer capkg reads from a server (a release file `verify` downloads, a
+    /// read-back); a larger one is refused without being read (`256MiB`, `1GiB`).
+    #[arg(long, value_name = "SIZE", env = "CAPKG_MAX_DOWNLOAD", default_value = "256MiB", value_parser = parse_size)]
+    pub max_download: u64,
+}
+
+impl HttpLimitArgs {
+    /// `policy` with these bounds.
+    pub fn apply(&self, policy: RetryPolicy) -> RetryPolicy {
+        RetryPolicy {
+            timeout: self.http_timeout,
+            min_rate: self.min_transfer_rate,
+            max_download: self.max_download,
+            ..policy
+        }
+    }
+}
+
+/// A duration above zero.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    parse_duration(text)?
+        .is_zero()
+        .then(|| format!("`{text}`: a timeout must be longer than zero"))
+        .map_or_else(|| parse_duration(text), Err)
+}
+
+/// `4096`, `64K`/`64KiB` (1024), `10KB` (1000), `1M`/`1MiB`, `1G`/`1GiB`: a number of bytes.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size such as `4096`, `64KiB` or `256MiB`"))?;
+    let unit = unit.trim().trim_end_matches("/s");
+    let factor: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "kb" => 1000,
+        "m" | "mib" => 1 << 20,
+        "mb" => 1_000_000,
+        "g" | "gib" => 1 << 30,
+        "gb" => 1_000_000_000,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}` in `{text}`: use B, KiB, MiB or GiB"
+            ));
+        }
+    };
+    value
+        .checked_mul(factor)
+        .ok_or_else(|| format!("`{text}` is too large"))
 }
 
 #[derive(Debug, Subcommand)]
@@ -122,7 +191,7 @@ pub enum PublishTarget {
 }
 
 /// `90s`, `10m`, `1h`, `500ms`, or a number of seconds.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit() && c != '.')
@@ -150,11 +219,11 @@ fn environment(name: &str) -> Option<String> {
 }
 
 fn policy(network: &NetworkArgs) -> RetryPolicy {
-    RetryPolicy {
+    network.limits.apply(RetryPolicy {
         attempts: network.retries,
         max_wait: network.max_wait,
         ..RetryPolicy::default()
-    }
+    })
 }
 
 /// Maps a library error to an exit code, keeping its hint.
@@ -223,6 +292,12 @@ pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
     .map_err(failure)?;
 
     let reporter = Arc::new(Reporter::new(global));
+    // Reading back what this run uploads must not trip the download limit.
+    let largest = release.files.iter().map(|f| f.size).max().unwrap_or(0);
+    let policy = RetryPolicy {
+        max_download: policy.max_download.max(largest),
+        ..policy
+    };
     let services = Services {
         policy,
         clock: Arc::new(SystemClock),
@@ -479,6 +554,7 @@ impl Reporter {
     }
 
     fn line(&self, text: &str) {
+        let text = &crate::targets::http::redact(text);
         match self.mode {
             Mode::Quiet => {}
             Mode::Lines => {
@@ -603,6 +679,20 @@ mod tests {
         assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3d").is_err());
+    }
+
+    #[test]
+    fn sizes_parse_with_binary_and_decimal_units() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("1KiB"), Ok(1024));
+        assert_eq!(parse_size("1KiB/s"), Ok(1024));
+        assert_eq!(parse_size("10kb"), Ok(10_000));
+        assert_eq!(parse_size("256MiB"), Ok(256 << 20));
+        assert_eq!(parse_size("0"), Ok(0));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("1TiB").is_err());
+        assert!(parse_timeout("0s").is_err());
+        assert_eq!(parse_timeout("2s"), Ok(Duration::from_secs(2)));
     }
 
     #[test]

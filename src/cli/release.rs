@@ -58,6 +58,8 @@ pub struct ReleaseArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    #[command(flatten)]
+    pub limits: super::publish::HttpLimitArgs,
 }
 
 pub fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
@@ -78,7 +80,7 @@ pub fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     let outcome = match release::plan(&request, &ci, &assembler, &env) {
         Err(err) => Outcome::failed(&err, None),
         Ok(plan) => {
-            let services = services(global);
+            let services = services(global, &args.limits);
             let runtime = runtime()?;
             if args.dry_run {
                 runtime.block_on(release::dry_run(&plan, &env, services))

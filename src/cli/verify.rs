@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use super::publish::HttpLimitArgs;
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::report::{self, Format, Style};
@@ -31,6 +32,8 @@ pub struct VerifyArgs {
     pub api_url: Option<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    #[command(flatten)]
+    pub limits: HttpLimitArgs,
 }
 
 pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
@@ -42,7 +45,7 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
     };
-    let services = services(global);
+    let services = services(global, &args.limits);
     let report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
         .map_err(failure)?;
@@ -212,13 +215,16 @@ pub(super) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         })
 }
 
-/// Default retries and clock, with waits and steps reported on stderr.
-pub(super) fn services(global: &GlobalArgs) -> Services {
+/// Default retries and clock, the HTTP bounds of the flags, with waits and steps reported on
+/// stderr.
+pub(super) fn services(global: &GlobalArgs, limits: &HttpLimitArgs) -> Services {
+    let defaults = Services::default();
     Services {
         progress: Arc::new(LogProgress {
             quiet: global.quiet,
         }),
-        ..Services::default()
+        policy: limits.apply(defaults.policy.clone()),
+        ..defaults
     }
 }
 
@@ -250,6 +256,7 @@ impl Progress for LogProgress {
             } => format!("read back {name}"),
             _ => return,
         };
+        let line = crate::targets::http::redact(&line);
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
 }

@@ -222,12 +222,13 @@ impl TargetSpec {
     }
 }
 
-/// `group/project` -> `group%2Fproject`, as GitLab's API wants a project path.
+/// `group/project` -> `group%2Fproject`, as GitLab's API wants a project path (escaped once,
+/// as publish escapes it); `$CI_PROJECT_ID`-style placeholders stay.
 fn escape_project(project: &str) -> String {
     if project.starts_with('$') {
         return project.to_string();
     }
-    project.replace('/', "%2F")
+    crate::targets::gitlab::escape_project(project)
 }
 
 /// The targets to publish to: the configured ones, or those of `wanted`. A wanted target that

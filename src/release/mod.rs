@@ -707,8 +707,13 @@ pub struct Outcome {
     pub error: Option<ErrorReport>,
 }
 
-/// An error and its causes, `: `-separated (`github: uploading failed: could not …`).
+/// An error and its causes, `: `-separated (`github: uploading failed: could not …`), every
+/// known token removed: this text goes into JSON and CI summaries.
 fn chain(error: &dyn std::error::Error) -> String {
+    crate::targets::http::redact(&chain_text(error))
+}
+
+fn chain_text(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -22,6 +22,12 @@
 //! the release's assets, keeps a complete asset with the right digest, deletes a broken one, and
 //! only then uploads again.
 //!
+//! The token goes to the API's origin and GitHub's documented upload origin only
+//! (`uploads.github.com` for `api.github.com`, `uploads.TENANT.ghe.com` for
+//! `api.TENANT.ghe.com`; GitHub Enterprise Server and test servers upload on the API's own
+//! origin). A release whose `upload_url` is anywhere else is refused before any upload; a `Link`
+//! to another origin is read without the token.
+//!
 //! # octocrab and reqwest
 //!
 //! octocrab provides the response models ([`Release`], [`Asset`], which carry `digest` and
@@ -30,10 +36,8 @@
 //! connections immediately with no backoff, for every method including uploads (whose effect is
 //! then unknown), waits at least 5 s for `x-ratelimit-reset`, uses the real clock (no way to
 //! pass a clock or a cap on waits), and has no notion of a `--max-wait`; its `upload_asset` GETs
-//! the release before every upload (doubling the requests), does not percent-encode the asset
-//! name, and attaches the token only to hosts equal to its configured base or upload URI rather
-//! than taking the upload host from `upload_url`; it has no draft lookup by tag, no digest
-//! comparison and no download that drops the token on a redirect to the storage host. Those
+//! the release before every upload (doubling the requests) and does not percent-encode the
+//! asset name; it has no draft lookup by tag, no digest comparison and no download that drops the token on a redirect to the storage host. Those
 //! are the calls this target makes, so all of them use reqwest, with one retry policy.
 
 use std::collections::BTreeMap;
@@ -153,7 +157,7 @@ impl GitHubTarget {
             services.policy,
             services.clock,
             services.progress,
-            Some(Credential::bearer(request.token.clone())),
+            Some(credential(&request.token, &request.api_url)),
         )
         .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self { request, http })
@@ -650,6 +654,17 @@ impl GitHubTarget {
             reason: format!("`upload_url` is not a URL: {err}"),
         })?;
         url.query_pairs_mut().append_pair("name", name);
+        let trusted = self.http.credential().is_some_and(|c| c.allows(&url));
+        if !trusted {
+            return Err(Error::Unexpected {
+                forge: FORGE,
+                url: release.upload_url.clone(),
+                reason: format!(
+                    "the release's `upload_url` is not on the API's origin (`{}`) or GitHub's documented upload host, so capkg does not send the token there",
+                    self.request.api_url.origin().ascii_serialization()
+                ),
+            });
+        }
         let policy = self.http.policy().clone();
         let mut attempt = 0;
         loop {
@@ -953,6 +968,32 @@ fn github_permission(rejection: &http::Rejection) -> String {
     needed
 }
 
+/// The token, for the API's origin and GitHub's documented upload origin: `uploads.github.com`
+/// for `api.github.com`, `uploads.TENANT.ghe.com` for `api.TENANT.ghe.com`. GitHub Enterprise
+/// Server (`HOST/api/v3`, uploads at `HOST/api/uploads`) and test servers upload on the API's
+/// own origin. Nothing else gets it.
+fn credential(token: &Secret, api: &Url) -> Credential {
+    let credential = Credential::bearer(token.clone()).for_origin(api);
+    match upload_origin(api) {
+        Some(uploads) => credential.for_origin(&uploads),
+        None => credential,
+    }
+}
+
+/// GitHub's upload host for an API host that has a separate one.
+fn upload_origin(api: &Url) -> Option<Url> {
+    let host = api.host_str()?;
+    let uploads = if host == "api.github.com" {
+        "uploads.github.com".to_string()
+    } else {
+        let tenant = host
+            .strip_prefix("api.")
+            .filter(|h| h.ends_with(".ghe.com"))?;
+        format!("uploads.{tenant}")
+    };
+    Url::parse(&format!("https://{uploads}")).ok()
+}
+
 /// The `rel="next"` URL of a `Link` header.
 pub(crate) fn next_page(link: Option<&str>) -> Option<String> {
     link?.split(',').find_map(|part| {
@@ -1050,6 +1091,27 @@ mod tests {
             target("https://api.github.com").download_url("v1.0.0", "metadata.yaml"),
             "https://github.com/o/r/releases/download/v1.0.0/metadata.yaml"
         );
+    }
+
+    #[test]
+    fn the_token_goes_to_the_api_and_its_documented_upload_host_only() {
+        let token = Secret::new("t-upload-origins").unwrap();
+        let url = |text: &str| Url::parse(text).unwrap();
+        let github = credential(&token, &url("https://api.github.com"));
+        assert!(github.allows(&url("https://api.github.com/repos/o/r/releases")));
+        assert!(github.allows(&url(
+            "https://uploads.github.com/repos/o/r/releases/1/assets"
+        )));
+        assert!(!github.allows(&url("https://evil.example.com/repos")));
+        assert!(!github.allows(&url("http://api.github.com/repos")));
+        assert!(!github.allows(&url("https://api.github.com:8443/repos")));
+        let tenant = credential(&token, &url("https://api.acme.ghe.com"));
+        assert!(tenant.allows(&url("https://uploads.acme.ghe.com/x")));
+        let server = credential(&token, &url("https://ghe.example.com/api/v3"));
+        assert!(server.allows(&url("https://ghe.example.com/api/uploads/repos/o/r")));
+        assert!(!server.allows(&url("https://uploads.ghe.example.com/x")));
+        let local = credential(&token, &url("http://127.0.0.1:8080"));
+        assert!(!local.allows(&url("http://127.0.0.1:8081/x")));
     }
 
     #[test]

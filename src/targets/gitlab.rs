@@ -42,6 +42,7 @@ pub enum GitLabToken {
 }
 
 impl GitLabToken {
+    /// The token in its header; bind it to an origin with [`Credential::for_origin`].
     fn credential(&self) -> Credential {
         match self {
             GitLabToken::Private(secret) => Credential::header("private-token", secret.clone()),
@@ -134,7 +135,8 @@ impl GitLabTarget {
             services.policy,
             services.clock,
             services.progress,
-            Some(request.token.credential()),
+            // GitLab uploads go to the API's own origin: nothing else gets the token.
+            Some(request.token.credential().for_origin(&request.api_url)),
         )
         .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self { request, http })
@@ -514,17 +516,11 @@ impl Target for GitLabTarget {
     }
 }
 
-/// `group/sub/project` -> `group%2Fsub%2Fproject`; a numeric id stays as it is.
-fn escape_project(project: &str) -> String {
-    let mut out = String::new();
-    for byte in project.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+/// `group/sub/project` -> `group%2Fsub%2Fproject`; a numeric id stays as it is; an already
+/// escaped path (`group%2Fproject`, the form GitLab's URLs show) is escaped once, not again.
+/// GitLab paths hold no `%`, so decoding first is lossless.
+pub(crate) fn escape_project(project: &str) -> String {
+    http::percent_encode(&String::from_utf8_lossy(&http::percent_decode(project)))
 }
 
 /// GitLab's rule for package and file names (`A-Z a-z 0-9 . - _`); clusterctl also needs a file
@@ -620,6 +616,8 @@ mod tests {
     fn project_paths_are_escaped() {
         assert_eq!(escape_project("42"), "42");
         assert_eq!(escape_project("group/sub/my.proj"), "group%2Fsub%2Fmy.proj");
+        assert_eq!(escape_project("grp%2Fproj"), "grp%2Fproj");
+        assert_eq!(escape_project("grp%2fsub%2Fproj"), "grp%2Fsub%2Fproj");
     }
 
     #[test]

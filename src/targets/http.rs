@@ -2,6 +2,19 @@
 //! timeouts, and one request loop that retries, honours rate limits, follows redirects safely and
 //! keeps the token out of everything it reports.
 //!
+//! Where the token goes is decided here, not at call sites: a [`Credential`] names the origins
+//! (scheme, host, port) it is for, and [`Http`] attaches it only to a request whose URL is on one
+//! of them. A URL taken from an answer (a `Link` header, a release's `upload_url`, a redirect, an
+//! asset URL) on another origin is requested without it. A credential is never sent over plain
+//! http except to a loopback address, and loopback addresses are never sent through a proxy
+//! (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` apply to other hosts, with `NO_PROXY`).
+//!
+//! Every try is bounded ([`RetryPolicy`]): a total deadline (`timeout`), a minimum transfer rate
+//! while a body moves, judged over 30-second windows (`min_rate`; waiting for the server to
+//! answer after an upload is not a transfer), and a largest answer body (`max_download`, refused
+//! unread when announced). A try that hits the deadline or the rate is not repeated by the loop:
+//! it says which limit and which flag raises it.
+//!
 //! What the loop does with an answer:
 //! - `2xx`: returned.
 //! - `3xx` (when the call follows redirects): followed up to five times. A redirect to another
@@ -27,6 +40,7 @@ use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -75,6 +89,17 @@ pub struct RetryPolicy {
     pub unsignalled_rate_limit_wait: Duration,
     /// How many reads (read-back downloads, existence checks) run at once.
     pub read_concurrency: usize,
+    /// The longest one try of a request may take, from connecting to the last byte of the
+    /// answer (`--http-timeout`).
+    pub timeout: Duration,
+    /// The slowest transfer accepted, in bytes per second, judged over every
+    /// [`RetryPolicy::rate_window`] while a body is moving (`--min-transfer-rate`; 0: no check).
+    pub min_rate: u64,
+    /// The window the transfer rate is judged over.
+    pub rate_window: Duration,
+    /// The largest answer body capkg reads; a larger one is refused, unread when the server
+    /// announces its length (`--max-download`).
+    pub max_download: u64,
 }
 
 impl Default for RetryPolicy {
@@ -86,9 +111,20 @@ impl Default for RetryPolicy {
             max_wait: Duration::from_secs(600),
             unsignalled_rate_limit_wait: Duration::from_secs(60),
             read_concurrency: 8,
+            timeout: DEFAULT_TIMEOUT,
+            min_rate: DEFAULT_MIN_RATE,
+            rate_window: Duration::from_secs(30),
+            max_download: DEFAULT_MAX_DOWNLOAD,
         }
     }
 }
+
+/// Ten minutes: a 100 MB upload needs 170 KB/s, far below what GitHub and GitLab runners get.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// 1 KiB/s, i.e. 30 KiB per 30 s window: only a stalled or trickling connection is this slow.
+pub const DEFAULT_MIN_RATE: u64 = 1024;
+/// 256 MiB: far above any release file clusterctl reads, far below a runner's memory.
+pub const DEFAULT_MAX_DOWNLOAD: u64 = 256 * 1024 * 1024;
 
 impl RetryPolicy {
     /// The backoff before try `attempt + 1` (`attempt` counts from 1).
@@ -102,26 +138,194 @@ impl RetryPolicy {
 }
 
 /// A token. `Debug` never shows it and there is no `Display`; [`Secret::redact`] removes it
-/// from text that came back from a server.
+/// (and its usual encodings) from text that came back from a server. Every secret made is also
+/// remembered for [`redact`], so text from anywhere in the process can be cleaned.
 #[derive(Clone)]
 pub struct Secret(String);
+
+/// Every token this process has seen, for [`redact`].
+static KNOWN_SECRETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The variables capkg and the tools around it read tokens from; [`redact`] removes their
+/// values even when capkg never read them (a components command's output, say).
+pub const TOKEN_VARIABLES: &[&str] = &[
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITLAB_TOKEN",
+    "GITLAB_ACCESS_TOKEN",
+    "CI_JOB_TOKEN",
+    "CI_REGISTRY_PASSWORD",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+];
 
 impl Secret {
     /// `None` for an empty value (an unset CI variable is often set to "").
     pub fn new(value: impl Into<String>) -> Option<Secret> {
         let value = value.into();
         let trimmed = value.trim();
-        (!trimmed.is_empty()).then(|| Secret(trimmed.to_string()))
+        if trimmed.is_empty() {
+            return None;
+        }
+        if let Ok(mut known) = KNOWN_SECRETS.lock()
+            && !known.iter().any(|k| k == trimmed)
+        {
+            known.push(trimmed.to_string());
+        }
+        Some(Secret(trimmed.to_string()))
     }
 
     pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 
-    /// `text` with every occurrence of the token replaced by `[redacted]`.
+    /// `text` with every occurrence of the token, percent-encoded or inside base64 (`Bearer T`,
+    /// `user:T`, `x-access-token:T`, `oauth2:T`, any prefix), replaced by `[redacted]`.
     pub fn redact(&self, text: &str) -> String {
-        text.replace(&self.0, "[redacted]")
+        redact_token(&self.0, text)
     }
+}
+
+/// `text` with every token this process knows removed: each [`Secret`] made so far and the
+/// values of [`TOKEN_VARIABLES`] in the environment, in plain, percent-encoded and base64 forms.
+/// Call it on any text that may hold a token before it is printed or written: errors, logs,
+/// JSON, CI summaries, a subprocess's output. Values shorter than [`MIN_TOKEN`] characters are
+/// left alone here (they would match ordinary words; no forge issues tokens that short);
+/// [`Secret::redact`] removes its own token whatever its length.
+pub fn redact(text: &str) -> String {
+    let mut tokens: Vec<String> = KNOWN_SECRETS
+        .lock()
+        .map(|known| known.clone())
+        .unwrap_or_default();
+    for name in TOKEN_VARIABLES {
+        if let Ok(value) = std::env::var(name) {
+            let value = value.trim();
+            if !value.is_empty() && !tokens.iter().any(|t| t == value) {
+                tokens.push(value.to_string());
+            }
+        }
+    }
+    tokens.retain(|t| t.chars().count() >= MIN_TOKEN);
+    // Longer tokens first, so a token that contains another is removed whole.
+    tokens.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    let mut out = text.to_string();
+    for token in &tokens {
+        out = redact_token(token, &out);
+    }
+    out
+}
+
+/// Shortest value [`redact`] treats as a token.
+pub const MIN_TOKEN: usize = 8;
+
+/// Shortest encoded fragment worth removing: shorter ones would also match ordinary text.
+const MIN_FRAGMENT: usize = 6;
+
+fn redact_token(token: &str, text: &str) -> String {
+    let mut out = text.to_string();
+    for form in token_forms(token) {
+        if out.contains(&form) {
+            out = out.replace(&form, "[redacted]");
+        }
+    }
+    out
+}
+
+/// The token and the strings that encode it: percent-encoded (either hex case), and the part of
+/// any base64 text holding `PREFIX + token` that depends only on the token: base64 works in
+/// groups of three bytes, so whatever the prefix, the groups wholly inside the token encode to
+/// one of three strings (one per prefix length modulo 3), in either alphabet.
+fn token_forms(token: &str) -> Vec<String> {
+    let mut forms = vec![token.to_string()];
+    let upper = percent_encode(token);
+    if upper != token {
+        forms.push(upper.clone());
+        forms.push(lowercase_escapes(&upper));
+    }
+    let bytes = token.as_bytes();
+    for skip in 0..3 {
+        let Some(rest) = bytes.get(skip..) else {
+            continue;
+        };
+        let whole = rest.len() / 3 * 3;
+        let encoded = base64(&rest[..whole], STANDARD_ALPHABET);
+        if encoded.len() >= MIN_FRAGMENT {
+            forms.push(base64(&rest[..whole], URL_SAFE_ALPHABET));
+            forms.push(encoded);
+        }
+    }
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    forms.dedup();
+    forms
+}
+
+const STANDARD_ALPHABET: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const URL_SAFE_ALPHABET: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Base64 of whole three-byte groups (the callers pass only those), no padding.
+fn base64(bytes: &[u8], alphabet: &[u8; 64]) -> String {
+    let mut out = String::with_capacity(bytes.len() / 3 * 4);
+    for group in bytes.chunks_exact(3) {
+        let n = (u32::from(group[0]) << 16) | (u32::from(group[1]) << 8) | u32::from(group[2]);
+        for shift in [18, 12, 6, 0] {
+            out.push(char::from(alphabet[((n >> shift) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`):
+/// the one escaping capkg uses for a URL path segment (a GitLab project path, a tag).
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes; a `%` not followed by two hex digits stays as it is.
+pub fn percent_decode(text: &str) -> Vec<u8> {
+    let raw = text.as_bytes();
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while let Some(&byte) = raw.get(i) {
+        let decoded = (byte == b'%')
+            .then(|| raw.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match decoded {
+            Some(value) => {
+                out.push(value);
+                i += 3;
+            }
+            None => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn lowercase_escapes(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut rest = encoded;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let escape = rest.get(at..at + 3).unwrap_or(&rest[at..]);
+        out.push_str(&escape.to_ascii_lowercase());
+        rest = &rest[at + escape.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 impl fmt::Debug for Secret {
@@ -130,31 +334,46 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// A token and the header that carries it.
+/// A token, the header that carries it, and the origins (scheme, host, port) it may be sent
+/// to. The client attaches it only to a request whose URL is on one of those origins, so a URL
+/// a server hands back (a `Link`, an `upload_url`, a redirect) on another origin never gets it.
 #[derive(Clone, Debug)]
 pub struct Credential {
     header: HeaderName,
     prefix: &'static str,
     secret: Secret,
+    origins: Vec<Url>,
 }
 
 impl Credential {
-    /// `Authorization: Bearer <token>`.
+    /// `Authorization: Bearer <token>`, sent nowhere until [`Credential::for_origin`].
     pub fn bearer(secret: Secret) -> Self {
         Self {
             header: reqwest::header::AUTHORIZATION,
             prefix: "Bearer ",
             secret,
+            origins: Vec::new(),
         }
     }
 
-    /// The token as the whole value of a custom header (`PRIVATE-TOKEN`, `JOB-TOKEN`).
+    /// The token as the whole value of a custom header (`PRIVATE-TOKEN`, `JOB-TOKEN`), sent
+    /// nowhere until [`Credential::for_origin`].
     pub fn header(header: &'static str, secret: Secret) -> Self {
         Self {
             header: HeaderName::from_static(header),
             prefix: "",
             secret,
+            origins: Vec::new(),
         }
+    }
+
+    /// Sends the token to requests on `origin`'s origin (scheme, host, port): the configured
+    /// API, a forge's documented upload host.
+    pub fn for_origin(mut self, origin: &Url) -> Self {
+        if !self.allows(origin) {
+            self.origins.push(origin.clone());
+        }
+        self
     }
 
     pub fn header_name(&self) -> &HeaderName {
@@ -163,6 +382,11 @@ impl Credential {
 
     pub fn secret(&self) -> &Secret {
         &self.secret
+    }
+
+    /// Whether `url` is on an origin this credential is for.
+    pub fn allows(&self, url: &Url) -> bool {
+        self.origins.iter().any(|origin| same_origin(origin, url))
     }
 
     fn value(&self) -> Option<HeaderValue> {
@@ -217,6 +441,40 @@ pub enum HttpError {
         #[source]
         source: reqwest::Error,
     },
+    #[error(
+        "{what}: `{url}` did not finish within {} (`--http-timeout`, CAPKG_HTTP_TIMEOUT)",
+        human_duration(*after)
+    )]
+    TimedOut {
+        what: String,
+        url: String,
+        after: Duration,
+    },
+    #[error(
+        "{what}: `{url}` moved only {moved} bytes in {}, slower than the {min_rate} bytes/s capkg accepts (`--min-transfer-rate`, CAPKG_HTTP_MIN_RATE)",
+        human_duration(*window)
+    )]
+    TooSlow {
+        what: String,
+        url: String,
+        moved: u64,
+        window: Duration,
+        min_rate: u64,
+    },
+    #[error(
+        "{what}: `{url}` answered with more than {limit} bytes{}, more than capkg reads (`--max-download`, CAPKG_MAX_DOWNLOAD)",
+        announced.map(|n| format!(" ({n} announced)")).unwrap_or_default()
+    )]
+    TooLarge {
+        what: String,
+        url: String,
+        limit: u64,
+        announced: Option<u64>,
+    },
+    #[error(
+        "{what}: refusing to send the token over plain http to `{url}`, which is not a loopback address"
+    )]
+    CleartextCredential { what: String, url: String },
     #[error("{what}: too many redirects, the last to `{url}`")]
     Redirects { what: String, url: String },
     #[error("cannot build the HTTP client")]
@@ -238,7 +496,13 @@ impl HttpError {
     /// True when the failure says nothing about what the server did with the request: a cut
     /// connection or a 5xx (GitHub documents that a 502 may leave a half-uploaded asset).
     pub fn is_uncertain(&self) -> bool {
-        matches!(self, HttpError::Transport { .. } | HttpError::Server { .. })
+        matches!(
+            self,
+            HttpError::Transport { .. }
+                | HttpError::Server { .. }
+                | HttpError::TimedOut { .. }
+                | HttpError::TooSlow { .. }
+        )
     }
 }
 
@@ -476,6 +740,9 @@ fn install_crypto_provider() {
 #[derive(Clone)]
 pub struct Http {
     client: reqwest::Client,
+    /// The same client without proxies, for loopback addresses: a proxy must never see a
+    /// plain-http request to a local server, token included.
+    direct: reqwest::Client,
     policy: RetryPolicy,
     clock: Arc<dyn Clock>,
     progress: Arc<dyn Progress>,
@@ -493,7 +760,8 @@ impl fmt::Debug for Http {
 
 impl Http {
     /// Builds the client: user agent, connect and read timeouts, no automatic redirects (the loop
-    /// follows them itself, to drop the credential across origins).
+    /// follows them itself, to drop the credential across origins), the environment's proxies
+    /// (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`) except for loopback addresses.
     pub fn new(
         policy: RetryPolicy,
         clock: Arc<dyn Clock>,
@@ -501,15 +769,23 @@ impl Http {
         credential: Option<Credential>,
     ) -> Result<Self, HttpError> {
         install_crypto_provider();
-        let client = reqwest::Client::builder()
-            .user_agent(user_agent())
-            .connect_timeout(Duration::from_secs(30))
-            .read_timeout(Duration::from_secs(120))
-            .redirect(reqwest::redirect::Policy::none())
+        let builder = || {
+            reqwest::Client::builder()
+                .user_agent(user_agent())
+                .connect_timeout(Duration::from_secs(30))
+                .read_timeout(Duration::from_secs(120))
+                .redirect(reqwest::redirect::Policy::none())
+        };
+        let client = builder()
+            .build()
+            .map_err(|source| HttpError::Client { source })?;
+        let direct = builder()
+            .no_proxy()
             .build()
             .map_err(|source| HttpError::Client { source })?;
         Ok(Self {
             client,
+            direct,
             policy,
             clock,
             progress,
@@ -529,6 +805,10 @@ impl Http {
         &self.progress
     }
 
+    pub fn credential(&self) -> Option<&Credential> {
+        self.credential.as_ref()
+    }
+
     /// Removes the token from text that may have come from a server.
     pub fn redact(&self, text: &str) -> String {
         match &self.credential {
@@ -540,18 +820,17 @@ impl Http {
     /// Makes the call, with retries, rate-limit waits and redirects as the module describes.
     pub async fn send(&self, request: Request) -> Result<Response, HttpError> {
         check_url(&request.url)?;
-        let origin = request.url.clone();
         let mut url = request.url.clone();
         let mut attempt: u32 = 0;
         let mut redirects = 0;
         let mut unsignalled_waits: u32 = 0;
         loop {
             attempt += 1;
-            let with_credential = same_origin(&url, &origin);
-            let outcome = self.attempt(&request, &url, with_credential).await;
+            let outcome = self.attempt(&request, &url).await;
             let (status, headers, body) = match outcome {
                 Ok(parts) => parts,
-                Err(source) => {
+                Err(Failed::Final(err)) => return Err(err),
+                Err(Failed::Transport(source)) => {
                     if request.retry == Retry::Idempotent && attempt < self.policy.attempts {
                         let delay = self.policy.backoff(attempt);
                         self.wait(
@@ -676,30 +955,98 @@ impl Http {
         }
     }
 
+    /// One try: the credential only on its origins, the loopback client for loopback
+    /// addresses, the body streamed out and in through a meter that a watchdog reads, the
+    /// whole try under the policy's deadline.
     async fn attempt(
         &self,
         request: &Request,
         url: &Url,
-        with_credential: bool,
-    ) -> Result<(StatusCode, HeaderMap, Bytes), reqwest::Error> {
-        let mut builder = self
-            .client
-            .request(request.method.clone(), url.clone())
-            .headers(request.headers.clone());
-        if with_credential
-            && let Some(credential) = &self.credential
-            && let Some(value) = credential.value()
-        {
-            builder = builder.header(credential.header.clone(), value);
+    ) -> Result<(StatusCode, HeaderMap, Bytes), Failed> {
+        let credential = match &self.credential {
+            Some(credential) if credential.allows(url) => {
+                if url.scheme() != "https" && !is_loopback(url) {
+                    return Err(Failed::Final(HttpError::CleartextCredential {
+                        what: request.what.clone(),
+                        url: url.to_string(),
+                    }));
+                }
+                credential
+                    .value()
+                    .map(|value| (credential.header.clone(), value))
+            }
+            _ => None,
+        };
+        let client = if is_loopback(url) {
+            &self.direct
+        } else {
+            &self.client
+        };
+        let meter = Arc::new(Meter::default());
+        let limit = self.policy.max_download;
+        let work = async {
+            let mut builder = client
+                .request(request.method.clone(), url.clone())
+                .headers(request.headers.clone());
+            if let Some((name, value)) = credential {
+                builder = builder.header(name, value);
+            }
+            if let Some(body) = &request.body {
+                builder = builder
+                    .header(reqwest::header::CONTENT_LENGTH, body.len())
+                    .body(reqwest::Body::wrap_stream(metered(
+                        body.clone(),
+                        meter.clone(),
+                    )));
+            }
+            let mut response = builder.send().await.map_err(Failed::Transport)?;
+            let status = response.status();
+            let headers = response.headers().clone();
+            let too_large = |announced| {
+                Failed::Final(HttpError::TooLarge {
+                    what: request.what.clone(),
+                    url: url.to_string(),
+                    limit,
+                    announced,
+                })
+            };
+            if let Some(announced) = response.content_length()
+                && announced > limit
+            {
+                return Err(too_large(Some(announced)));
+            }
+            meter.start();
+            let mut body = bytes::BytesMut::new();
+            while let Some(chunk) = response.chunk().await.map_err(Failed::Transport)? {
+                meter.add(chunk.len());
+                if (body.len() + chunk.len()) as u64 > limit {
+                    return Err(too_large(None));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            meter.stop();
+            Ok((status, headers, body.freeze()))
+        };
+        let deadline = self.policy.timeout;
+        tokio::select! {
+            outcome = tokio::time::timeout(deadline, work) => match outcome {
+                Ok(result) => result,
+                Err(_) => Err(Failed::Final(HttpError::TimedOut {
+                    what: request.what.clone(),
+                    url: url.to_string(),
+                    after: deadline,
+                })),
+            },
+            (moved, window) = watch_rate(&meter, self.policy.rate_window, self.policy.min_rate) => {
+                Err(Failed::Final(HttpError::TooSlow {
+                    what: request.what.clone(),
+                    url: url.to_string(),
+                    moved,
+                    window,
+                    min_rate: self.policy.min_rate,
+                }))
+            }
         }
-        if let Some(body) = &request.body {
-            builder = builder.body(body.clone());
-        }
-        let response = builder.send().await?;
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = response.bytes().await?;
-        Ok((status, headers, body))
     }
 
     async fn wait(&self, reason: &str, delay: Duration) {
@@ -761,6 +1108,86 @@ impl Http {
     }
 }
 
+/// How one try ended when it did not bring an answer.
+enum Failed {
+    /// A cut connection or a failed connect: retried for idempotent calls.
+    Transport(reqwest::Error),
+    /// Deadline, stall, size limit, refused cleartext: not retried by the loop.
+    Final(HttpError),
+}
+
+/// Bytes moved by one try, and whether a body is moving now. `phase` counts starts and stops
+/// (odd: moving), so the watchdog judges only windows in which one body moved throughout:
+/// waiting for the server to answer after an upload is not a stall.
+#[derive(Default)]
+struct Meter {
+    moved: AtomicU64,
+    phase: AtomicU64,
+}
+
+impl Meter {
+    fn add(&self, bytes: usize) {
+        self.moved.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    fn start(&self) {
+        self.phase.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn stop(&self) {
+        self.phase.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn read(&self) -> (u64, u64) {
+        (
+            self.phase.load(Ordering::Acquire),
+            self.moved.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Resolves with (bytes moved, window) when a body moved slower than `min_rate` over a whole
+/// window; never resolves when `min_rate` is 0.
+async fn watch_rate(meter: &Meter, window: Duration, min_rate: u64) -> (u64, Duration) {
+    if min_rate == 0 || window.is_zero() {
+        return std::future::pending().await;
+    }
+    let needed = (min_rate as f64 * window.as_secs_f64()) as u64;
+    let (mut phase, mut moved) = meter.read();
+    loop {
+        tokio::time::sleep(window).await;
+        let (now_phase, now_moved) = meter.read();
+        let delta = now_moved.saturating_sub(moved);
+        if now_phase == phase && phase % 2 == 1 && delta < needed {
+            return (delta, window);
+        }
+        (phase, moved) = (now_phase, now_moved);
+    }
+}
+
+/// A request body as a stream of chunks that counts what the connection takes.
+fn metered(
+    body: Bytes,
+    meter: Arc<Meter>,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+    const CHUNK: usize = 64 * 1024;
+    futures_util::stream::unfold(
+        (body, meter, false),
+        |(mut rest, meter, started)| async move {
+            if !started {
+                meter.start();
+            }
+            if rest.is_empty() {
+                meter.stop();
+                return None;
+            }
+            let chunk = rest.split_to(rest.len().min(CHUNK));
+            meter.add(chunk.len());
+            Some((Ok(chunk), (rest, meter, true)))
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
@@ -788,12 +1215,24 @@ mod tests {
         }
     }
 
-    fn client(clock: Arc<RecordingClock>, token: Option<&str>) -> Http {
+    fn client(clock: Arc<RecordingClock>, token: Option<(&str, &MockServer)>) -> Http {
+        client_with(RetryPolicy::default(), clock, token)
+    }
+
+    /// A client whose token (if any) is for `server`'s origin.
+    fn client_with(
+        policy: RetryPolicy,
+        clock: Arc<RecordingClock>,
+        token: Option<(&str, &MockServer)>,
+    ) -> Http {
         Http::new(
-            RetryPolicy::default(),
+            policy,
             clock,
             Arc::new(NoProgress),
-            token.map(|t| Credential::bearer(Secret::new(t).unwrap())),
+            token.map(|(t, server)| {
+                Credential::bearer(Secret::new(t).unwrap())
+                    .for_origin(&Url::parse(&server.uri()).unwrap())
+            }),
         )
         .unwrap()
     }
@@ -980,7 +1419,7 @@ mod tests {
             .mount(&storage)
             .await;
         let clock = Arc::new(RecordingClock::default());
-        let response = client(clock, Some("tok-123"))
+        let response = client(clock, Some(("tok-123", &api)))
             .send(get(&api, "/asset").follow_redirects())
             .await
             .unwrap();
@@ -998,7 +1437,7 @@ mod tests {
             .mount(&server)
             .await;
         let clock = Arc::new(RecordingClock::default());
-        let err = client(clock, Some("tok-SECRET-99"))
+        let err = client(clock, Some(("tok-SECRET-99", &server)))
             .send(get(&server, "/x"))
             .await
             .unwrap_err();
@@ -1022,6 +1461,148 @@ mod tests {
         }
         let err = parse_base_url("https://user:hunter2@example.com").unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn redaction_covers_percent_and_base64_forms_whatever_the_prefix() {
+        let token = "glpat-Ab/cD+eF=gh_ij~kl";
+        let secret = Secret::new(token).unwrap();
+        // Padded with spaces to whole groups, so the test can use the module's encoder.
+        let encode = |text: &str, alphabet| {
+            let mut bytes = text.as_bytes().to_vec();
+            while !bytes.len().is_multiple_of(3) {
+                bytes.push(b' ');
+            }
+            base64(&bytes, alphabet)
+        };
+        let b64 = |text: &str| encode(text, STANDARD_ALPHABET);
+        let url_safe = |text: &str| encode(text, URL_SAFE_ALPHABET);
+        let forms = [
+            token.to_string(),
+            "glpat-Ab%2FcD%2BeF%3Dgh_ij~kl".to_string(),
+            "glpat-Ab%2fcD%2beF%3dgh_ij~kl".to_string(),
+            b64(&format!("Bearer {token}")),
+            b64(&format!("user:{token}")),
+            b64(&format!("x-access-token:{token}")),
+            b64(&format!("oauth2:{token}")),
+            b64(&format!("ab:{token}")),
+            url_safe(&format!("x-access-token:{token}")),
+        ];
+        for form in &forms {
+            let text = format!("before {form} after");
+            let redacted = secret.redact(&text);
+            assert!(!redacted.contains(form.as_str()), "{form} -> {redacted}");
+            assert!(redacted.contains("[redacted]"), "{redacted}");
+            assert!(redacted.starts_with("before ") && redacted.ends_with(" after"));
+            assert_eq!(redact(&text), redacted, "the catch-all knows every Secret");
+        }
+        assert_eq!(secret.redact("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn the_catch_all_leaves_short_values_alone() {
+        let _ = Secret::new("abc");
+        assert_eq!(redact("abc is a word"), "abc is a word");
+    }
+
+    #[test]
+    fn one_percent_escaping() {
+        assert_eq!(percent_encode("group/sub/p.x"), "group%2Fsub%2Fp.x");
+        assert_eq!(percent_encode("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
+        assert_eq!(percent_decode("a%2fb%2Fc%zz%"), b"a/b/c%zz%");
+    }
+
+    #[tokio::test]
+    async fn a_credential_goes_only_to_its_origins() {
+        let api = MockServer::start().await;
+        let other = MockServer::start().await;
+        Mock::given(header_exists("authorization"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("with"))
+            .mount(&other)
+            .await;
+        Mock::given(path("/x"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("without"))
+            .mount(&other)
+            .await;
+        Mock::given(header("authorization", "Bearer tok-origin-1"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("with"))
+            .mount(&api)
+            .await;
+        let clock = Arc::new(RecordingClock::default());
+        let http = client(clock, Some(("tok-origin-1", &api)));
+        let answer = |r: Response| String::from_utf8_lossy(&r.body).into_owned();
+        assert_eq!(answer(http.send(get(&api, "/x")).await.unwrap()), "with");
+        assert_eq!(
+            answer(http.send(get(&other, "/x")).await.unwrap()),
+            "without"
+        );
+    }
+
+    /// A server on loopback that answers 200 with a 1000-byte body, one byte per 100 ms.
+    async fn trickling_server() -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut head = [0u8; 4096];
+                    let _ = stream.read(&mut head).await;
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n")
+                        .await;
+                    for _ in 0..1000 {
+                        if stream.write_all(b"x").await.is_err() {
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                });
+            }
+        });
+        base
+    }
+
+    #[tokio::test]
+    async fn a_transfer_slower_than_the_minimum_rate_fails_after_one_window() {
+        let base = trickling_server().await;
+        let policy = RetryPolicy {
+            min_rate: 100,
+            rate_window: Duration::from_millis(500),
+            ..RetryPolicy::default()
+        };
+        let http = client_with(policy, Arc::new(RecordingClock::default()), None);
+        let request = Request::new(Method::GET, Url::parse(&base).unwrap(), "trickle");
+        let err = http.send(request).await.unwrap_err();
+        assert!(matches!(err, HttpError::TooSlow { .. }), "{err}");
+        assert!(err.to_string().contains("--min-transfer-rate"), "{err}");
+        assert!(err.is_uncertain());
+    }
+
+    #[tokio::test]
+    async fn a_body_larger_than_the_limit_is_refused() {
+        let server = MockServer::start().await;
+        Mock::given(path("/big"))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(vec![b'x'; 4096]))
+            .mount(&server)
+            .await;
+        let policy = RetryPolicy {
+            max_download: 1000,
+            ..RetryPolicy::default()
+        };
+        let http = client_with(policy, Arc::new(RecordingClock::default()), None);
+        let err = http.send(get(&server, "/big")).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                HttpError::TooLarge {
+                    limit: 1000,
+                    announced: Some(4096),
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

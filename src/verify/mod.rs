@@ -61,6 +61,7 @@ pub struct Settings {
     /// The GitHub API for github.com URLs.
     pub github_api: Url,
     pub github_token: Option<Secret>,
+    /// Not yet bound to an origin: it is sent only to the origin of the GitLab URL verified.
     pub gitlab_credential: Option<Credential>,
 }
 
@@ -368,19 +369,32 @@ pub async fn verify(
             repository: Box::new(GitHubRepository::new(
                 source,
                 settings.github_api.clone(),
-                http(settings.github_token.clone().map(Credential::bearer))?,
+                http(
+                    settings
+                        .github_token
+                        .clone()
+                        .map(|token| Credential::bearer(token).for_origin(&settings.github_api)),
+                )?,
             )),
         },
-        ProviderSource::GitLab(source) => Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Gitlab,
-            local_provider: None,
-            repository: Box::new(GitLabRepository::new(
-                source,
-                http(settings.gitlab_credential.clone())?,
-            )),
-        },
+        ProviderSource::GitLab(source) => {
+            // The token goes to the origin of the URL verified, and nowhere else.
+            let origin = Url::parse(&source.origin).map_err(|e| Error::Unexpected {
+                url: source.origin.clone(),
+                reason: e.to_string(),
+            })?;
+            let credential = settings
+                .gitlab_credential
+                .clone()
+                .map(|c| c.for_origin(&origin));
+            Opened {
+                version: source.version.clone(),
+                components: source.components_path.clone(),
+                kind: RepositoryKind::Gitlab,
+                local_provider: None,
+                repository: Box::new(GitLabRepository::new(source, http(credential)?)),
+            }
+        }
         ProviderSource::Local(source) => Opened {
             version: source.version.clone(),
             components: source.components_path.clone(),

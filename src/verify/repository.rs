@@ -273,15 +273,7 @@ fn json<T: serde::de::DeserializeOwned>(body: &[u8], url: &Url) -> Result<T, Err
 
 /// Percent-escapes what a path segment cannot hold (tags may contain `+`, `/` is not allowed).
 fn escape_segment(text: &str) -> String {
-    let mut out = String::new();
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    crate::targets::http::percent_encode(text)
 }
 
 // --- GitLab ---

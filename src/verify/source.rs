@@ -316,27 +316,7 @@ fn local(text: &str, path: &str) -> Result<LocalSource, SourceError> {
 
 /// The path of a `file:` URL, percent-decoded, whatever its host (Go's `url.Path`).
 fn decoded_path(url: &Url) -> Option<String> {
-    let mut bytes = Vec::new();
-    let raw = url.path().as_bytes();
-    let mut i = 0;
-    while let Some(&b) = raw.get(i) {
-        let decoded = (b == b'%')
-            .then(|| raw.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match decoded {
-            Some(byte) => {
-                bytes.push(byte);
-                i += 3;
-            }
-            None => {
-                bytes.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(bytes).ok()
+    String::from_utf8(crate::targets::http::percent_decode(url.path())).ok()
 }
 
 /// Go's `filepath.Clean` for absolute paths: no `.`, `..` resolved, no trailing `/`.

@@ -1,6 +1,7 @@
 //! A fake GitHub with the release endpoints capkg uses, behaving as the REST docs describe:
-//! the by-tag endpoint hides drafts, uploads go to a separate upload host taken from
-//! `upload_url`, a second asset with a taken name is a 422 `already_exists`, downloads redirect to
+//! the by-tag endpoint hides drafts, uploads go to the upload URL taken from `upload_url` (on
+//! the API's own origin under `/api/uploads`, as GitHub Enterprise Server has it; a test can
+//! point it at the separate `uploads` server instead), a second asset with a taken name is a 422 `already_exists`, downloads redirect to
 //! a storage host, and faults can be queued per endpoint.
 
 use std::collections::BTreeSet;
@@ -66,13 +67,15 @@ pub struct State {
     /// Asset names of every release after each request, in request order.
     pub snapshots: Vec<(String, BTreeSet<String>)>,
     api: String,
-    uploads: String,
+    /// The base of `upload_url`: `{api}/api/uploads` unless a test changes it.
+    pub uploads: String,
     objects: String,
 }
 
 pub struct FakeGitHub {
     state: Arc<Mutex<State>>,
     pub api: String,
+    /// A separate upload server on another port (another origin than the API).
     pub uploads: String,
     pub objects: String,
 }
@@ -117,7 +120,7 @@ impl FakeGitHub {
         {
             let mut s = state.lock().unwrap();
             s.api = api.clone();
-            s.uploads = uploads.clone();
+            s.uploads = format!("{api}/api/uploads");
             s.objects = objects.clone();
         }
         Self {
@@ -538,8 +541,26 @@ impl State {
     }
 }
 
+impl Endpoint {
+    /// Which fake server a request is for: uploads under `/api/uploads` on the API server are
+    /// the upload server's, with that prefix taken off.
+    fn routed(&self, request: &Incoming) -> (&'static str, Incoming) {
+        match request.path.strip_prefix("/api/uploads") {
+            Some(rest) if self.server == "api" => {
+                let mut upload = request.clone();
+                upload.server = "uploads";
+                upload.path = rest.to_string();
+                ("uploads", upload)
+            }
+            _ => (self.server, request.clone()),
+        }
+    }
+}
+
 impl Handler for Endpoint {
     fn before_body(&self, head: &Incoming) -> Decision {
+        let (_, head) = self.routed(head);
+        let head = &head;
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         match s.take_fault(head, true) {
             Some(FaultAction::Cut(n)) => {
@@ -551,27 +572,31 @@ impl Handler for Endpoint {
     }
 
     fn on_cut(&self, head: &Incoming, _partial: &[u8]) {
+        let (server, head) = self.routed(head);
+        let head = &head;
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if self.server == "uploads" {
+        if server == "uploads" {
             let _ = s.store_upload(head, "starter");
         }
         s.snapshot(head);
     }
 
     fn handle(&self, request: &Incoming) -> Reply {
+        let (server, request) = self.routed(request);
+        let request = &request;
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         s.log.push(request.clone());
         let reply = match s.take_fault(request, false) {
             Some(FaultAction::Reply(reply)) => reply,
             Some(FaultAction::StoreThenReply(reply)) => {
-                let _ = s.route(self.server, request);
+                let _ = s.route(server, request);
                 reply
             }
             Some(FaultAction::StarterThenReply(reply)) => {
                 let _ = s.store_upload(request, "starter");
                 reply
             }
-            _ => s.route(self.server, request),
+            _ => s.route(server, request),
         };
         s.snapshot(request);
         reply

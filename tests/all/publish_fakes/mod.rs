@@ -97,6 +97,9 @@ pub fn capkg() -> Command {
         "CI_API_V4_URL",
         "CI_PROJECT_ID",
         "NO_COLOR",
+        "CAPKG_HTTP_TIMEOUT",
+        "CAPKG_HTTP_MIN_RATE",
+        "CAPKG_MAX_DOWNLOAD",
     ] {
         command.env_remove(name);
     }
