@@ -251,8 +251,14 @@ pub fn from_repository_name(name: &str) -> Option<(ProviderType, String)> {
     let conventions = [
         ("cluster-api-provider-", ProviderType::Infrastructure),
         ("cluster-api-bootstrap-provider-", ProviderType::Bootstrap),
-        ("cluster-api-control-plane-provider-", ProviderType::ControlPlane),
-        ("cluster-api-controlplane-provider-", ProviderType::ControlPlane),
+        (
+            "cluster-api-control-plane-provider-",
+            ProviderType::ControlPlane,
+        ),
+        (
+            "cluster-api-controlplane-provider-",
+            ProviderType::ControlPlane,
+        ),
         ("cluster-api-ipam-provider-", ProviderType::Ipam),
         ("cluster-api-addon-provider-", ProviderType::Addon),
     ];
@@ -274,7 +280,9 @@ fn conventional_kustomizations(root: &Path) -> Vec<String> {
         let mut next = Vec::new();
         for prefix in &level {
             let candidate = format!("{prefix}config/default");
-            if !not_released(&candidate) && kustomize::kustomization_file(&root.join(&candidate)).is_some() {
+            if !not_released(&candidate)
+                && kustomize::kustomization_file(&root.join(&candidate)).is_some()
+            {
                 found.insert(candidate);
             }
             let Ok(entries) = std::fs::read_dir(root.join(prefix)) else {
@@ -282,7 +290,10 @@ fn conventional_kustomizations(root: &Path) -> Vec<String> {
             };
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if entry.path().is_dir() && !name.starts_with('.') && !NOT_RELEASED.contains(&name.as_str()) {
+                if entry.path().is_dir()
+                    && !name.starts_with('.')
+                    && !NOT_RELEASED.contains(&name.as_str())
+                {
                     next.push(format!("{prefix}{name}/"));
                 }
             }
@@ -317,13 +328,17 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
         let Some(dir) = existing_kustomization(&root, &build.dir) else {
             continue;
         };
-        let output = build.output.as_deref().and_then(|file| match FileRole::from_file_name(file) {
-            Some(FileRole::Components {
-                provider_type,
-                suffix,
-            }) => Some((provider_type, suffix, file.to_string())),
-            _ => None,
-        });
+        let output =
+            build
+                .output
+                .as_deref()
+                .and_then(|file| match FileRole::from_file_name(file) {
+                    Some(FileRole::Components {
+                        provider_type,
+                        suffix,
+                    }) => Some((provider_type, suffix, file.to_string())),
+                    _ => None,
+                });
         // A build whose output is not a components file (an intermediate file, a template) is
         // only a provider when the folder is a conventional one.
         if output.is_none() && !dir.ends_with("config/default") {
@@ -336,7 +351,11 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             Some((_, _, file)) => format!("the Makefile's release builds it into {file}"),
             None => "the Makefile's release builds it".to_string(),
         };
-        candidates.push(Candidate { dir, output, origin });
+        candidates.push(Candidate {
+            dir,
+            output,
+            origin,
+        });
     }
     for dir in conventional_kustomizations(&root) {
         if !candidates.iter().any(|c| c.dir == dir) {
@@ -354,7 +373,10 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
         detected.providers.push(Provider::default());
         return;
     }
-    let convention = detected.repository.as_deref().and_then(from_repository_name);
+    let convention = detected
+        .repository
+        .as_deref()
+        .and_then(from_repository_name);
     let mut manager_images: Vec<(String, String)> = Vec::new();
     for candidate in candidates {
         let tree = kustomize::read(&root, &candidate.dir);
@@ -403,9 +425,10 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
         }
         if crate::provider::validate_name(provider_type, name.as_deref().unwrap_or("")).is_err() {
             if let Some(bad) = name.take() {
-                detected
-                    .missing
-                    .push(format!("{}: `{bad}` is not a provider name clusterctl accepts", candidate.dir));
+                detected.missing.push(format!(
+                    "{}: `{bad}` is not a provider name clusterctl accepts",
+                    candidate.dir
+                ));
             }
         }
         let suffix = candidate.output.as_ref().and_then(|(_, s, _)| s.clone());
@@ -436,7 +459,11 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             ));
         }
         let managers: Vec<&kustomize::Container> = {
-            let named: Vec<_> = tree.containers.iter().filter(|c| c.name == "manager").collect();
+            let named: Vec<_> = tree
+                .containers
+                .iter()
+                .filter(|c| c.name == "manager")
+                .collect();
             if named.is_empty() {
                 tree.containers.iter().collect()
             } else {
@@ -444,9 +471,10 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             }
         };
         if managers.is_empty() {
-            detected
-                .missing
-                .push(format!("{}: no manager image found in the kustomize tree", candidate.dir));
+            detected.missing.push(format!(
+                "{}: no manager image found in the kustomize tree",
+                candidate.dir
+            ));
         }
         for container in managers {
             manager_images.push((container.image.clone(), container.file.clone()));
@@ -455,7 +483,12 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
         match detected.providers.iter_mut().find(|p| {
             p.name.is_some() && p.name == provider.name && p.provider_type == provider.provider_type
         }) {
-            Some(existing) if existing.components.iter().all(|c| c.suffix != components.suffix) => {
+            Some(existing)
+                if existing
+                    .components
+                    .iter()
+                    .all(|c| c.suffix != components.suffix) =>
+            {
                 existing.components.push(components)
             }
             Some(_) => detected.missing.push(format!(
@@ -515,18 +548,25 @@ fn detect_metadata(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
         detected.found.push("metadata: metadata.yaml".to_string());
         detected.metadata = Some("metadata.yaml".to_string());
     } else {
-        detected
-            .missing
-            .push("metadata: no metadata.yaml at the repository root (clusterctl needs one per release)".to_string());
+        detected.missing.push(
+            "metadata: no metadata.yaml at the repository root (clusterctl needs one per release)"
+                .to_string(),
+        );
     }
 }
 
 fn template_patterns(names: &BTreeSet<String>) -> Vec<&'static str> {
     let mut patterns = Vec::new();
-    if names.iter().any(|n| n.starts_with("cluster-template") && n.ends_with(".yaml")) {
+    if names
+        .iter()
+        .any(|n| n.starts_with("cluster-template") && n.ends_with(".yaml"))
+    {
         patterns.push("cluster-template*.yaml");
     }
-    if names.iter().any(|n| n.starts_with("clusterclass-") && n.ends_with(".yaml")) {
+    if names
+        .iter()
+        .any(|n| n.starts_with("clusterclass-") && n.ends_with(".yaml"))
+    {
         patterns.push("clusterclass-*.yaml");
     }
     patterns
@@ -555,7 +595,8 @@ fn detect_templates(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             e.depth() == 0
                 || !(name.starts_with('.')
                     || NOT_RELEASED.contains(&name.as_ref())
-                    || ["vendor", "node_modules", OUTPUT_DIR, "_artifacts"].contains(&name.as_ref()))
+                    || ["vendor", "node_modules", OUTPUT_DIR, "_artifacts"]
+                        .contains(&name.as_ref()))
         })
         .flatten()
     {
@@ -582,7 +623,10 @@ fn detect_templates(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             if !template_patterns(&file_names(&root.join(folder))).is_empty()
                 && !folders.iter().any(|(f, _)| f == folder)
             {
-                folders.push((folder.to_string(), "the Makefile's release copies them".to_string()));
+                folders.push((
+                    folder.to_string(),
+                    "the Makefile's release copies them".to_string(),
+                ));
             }
             continue;
         }
@@ -612,9 +656,10 @@ fn detect_templates(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
         }
     }
     if detected.templates.is_empty() {
-        detected
-            .missing
-            .push("templates: no cluster-template*.yaml or clusterclass-*.yaml outside test folders".to_string());
+        detected.missing.push(
+            "templates: no cluster-template*.yaml or clusterclass-*.yaml outside test folders"
+                .to_string(),
+        );
     }
 }
 
@@ -633,8 +678,10 @@ fn quoted(text: &str) -> String {
 }
 
 const TODO_NAME: &str = "TODO: the provider name (clusterctl's `--infrastructure NAME`)";
-const TODO_TYPE: &str = "TODO: infrastructure, bootstrap, control-plane, core, ipam, runtime-extension or addon";
-const TODO_COMPONENTS: &str = "TODO: a command printing the components YAML (kubectl kustomize config/default)";
+const TODO_TYPE: &str =
+    "TODO: infrastructure, bootstrap, control-plane, core, ipam, runtime-extension or addon";
+const TODO_COMPONENTS: &str =
+    "TODO: a command printing the components YAML (kubectl kustomize config/default)";
 const TODO_METADATA: &str = "TODO: the release's metadata.yaml";
 
 fn components_lines(components: &[Components], indent: &str) -> String {
@@ -668,7 +715,9 @@ fn provider_lines(detected: &Detected) -> String {
         [] => String::new(),
         [only] => format!(
             "provider:\n  # clusterctl's provider name and type; the manifest label is {{type}}-{{name}}{}.\n  name: {}\n  type: {}\n\n# Where the components YAML comes from: a `command` whose standard output is the YAML, a `file`,\n# or `files` (files and folders of manifests, concatenated).\ncomponents:\n{}",
-            only.label().map(|l| format!(" (`{l}`)")).unwrap_or_default(),
+            only.label()
+                .map(|l| format!(" (`{l}`)"))
+                .unwrap_or_default(),
             name(only),
             provider_type(only),
             components_lines(&only.components, "")
@@ -719,7 +768,10 @@ fn target_lines(detected: &Detected) -> String {
     match &detected.forge {
         Forge::GitHub(repo) => format!("targets:\n  github:\n    repo: {repo}\n{local}"),
         Forge::GitLab(Some(project)) => {
-            format!("targets:\n  gitlab:\n    project: {}\n{local}", quoted(project))
+            format!(
+                "targets:\n  gitlab:\n    project: {}\n{local}",
+                quoted(project)
+            )
         }
         Forge::GitLab(None) => format!(
             "targets:\n  gitlab: {{}} # the project of the pipeline (CI_PROJECT_ID)\n{local}"
@@ -732,7 +784,11 @@ fn target_lines(detected: &Detected) -> String {
 
 /// The files `init` writes, with their content, relative to the repository root.
 pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
-    let labels: Vec<String> = detected.providers.iter().filter_map(Provider::label).collect();
+    let labels: Vec<String> = detected
+        .providers
+        .iter()
+        .filter_map(Provider::label)
+        .collect();
     let label = if labels.is_empty() {
         "the provider".to_string()
     } else {
@@ -751,7 +807,9 @@ pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
     };
     let mut files = vec![(PathBuf::from(crate::config::FILE_NAME), fill(CAPKG_YAML))];
     match &detected.forge {
-        Forge::GitHub(_) => files.push((PathBuf::from(GITHUB_WORKFLOW_PATH), fill(GITHUB_WORKFLOW))),
+        Forge::GitHub(_) => {
+            files.push((PathBuf::from(GITHUB_WORKFLOW_PATH), fill(GITHUB_WORKFLOW)))
+        }
         Forge::GitLab(_) => {
             files.push((PathBuf::from(GITLAB_JOB_PATH), fill(GITLAB_JOB)));
             if !detected.gitlab_ci_exists {
@@ -780,7 +838,9 @@ pub fn gitignore_with_output(existing: Option<&str>) -> Option<String> {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(&format!("# capkg assemble's release folder\n/{OUTPUT_DIR}/\n"));
+    text.push_str(&format!(
+        "# capkg assemble's release folder\n/{OUTPUT_DIR}/\n"
+    ));
     Some(text)
 }
 

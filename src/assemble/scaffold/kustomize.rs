@@ -52,7 +52,10 @@ pub fn read(root: &Path, dir: &str) -> Tree {
     if let Some(text) = kustomization_file(&top).and_then(|p| std::fs::read_to_string(p).ok())
         && let Some(node) = documents(&text, dir).into_iter().next()
     {
-        tree.namespace = node.get("namespace").and_then(Node::as_str).map(str::to_string);
+        tree.namespace = node
+            .get("namespace")
+            .and_then(Node::as_str)
+            .map(str::to_string);
     }
     tree.containers = walk(root, &top, 0, &mut visited, &mut tree.labels);
     tree
@@ -81,7 +84,9 @@ fn documents(text: &str, name: &str) -> Vec<Node> {
 
 /// Strings of a list field.
 fn list<'a>(node: &'a Node, key: &str) -> Vec<&'a Node> {
-    node.get(key).map(|n| n.items().iter().collect()).unwrap_or_default()
+    node.get(key)
+        .map(|n| n.items().iter().collect())
+        .unwrap_or_default()
 }
 
 fn walk(
@@ -175,7 +180,9 @@ fn walk(
 fn provider_labels(kustomization: &Node) -> Vec<String> {
     let mut values = Vec::new();
     let mut take = |pairs: Option<&Node>| {
-        if let Some(value) = pairs.and_then(|p| p.get(PROVIDER_LABEL)).and_then(Node::as_str)
+        if let Some(value) = pairs
+            .and_then(|p| p.get(PROVIDER_LABEL))
+            .and_then(Node::as_str)
             && !value.is_empty()
         {
             values.push(value.to_string());

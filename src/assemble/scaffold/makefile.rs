@@ -269,7 +269,8 @@ impl Makefile {
                     recipe.builds.push(build);
                 }
             } else if first == "cp" {
-                let paths: Vec<&String> = words[1..].iter().filter(|w| !w.starts_with('-')).collect();
+                let paths: Vec<&String> =
+                    words[1..].iter().filter(|w| !w.starts_with('-')).collect();
                 if let [from, to] = paths[..]
                     && let (Some(from), Some(to)) =
                         (self.expand(from, overrides), self.expand(to, overrides))
@@ -315,9 +316,8 @@ impl Makefile {
         }
         for (name, value) in &callee {
             // `OLD_IMG`/`*_ORIGINAL_IMG` name the development image the release replaces.
-            let image_variable = name.ends_with("IMG")
-                && !name.starts_with("OLD")
-                && !name.contains("ORIGINAL");
+            let image_variable =
+                name.ends_with("IMG") && !name.starts_with("OLD") && !name.contains("ORIGINAL");
             if image_variable && overrides.get(name) != Some(value) {
                 let image = strip_tag(value);
                 if image.contains('/') && !recipe.images.contains(&image) {
@@ -466,7 +466,10 @@ release-manifests: $(RELEASE_DIR)\n\t$(KUSTOMIZE) build core/config/default > $(
                 to: "out/metadata.yaml".into()
             }]
         );
-        assert_eq!(recipe.prod_registry.as_deref(), Some("registry.k8s.io/capi"));
+        assert_eq!(
+            recipe.prod_registry.as_deref(),
+            Some("registry.k8s.io/capi")
+        );
     }
 
     #[test]
