@@ -423,13 +423,14 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
                 }
             }
         }
-        if crate::provider::validate_name(provider_type, name.as_deref().unwrap_or("")).is_err() {
-            if let Some(bad) = name.take() {
-                detected.missing.push(format!(
-                    "{}: `{bad}` is not a provider name clusterctl accepts",
-                    candidate.dir
-                ));
-            }
+        if let Some(bad) = &name
+            && crate::provider::validate_name(provider_type, bad).is_err()
+        {
+            detected.missing.push(format!(
+                "{}: `{bad}` is not a provider name clusterctl accepts",
+                candidate.dir
+            ));
+            name = None;
         }
         let suffix = candidate.output.as_ref().and_then(|(_, s, _)| s.clone());
         let components = Components {
