@@ -56,6 +56,26 @@ pub struct Config {
     /// Where `capkg assemble` writes (default `out`).
     pub output: Option<PathBuf>,
     pub targets: Targets,
+    /// Values still holding a `TODO` placeholder (`capkg init` writes one for what it could not
+    /// detect); [`Config::refuse_placeholders`] turns them into an error.
+    pub placeholders: Vec<Placeholder>,
+}
+
+/// A value `TODO` or `TODO: ...` left in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placeholder {
+    /// The file it is in.
+    pub path: PathBuf,
+    /// Where the value is.
+    pub position: Position,
+    /// The key path (`providers[1].name`).
+    pub key: String,
+    pub value: String,
+}
+
+/// True for a placeholder value: `TODO`, or `TODO:` and a note.
+pub fn is_placeholder(text: &str) -> bool {
+    text == "TODO" || text.starts_with("TODO:")
 }
 
 /// `provider:`.
@@ -204,6 +224,7 @@ impl Config {
             root,
             ..Config::default()
         };
+        reader.placeholders(root_node, String::new(), &mut config.placeholders);
         for (key, value) in reader.fields(
             root_node,
             "the top level",
@@ -236,6 +257,27 @@ impl Config {
             }
         }
         Ok(config)
+    }
+
+    /// Refuses a configuration that still holds a `TODO` placeholder: building a release from
+    /// a guessed value would publish it.
+    pub fn refuse_placeholders(&self) -> Result<(), ConfigError> {
+        match self.placeholders.first() {
+            None => Ok(()),
+            Some(placeholder) => Err(ConfigError::Invalid {
+                path: placeholder.path.clone(),
+                position: placeholder.position,
+                message: format!(
+                    "`{}` is still a placeholder (`{}`): `capkg init` could not detect it; replace it with the real value{}",
+                    placeholder.key,
+                    placeholder.value,
+                    match self.placeholders.len() {
+                        1 => String::new(),
+                        n => format!(" ({} more placeholder(s) after it)", n - 1),
+                    }
+                ),
+            }),
+        }
     }
 
     /// The `capkg.yaml` for a command run in `start`: in `start` or the nearest folder above it,
@@ -344,6 +386,35 @@ impl Reader<'_> {
         }
     }
 
+    /// Every placeholder string under `node`, with its key path.
+    fn placeholders(&self, node: &Node, key: String, out: &mut Vec<Placeholder>) {
+        match &node.value {
+            Value::Scalar { text, .. } if is_placeholder(text) => out.push(Placeholder {
+                path: self.path.to_path_buf(),
+                position: self.source.position(node.span.start),
+                key,
+                value: text.clone(),
+            }),
+            Value::Scalar { .. } => {}
+            Value::Sequence(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    self.placeholders(item, format!("{key}[{index}]"), out);
+                }
+            }
+            Value::Mapping(mapping) => {
+                for (name, value) in &mapping.entries {
+                    let name = name.as_str().unwrap_or("?");
+                    let path = if key.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{key}.{name}")
+                    };
+                    self.placeholders(value, path, out);
+                }
+            }
+        }
+    }
+
     fn provider(&self, node: &Node) -> Result<ProviderConfig, ConfigError> {
         let mut provider = ProviderConfig::default();
         let mut name_node = None;
@@ -352,6 +423,10 @@ impl Reader<'_> {
                 "name" => name_node = Some(value),
                 "type" => {
                     let text = self.string(value)?;
+                    // A placeholder is refused later, with its own message.
+                    if is_placeholder(&text) {
+                        continue;
+                    }
                     provider.provider_type = Some(text.parse().map_err(
                         |e: crate::provider::UnknownProviderType| self.error(value, e.to_string()),
                     )?);
@@ -361,6 +436,9 @@ impl Reader<'_> {
         }
         if let Some(value) = name_node {
             let name = self.string(value)?;
+            if is_placeholder(&name) {
+                return Ok(provider);
+            }
             crate::provider::validate_name(provider.provider_type, &name)
                 .map_err(|e| self.error(value, e.to_string()))?;
             provider.name = Some(name);
@@ -643,6 +721,23 @@ mod tests {
             "capkg.yaml:2:18: `nope` is not OWNER/NAME"
         );
         assert!(error("provider: {name: [\n").starts_with("capkg.yaml:"));
+    }
+
+    #[test]
+    fn placeholders_are_read_then_refused_with_their_key_and_place() {
+        let config = parse(
+            "provider:\n  name: \"TODO: the name\"\n  type: TODO\ncomponents:\n  command: [kubectl, kustomize, config/default]\nmetadata: metadata.yaml\n",
+        )
+        .unwrap();
+        assert_eq!(config.provider.name, None);
+        assert_eq!(config.placeholders.len(), 2);
+        assert_eq!(
+            config.refuse_placeholders().unwrap_err().to_string(),
+            "capkg.yaml:2:9: `provider.name` is still a placeholder (`TODO: the name`): `capkg init` could not detect it; replace it with the real value (1 more placeholder(s) after it)"
+        );
+        // `TODO` inside a value is not a placeholder.
+        let config = parse("templates: [TODO.yaml, a/TODO:x]\n").unwrap();
+        assert!(config.refuse_placeholders().is_ok());
     }
 
     #[test]

@@ -1,178 +1,848 @@
-//! `capkg init`: what a provider repository looks like, and the `capkg.yaml` and CI files that
-//! fit it, rendered from the templates embedded in the binary (`templates/`).
+//! `capkg init`: what a provider repository holds, read as its maintainer would, and the
+//! `capkg.yaml` and CI files that fit it, rendered from the templates embedded in the binary
+//! (`templates/`).
 //!
-//! Detection reads, never runs anything: `metadata.yaml` at the root, a kustomize tree at
-//! `config/default` (the components then come from `kubectl kustomize config/default`), a
-//! `templates/` folder of cluster templates and ClusterClasses, the provider's type and name from
-//! the `cluster.x-k8s.io/provider` label the kustomization sets, and the repository host and path
-//! from `.git/config` for the publish target. Writing (and refusing to overwrite) is the caller's.
+//! Detection reads, never runs anything. From the repository root (the folder holding `.git`):
+//! - the providers: the kustomizations the Makefile's release targets build ([`makefile`]) and
+//!   those at `config/default`, `*/config/default` and `*/*/config/default` (never under `test/`,
+//!   `e2e/`, `examples/`, `hack/`); each tree's `cluster.x-k8s.io/provider` label
+//!   ([`kustomize`]) names the provider, the components file the Makefile writes
+//!   (`infrastructure-components-supervisor.yaml`) gives its type and suffix, and a bare label
+//!   (`kubevirt`) takes its type from the repository name (`cluster-api-provider-X`, ...);
+//! - the manager images of each tree, proposed as `images:` pins with `newTag: "{version}"` and
+//!   the registry the release writes (`MANIFEST_IMG`, `PROD_REGISTRY`);
+//! - `metadata.yaml`, cluster templates and ClusterClasses (a root `templates/` folder, any
+//!   `cluster-template*.yaml`/`clusterclass-*.yaml` outside test folders, what the release copies);
+//! - the forge from the `origin` remote (GitHub; GitLab, self-hosted included) or `.gitlab-ci.yml`.
+//!
+//! What cannot be found is written as a `TODO` placeholder that capkg refuses to assemble
+//! ([`crate::config::Config::refuse_placeholders`]). Writing (and refusing to overwrite) is the
+//! caller's.
 
+mod kustomize;
+mod makefile;
+
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::provider::{PROVIDER_LABEL, ProviderType};
+use crate::provider::{CORE_PROVIDER_NAME, FileRole, ProviderType};
 
 const CAPKG_YAML: &str = include_str!("../../templates/capkg.yaml");
 const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-release.yaml");
 const GITLAB_JOB: &str = include_str!("../../templates/gitlab-ci.yml");
 
+/// Where the GitHub workflow is written.
+pub const GITHUB_WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
 /// Where the GitLab job is written; `.gitlab-ci.yml` includes it when the repository has none.
 pub const GITLAB_JOB_PATH: &str = ".gitlab/capkg-release.gitlab-ci.yml";
+/// The release folder `capkg assemble` writes, which git should not track.
+pub const OUTPUT_DIR: &str = "out";
+
+/// Folders whose kustomizations and templates are tests or examples, not the release.
+const NOT_RELEASED: [&str; 4] = ["test", "e2e", "examples", "hack"];
+
+/// Where the repository is published.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Forge {
+    /// `OWNER/NAME` on GitHub.
+    GitHub(String),
+    /// A GitLab project path (gitlab.com or a self-hosted `gitlab.*` host), when the remote says.
+    GitLab(Option<String>),
+    #[default]
+    Unknown,
+}
 
 /// What `init` found in a repository.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Detected {
-    pub provider_type: Option<ProviderType>,
-    pub provider_name: Option<String>,
-    /// `config/default/kustomization.yaml` exists.
-    pub kustomize: bool,
-    /// `metadata.yaml` at the root.
-    pub metadata: bool,
-    /// Globs under `templates/` that match at least one file.
-    pub templates: Vec<String>,
-    /// `OWNER/NAME` of a GitHub remote.
-    pub github: Option<String>,
-    /// The project path of a GitLab remote.
-    pub gitlab: Option<String>,
+    /// The repository root: where the files are written.
+    pub root: PathBuf,
+    /// The repository name (`cluster-api-provider-aws`), from the remote or the folder.
+    pub repository: Option<String>,
+    pub forge: Forge,
     /// The repository already has a `.gitlab-ci.yml`.
     pub gitlab_ci_exists: bool,
+    pub providers: Vec<Provider>,
+    /// `metadata.yaml` of the release, relative to the root.
+    pub metadata: Option<String>,
+    /// Globs (relative to the root) of the release's templates.
+    pub templates: Vec<String>,
+    /// Proposed `images:` pins.
+    pub images: Vec<Image>,
+    /// What was found and where, one line each.
+    pub found: Vec<String>,
+    /// What was not found, or found but not usable as it is, one line each.
+    pub missing: Vec<String>,
 }
 
-/// Looks at the repository in `dir`.
-pub fn detect(dir: &Path) -> Detected {
+/// One provider of the release.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provider {
+    pub name: Option<String>,
+    pub provider_type: Option<ProviderType>,
+    /// Its components files: a kustomization folder each, the second and later with a suffix.
+    pub components: Vec<Components>,
+}
+
+/// One components file: `kubectl kustomize DIR`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Components {
+    pub dir: String,
+    pub suffix: Option<String>,
+}
+
+/// A proposed `images:` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// The image as the manifests name it, without its tag.
+    pub name: String,
+    pub new_name: Option<String>,
+    /// Where the image is written (relative to the root).
+    pub file: String,
+}
+
+impl Provider {
+    /// `{type}-{name}` when both are known.
+    pub fn label(&self) -> Option<String> {
+        Some(self.provider_type?.manifest_label(self.name.as_deref()?))
+    }
+}
+
+/// The repository root for a command run in `start`: the nearest folder holding `.git`.
+pub fn repository_root(start: &Path) -> Option<PathBuf> {
+    let start = start.canonicalize().ok()?;
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// Looks at the repository holding `start` (or at `start` when it is in none).
+pub fn detect(start: &Path) -> Detected {
+    let (root, in_git) = match repository_root(start) {
+        Some(root) => (root, true),
+        None => (start.to_path_buf(), false),
+    };
     let mut detected = Detected {
-        kustomize: dir.join("config/default/kustomization.yaml").is_file(),
-        metadata: dir.join("metadata.yaml").is_file(),
-        gitlab_ci_exists: dir.join(".gitlab-ci.yml").exists(),
+        gitlab_ci_exists: root.join(".gitlab-ci.yml").exists(),
+        root: root.clone(),
         ..Detected::default()
     };
-    if let Ok(text) = std::fs::read_to_string(dir.join("config/default/kustomization.yaml"))
-        && let Some(label) = provider_label(&text)
-    {
-        match ProviderType::split_label(&label) {
-            Some((provider_type, name)) => {
-                detected.provider_type = Some(provider_type);
-                detected.provider_name = Some(name.to_string());
-            }
-            None => detected.provider_name = Some(label),
-        }
+    if !in_git {
+        detected.missing.push(format!(
+            "no git repository (no `.git` in `{}` or above it): writing there",
+            start.display()
+        ));
     }
-    let templates = dir.join("templates");
-    if let Ok(entries) = std::fs::read_dir(&templates) {
-        let names: Vec<String> = entries
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .collect();
-        for (prefix, glob) in [
-            ("cluster-template", "templates/cluster-template*.yaml"),
-            ("clusterclass-", "templates/clusterclass-*.yaml"),
-        ] {
-            if names
-                .iter()
-                .any(|n| n.starts_with(prefix) && n.ends_with(".yaml"))
-            {
-                detected.templates.push(glob.to_string());
-            }
-        }
-    }
-    if let Ok(config) = std::fs::read_to_string(dir.join(".git/config")) {
-        for line in config.lines() {
-            let Some(url) = line.trim().strip_prefix("url = ") else {
-                continue;
-            };
-            if let Some(path) = remote_path(url, "github.com") {
-                detected.github.get_or_insert(path);
-            } else if let Some(path) = remote_path(url, "gitlab.") {
-                detected.gitlab.get_or_insert(path);
-            }
-        }
-    }
+    detect_forge(&mut detected, in_git);
+    let recipe = std::fs::read_to_string(root.join("Makefile"))
+        .map(|text| makefile::release_recipe(&text))
+        .unwrap_or_default();
+    detect_providers(&mut detected, &recipe);
+    detect_metadata(&mut detected, &recipe);
+    detect_templates(&mut detected, &recipe);
     detected
 }
 
-/// The value of the `cluster.x-k8s.io/provider` label a kustomization sets (`labels:` or
-/// `commonLabels:`), read line by line: any line `cluster.x-k8s.io/provider: VALUE`.
-fn provider_label(text: &str) -> Option<String> {
+fn detect_forge(detected: &mut Detected, in_git: bool) {
+    let remote = in_git
+        .then(|| std::fs::read_to_string(detected.root.join(".git/config")).ok())
+        .flatten()
+        .and_then(|config| origin_url(&config));
+    let mut remote_name = None;
+    match remote.as_deref().and_then(split_remote) {
+        Some((host, path)) => {
+            remote_name = path.rsplit('/').next().map(str::to_string);
+            if host == "github.com" {
+                detected.forge = Forge::GitHub(path.clone());
+            } else if host == "gitlab.com" || host.starts_with("gitlab.") {
+                detected.forge = Forge::GitLab(Some(path.clone()));
+            }
+            detected.found.push(format!("git remote: {host}/{path}"));
+        }
+        None => detected
+            .missing
+            .push("no git remote `origin`: the publish target is left for you".to_string()),
+    }
+    if detected.forge == Forge::Unknown && detected.gitlab_ci_exists {
+        detected.forge = Forge::GitLab(None);
+        detected
+            .found
+            .push(".gitlab-ci.yml: publishing from GitLab CI".to_string());
+    }
+    match &detected.forge {
+        Forge::GitHub(repo) => detected.found.push(format!("forge: GitHub ({repo})")),
+        Forge::GitLab(project) => detected.found.push(format!(
+            "forge: GitLab ({})",
+            project.as_deref().unwrap_or("the project running the pipeline")
+        )),
+        Forge::Unknown => detected.missing.push(
+            "forge: neither GitHub nor GitLab; no CI files written (`capkg release` runs in any CI)"
+                .to_string(),
+        ),
+    }
+    detected.repository = remote_name
+        .or_else(|| kubebuilder_repository(&detected.root))
+        .or_else(|| {
+            detected
+                .root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        });
+}
+
+/// The URL of `[remote "origin"]`, else of the first remote.
+fn origin_url(config: &str) -> Option<String> {
+    let mut section = String::new();
+    let mut first = None;
+    for line in config.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line.to_string();
+            continue;
+        }
+        let Some(url) = line
+            .strip_prefix("url")
+            .and_then(|rest| rest.trim_start().strip_prefix('='))
+        else {
+            continue;
+        };
+        let url = url.trim().to_string();
+        if section == "[remote \"origin\"]" {
+            return Some(url);
+        }
+        first.get_or_insert(url);
+    }
+    first
+}
+
+/// `(host, path)` of `https://host/path(.git)`, `ssh://git@host/path` or `git@host:path`.
+fn split_remote(url: &str) -> Option<(String, String)> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .or_else(|| url.strip_prefix("ssh://"))
+        .unwrap_or(url);
+    let rest = rest.split_once('@').map_or(rest, |(_, after)| after);
+    let (host, path) = rest.split_once(['/', ':'])?;
+    // `ssh://git@host:2222/path`: a port is not part of the path.
+    let path = match path.split_once('/') {
+        Some((port, tail)) if port.chars().all(|c| c.is_ascii_digit()) => tail,
+        _ => path,
+    };
+    let path = path.trim_end_matches('/').trim_end_matches(".git");
+    (path.contains('/') && !host.is_empty()).then(|| (host.to_ascii_lowercase(), path.to_string()))
+}
+
+/// The repository name of kubebuilder's `PROJECT` (`repo: sigs.k8s.io/cluster-api-provider-aws`).
+fn kubebuilder_repository(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("PROJECT")).ok()?;
     text.lines().find_map(|line| {
-        let value = line.trim().strip_prefix(&format!("{PROVIDER_LABEL}:"))?;
-        let value = value.trim().trim_matches(['"', '\'']);
-        (!value.is_empty()).then(|| value.to_string())
+        let repo = line.strip_prefix("repo:")?.trim().trim_matches(['"', '\'']);
+        repo.rsplit('/').next().map(str::to_string)
     })
 }
 
-/// `owner/name` from `https://host/owner/name(.git)` or `git@host:owner/name(.git)` when the
-/// host starts with `host_prefix`.
-fn remote_path(url: &str, host_prefix: &str) -> Option<String> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("ssh://git@"))
-        .or_else(|| url.strip_prefix("git@"))?;
-    let (host, path) = rest.split_once(['/', ':'])?;
-    if !host.starts_with(host_prefix) {
-        return None;
+/// The provider a repository name announces (`cluster-api-provider-aws`: infrastructure `aws`).
+pub fn from_repository_name(name: &str) -> Option<(ProviderType, String)> {
+    if name == CORE_PROVIDER_NAME {
+        return Some((ProviderType::Core, name.to_string()));
     }
-    let path = path.trim_end_matches('/').trim_end_matches(".git");
-    (path.contains('/') && !path.is_empty()).then(|| path.to_string())
+    let conventions = [
+        ("cluster-api-provider-", ProviderType::Infrastructure),
+        ("cluster-api-bootstrap-provider-", ProviderType::Bootstrap),
+        (
+            "cluster-api-control-plane-provider-",
+            ProviderType::ControlPlane,
+        ),
+        (
+            "cluster-api-controlplane-provider-",
+            ProviderType::ControlPlane,
+        ),
+        ("cluster-api-ipam-provider-", ProviderType::Ipam),
+        ("cluster-api-addon-provider-", ProviderType::Addon),
+    ];
+    conventions.into_iter().find_map(|(prefix, provider_type)| {
+        let rest = name.strip_prefix(prefix)?;
+        (!rest.is_empty()).then(|| (provider_type, rest.to_string()))
+    })
 }
 
-/// The files `init` writes, with their content, relative to the repository.
-pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
-    let provider_type = detected
-        .provider_type
-        .unwrap_or(ProviderType::Infrastructure);
-    let name = detected
-        .provider_name
-        .clone()
-        .unwrap_or_else(|| "my-provider".to_string());
-    let label = provider_type.manifest_label(&name);
-    let components = if detected.kustomize {
-        "  command: [kubectl, kustomize, config/default]".to_string()
-    } else {
-        "  # command: [kubectl, kustomize, config/default]\n  files: [config]".to_string()
-    };
-    let templates = if detected.templates.is_empty() {
-        "# templates:\n#   - templates/cluster-template*.yaml\n#   - templates/clusterclass-*.yaml"
-            .to_string()
-    } else {
-        let mut text = "templates:".to_string();
-        for glob in &detected.templates {
-            text.push_str(&format!("\n  - {glob}"));
+fn not_released(path: &str) -> bool {
+    path.split('/').any(|part| NOT_RELEASED.contains(&part))
+}
+
+/// `config/default`, `*/config/default` and `*/*/config/default` outside test folders.
+fn conventional_kustomizations(root: &Path) -> Vec<String> {
+    let mut found = BTreeSet::new();
+    let mut level = vec![String::new()];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for prefix in &level {
+            let candidate = format!("{prefix}config/default");
+            if !not_released(&candidate)
+                && kustomize::kustomization_file(&root.join(&candidate)).is_some()
+            {
+                found.insert(candidate);
+            }
+            let Ok(entries) = std::fs::read_dir(root.join(prefix)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if entry.path().is_dir()
+                    && !name.starts_with('.')
+                    && !NOT_RELEASED.contains(&name.as_str())
+                {
+                    next.push(format!("{prefix}{name}/"));
+                }
+            }
         }
-        text
+        level = next;
+    }
+    found.into_iter().collect()
+}
+
+/// A folder the Makefile builds, as it is in the repository: the release may build a copy
+/// (`cp -R config .build; kustomize build .build/config/default`), so leading folders that do
+/// not exist are dropped.
+fn existing_kustomization(root: &Path, dir: &str) -> Option<String> {
+    let parts: Vec<&str> = dir.split('/').collect();
+    (0..parts.len()).find_map(|skip| {
+        let candidate = parts[skip..].join("/");
+        kustomize::kustomization_file(&root.join(&candidate)).map(|_| candidate)
+    })
+}
+
+struct Candidate {
+    dir: String,
+    /// Type and suffix from the components file the Makefile writes.
+    output: Option<(ProviderType, Option<String>, String)>,
+    origin: String,
+}
+
+fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
+    let root = detected.root.clone();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for build in &recipe.builds {
+        let Some(dir) = existing_kustomization(&root, &build.dir) else {
+            continue;
+        };
+        let output =
+            build
+                .output
+                .as_deref()
+                .and_then(|file| match FileRole::from_file_name(file) {
+                    Some(FileRole::Components {
+                        provider_type,
+                        suffix,
+                    }) => Some((provider_type, suffix, file.to_string())),
+                    _ => None,
+                });
+        // A build whose output is not a components file (an intermediate file, a template) is
+        // only a provider when the folder is a conventional one.
+        if output.is_none() && !dir.ends_with("config/default") {
+            continue;
+        }
+        if candidates.iter().any(|c| c.dir == dir) {
+            continue;
+        }
+        let origin = match &output {
+            Some((_, _, file)) => format!("the Makefile's release builds it into {file}"),
+            None => "the Makefile's release builds it".to_string(),
+        };
+        candidates.push(Candidate {
+            dir,
+            output,
+            origin,
+        });
+    }
+    for dir in conventional_kustomizations(&root) {
+        if !candidates.iter().any(|c| c.dir == dir) {
+            candidates.push(Candidate {
+                dir,
+                output: None,
+                origin: "kustomization at a conventional place".to_string(),
+            });
+        }
+    }
+    if candidates.is_empty() {
+        detected.missing.push(
+            "components: no kustomization at config/default, */config/default or */*/config/default, and none built by the Makefile's release target".to_string(),
+        );
+        detected.providers.push(Provider::default());
+        return;
+    }
+    let convention = detected
+        .repository
+        .as_deref()
+        .and_then(from_repository_name);
+    let mut manager_images: Vec<(String, String)> = Vec::new();
+    for candidate in candidates {
+        let tree = kustomize::read(&root, &candidate.dir);
+        let mut provider_type = candidate.output.as_ref().map(|(t, _, _)| *t);
+        let mut name = None;
+        let mut identity = candidate.origin.clone();
+        match tree.labels.first() {
+            Some((label, file)) => match ProviderType::split_label(label) {
+                Some((label_type, label_name)) => {
+                    if let Some(made) = provider_type
+                        && made != label_type
+                    {
+                        detected.missing.push(format!(
+                            "{}: the label `{label}` ({file}) says {label_type}, the Makefile writes {made} components; using the label",
+                            candidate.dir
+                        ));
+                    }
+                    provider_type = Some(label_type);
+                    name = Some(label_name.to_string());
+                    identity = format!("label `{label}` in {file}; {identity}");
+                }
+                None => {
+                    name = Some(label.clone());
+                    let by_name = convention.as_ref().map(|(t, _)| *t);
+                    provider_type = provider_type.or(by_name);
+                    identity = match (provider_type, &detected.repository) {
+                        (Some(t), Some(repo)) => format!(
+                            "bare label `{label}` in {file}, type {t} from the repository name `{repo}`; {identity}"
+                        ),
+                        _ => format!("bare label `{label}` in {file}; {identity}"),
+                    };
+                }
+            },
+            None => {
+                if let Some((t, n)) = &convention
+                    && provider_type.is_none_or(|made| made == *t)
+                {
+                    provider_type = Some(*t);
+                    name = Some(n.clone());
+                    identity = format!(
+                        "no `cluster.x-k8s.io/provider` label; named after the repository `{}`; {identity}",
+                        detected.repository.as_deref().unwrap_or_default()
+                    );
+                }
+            }
+        }
+        if let Some(bad) = &name
+            && crate::provider::validate_name(provider_type, bad).is_err()
+        {
+            detected.missing.push(format!(
+                "{}: `{bad}` is not a provider name clusterctl accepts",
+                candidate.dir
+            ));
+            name = None;
+        }
+        let suffix = candidate.output.as_ref().and_then(|(_, s, _)| s.clone());
+        let components = Components {
+            dir: candidate.dir.clone(),
+            suffix,
+        };
+        let provider = Provider {
+            name,
+            provider_type,
+            components: vec![components.clone()],
+        };
+        let shown = provider.label().unwrap_or_else(|| "a provider".to_string());
+        detected.found.push(format!(
+            "{shown}: components `kubectl kustomize {}`{} ({identity})",
+            candidate.dir,
+            components
+                .suffix
+                .as_deref()
+                .map(|s| format!(", suffix `{s}`"))
+                .unwrap_or_default()
+        ));
+        if provider.name.is_none() || provider.provider_type.is_none() {
+            detected.missing.push(format!(
+                "{}: no provider {} (no `cluster.x-k8s.io/provider` label, and the repository name follows no convention): fill the TODO in capkg.yaml",
+                candidate.dir,
+                if provider.name.is_none() { "name" } else { "type" }
+            ));
+        }
+        let managers: Vec<&kustomize::Container> = {
+            let named: Vec<_> = tree
+                .containers
+                .iter()
+                .filter(|c| c.name == "manager")
+                .collect();
+            if named.is_empty() {
+                tree.containers.iter().collect()
+            } else {
+                named
+            }
+        };
+        if managers.is_empty() {
+            detected.missing.push(format!(
+                "{}: no manager image found in the kustomize tree",
+                candidate.dir
+            ));
+        }
+        for container in managers {
+            manager_images.push((container.image.clone(), container.file.clone()));
+        }
+        // Same provider, another components file (vSphere's `supervisor`).
+        match detected.providers.iter_mut().find(|p| {
+            p.name.is_some() && p.name == provider.name && p.provider_type == provider.provider_type
+        }) {
+            Some(existing)
+                if existing
+                    .components
+                    .iter()
+                    .all(|c| c.suffix != components.suffix) =>
+            {
+                existing.components.push(components)
+            }
+            Some(_) => detected.missing.push(format!(
+                "{}: a second components file for {shown} without its own suffix; left out",
+                candidate.dir
+            )),
+            None => detected.providers.push(provider),
+        }
+    }
+    detected
+        .providers
+        .sort_by_key(|p| (p.provider_type.is_none(), p.provider_type, p.name.clone()));
+    for (image, file) in manager_images {
+        let name = makefile::strip_tag(&image);
+        if detected.images.iter().any(|i| i.name == name) {
+            continue;
+        }
+        let base = name.rsplit('/').next().unwrap_or(&name).to_string();
+        let released = recipe
+            .images
+            .iter()
+            .find(|i| i.rsplit('/').next() == Some(base.as_str()));
+        let new_name = match released {
+            Some(released) => (released != &name).then(|| released.clone()),
+            None => recipe
+                .prod_registry
+                .as_ref()
+                .filter(|prod| !name.starts_with(&format!("{prod}/")))
+                .map(|prod| format!("{prod}/{base}")),
+        };
+        detected.found.push(format!(
+            "manager image {image} ({file}){}",
+            new_name
+                .as_deref()
+                .map(|n| format!(", released as {n}"))
+                .unwrap_or_default()
+        ));
+        detected.images.push(Image {
+            name,
+            new_name,
+            file,
+        });
+    }
+}
+
+fn detect_metadata(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
+    let copied = recipe.copies.iter().find(|c| {
+        c.to.rsplit('/').next() == Some("metadata.yaml") && detected.root.join(&c.from).is_file()
+    });
+    if let Some(copy) = copied {
+        detected.found.push(format!(
+            "metadata: {} (the Makefile's release copies it)",
+            copy.from
+        ));
+        detected.metadata = Some(copy.from.clone());
+    } else if detected.root.join("metadata.yaml").is_file() {
+        detected.found.push("metadata: metadata.yaml".to_string());
+        detected.metadata = Some("metadata.yaml".to_string());
+    } else {
+        detected.missing.push(
+            "metadata: no metadata.yaml at the repository root (clusterctl needs one per release)"
+                .to_string(),
+        );
+    }
+}
+
+fn template_patterns(names: &BTreeSet<String>) -> Vec<&'static str> {
+    let mut patterns = Vec::new();
+    if names
+        .iter()
+        .any(|n| n.starts_with("cluster-template") && n.ends_with(".yaml"))
+    {
+        patterns.push("cluster-template*.yaml");
+    }
+    if names
+        .iter()
+        .any(|n| n.starts_with("clusterclass-") && n.ends_with(".yaml"))
+    {
+        patterns.push("clusterclass-*.yaml");
+    }
+    patterns
+}
+
+fn file_names(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn detect_templates(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
+    let root = detected.root.clone();
+    let mut folders: Vec<(String, String)> = Vec::new();
+    for entry in walkdir::WalkDir::new(&root)
+        .max_depth(6)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || !(name.starts_with('.')
+                    || NOT_RELEASED.contains(&name.as_ref())
+                    || ["vendor", "node_modules", OUTPUT_DIR, "_artifacts"]
+                        .contains(&name.as_ref()))
+        })
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy();
+        let template = (name.starts_with("cluster-template") || name.starts_with("clusterclass-"))
+            && name.ends_with(".yaml");
+        // Kustomize sources of templates (`cluster-template-x/kustomization.yaml`) are folders.
+        if !template || !entry.file_type().is_file() {
+            continue;
+        }
+        let folder = entry
+            .path()
+            .parent()
+            .and_then(|p| p.strip_prefix(&root).ok())
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        if !folders.iter().any(|(f, _)| *f == folder) {
+            folders.push((folder, "found".to_string()));
+        }
+    }
+    for copy in &recipe.copies {
+        let to_name = copy.to.rsplit('/').next().unwrap_or_default();
+        if let Some(folder) = copy.from.strip_suffix("/*") {
+            if !template_patterns(&file_names(&root.join(folder))).is_empty()
+                && !folders.iter().any(|(f, _)| f == folder)
+            {
+                folders.push((
+                    folder.to_string(),
+                    "the Makefile's release copies them".to_string(),
+                ));
+            }
+            continue;
+        }
+        let from_name = copy.from.rsplit('/').next().unwrap_or_default();
+        let role = FileRole::from_file_name(to_name);
+        let is_template = matches!(
+            role,
+            Some(FileRole::ClusterTemplate { .. } | FileRole::ClusterClass { .. })
+        );
+        if is_template && from_name != to_name && root.join(&copy.from).is_file() {
+            detected.missing.push(format!(
+                "templates: the Makefile's release copies {} as {to_name}; capkg publishes templates under their own names: rename the file (git mv) and list it under `templates:`",
+                copy.from
+            ));
+        }
+    }
+    folders.sort();
+    for (folder, why) in folders {
+        for pattern in template_patterns(&file_names(&root.join(&folder))) {
+            let glob = if folder.is_empty() {
+                pattern.to_string()
+            } else {
+                format!("{folder}/{pattern}")
+            };
+            detected.found.push(format!("templates: {glob} ({why})"));
+            detected.templates.push(glob);
+        }
+    }
+    if detected.templates.is_empty() {
+        detected.missing.push(
+            "templates: no cluster-template*.yaml or clusterclass-*.yaml outside test folders"
+                .to_string(),
+        );
+    }
+}
+
+/// A YAML string, quoted when plain style would read as something else.
+fn quoted(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./*".contains(c))
+        && !text.starts_with(['*', '-', '.']);
+    if plain {
+        text.to_string()
+    } else {
+        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+const TODO_NAME: &str = "TODO: the provider name (clusterctl's `--infrastructure NAME`)";
+const TODO_TYPE: &str =
+    "TODO: infrastructure, bootstrap, control-plane, core, ipam, runtime-extension or addon";
+const TODO_COMPONENTS: &str =
+    "TODO: a command printing the components YAML (kubectl kustomize config/default)";
+const TODO_METADATA: &str = "TODO: the release's metadata.yaml";
+
+fn components_lines(components: &[Components], indent: &str) -> String {
+    let command = |dir: &str| format!("command: [kubectl, kustomize, {}]", quoted(dir));
+    match components {
+        [] => format!("{indent}  command: {}", quoted(TODO_COMPONENTS)),
+        [only] if only.suffix.is_none() => format!("{indent}  {}", command(&only.dir)),
+        many => many
+            .iter()
+            .map(|c| match &c.suffix {
+                Some(suffix) => format!(
+                    "{indent}  - suffix: {}\n{indent}    {}",
+                    quoted(suffix),
+                    command(&c.dir)
+                ),
+                None => format!("{indent}  - {}", command(&c.dir)),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+fn provider_lines(detected: &Detected) -> String {
+    let name = |p: &Provider| quoted(p.name.as_deref().unwrap_or(TODO_NAME));
+    let provider_type = |p: &Provider| {
+        p.provider_type
+            .map(|t| t.short_name().to_string())
+            .unwrap_or_else(|| quoted(TODO_TYPE))
     };
-    let mut targets = Vec::new();
-    match &detected.github {
-        Some(repo) => targets.push(format!("  github:\n    repo: {repo}")),
-        None => targets.push("  # github:\n  #   repo: OWNER/NAME".to_string()),
+    match &detected.providers[..] {
+        [] => String::new(),
+        [only] => format!(
+            "provider:\n  # clusterctl's provider name and type; the manifest label is {{type}}-{{name}}{}.\n  name: {}\n  type: {}\n\n# Where the components YAML comes from: a `command` whose standard output is the YAML, a `file`,\n# or `files` (files and folders of manifests, concatenated).\ncomponents:\n{}",
+            only.label()
+                .map(|l| format!(" (`{l}`)"))
+                .unwrap_or_default(),
+            name(only),
+            provider_type(only),
+            components_lines(&only.components, "")
+        ),
+        many => {
+            let mut text = "# Every provider released under one tag, each with its components (clusterctl's\n# name and type; the manifest label is {type}-{name}).\nproviders:".to_string();
+            for provider in many {
+                text.push_str(&format!(
+                    "\n  - name: {}\n    type: {}\n    components:\n{}",
+                    name(provider),
+                    provider_type(provider),
+                    components_lines(&provider.components, "    ")
+                ));
+            }
+            text
+        }
     }
-    match &detected.gitlab {
-        Some(project) => targets.push(format!("  gitlab:\n    project: {project}")),
-        None => targets.push("  # gitlab:\n  #   project: GROUP/PROJECT".to_string()),
+}
+
+fn image_lines(detected: &Detected) -> String {
+    if detected.images.is_empty() {
+        return "# Release-pinned images (kustomize `images` semantics): the manifests' development image,\n# rewritten for the release.\n# images:\n#   - name: REGISTRY/MANAGER\n#     newTag: \"{version}\"".to_string();
     }
-    targets.push("  # local:\n  #   repository: ../clusterctl-repository".to_string());
+    let mut text = "# The manager images as the manifests name them, pinned to the release: `{version}` is the\n# tag being released (v1.2.3), `{semver}` the same without `v`. Check `newName`: the registry\n# the release's images are pushed to.\nimages:".to_string();
+    for image in &detected.images {
+        text.push_str(&format!("\n  - name: {}  # {}", image.name, image.file));
+        if let Some(new_name) = &image.new_name {
+            text.push_str(&format!("\n    newName: {new_name}"));
+        }
+        text.push_str("\n    newTag: \"{version}\"");
+    }
+    text
+}
+
+fn template_lines(detected: &Detected) -> String {
+    if detected.templates.is_empty() {
+        return "# templates:\n#   - templates/cluster-template*.yaml\n#   - templates/clusterclass-*.yaml".to_string();
+    }
+    let mut text = "templates:".to_string();
+    for glob in &detected.templates {
+        text.push_str(&format!("\n  - {}", quoted(glob)));
+    }
+    text
+}
+
+fn target_lines(detected: &Detected) -> String {
+    let local = "  # local:\n  #   repository: ../clusterctl-repository";
+    match &detected.forge {
+        Forge::GitHub(repo) => format!("targets:\n  github:\n    repo: {repo}\n{local}"),
+        Forge::GitLab(Some(project)) => {
+            format!(
+                "targets:\n  gitlab:\n    project: {}\n{local}",
+                quoted(project)
+            )
+        }
+        Forge::GitLab(None) => format!(
+            "targets:\n  gitlab: {{}} # the project of the pipeline (CI_PROJECT_ID)\n{local}"
+        ),
+        Forge::Unknown => format!(
+            "# No GitHub or GitLab remote was found: name where releases go, then `capkg release` publishes.\ntargets: {{}}\n  # github:\n  #   repo: OWNER/NAME\n  # gitlab:\n  #   project: GROUP/PROJECT\n{local}"
+        ),
+    }
+}
+
+/// The files `init` writes, with their content, relative to the repository root.
+pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
+    let labels: Vec<String> = detected
+        .providers
+        .iter()
+        .filter_map(Provider::label)
+        .collect();
+    let label = if labels.is_empty() {
+        "the provider".to_string()
+    } else {
+        labels.join(", ")
+    };
+    let metadata = detected.metadata.as_deref().unwrap_or(TODO_METADATA);
     let fill = |template: &str| {
         template
             .replace("{{{label}}}", &label)
-            .replace("{{{name}}}", &name)
-            .replace("{{{type}}}", provider_type.short_name())
-            .replace("{{{components}}}", &components)
-            .replace("{{{metadata}}}", "metadata.yaml")
-            .replace("{{{templates}}}", &templates)
-            .replace("{{{targets}}}", &targets.join("\n"))
+            .replace("{{{providers}}}", &provider_lines(detected))
+            .replace("{{{images}}}", &image_lines(detected))
+            .replace("{{{metadata}}}", &quoted(metadata))
+            .replace("{{{templates}}}", &template_lines(detected))
+            .replace("{{{output}}}", OUTPUT_DIR)
+            .replace("{{{targets}}}", &target_lines(detected))
     };
-    let mut files = vec![
-        (PathBuf::from(crate::config::FILE_NAME), fill(CAPKG_YAML)),
-        (
-            PathBuf::from(".github/workflows/capkg-release.yaml"),
-            fill(GITHUB_WORKFLOW),
-        ),
-        (PathBuf::from(GITLAB_JOB_PATH), fill(GITLAB_JOB)),
-    ];
-    if !detected.gitlab_ci_exists {
-        files.push((
-            PathBuf::from(".gitlab-ci.yml"),
-            format!("include:\n  - local: {GITLAB_JOB_PATH}\n"),
-        ));
+    let mut files = vec![(PathBuf::from(crate::config::FILE_NAME), fill(CAPKG_YAML))];
+    match &detected.forge {
+        Forge::GitHub(_) => {
+            files.push((PathBuf::from(GITHUB_WORKFLOW_PATH), fill(GITHUB_WORKFLOW)))
+        }
+        Forge::GitLab(_) => {
+            files.push((PathBuf::from(GITLAB_JOB_PATH), fill(GITLAB_JOB)));
+            if !detected.gitlab_ci_exists {
+                files.push((
+                    PathBuf::from(".gitlab-ci.yml"),
+                    format!("include:\n  - local: {GITLAB_JOB_PATH}\n"),
+                ));
+            }
+        }
+        Forge::Unknown => {}
     }
     files
+}
+
+/// `.gitignore` with the output folder added, or `None` when it already ignores it.
+pub fn gitignore_with_output(existing: Option<&str>) -> Option<String> {
+    let existing = existing.unwrap_or_default();
+    let ignored = existing.lines().any(|line| {
+        let line = line.trim().trim_start_matches('/').trim_end_matches("/*");
+        line.trim_end_matches('/') == OUTPUT_DIR
+    });
+    if ignored {
+        return None;
+    }
+    let mut text = existing.to_string();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "# capkg assemble's release folder\n/{OUTPUT_DIR}/\n"
+    ));
+    Some(text)
 }
 
 #[cfg(test)]
@@ -180,45 +850,72 @@ mod tests {
     use super::*;
 
     #[test]
-    fn remotes_name_their_project() {
+    fn remotes_name_their_host_and_project() {
         assert_eq!(
-            remote_path(
-                "git@github.com:acme/cluster-api-provider-x.git",
-                "github.com"
-            ),
-            Some("acme/cluster-api-provider-x".into())
+            split_remote("git@github.com:acme/cluster-api-provider-x.git"),
+            Some(("github.com".into(), "acme/cluster-api-provider-x".into()))
         );
         assert_eq!(
-            remote_path("https://gitlab.example.com/group/sub/proj.git", "gitlab."),
-            Some("group/sub/proj".into())
+            split_remote("https://gitlab.example.com/group/sub/proj.git"),
+            Some(("gitlab.example.com".into(), "group/sub/proj".into()))
         );
-        assert_eq!(remote_path("https://example.com/a/b", "github.com"), None);
+        assert_eq!(
+            split_remote("ssh://git@gitlab.corp:2222/g/p.git"),
+            Some(("gitlab.corp".into(), "g/p".into()))
+        );
+        assert_eq!(split_remote("/srv/git/repo"), None);
+        assert_eq!(
+            origin_url("[remote \"fork\"]\n\turl = a\n[remote \"origin\"]\n\turl = b\n"),
+            Some("b".into())
+        );
     }
 
     #[test]
-    fn rendered_configuration_loads() {
+    fn repository_names_follow_the_conventions() {
+        assert_eq!(
+            from_repository_name("cluster-api-provider-kubevirt"),
+            Some((ProviderType::Infrastructure, "kubevirt".into()))
+        );
+        assert_eq!(
+            from_repository_name("cluster-api-bootstrap-provider-k3s"),
+            Some((ProviderType::Bootstrap, "k3s".into()))
+        );
+        assert_eq!(
+            from_repository_name("cluster-api-control-plane-provider-k3s"),
+            Some((ProviderType::ControlPlane, "k3s".into()))
+        );
+        assert_eq!(
+            from_repository_name("cluster-api"),
+            Some((ProviderType::Core, "cluster-api".into()))
+        );
+        assert_eq!(from_repository_name("my-operator"), None);
+    }
+
+    #[test]
+    fn gitignore_gains_the_output_folder_once() {
+        assert_eq!(
+            gitignore_with_output(Some("target")).as_deref(),
+            Some("target\n# capkg assemble's release folder\n/out/\n")
+        );
+        for ignored in ["out", "/out", "out/", "/out/*\n"] {
+            assert_eq!(gitignore_with_output(Some(ignored)), None, "{ignored}");
+        }
+        assert!(gitignore_with_output(None).is_some());
+    }
+
+    #[test]
+    fn an_undetected_repository_renders_placeholders_capkg_reads_and_refuses() {
         let detected = Detected {
-            provider_type: Some(ProviderType::Infrastructure),
-            provider_name: Some("acme".into()),
-            kustomize: true,
-            metadata: true,
-            templates: vec!["templates/cluster-template*.yaml".into()],
-            github: Some("acme/capa".into()),
+            providers: vec![Provider::default()],
             ..Detected::default()
         };
         let files = render(&detected);
+        assert_eq!(files.len(), 1, "no forge, no CI files");
         let (_, text) = &files[0];
         let config =
             crate::config::Config::parse(Path::new("capkg.yaml"), text, PathBuf::from("."))
                 .unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert_eq!(config.provider.name.as_deref(), Some("acme"));
-        assert_eq!(config.templates, ["templates/cluster-template*.yaml"]);
-        assert_eq!(
-            config.targets.github.map(|g| g.repo).as_deref(),
-            Some("acme/capa")
-        );
-        assert!(files[1].1.contains("infrastructure-acme"));
-        assert!(files[1].1.contains("${{ secrets.GITHUB_TOKEN }}"));
-        assert_eq!(files.len(), 4);
+        let refused = config.refuse_placeholders().unwrap_err().to_string();
+        assert!(refused.contains("`provider.name`"), "{refused}");
     }
 }

@@ -62,7 +62,11 @@ pub fn configuration(config: Option<&Path>, provider: &ProviderArgs) -> Result<C
         None => Config::discover(Path::new(".")),
     };
     let mut loaded = match &path {
-        Some(path) => Config::load(path).map_err(Failure::internal)?,
+        Some(path) => {
+            let loaded = Config::load(path).map_err(Failure::internal)?;
+            loaded.refuse_placeholders().map_err(Failure::internal)?;
+            loaded
+        }
         None => Config {
             root: PathBuf::from("."),
             ..Config::default()

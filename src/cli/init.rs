@@ -1,8 +1,10 @@
-//! `capkg init`: scaffold `capkg.yaml`, a GitHub Actions workflow and a GitLab CI job.
+//! `capkg init`: scaffold `capkg.yaml` and the release CI of the repository's forge (a GitHub
+//! Actions workflow or a GitLab CI job) at the repository root, and ignore the output folder.
 //!
 //! Detection and rendering are [`crate::assemble::scaffold`]'s; this file writes the files, each
 //! atomically, and never replaces an existing one without `--force` (files it skips are listed,
-//! and the run still succeeds). `--provider` and `--type` win over what detection finds.
+//! and the run still succeeds). `--provider` and `--type` win over what detection finds, for a
+//! repository with one provider. What was found, and what was not, is printed.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,7 +16,8 @@ use crate::assemble::scaffold;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// The repository to scaffold (default: the current folder).
+    /// A folder in the repository to scaffold (default: the current folder); files are written
+    /// at the repository root (the folder holding `.git`).
     #[arg(value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
     /// Overwrite files that already exist.
@@ -32,29 +35,58 @@ pub fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
         )));
     }
     let mut detected = scaffold::detect(&args.dir);
-    if let Some(name) = &args.provider.provider {
-        detected.provider_name = Some(name.clone());
+    if args.provider.provider.is_some() || args.provider.provider_type.is_some() {
+        let [only] = &mut detected.providers[..] else {
+            return Err(Failure::internal(anyhow::anyhow!(
+                "`--provider` and `--type` describe one provider, and this repository has {}: edit their entries in capkg.yaml instead",
+                detected.providers.len()
+            )));
+        };
+        if let Some(name) = &args.provider.provider {
+            only.name = Some(name.clone());
+        }
+        if let Some(provider_type) = args.provider.provider_type {
+            only.provider_type = Some(provider_type);
+        }
     }
-    if let Some(provider_type) = args.provider.provider_type {
-        detected.provider_type = Some(provider_type);
-    }
-    let mut stderr = std::io::stderr().lock();
+    let root = detected.root.clone();
     let mut written = Vec::new();
     let mut kept = Vec::new();
     for (relative, text) in scaffold::render(&detected) {
-        let path = args.dir.join(&relative);
+        let path = root.join(&relative);
         if path.exists() && !args.force {
             kept.push(relative);
             continue;
         }
-        write_atomically(&path, text.as_bytes()).map_err(|e| {
-            Failure::internal(
-                anyhow::Error::new(e).context(format!("cannot write `{}`", path.display())),
-            )
-        })?;
+        write(&path, text.as_bytes())?;
         written.push(relative);
     }
+    let gitignore = root.join(".gitignore");
+    let existing = match std::fs::read_to_string(&gitignore) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(Failure::internal(
+                anyhow::Error::new(e).context(format!("cannot read `{}`", gitignore.display())),
+            ));
+        }
+    };
+    let ignore_note = match scaffold::gitignore_with_output(existing.as_deref()) {
+        Some(text) => {
+            write(&gitignore, text.as_bytes())?;
+            format!("added /{}/ to .gitignore", scaffold::OUTPUT_DIR)
+        }
+        None => format!(".gitignore already ignores {}/", scaffold::OUTPUT_DIR),
+    };
     if !global.quiet {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "repository: {}", root.display());
+        for line in &detected.found {
+            let _ = writeln!(stderr, "found: {line}");
+        }
+        for line in &detected.missing {
+            let _ = writeln!(stderr, "not found: {line}");
+        }
         for path in &written {
             let _ = writeln!(stderr, "wrote {}", path.display());
         }
@@ -65,20 +97,21 @@ pub fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
                 path.display()
             );
         }
-        if detected.provider_name.is_none() {
-            let _ = writeln!(
-                stderr,
-                "note: no provider name found (no `cluster.x-k8s.io/provider` label in config/default/kustomization.yaml); edit `provider.name` in capkg.yaml or pass `--provider`"
-            );
-        }
-        if !detected.metadata {
-            let _ = writeln!(
-                stderr,
-                "note: no metadata.yaml at the repository root; capkg.yaml expects one"
-            );
-        }
+        let _ = writeln!(stderr, "{ignore_note}");
+        let _ = writeln!(
+            stderr,
+            "next: check capkg.yaml (fill every `TODO`, check each `images:` entry), then `capkg assemble --version vX.Y.Z`"
+        );
     }
     Ok(Status::Success)
+}
+
+fn write(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
+    write_atomically(path, bytes).map_err(|e| {
+        Failure::internal(
+            anyhow::Error::new(e).context(format!("cannot write `{}`", path.display())),
+        )
+    })
 }
 
 /// Writes a file through a temporary file beside it.

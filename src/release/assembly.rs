@@ -86,6 +86,9 @@ impl ConfigAssembler {
             })?,
         };
         let mut config = Config::load(&path).map_err(|source| Error::Config { source })?;
+        config
+            .refuse_placeholders()
+            .map_err(|source| Error::Config { source })?;
         if let Some(name) = &self.provider_name {
             config.provider.name = Some(name.clone());
         }

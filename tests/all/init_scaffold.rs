@@ -51,32 +51,39 @@ fn detects_the_repository_and_writes_config_and_ci_files() {
             "{expected:?} missing in\n{config}"
         );
     }
+    // The manager image, pinned to the release.
+    assert!(
+        config.contains(
+            "images:\n  - name: registry.example.com/capi-example/manager  # config/manager/manager.yaml\n    newTag: \"{version}\"\n"
+        ),
+        "{config}"
+    );
     let workflow =
         std::fs::read_to_string(repo.path().join(".github/workflows/capkg-release.yaml")).unwrap();
     assert!(workflow.contains("tags:\n      - \"v*\""));
     assert!(workflow.contains("capkg release"));
     assert!(workflow.contains("${{ secrets.GITHUB_TOKEN }}"));
-    let job =
-        std::fs::read_to_string(repo.path().join(".gitlab/capkg-release.gitlab-ci.yml")).unwrap();
-    assert!(job.contains("$CI_COMMIT_TAG"));
-    assert!(job.contains("capkg release"));
+    // A GitHub repository gets no GitLab files, and git ignores the release folder.
+    assert!(!repo.path().join(".gitlab").exists());
+    assert!(!repo.path().join(".gitlab-ci.yml").exists());
+    let gitignore = std::fs::read_to_string(repo.path().join(".gitignore")).unwrap();
+    // (the example's own .gitignore already has `out/`: not added twice)
     assert_eq!(
-        std::fs::read_to_string(repo.path().join(".gitlab-ci.yml")).unwrap(),
-        "include:\n  - local: .gitlab/capkg-release.gitlab-ci.yml\n"
+        gitignore
+            .lines()
+            .filter(|l| l.trim_matches('/') == "out")
+            .count(),
+        1,
+        "{gitignore}"
     );
     // Every generated YAML file is YAML, and the configuration is one capkg accepts.
-    for file in [
-        ".github/workflows/capkg-release.yaml",
-        ".gitlab/capkg-release.gitlab-ci.yml",
-    ] {
-        let text = std::fs::read_to_string(repo.path().join(file)).unwrap();
-        let parsed = capkg::yaml::parse_str(
-            std::sync::Arc::new(capkg::yaml::Source::new(file, text)),
-            capkg::yaml::Limits::default(),
-        );
-        assert!(parsed.errors.is_empty(), "{file}: {:?}", parsed.errors);
-    }
-    capkg::config::Config::load(&repo.path().join("capkg.yaml")).unwrap();
+    let file = ".github/workflows/capkg-release.yaml";
+    let parsed = capkg::yaml::parse_str(
+        std::sync::Arc::new(capkg::yaml::Source::new(file, workflow)),
+        capkg::yaml::Limits::default(),
+    );
+    assert!(parsed.errors.is_empty(), "{file}: {:?}", parsed.errors);
+    crate::common::load_written_config(&repo.path().join("capkg.yaml"));
 }
 
 #[test]
@@ -84,6 +91,12 @@ fn existing_files_are_kept_unless_forced() {
     let repo = repository();
     std::fs::write(repo.path().join("capkg.yaml"), "# mine\n").unwrap();
     std::fs::write(repo.path().join(".gitlab-ci.yml"), "stages: [build]\n").unwrap();
+    // A GitLab remote this time: the job is written, and the existing pipeline kept.
+    std::fs::write(
+        repo.path().join(".git/config"),
+        "[remote \"origin\"]\n\turl = https://gitlab.com/acme/cluster-api-provider-example.git\n",
+    )
+    .unwrap();
     let output = init(repo.path(), &[]);
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -119,8 +132,11 @@ fn an_empty_repository_gets_a_commented_starting_point() {
     let output = init(dir.path(), &["--type", "bootstrap"]);
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("no provider name found"), "{stderr}");
+    assert!(stderr.contains("not found: components"), "{stderr}");
     let config = std::fs::read_to_string(dir.path().join("capkg.yaml")).unwrap();
     assert!(config.contains("  type: bootstrap\n"));
+    assert!(config.contains("  name: \"TODO: "), "{config}");
     assert!(config.contains("# templates:\n"));
+    // Nothing to publish to is still a configuration capkg reads.
+    capkg::config::Config::load(&dir.path().join("capkg.yaml")).unwrap();
 }

@@ -16,9 +16,19 @@ const WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
 
 /// What `capkg init` writes for the README's example provider, `infrastructure-foo`.
 fn rendered(path: &str) -> String {
+    // init writes only the CI files of the repository's forge.
+    let forge = if path == WORKFLOW_PATH {
+        scaffold::Forge::GitHub("acme/cluster-api-provider-foo".into())
+    } else {
+        scaffold::Forge::GitLab(None)
+    };
     scaffold::render(&Detected {
-        provider_type: Some(ProviderType::Infrastructure),
-        provider_name: Some("foo".into()),
+        providers: vec![scaffold::Provider {
+            name: Some("foo".into()),
+            provider_type: Some(ProviderType::Infrastructure),
+            components: Vec::new(),
+        }],
+        forge,
         ..Detected::default()
     })
     .into_iter()

@@ -1,0 +1,481 @@
+//! What a provider's Makefile does when it releases, read without running make.
+//!
+//! Cluster API providers release with `make release`: the recipe calls other targets with
+//! variables on the command line (`$(MAKE) manifest-modification REGISTRY=$(PROD_REGISTRY)`),
+//! rewrites the manager image (`set-manifest-image MANIFEST_IMG=...`), builds kustomizations
+//! (`$(KUSTOMIZE) build core/config/default > $(RELEASE_DIR)/core-components.yaml`) and copies
+//! `metadata.yaml` and templates into the release folder. This module follows those calls from the
+//! `release` and `release-manifests` targets, expanding variables as make would where it can
+//! (`$(shell ...)` and other functions cannot be known: a value that needs one is left out), and
+//! reports the builds, the copies and the image names the release writes. It is a reading aid for
+//! `capkg init`, not a make implementation: conditionals are ignored and every assignment counts.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The targets a release starts from.
+const RELEASE_TARGETS: [&str; 2] = ["release", "release-manifests"];
+/// How deep `$(MAKE) target` calls are followed.
+const MAX_DEPTH: usize = 12;
+
+/// What the release targets of a Makefile do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReleaseRecipe {
+    /// `kustomize build DIR > OUTPUT`, in recipe order.
+    pub builds: Vec<Build>,
+    /// `cp SOURCE DESTINATION`, in recipe order.
+    pub copies: Vec<Copy>,
+    /// Image names (no tag) the release writes into manifests (`MANIFEST_IMG=...`).
+    pub images: Vec<String>,
+    /// `PROD_REGISTRY`, when the Makefile sets one.
+    pub prod_registry: Option<String>,
+}
+
+/// One `kustomize build`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Build {
+    /// The kustomization folder, as the recipe names it (after `cd`), without `./`.
+    pub dir: String,
+    /// The file name the output is written to (`core-components.yaml`), when redirected.
+    pub output: Option<String>,
+}
+
+/// One `cp`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Copy {
+    pub from: String,
+    pub to: String,
+}
+
+struct Rule {
+    targets: String,
+    recipe: Vec<String>,
+}
+
+struct Makefile {
+    vars: HashMap<String, String>,
+    rules: Vec<Rule>,
+}
+
+/// Reads the release targets of the Makefile text.
+pub fn release_recipe(text: &str) -> ReleaseRecipe {
+    let makefile = parse(text);
+    let mut recipe = ReleaseRecipe {
+        prod_registry: makefile.expand("$(PROD_REGISTRY)", &BTreeMap::new()),
+        ..ReleaseRecipe::default()
+    };
+    let mut seen = HashSet::new();
+    for target in RELEASE_TARGETS {
+        makefile.visit(target, &BTreeMap::new(), 0, &mut seen, &mut recipe);
+    }
+    recipe
+}
+
+/// Lines joined across trailing backslashes.
+fn logical_lines(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for line in text.lines() {
+        match line.strip_suffix('\\') {
+            Some(head) => {
+                current.push_str(head);
+                current.push(' ');
+            }
+            None => {
+                current.push_str(line);
+                lines.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
+}
+
+/// `NAME op VALUE` of a variable assignment line.
+fn assignment(line: &str) -> Option<(&str, &str, &str)> {
+    let line = line
+        .trim_start()
+        .trim_start_matches("override ")
+        .trim_start_matches("export ")
+        .trim_start();
+    let end = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(line.len());
+    let (name, rest) = line.split_at(end);
+    let rest = rest.trim_start();
+    for op in ["?=", "::=", ":=", "+=", "="] {
+        if let Some(value) = rest.strip_prefix(op) {
+            if name.is_empty() {
+                return None;
+            }
+            return Some((name, op, value.trim()));
+        }
+    }
+    None
+}
+
+fn parse(text: &str) -> Makefile {
+    let mut makefile = Makefile {
+        vars: HashMap::new(),
+        rules: Vec::new(),
+    };
+    for line in logical_lines(text) {
+        if let Some(command) = line.strip_prefix('\t') {
+            if let Some(rule) = makefile.rules.last_mut() {
+                rule.recipe.push(command.trim().to_string());
+            }
+            continue;
+        }
+        let line = match line.find('#') {
+            Some(at) => &line[..at],
+            None => &line[..],
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some((name, op, value)) = assignment(line) {
+            match op {
+                "?=" => {
+                    makefile
+                        .vars
+                        .entry(name.to_string())
+                        .or_insert_with(|| value.to_string());
+                }
+                "+=" => {
+                    let entry = makefile.vars.entry(name.to_string()).or_default();
+                    if !entry.is_empty() {
+                        entry.push(' ');
+                    }
+                    entry.push_str(value);
+                }
+                _ => {
+                    makefile.vars.insert(name.to_string(), value.to_string());
+                }
+            }
+            continue;
+        }
+        if let Some((targets, _)) = line.split_once(':')
+            && !targets.trim().is_empty()
+            && !line.starts_with(' ')
+        {
+            makefile.rules.push(Rule {
+                targets: targets.trim().to_string(),
+                recipe: Vec::new(),
+            });
+        }
+    }
+    makefile
+}
+
+impl Makefile {
+    /// `text` with its variables expanded; `None` when a value cannot be known (an unset
+    /// variable, a make function).
+    fn expand(&self, text: &str, overrides: &BTreeMap<String, String>) -> Option<String> {
+        self.expand_depth(text, overrides, 0)
+    }
+
+    fn expand_depth(
+        &self,
+        text: &str,
+        overrides: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Option<String> {
+        if depth > 20 {
+            return None;
+        }
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (close, open_len) = match after.chars().next() {
+                Some('$') => {
+                    out.push('$');
+                    rest = &after[1..];
+                    continue;
+                }
+                Some('(') => (')', 1),
+                Some('{') => ('}', 1),
+                // `$@`, `$*` and friends: automatic variables, unknown here.
+                _ => return None,
+            };
+            let end = after.find(close)?;
+            let name = &after[open_len..end];
+            if name.contains([' ', ',', '$']) {
+                return None;
+            }
+            let value = match overrides.get(name) {
+                Some(value) => value.clone(),
+                None => self.expand_depth(self.vars.get(name)?, overrides, depth + 1)?,
+            };
+            out.push_str(&value);
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+
+    fn visit(
+        &self,
+        target: &str,
+        overrides: &BTreeMap<String, String>,
+        depth: usize,
+        seen: &mut HashSet<String>,
+        recipe: &mut ReleaseRecipe,
+    ) {
+        if depth > MAX_DEPTH || !seen.insert(format!("{target} {overrides:?}")) {
+            return;
+        }
+        for rule in &self.rules {
+            let matches = self
+                .expand(&rule.targets, overrides)
+                .is_some_and(|targets| targets.split_whitespace().any(|t| t == target));
+            if !matches {
+                continue;
+            }
+            for line in &rule.recipe {
+                self.read_line(line, overrides, depth, seen, recipe);
+            }
+        }
+    }
+
+    fn read_line(
+        &self,
+        line: &str,
+        overrides: &BTreeMap<String, String>,
+        depth: usize,
+        seen: &mut HashSet<String>,
+        recipe: &mut ReleaseRecipe,
+    ) {
+        let line = line.trim_start_matches(['@', '-', '+']);
+        let mut cd: Option<String> = None;
+        for command in line.split(';').flat_map(|part| part.split("&&")) {
+            let words = words(command);
+            let Some(first) = words.first() else {
+                continue;
+            };
+            if first == "cd" {
+                cd = words.get(1).and_then(|dir| self.expand(dir, overrides));
+                continue;
+            }
+            if let Some(at) = words.iter().position(|w| is_make(w)) {
+                self.call(&words, at, overrides, depth, seen, recipe);
+            } else if let Some(at) = words.iter().position(|w| w == "build")
+                && at > 0
+                && words[at - 1].to_ascii_lowercase().contains("kustomize")
+            {
+                if let Some(build) = self.build(&words[at + 1..], cd.as_deref(), overrides) {
+                    recipe.builds.push(build);
+                }
+            } else if first == "cp" {
+                let paths: Vec<&String> =
+                    words[1..].iter().filter(|w| !w.starts_with('-')).collect();
+                if let [from, to] = paths[..]
+                    && let (Some(from), Some(to)) =
+                        (self.expand(from, overrides), self.expand(to, overrides))
+                {
+                    recipe.copies.push(Copy {
+                        from: clean(&from),
+                        to: clean(&to),
+                    });
+                }
+            }
+        }
+    }
+
+    /// `[VAR=value ...] $(MAKE) [VAR=value | target ...]`: follows the targets with the
+    /// variables set, and notes the image a `MANIFEST_IMG`-style variable names.
+    fn call(
+        &self,
+        words: &[String],
+        make_at: usize,
+        overrides: &BTreeMap<String, String>,
+        depth: usize,
+        seen: &mut HashSet<String>,
+        recipe: &mut ReleaseRecipe,
+    ) {
+        let mut callee = overrides.clone();
+        let mut targets = Vec::new();
+        for (index, word) in words.iter().enumerate() {
+            if index == make_at || word.starts_with('-') {
+                continue;
+            }
+            match word.split_once('=') {
+                Some((name, value))
+                    if !name.is_empty()
+                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                {
+                    if let Some(value) = self.expand(value, overrides) {
+                        callee.insert(name.to_string(), value);
+                    }
+                }
+                _ if index > make_at => targets.push(word.clone()),
+                _ => {}
+            }
+        }
+        for (name, value) in &callee {
+            // `OLD_IMG`/`*_ORIGINAL_IMG` name the development image the release replaces.
+            let image_variable =
+                name.ends_with("IMG") && !name.starts_with("OLD") && !name.contains("ORIGINAL");
+            if image_variable && overrides.get(name) != Some(value) {
+                let image = strip_tag(value);
+                if image.contains('/') && !recipe.images.contains(&image) {
+                    recipe.images.push(image);
+                }
+            }
+        }
+        for target in targets {
+            if let Some(target) = self.expand(&target, overrides) {
+                self.visit(&target, &callee, depth + 1, seen, recipe);
+            }
+        }
+    }
+
+    fn build(
+        &self,
+        args: &[String],
+        cd: Option<&str>,
+        overrides: &BTreeMap<String, String>,
+    ) -> Option<Build> {
+        let mut dir = None;
+        let mut output = None;
+        let mut index = 0;
+        while index < args.len() {
+            let word = &args[index];
+            if word == ">" || word == ">>" {
+                output = args.get(index + 1).cloned();
+                index += 2;
+                continue;
+            }
+            if let Some(file) = word.strip_prefix(">>").or_else(|| word.strip_prefix('>')) {
+                output = Some(file.to_string());
+            } else if word.starts_with("--") {
+                // `--load-restrictor LoadRestrictionsNone`: a flag and its value.
+                if !word.contains('=') {
+                    index += 1;
+                }
+            } else if !word.starts_with('-') && dir.is_none() {
+                dir = Some(word.clone());
+            }
+            index += 1;
+        }
+        let dir = self.expand(&dir?, overrides)?;
+        let dir = match cd {
+            Some(cd) => format!("{cd}/{dir}"),
+            None => dir,
+        };
+        let output = output
+            .and_then(|o| self.expand(&o, overrides))
+            .and_then(|o| o.rsplit('/').next().map(str::to_string));
+        Some(Build {
+            dir: clean(&dir),
+            output,
+        })
+    }
+}
+
+fn is_make(word: &str) -> bool {
+    matches!(word, "$(MAKE)" | "${MAKE}" | "make")
+}
+
+/// Shell words, quotes removed (no escapes: recipes that need them are not release recipes).
+fn words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut in_word = false;
+    for c in command.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => current.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut current));
+                    in_word = false;
+                }
+            }
+            None => {
+                current.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(current);
+    }
+    words
+}
+
+/// A path without `./` segments or a trailing `/`.
+fn clean(path: &str) -> String {
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let mut out = parts.join("/");
+    if path.starts_with('/') {
+        out.insert(0, '/');
+    }
+    out
+}
+
+/// `registry/name` of `registry/name:tag` (a `:` after the last `/` is a tag, before it a port).
+pub fn strip_tag(image: &str) -> String {
+    let image = image.split('@').next().unwrap_or(image);
+    let slash = image.rfind('/').map_or(0, |at| at + 1);
+    match image[slash..].find(':') {
+        Some(colon) => image[..slash + colon].to_string(),
+        None => image.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn follows_make_calls_with_their_variables() {
+        let text = "PROD_REGISTRY ?= registry.k8s.io/capi\nSTAGING ?= gcr.io/staging\nREGISTRY ?= $(STAGING)\nIMAGE_NAME ?= manager\nRELEASE_DIR := out\nDEV_DIR := test/dev\n\
+release:\n\t$(MAKE) set-image REGISTRY=$(PROD_REGISTRY)\n\t$(MAKE) release-manifests\n\
+set-image:\n\t$(MAKE) set-manifest-image \\\n\t\tMANIFEST_IMG=$(REGISTRY)/$(IMAGE_NAME) MANIFEST_TAG=$(RELEASE_TAG)\n\
+release-manifests: $(RELEASE_DIR)\n\t$(KUSTOMIZE) build core/config/default > $(RELEASE_DIR)/core-components.yaml\n\tcd $(DEV_DIR); $(KUSTOMIZE) build config/default > ../../$(RELEASE_DIR)/infrastructure-components-development.yaml\n\tcp metadata.yaml $(RELEASE_DIR)/metadata.yaml\n\t$(KUSTOMIZE) build $(shell pwd)/x > $(RELEASE_DIR)/x.yaml\n";
+        let recipe = release_recipe(text);
+        assert_eq!(
+            recipe.builds,
+            [
+                Build {
+                    dir: "core/config/default".into(),
+                    output: Some("core-components.yaml".into())
+                },
+                Build {
+                    dir: "test/dev/config/default".into(),
+                    output: Some("infrastructure-components-development.yaml".into())
+                }
+            ]
+        );
+        assert_eq!(recipe.images, ["registry.k8s.io/capi/manager"]);
+        assert_eq!(
+            recipe.copies,
+            [Copy {
+                from: "metadata.yaml".into(),
+                to: "out/metadata.yaml".into()
+            }]
+        );
+        assert_eq!(
+            recipe.prod_registry.as_deref(),
+            Some("registry.k8s.io/capi")
+        );
+    }
+
+    #[test]
+    fn image_names_lose_their_tag_but_keep_a_port() {
+        assert_eq!(strip_tag("localhost:5000/a/b:dev"), "localhost:5000/a/b");
+        assert_eq!(strip_tag("a/b@sha256:00"), "a/b");
+        assert_eq!(strip_tag("controller"), "controller");
+    }
+}

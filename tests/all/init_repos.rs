@@ -1,0 +1,395 @@
+//! `capkg init` on trimmed copies of real provider repositories (`testdata/repos/`, each with a
+//! SOURCE note): every provider with its name, type, components source and manager image, the
+//! release's metadata and templates, the forge's CI files only, `.gitignore`, the repository root
+//! found from a sub-folder, and `TODO` placeholders `assemble` refuses when nothing can be found.
+//!
+//! The written `capkg.yaml` is compared with `testdata/repos/<name>/expected-capkg.yaml`; run with
+//! `CAPKG_BLESS=1` to rewrite those after a deliberate change, and review the diff.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+fn repos() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/repos")
+}
+
+/// A copy of `testdata/repos/<name>` in a temporary folder, made a git repository with `remote`
+/// as `origin` (none when `None`).
+fn checkout(name: &str, remote: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = repos().join(name);
+    let to = dir.path().join(name);
+    for entry in walkdir::WalkDir::new(&from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(&from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    std::fs::remove_file(to.join("expected-capkg.yaml")).ok();
+    git(&to, &["init", "-q"]);
+    if let Some(remote) = remote {
+        git(&to, &["remote", "add", "origin", remote]);
+    }
+    dir
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn capkg(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_capkg"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_REF_TYPE")
+        .env_remove("GITHUB_REF_NAME")
+        .env_remove("CI_COMMIT_TAG")
+        .output()
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// What init must find in one repository.
+struct Expected {
+    name: &'static str,
+    remote: &'static str,
+    /// Where init is run from, inside the repository.
+    from: &'static str,
+    /// `label: kubectl kustomize DIR` lines it reports.
+    providers: &'static [(&'static str, &'static str)],
+    /// Manager images (as the manifests name them) and the name the release gives them.
+    images: &'static [(&'static str, Option<&'static str>)],
+}
+
+const REPOSITORIES: [Expected; 4] = [
+    Expected {
+        name: "cluster-api",
+        remote: "https://github.com/kubernetes-sigs/cluster-api.git",
+        from: "core/config",
+        providers: &[
+            ("cluster-api", "core/config/default"),
+            ("bootstrap-kubeadm", "bootstrap/kubeadm/config/default"),
+            (
+                "control-plane-kubeadm",
+                "controlplane/kubeadm/config/default",
+            ),
+            (
+                "infrastructure-docker",
+                "test/infrastructure/docker/config/default",
+            ),
+            (
+                "runtime-extension-test-extension",
+                "test/extension/config/default",
+            ),
+        ],
+        images: &[
+            (
+                "gcr.io/k8s-staging-cluster-api/cluster-api-controller",
+                Some("registry.k8s.io/cluster-api/cluster-api-controller"),
+            ),
+            (
+                "gcr.io/k8s-staging-cluster-api/kubeadm-bootstrap-controller",
+                Some("registry.k8s.io/cluster-api/kubeadm-bootstrap-controller"),
+            ),
+            (
+                "gcr.io/k8s-staging-cluster-api/kubeadm-control-plane-controller",
+                Some("registry.k8s.io/cluster-api/kubeadm-control-plane-controller"),
+            ),
+            // The release keeps Docker's development image in the staging registry.
+            ("gcr.io/k8s-staging-cluster-api/capd-manager", None),
+            ("gcr.io/k8s-staging-cluster-api/test-extension", None),
+        ],
+    },
+    Expected {
+        name: "cluster-api-provider-aws",
+        remote: "git@github.com:kubernetes-sigs/cluster-api-provider-aws.git",
+        from: "templates",
+        providers: &[("infrastructure-aws", "config/default")],
+        images: &[(
+            "gcr.io/k8s-staging-cluster-api-aws/cluster-api-aws-controller",
+            Some("registry.k8s.io/cluster-api-aws/cluster-api-aws-controller"),
+        )],
+    },
+    Expected {
+        name: "cluster-api-provider-vsphere",
+        remote: "https://github.com/kubernetes-sigs/cluster-api-provider-vsphere",
+        from: "config/supervisor/crd",
+        providers: &[
+            ("infrastructure-vsphere", "config/default"),
+            ("infrastructure-vsphere", "config/supervisor"),
+        ],
+        images: &[(
+            "gcr.io/k8s-staging-capi-vsphere/cluster-api-vsphere-controller",
+            Some("registry.k8s.io/cluster-api-vsphere/cluster-api-vsphere-controller"),
+        )],
+    },
+    Expected {
+        name: "cluster-api-provider-metal3",
+        remote: "https://github.com/metal3-io/cluster-api-provider-metal3.git",
+        from: ".",
+        providers: &[("infrastructure-metal3", "config/default")],
+        images: &[("quay.io/metal3-io/cluster-api-provider-metal3", None)],
+    },
+];
+
+#[test]
+fn every_repository_is_read_as_its_maintainer_would() {
+    for expected in &REPOSITORIES {
+        let dir = checkout(expected.name, Some(expected.remote));
+        let root = dir.path().join(expected.name);
+        let output = capkg(&root.join(expected.from), &["init"]);
+        let report = stderr(&output);
+        assert!(output.status.success(), "{}: {report}", expected.name);
+
+        for (label, components) in expected.providers {
+            let line = format!("found: {label}: components `kubectl kustomize {components}`");
+            assert!(
+                report.contains(&line),
+                "{}: {line:?} in\n{report}",
+                expected.name
+            );
+        }
+        for (image, released) in expected.images {
+            let line = format!("found: manager image {image}:");
+            assert!(
+                report.contains(&line),
+                "{}: {line:?} in\n{report}",
+                expected.name
+            );
+            let released_line = released.map(|r| format!("released as {r}"));
+            if let Some(released_line) = released_line {
+                assert!(report.contains(&released_line), "{report}");
+            }
+        }
+
+        // Written at the root, whatever folder init ran in; the golden file holds the rest.
+        let written = std::fs::read_to_string(root.join("capkg.yaml")).unwrap();
+        let golden = repos().join(expected.name).join("expected-capkg.yaml");
+        if std::env::var_os("CAPKG_BLESS").is_some() {
+            std::fs::write(&golden, &written).unwrap();
+        }
+        assert_eq!(
+            written,
+            std::fs::read_to_string(&golden).unwrap_or_default(),
+            "{}: capkg.yaml differs from {} (CAPKG_BLESS=1 rewrites it)",
+            expected.name,
+            golden.display()
+        );
+        for (image, released) in expected.images {
+            let mut entry = format!("  - name: {image}  #");
+            assert!(written.contains(&entry), "{entry:?} in\n{written}");
+            if let Some(released) = released {
+                entry = format!("    newName: {released}\n    newTag: \"{{version}}\"");
+                assert!(written.contains(&entry), "{entry:?} in\n{written}");
+            }
+        }
+        assert!(
+            !root.join(expected.from).join("capkg.yaml").exists() || expected.from == ".",
+            "written in the sub-folder"
+        );
+
+        // GitHub remote: the workflow, and no GitLab files.
+        assert!(root.join(".github/workflows/capkg-release.yaml").is_file());
+        assert!(!root.join(".gitlab").exists() && !root.join(".gitlab-ci.yml").exists());
+        let gitignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+        assert!(gitignore.lines().any(|l| l == "/out/"), "{gitignore}");
+
+        // A configuration capkg reads, holding no placeholder.
+        let config = crate::common::load_written_config(&root.join("capkg.yaml"));
+        config.refuse_placeholders().unwrap();
+        assert_eq!(config.metadata, Some(PathBuf::from("metadata.yaml")));
+        assert_eq!(config.output, Some(PathBuf::from("out")));
+        assert!(config.targets.github.is_some());
+
+        // Run again: nothing replaced, .gitignore not extended twice.
+        let again = capkg(&root, &["init"]);
+        assert!(again.status.success());
+        assert!(stderr(&again).contains("kept capkg.yaml"));
+        assert_eq!(
+            std::fs::read_to_string(root.join(".gitignore")).unwrap(),
+            gitignore
+        );
+    }
+}
+
+#[test]
+fn every_components_command_builds_with_kubectl_kustomize() {
+    if std::process::Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_err()
+    {
+        eprintln!("kubectl is not installed; skipping");
+        return;
+    }
+    for expected in &REPOSITORIES {
+        let root = repos().join(expected.name);
+        for (_, components) in expected.providers {
+            let output = std::process::Command::new("kubectl")
+                .args(["kustomize", components])
+                .current_dir(&root)
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "{}/{components}: {}",
+                expected.name,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let yaml = String::from_utf8_lossy(&output.stdout);
+            let image = expected
+                .images
+                .iter()
+                .find(|(image, _)| yaml.contains(&format!("image: {image}:")));
+            assert!(
+                image.is_some(),
+                "{}/{components}: no manager image",
+                expected.name
+            );
+        }
+    }
+}
+
+#[test]
+fn single_provider_with_metal3_assembles_with_kubectl() {
+    if std::process::Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_err()
+    {
+        eprintln!("kubectl is not installed; skipping");
+        return;
+    }
+    let dir = checkout(
+        "cluster-api-provider-metal3",
+        Some("https://github.com/metal3-io/cluster-api-provider-metal3.git"),
+    );
+    let root = dir.path().join("cluster-api-provider-metal3");
+    assert!(capkg(&root, &["init"]).status.success());
+    // Until `images:` is read by this build, assemble without it: the components command and the
+    // rest of the configuration init wrote must work as they are.
+    let config = crate::common::load_written_config(&root.join("capkg.yaml"));
+    assert_eq!(config.provider.name.as_deref(), Some("metal3"));
+    let text = std::fs::read_to_string(root.join("capkg.yaml")).unwrap();
+    if capkg::config::Config::load(&root.join("capkg.yaml")).is_err() {
+        let cut: Vec<&str> = text
+            .split("\n\n")
+            .filter(|block| !block.lines().any(|l| l.starts_with("images:")))
+            .collect();
+        std::fs::write(root.join("capkg.yaml"), cut.join("\n\n")).unwrap();
+    }
+    let output = capkg(&root, &["assemble", "--version", "v1.2.3"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let components =
+        std::fs::read_to_string(root.join("out/infrastructure-components.yaml")).unwrap();
+    assert!(components.contains("cluster.x-k8s.io/provider: infrastructure-metal3"));
+}
+
+#[test]
+fn a_bare_label_takes_its_type_from_the_repository_name() {
+    let dir = checkout("cluster-api-provider-metal3", None);
+    let root = dir.path().join("cluster-api-provider-metal3");
+    let kustomization = root.join("config/default/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap();
+    std::fs::write(
+        &kustomization,
+        text.replace("provider: infrastructure-metal3", "provider: metal3"),
+    )
+    .unwrap();
+    let output = capkg(&root, &["init"]);
+    let report = stderr(&output);
+    assert!(output.status.success(), "{report}");
+    assert!(
+        report.contains("bare label `metal3` in config/default/kustomization.yaml, type infrastructure from the repository name `cluster-api-provider-metal3`"),
+        "{report}"
+    );
+    // No remote: no forge, no CI files, and an empty (valid) `targets:`.
+    assert!(
+        report.contains("not found: no git remote `origin`"),
+        "{report}"
+    );
+    assert!(report.contains("no CI files written"), "{report}");
+    assert!(!root.join(".github").exists() && !root.join(".gitlab-ci.yml").exists());
+    let config = crate::common::load_written_config(&root.join("capkg.yaml"));
+    assert_eq!(config.provider.name.as_deref(), Some("metal3"));
+    assert_eq!(
+        config.provider.provider_type,
+        Some(capkg::provider::ProviderType::Infrastructure)
+    );
+    assert_eq!(config.targets, capkg::config::Targets::default());
+}
+
+#[test]
+fn a_gitlab_remote_gets_the_gitlab_job_only() {
+    let dir = checkout(
+        "cluster-api-provider-metal3",
+        Some("git@gitlab.example.com:infra/capm3.git"),
+    );
+    let root = dir.path().join("cluster-api-provider-metal3");
+    let output = capkg(&root.join("config"), &["init"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(root.join(".gitlab/capkg-release.gitlab-ci.yml").is_file());
+    assert_eq!(
+        std::fs::read_to_string(root.join(".gitlab-ci.yml")).unwrap(),
+        "include:\n  - local: .gitlab/capkg-release.gitlab-ci.yml\n"
+    );
+    assert!(!root.join(".github").exists());
+    let config = crate::common::load_written_config(&root.join("capkg.yaml"));
+    assert_eq!(
+        config.targets.gitlab.and_then(|g| g.project).as_deref(),
+        Some("infra/capm3")
+    );
+}
+
+#[test]
+fn nothing_found_is_a_placeholder_that_assemble_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("my-operator");
+    std::fs::create_dir_all(root.join("deep/folder")).unwrap();
+    git(&root, &["init", "-q"]);
+    let output = capkg(&root.join("deep/folder"), &["init"]);
+    let report = stderr(&output);
+    assert!(output.status.success(), "{report}");
+    for missing in [
+        "not found: components: no kustomization",
+        "not found: metadata: no metadata.yaml",
+        "not found: templates:",
+        "not found: no git remote",
+    ] {
+        assert!(report.contains(missing), "{missing:?} in\n{report}");
+    }
+    let written = std::fs::read_to_string(root.join("capkg.yaml")).unwrap();
+    assert!(written.contains("  name: \"TODO: "), "{written}");
+    assert!(written.contains("targets: {}"), "{written}");
+    // capkg reads it ...
+    let config = capkg::config::Config::load(&root.join("capkg.yaml")).unwrap();
+    assert_eq!(config.placeholders.len(), 4, "{:?}", config.placeholders);
+    // ... and refuses to build a release from it, naming the key and its place.
+    let output = capkg(&root, &["assemble", "--version", "v1.2.3"]);
+    assert_eq!(output.status.code(), Some(2));
+    let refused = stderr(&output);
+    assert!(
+        refused.contains("capkg.yaml:9:9: `provider.name` is still a placeholder"),
+        "{refused}"
+    );
+    assert!(!root.join("out").exists());
+    let output = capkg(
+        &root,
+        &["release", "--version", "v1.2.3", "--target", "local"],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("`provider.name` is still a placeholder"));
+}
