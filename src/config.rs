@@ -942,8 +942,8 @@ mod tests {
             "capkg.yaml:3:5: the providers `infrastructure-a` and `infrastructure-b` would both write `infrastructure-components.yaml` into the one release; give one of them a `suffix` (`infrastructure-components-<suffix>.yaml`)"
         );
         assert_eq!(
-            error("providers:\n  - {name: a, type: core, components: {file: a.yaml}, suffix: A}\n"),
-            "capkg.yaml:2:59: suffix `A` must be lower-case letters, digits and `-`"
+            error("providers:\n  - {name: a, type: ipam, components: {file: a.yaml}, suffix: A}\n"),
+            "capkg.yaml:2:63: suffix `A` must be lower-case letters, digits and `-`"
         );
     }
 
@@ -960,7 +960,7 @@ mod tests {
         assert_eq!(config.providers[0].name.as_deref(), Some("other"));
         // Flags alone create the provider they describe.
         let mut empty = parse("").unwrap();
-        empty.single_provider_mut().unwrap().provider_type = Some(ProviderType::Core);
+        empty.single_provider_mut().unwrap().provider_type = Some(ProviderType::Ipam);
         assert_eq!(empty.providers.len(), 1);
         // `components:` alone is a provider whose name and type come from the files.
         let only_components = parse("components: {file: infrastructure-components.yaml}\n").unwrap();
@@ -975,12 +975,12 @@ mod tests {
             "capkg.yaml:13:1: `provider` and `providers` cannot both be given: move `provider` into an entry of `providers` (`name`, `type`, `components`)"
         );
         assert_eq!(
-            error("components: {file: c.yaml}\nproviders:\n  - {name: a, type: core, components: {file: a.yaml}}\n"),
+            error("components: {file: c.yaml}\nproviders:\n  - {name: a, type: ipam, components: {file: a.yaml}}\n"),
             "capkg.yaml:1:1: `components` and `providers` cannot both be given: move `components` into an entry of `providers` (`name`, `type`, `components`)"
         );
         assert_eq!(
-            error("providers:\n  - name: a\n    type: core\n"),
-            "capkg.yaml:2:5: the provider `core-a` needs `components` (a `file`, `files` or a `command`)"
+            error("providers:\n  - name: a\n    type: ipam\n"),
+            "capkg.yaml:2:5: the provider `ipam-a` needs `components` (a `file`, `files` or a `command`)"
         );
         assert_eq!(
             error("providers: []\n"),
@@ -990,12 +990,12 @@ mod tests {
             error("providers: {name: a}\n").starts_with("capkg.yaml:1:12: `providers` must be a list")
         );
         assert_eq!(
-            error("providers:\n  - {name: a, type: core, components: {file: a}, image: x}\n"),
-            "capkg.yaml:2:52: unknown field `image` in a `providers` entry; expected one of: name, type, components, namespace, suffix"
+            error("providers:\n  - {name: a, type: ipam, components: {file: a}, image: x}\n"),
+            "capkg.yaml:2:50: unknown field `image` in a `providers` entry; expected one of: name, type, components, namespace, suffix"
         );
         assert_eq!(
-            error("providers:\n  - {name: a, type: core, components: {file: a}}\n  - {name: a, type: core, components: {file: b}, suffix: b}\n"),
-            "capkg.yaml:3:5: the provider `core-a` is listed twice in `providers`"
+            error("providers:\n  - {name: a, type: ipam, components: {file: a}}\n  - {name: a, type: ipam, components: {file: b}, suffix: b}\n"),
+            "capkg.yaml:3:5: the provider `ipam-a` is listed twice in `providers`"
         );
     }
 

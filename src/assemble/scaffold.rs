@@ -211,7 +211,7 @@ mod tests {
         let config =
             crate::config::Config::parse(Path::new("capkg.yaml"), text, PathBuf::from("."))
                 .unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert_eq!(config.provider.name.as_deref(), Some("acme"));
+        assert_eq!(config.providers[0].name.as_deref(), Some("acme"));
         assert_eq!(config.templates, ["templates/cluster-template*.yaml"]);
         assert_eq!(
             config.targets.github.map(|g| g.repo).as_deref(),

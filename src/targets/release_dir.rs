@@ -509,8 +509,9 @@ mod tests {
             ("cluster-template.yaml", "kind: Cluster\n"),
         ])
         .unwrap();
-        assert_eq!(release.provider_type, ProviderType::Infrastructure);
-        assert_eq!(release.provider_name, "aws");
+        assert_eq!(release.providers.len(), 1);
+        assert_eq!(release.primary().provider_type, ProviderType::Infrastructure);
+        assert_eq!(release.primary().name, "aws");
         assert_eq!(release.provider_label(), "infrastructure-aws");
         assert_eq!(release.components_name(), "infrastructure-components.yaml");
         let names: Vec<&str> = release.files.iter().map(|f| f.name.as_str()).collect();
@@ -617,6 +618,89 @@ mod tests {
         ])
         .unwrap_err();
         assert!(matches!(err, Error::ChecksumsSyntax { line: 1, .. }));
+    }
+
+    const BOOTSTRAP: &str = "kind: Namespace\nmetadata:\n  name: b\n  labels:\n    cluster.x-k8s.io/provider: bootstrap-kubeadm\n";
+    const CONTROL_PLANE: &str = "kind: Namespace\nmetadata:\n  name: c\n  labels:\n    cluster.x-k8s.io/provider: control-plane-kubeadm\n";
+
+    #[test]
+    fn a_folder_of_several_types_is_a_release_of_several_providers() {
+        let release = release(&[
+            ("bootstrap-components.yaml", BOOTSTRAP),
+            ("control-plane-components.yaml", CONTROL_PLANE),
+            ("metadata.yaml", METADATA),
+        ])
+        .unwrap();
+        let labels: Vec<String> = release.providers.iter().map(|p| p.label()).collect();
+        assert_eq!(labels, ["bootstrap-kubeadm", "control-plane-kubeadm"]);
+        assert_eq!(
+            release.providers[1].components,
+            ["control-plane-components.yaml"]
+        );
+        assert!(release.has_several_providers());
+        // `--provider` cannot say which provider it names.
+        let files = vec![
+            ReleaseFile::from_bytes("bootstrap-components.yaml", BOOTSTRAP.as_bytes().to_vec()),
+            ReleaseFile::from_bytes(
+                "control-plane-components.yaml",
+                CONTROL_PLANE.as_bytes().to_vec(),
+            ),
+            ReleaseFile::from_bytes("metadata.yaml", METADATA.as_bytes().to_vec()),
+        ];
+        let err = ReleaseDir::from_files(
+            Path::new("out"),
+            v("v1.2.3"),
+            None,
+            Some("kubeadm"),
+            files,
+            vec![],
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::SeveralProviders { .. }), "{err}");
+        assert!(!err.is_refusal());
+    }
+
+    #[test]
+    fn each_provider_part_has_its_files_and_its_own_checksums() {
+        let files = [
+            ("bootstrap-components.yaml", BOOTSTRAP),
+            ("infrastructure-components.yaml", COMPONENTS),
+            ("metadata.yaml", METADATA),
+            ("cluster-template.yaml", "kind: Cluster\n"),
+        ];
+        let sums = crate::assemble::checksums(files.iter().map(|(n, t)| (*n, t.as_bytes())));
+        let mut all = files.to_vec();
+        all.push((CHECKSUMS_FILE, &sums));
+        let release = release(&all).unwrap();
+        assert_eq!(release.providers.len(), 2);
+        let names = |part: &ReleaseDir| -> Vec<String> {
+            let mut names: Vec<String> = part.files.iter().map(|f| f.name.clone()).collect();
+            names.sort();
+            names
+        };
+        let bootstrap = release.for_provider(0);
+        assert_eq!(bootstrap.provider_label(), "bootstrap-kubeadm");
+        assert_eq!(
+            names(&bootstrap),
+            ["bootstrap-components.yaml", "checksums.txt", "metadata.yaml"]
+        );
+        // The templates belong to the infrastructure provider.
+        let infrastructure = release.for_provider(1);
+        assert_eq!(
+            names(&infrastructure),
+            [
+                "checksums.txt",
+                "cluster-template.yaml",
+                "infrastructure-components.yaml",
+                "metadata.yaml"
+            ]
+        );
+        // Each part's checksums cover exactly its files, so each verifies on its own.
+        infrastructure.verify_checksums().unwrap();
+        bootstrap.verify_checksums().unwrap();
+        let text = String::from_utf8_lossy(&bootstrap.file(CHECKSUMS_FILE).unwrap().contents)
+            .into_owned();
+        assert!(!text.contains("infrastructure-components.yaml"), "{text}");
     }
 
     #[test]
