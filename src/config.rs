@@ -331,7 +331,11 @@ impl Config {
     pub fn single_provider_mut(&mut self) -> Result<&mut ProviderConfig, SeveralProviders> {
         if self.providers.len() > 1 {
             return Err(SeveralProviders {
-                labels: self.providers.iter().map(ProviderConfig::describe).collect(),
+                labels: self
+                    .providers
+                    .iter()
+                    .map(ProviderConfig::describe)
+                    .collect(),
             });
         }
         if self.providers.is_empty() {
@@ -466,10 +470,7 @@ impl Reader<'_> {
     }
 
     /// `provider:`: its name and type.
-    fn provider(
-        &self,
-        node: &Node,
-    ) -> Result<(Option<String>, Option<ProviderType>), ConfigError> {
+    fn provider(&self, node: &Node) -> Result<(Option<String>, Option<ProviderType>), ConfigError> {
         let fields = self.fields(node, "`provider`", &["name", "type"])?;
         self.name_and_type(&fields)
     }
@@ -934,7 +935,10 @@ mod tests {
             "providers:\n  - {name: a, type: infrastructure, components: {file: a.yaml}}\n  - {name: b, type: infrastructure, components: {file: b.yaml}, suffix: b}\n",
         )
         .unwrap();
-        assert_eq!(config.providers[1].components[0].suffix.as_deref(), Some("b"));
+        assert_eq!(
+            config.providers[1].components[0].suffix.as_deref(),
+            Some("b")
+        );
         assert_eq!(
             error(
                 "providers:\n  - {name: a, type: infrastructure, components: {file: a.yaml}}\n  - {name: b, type: infrastructure, components: {file: b.yaml}}\n"
@@ -955,7 +959,10 @@ mod tests {
         .unwrap();
         assert_eq!(config.providers.len(), 1);
         assert!(!config.has_several_providers());
-        assert_eq!(config.namespace_of(&config.providers[0]), Some("capa-system"));
+        assert_eq!(
+            config.namespace_of(&config.providers[0]),
+            Some("capa-system")
+        );
         config.single_provider_mut().unwrap().name = Some("other".into());
         assert_eq!(config.providers[0].name.as_deref(), Some("other"));
         // Flags alone create the provider they describe.
@@ -963,7 +970,8 @@ mod tests {
         empty.single_provider_mut().unwrap().provider_type = Some(ProviderType::Ipam);
         assert_eq!(empty.providers.len(), 1);
         // `components:` alone is a provider whose name and type come from the files.
-        let only_components = parse("components: {file: infrastructure-components.yaml}\n").unwrap();
+        let only_components =
+            parse("components: {file: infrastructure-components.yaml}\n").unwrap();
         assert_eq!(only_components.providers[0].name, None);
     }
 
@@ -975,7 +983,9 @@ mod tests {
             "capkg.yaml:13:1: `provider` and `providers` cannot both be given: move `provider` into an entry of `providers` (`name`, `type`, `components`)"
         );
         assert_eq!(
-            error("components: {file: c.yaml}\nproviders:\n  - {name: a, type: ipam, components: {file: a.yaml}}\n"),
+            error(
+                "components: {file: c.yaml}\nproviders:\n  - {name: a, type: ipam, components: {file: a.yaml}}\n"
+            ),
             "capkg.yaml:1:1: `components` and `providers` cannot both be given: move `components` into an entry of `providers` (`name`, `type`, `components`)"
         );
         assert_eq!(
@@ -987,14 +997,17 @@ mod tests {
             "capkg.yaml:1:12: `providers` needs at least one provider"
         );
         assert!(
-            error("providers: {name: a}\n").starts_with("capkg.yaml:1:12: `providers` must be a list")
+            error("providers: {name: a}\n")
+                .starts_with("capkg.yaml:1:12: `providers` must be a list")
         );
         assert_eq!(
             error("providers:\n  - {name: a, type: ipam, components: {file: a}, image: x}\n"),
             "capkg.yaml:2:50: unknown field `image` in a `providers` entry; expected one of: name, type, components, namespace, suffix"
         );
         assert_eq!(
-            error("providers:\n  - {name: a, type: ipam, components: {file: a}}\n  - {name: a, type: ipam, components: {file: b}, suffix: b}\n"),
+            error(
+                "providers:\n  - {name: a, type: ipam, components: {file: a}}\n  - {name: a, type: ipam, components: {file: b}, suffix: b}\n"
+            ),
             "capkg.yaml:3:5: the provider `ipam-a` is listed twice in `providers`"
         );
     }

@@ -276,8 +276,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     let templates_owner = crate::provider::templates_owner(&providers);
     let last = components_lint.len().saturating_sub(1);
     let mut lint_releases = Vec::new();
-    for (index, (components, provider)) in components_lint.into_iter().zip(&providers).enumerate()
-    {
+    for (index, (components, provider)) in components_lint.into_iter().zip(&providers).enumerate() {
         let mut release_files = components;
         let belongs = |f: &ReleaseFile| !f.role.is_template() || templates_owner == Some(index);
         if index == last {

@@ -116,11 +116,13 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     };
     if let Some(source) = components {
         // These flags replace one provider's components: refused for several.
-        config.single_provider_mut().map_err(Failure::internal)?.components =
-            vec![ComponentsConfig {
-                suffix: None,
-                source,
-            }];
+        config
+            .single_provider_mut()
+            .map_err(Failure::internal)?
+            .components = vec![ComponentsConfig {
+            suffix: None,
+            source,
+        }];
     }
     if let Some(metadata) = &args.metadata {
         config.metadata = Some(from_cwd(metadata));

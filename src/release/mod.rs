@@ -144,9 +144,7 @@ pub fn plan(
         [only] => Some(only),
         _ => None,
     };
-    let provider_type = request
-        .provider_type
-        .or(single.map(|p| p.provider_type));
+    let provider_type = request.provider_type.or(single.map(|p| p.provider_type));
     let provider_name = request
         .provider_name
         .clone()
@@ -355,10 +353,12 @@ pub async fn dry_run(
                 {
                     Ok(target) => target.plan(release).await.map(|p| {
                         let mut target_plan = TargetPlan::from(&p);
-                        target_plan.steps.push(format!(
-                            "verify `{}` as clusterctl reads it",
-                            target_plan.clusterctl_url
-                        ));
+                        for provider in &p.destination.providers {
+                            target_plan.steps.push(format!(
+                                "verify `{}` as clusterctl reads it",
+                                provider.clusterctl_url
+                            ));
+                        }
                         target_plan
                     }),
                     Err(err) => Err(err),
@@ -868,10 +868,7 @@ impl Outcome {
     }
 
     fn from_plan(plan: &ReleasePlan, status: Status, dry_run: bool) -> Self {
-        let single = plan
-            .release
-            .as_ref()
-            .filter(|r| !r.has_several_providers());
+        let single = plan.release.as_ref().filter(|r| !r.has_several_providers());
         let provider = single.map(|r| ProviderSummary {
             provider_type: r.primary().provider_type.clusterctl_name().to_string(),
             name: r.primary().name.clone(),
@@ -1069,7 +1066,9 @@ pub enum Error {
     #[error(transparent)]
     Config { source: crate::config::ConfigError },
     #[error(transparent)]
-    SeveralProviders { source: crate::config::SeveralProviders },
+    SeveralProviders {
+        source: crate::config::SeveralProviders,
+    },
     #[error("cannot assemble the release")]
     Assemble(#[source] crate::assemble::Error),
     #[error("lint found {errors} error(s) ({warnings} warning(s))")]

@@ -517,8 +517,7 @@ impl GitHubTarget {
                 self.request.api_url.host_str().unwrap_or_default()
             ));
         }
-        let mut destination =
-            Destination::new(TargetKind::Github, release, destination_url, urls);
+        let mut destination = Destination::new(TargetKind::Github, release, destination_url, urls);
         destination.release = Some(ReleaseSummary {
             id: found.as_ref().map(|r| r.id.into_inner()),
             url: destination.destination.clone(),

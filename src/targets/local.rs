@@ -187,8 +187,7 @@ impl LocalTarget {
             [only] => only.version_dir.display().to_string(),
             _ => repository.display().to_string(),
         };
-        let mut destination =
-            Destination::new(TargetKind::Local, release, destination_text, urls);
+        let mut destination = Destination::new(TargetKind::Local, release, destination_text, urls);
         if let Some(folder) = overrides {
             destination
                 .clusterctl_config

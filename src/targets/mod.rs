@@ -383,7 +383,11 @@ impl Destination {
             target,
             version: release.version.to_string(),
             provider: ProviderSummary {
-                provider_type: release.primary().provider_type.clusterctl_name().to_string(),
+                provider_type: release
+                    .primary()
+                    .provider_type
+                    .clusterctl_name()
+                    .to_string(),
                 name: release.primary().name.clone(),
             },
             provider_label: release.provider_label(),

@@ -208,7 +208,9 @@ impl ReleaseDir {
         let mut providers = Vec::new();
         for provider_type in types {
             let mut own = components_of(provider_type);
-            own.sort_by_key(|f| !matches!(&f.role, Some(FileRole::Components { suffix: None, .. })));
+            own.sort_by_key(|f| {
+                !matches!(&f.role, Some(FileRole::Components { suffix: None, .. }))
+            });
             let primary = own.first().copied().unwrap_or(first_components);
             let provider_name = match provider_name {
                 Some(name) => name.to_string(),
@@ -244,8 +246,7 @@ impl ReleaseDir {
         let missing = providers.is_empty()
             || providers.iter().any(|p| {
                 p.components.is_empty()
-                    || p
-                        .components
+                    || p.components
                         .iter()
                         .any(|name| !files.iter().any(|f| f.name == *name))
             });
@@ -510,7 +511,10 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(release.providers.len(), 1);
-        assert_eq!(release.primary().provider_type, ProviderType::Infrastructure);
+        assert_eq!(
+            release.primary().provider_type,
+            ProviderType::Infrastructure
+        );
         assert_eq!(release.primary().name, "aws");
         assert_eq!(release.provider_label(), "infrastructure-aws");
         assert_eq!(release.components_name(), "infrastructure-components.yaml");
@@ -682,7 +686,11 @@ mod tests {
         assert_eq!(bootstrap.provider_label(), "bootstrap-kubeadm");
         assert_eq!(
             names(&bootstrap),
-            ["bootstrap-components.yaml", "checksums.txt", "metadata.yaml"]
+            [
+                "bootstrap-components.yaml",
+                "checksums.txt",
+                "metadata.yaml"
+            ]
         );
         // The templates belong to the infrastructure provider.
         let infrastructure = release.for_provider(1);
@@ -698,8 +706,8 @@ mod tests {
         // Each part's checksums cover exactly its files, so each verifies on its own.
         infrastructure.verify_checksums().unwrap();
         bootstrap.verify_checksums().unwrap();
-        let text = String::from_utf8_lossy(&bootstrap.file(CHECKSUMS_FILE).unwrap().contents)
-            .into_owned();
+        let text =
+            String::from_utf8_lossy(&bootstrap.file(CHECKSUMS_FILE).unwrap().contents).into_owned();
         assert!(!text.contains("infrastructure-components.yaml"), "{text}");
     }
 

@@ -129,8 +129,7 @@ fn assemble_writes_every_providers_components_and_one_checksums_list() {
     assert!(bootstrap.contains("cluster.x-k8s.io/provider: bootstrap-example"));
     assert!(bootstrap.contains("namespace: capxb-system"));
     assert!(!bootstrap.contains("control-plane-example"));
-    let control_plane =
-        std::fs::read_to_string(out.join("control-plane-components.yaml")).unwrap();
+    let control_plane = std::fs::read_to_string(out.join("control-plane-components.yaml")).unwrap();
     assert!(control_plane.contains("cluster.x-k8s.io/provider: control-plane-example"));
     assert!(control_plane.contains("namespace: capxcp-system"));
 }
@@ -195,16 +194,28 @@ fn release_to_a_local_repository_writes_a_verified_folder_per_provider() {
     let config = actions.output_value("clusterctl-config").unwrap();
     assert_eq!(config.matches("- name: \"example\"").count(), 2, "{config}");
     assert!(config.contains("type: \"BootstrapProvider\""), "{config}");
-    assert!(config.contains("type: \"ControlPlaneProvider\""), "{config}");
+    assert!(
+        config.contains("type: \"ControlPlaneProvider\""),
+        "{config}"
+    );
 
     let mut second = release_in(root);
     second.args(["--target", "local"]);
     let output = second.output().unwrap();
     assert_exit(&output, 0);
     let text = stdout(&output);
-    assert!(text.contains("Already published: nothing changed."), "{text}");
-    assert!(text.contains("clusterctl URL (bootstrap-example): file://"), "{text}");
-    assert!(text.contains("clusterctl URL (control-plane-example): file://"), "{text}");
+    assert!(
+        text.contains("Already published: nothing changed."),
+        "{text}"
+    );
+    assert!(
+        text.contains("clusterctl URL (bootstrap-example): file://"),
+        "{text}"
+    );
+    assert!(
+        text.contains("clusterctl URL (control-plane-example): file://"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -287,13 +298,21 @@ fn release_to_github_is_one_release_with_every_providers_files() {
     let output = run();
     assert_exit(&output, 0);
     assert_eq!(json(&output)["status"], "unchanged");
-    assert_eq!(fake.mutations(), writes, "a second release must change nothing");
+    assert_eq!(
+        fake.mutations(),
+        writes,
+        "a second release must change nothing"
+    );
 }
 
 #[test]
 fn a_different_published_file_is_refused_with_a_hint_release_can_follow() {
     let fake = FakeGitHub::start();
-    fake.add_release("v0.1.0", false, &[("checksums.txt", b"not ours\n".as_slice())]);
+    fake.add_release(
+        "v0.1.0",
+        false,
+        &[("checksums.txt", b"not ours\n".as_slice())],
+    );
     let example = copy_example(Some("  github:\n    repo: o/r\n"));
     let mut command = release_in(example.path());
     let output = command
@@ -317,8 +336,24 @@ fn flags_that_describe_one_provider_are_refused_with_several() {
     let config = root.join("capkg.yaml");
     let out = root.join("flag-out");
     let cases: [&[&str]; 4] = [
-        &["release", "--target", "local", "--version", "v0.1.0", "--provider", "other"],
-        &["release", "--target", "local", "--version", "v0.1.0", "--type", "bootstrap"],
+        &[
+            "release",
+            "--target",
+            "local",
+            "--version",
+            "v0.1.0",
+            "--provider",
+            "other",
+        ],
+        &[
+            "release",
+            "--target",
+            "local",
+            "--version",
+            "v0.1.0",
+            "--type",
+            "bootstrap",
+        ],
         &["assemble", "--type", "bootstrap"],
         &["assemble", "--components", "bootstrap/config/crd"],
     ];
@@ -327,7 +362,11 @@ fn flags_that_describe_one_provider_are_refused_with_several() {
             .args(args)
             .arg("--config")
             .arg(&config)
-            .arg(if args[0] == "assemble" { "--out" } else { "--dry-run" })
+            .arg(if args[0] == "assemble" {
+                "--out"
+            } else {
+                "--dry-run"
+            })
             .args((args[0] == "assemble").then_some(&out))
             .current_dir(root)
             .output()
@@ -341,7 +380,10 @@ fn flags_that_describe_one_provider_are_refused_with_several() {
         assert!(all.contains("`providers:` entry"), "{args:?}: {all}");
     }
     assert!(!out.exists(), "nothing is written");
-    assert!(!root.join("out-repository").exists(), "nothing is published");
+    assert!(
+        !root.join("out-repository").exists(),
+        "nothing is published"
+    );
 }
 
 #[test]
@@ -362,7 +404,14 @@ fn publish_carries_every_provider_of_an_assembled_folder() {
         capkg()
             .args(["publish", "github"])
             .arg(&out)
-            .args(["--version", "v0.1.0", "--repo", "o/r", "--api-url", &fake.api])
+            .args([
+                "--version",
+                "v0.1.0",
+                "--repo",
+                "o/r",
+                "--api-url",
+                &fake.api,
+            ])
             .args(extra)
             .env("GITHUB_TOKEN", github::TOKEN)
             .output()
