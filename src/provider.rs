@@ -294,6 +294,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn templates_belong_to_the_first_infrastructure_provider_else_the_first() {
+        let provider = |provider_type| ReleaseProvider {
+            provider_type,
+            name: "x".into(),
+            components: vec![],
+        };
+        let pair = [
+            provider(ProviderType::Bootstrap),
+            provider(ProviderType::ControlPlane),
+        ];
+        assert_eq!(templates_owner(&pair), Some(0));
+        let with_infrastructure = [
+            provider(ProviderType::Core),
+            provider(ProviderType::Infrastructure),
+        ];
+        assert_eq!(templates_owner(&with_infrastructure), Some(1));
+        assert_eq!(templates_owner(&[]), None);
+        assert_eq!(pair[1].label(), "control-plane-x");
+        assert_eq!(pair[1].components_name(), "control-plane-components.yaml");
+    }
+
+    #[test]
     fn types_parse_from_both_spellings() {
         assert_eq!("infrastructure".parse(), Ok(ProviderType::Infrastructure));
         assert_eq!(

@@ -2,7 +2,8 @@
 //! `testdata/example-multi-provider/` (a bootstrap and a control-plane provider): `assemble`
 //! writes every provider's components and one `checksums.txt`; `release --target local` writes a
 //! folder per provider that `capkg verify` reads as clusterctl does; `release` to the fake GitHub
-//! server makes one release holding every provider's files; flags that describe one provider are
+//! server makes one release holding every provider's files (and to the fake GitLab one package);
+//! flags that describe one provider are
 //! refused.
 
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use std::process::Output;
 
 use crate::publish_fakes::capkg;
 use crate::publish_fakes::github::{self, FakeGitHub};
+use crate::publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
 use crate::release_common::{Actions, clean_capkg, json, stderr, stdout};
 
 const LABELS: [&str; 2] = ["bootstrap-example", "control-plane-example"];
@@ -303,6 +305,50 @@ fn release_to_github_is_one_release_with_every_providers_files() {
         writes,
         "a second release must change nothing"
     );
+}
+
+#[test]
+fn release_to_gitlab_is_one_package_with_every_providers_files() {
+    let fake = FakeGitLab::start();
+    let example = copy_example(Some("  gitlab:\n    package: capi-example\n"));
+    let root = example.path();
+    let run = || {
+        release_in(root)
+            .env("GITLAB_CI", "true")
+            .env("CI", "true")
+            .env("CI_COMMIT_TAG", "v0.1.0")
+            .env("CI_API_V4_URL", &fake.api)
+            .env("CI_PROJECT_ID", PROJECT_ID)
+            .env("CI_JOB_TOKEN", gitlab::JOB_TOKEN)
+            .output()
+            .unwrap()
+    };
+    let output = run();
+    assert_exit(&output, 0);
+    // Every file once: two components files, metadata.yaml and one checksums.txt.
+    assert_eq!(fake.count("PUT"), 4);
+    let text = stdout(&output);
+    assert!(
+        text.contains("Providers `bootstrap-example`, `control-plane-example`"),
+        "{text}"
+    );
+    for components in ["bootstrap-components.yaml", "control-plane-components.yaml"] {
+        let url = format!(
+            "{}/projects/{PROJECT_ID}/packages/generic/capi-example/v0.1.0/{components}",
+            fake.api
+        );
+        assert!(text.contains(&url), "{text}");
+        let verified = capkg()
+            .args(["verify", &url])
+            .env("CI_JOB_TOKEN", gitlab::JOB_TOKEN)
+            .output()
+            .unwrap();
+        assert_exit(&verified, 0);
+    }
+    let output = run();
+    assert_exit(&output, 0);
+    assert!(stdout(&output).contains("already published, nothing changed"));
+    assert_eq!(fake.count("PUT"), 4, "a second release must upload nothing");
 }
 
 #[test]
