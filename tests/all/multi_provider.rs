@@ -3,8 +3,7 @@
 //! writes every provider's components and one `checksums.txt`; `release --target local` writes a
 //! folder per provider that `capkg verify` reads as clusterctl does; `release` to the fake GitHub
 //! server makes one release holding every provider's files (and to the fake GitLab one package);
-//! flags that describe one provider are
-//! refused.
+//! flags that describe one provider are refused.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
