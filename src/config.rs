@@ -22,6 +22,21 @@
 //! targets:
 //!   github: {repo: kubernetes-sigs/cluster-api-provider-aws}
 //! ```
+//!
+//! Several providers released under one tag (a bootstrap and a control-plane provider) are a
+//! `providers:` list instead of `provider:` + `components:`; everything else stays shared:
+//!
+//! ```yaml
+//! providers:
+//!   - {name: kubeadm, type: bootstrap, components: {command: [kubectl, kustomize, bootstrap/config/default]}}
+//!   - name: kubeadm
+//!     type: control-plane
+//!     components: {command: [kubectl, kustomize, controlplane/config/default]}
+//!     namespace: capi-kubeadm-control-plane-system   # optional, else the top-level `namespace:`
+//!     suffix: ""                                       # optional components file suffix
+//! ```
+//!
+//! Both forms are read into [`Config::providers`]; the single form is a list of one.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,16 +55,17 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// The folder relative paths resolve against, and where `command`s run.
     pub root: PathBuf,
-    pub provider: ProviderConfig,
-    /// One entry per components file; more than one only with distinct `suffix`es
-    /// (`infrastructure-components-supervisor.yaml`).
-    pub components: Vec<ComponentsConfig>,
+    /// The providers released under one tag, in the order given: `providers:`, or the
+    /// `provider:` + `components:` of a single-provider configuration (empty when neither is
+    /// given). See [`Config::single_provider_mut`] for flags that describe one provider.
+    pub providers: Vec<ProviderConfig>,
     /// `metadata.yaml` of the release (default `metadata.yaml`).
     pub metadata: Option<PathBuf>,
     /// Globs (relative to [`Config::root`]) for `cluster-template*.yaml` and
     /// `clusterclass-*.yaml` files.
     pub templates: Vec<String>,
-    /// The namespace the components install into; default: their one Namespace object.
+    /// The namespace the components install into; default: their one Namespace object. A
+    /// provider's own `namespace` wins.
     pub namespace: Option<String>,
     /// The version being released; usually given on the command line or by the CI tag instead.
     pub version: Option<Version>,
@@ -78,11 +94,16 @@ pub fn is_placeholder(text: &str) -> bool {
     text == "TODO" || text.starts_with("TODO:")
 }
 
-/// `provider:`.
+/// One provider: `provider:` with the top-level `components:`, or an entry of `providers:`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProviderConfig {
     pub name: Option<String>,
     pub provider_type: Option<ProviderType>,
+    /// One entry per components file; more than one only with distinct `suffix`es
+    /// (`infrastructure-components-supervisor.yaml`).
+    pub components: Vec<ComponentsConfig>,
+    /// `providers[].namespace`: wins over the top-level `namespace:`.
+    pub namespace: Option<String>,
 }
 
 /// One components file and where its YAML comes from.
@@ -156,6 +177,40 @@ pub struct LocalTarget {
     pub repository: PathBuf,
 }
 
+impl ProviderConfig {
+    /// `bootstrap-kubeadm`, or what is known of it (`kubeadm`, `a bootstrap provider`).
+    pub fn describe(&self) -> String {
+        match (self.provider_type, &self.name) {
+            (Some(t), Some(name)) => t.manifest_label(name),
+            (None, Some(name)) => name.clone(),
+            (Some(t), None) => format!("a {} provider", t.short_name()),
+            (None, None) => "a provider".to_string(),
+        }
+    }
+}
+
+/// A flag that describes one provider, given for a configuration that releases several.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "capkg.yaml releases several providers ({}); flags that describe one provider (`--provider`, `--type`, `--components`, `--components-command`) cannot say which: set these in its `providers:` entry instead",
+    labels.join(", ")
+)]
+pub struct SeveralProviders {
+    pub labels: Vec<String>,
+}
+
+/// The key node of `value` in the top-level mapping, for errors about the key.
+fn root_key<'n>(root: &'n Node, value: &Node) -> Option<&'n Node> {
+    let Value::Mapping(mapping) = &root.value else {
+        return None;
+    };
+    mapping
+        .entries
+        .iter()
+        .find(|(_, v)| std::ptr::eq(v, value))
+        .map(|(k, _)| k)
+}
+
 /// Why `capkg.yaml` cannot be used. Messages start with `file:line:column` when there is a place.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -225,11 +280,16 @@ impl Config {
             ..Config::default()
         };
         reader.placeholders(root_node, String::new(), &mut config.placeholders);
+        // `provider:` + `components:` (a list of one) or `providers:`, never both.
+        let mut single: Option<ProviderConfig> = None;
+        let mut single_form: Option<(&str, &Node)> = None;
+        let mut providers_node: Option<&Node> = None;
         for (key, value) in reader.fields(
             root_node,
             "the top level",
             &[
                 "provider",
+                "providers",
                 "components",
                 "metadata",
                 "templates",
@@ -240,8 +300,23 @@ impl Config {
             ],
         )? {
             match key {
-                "provider" => config.provider = reader.provider(value)?,
-                "components" => config.components = reader.components(value)?,
+                "provider" | "components" => {
+                    if single_form.is_none() {
+                        single_form = Some((key, value));
+                    }
+                    let entry = single.get_or_insert_with(ProviderConfig::default);
+                    if key == "provider" {
+                        let (name, provider_type) = reader.provider(value)?;
+                        entry.name = name;
+                        entry.provider_type = provider_type;
+                    } else {
+                        entry.components = reader.components(value)?;
+                    }
+                }
+                "providers" => {
+                    providers_node = Some(value);
+                    config.providers = reader.providers(value)?;
+                }
                 "metadata" => config.metadata = Some(reader.path_value(value)?),
                 "templates" => config.templates = reader.strings(value)?,
                 "namespace" => config.namespace = Some(reader.string(value)?),
@@ -255,6 +330,19 @@ impl Config {
                 "targets" => config.targets = reader.targets(value)?,
                 _ => {}
             }
+        }
+        match (single, providers_node) {
+            (Some(_), Some(_)) => {
+                let (key, value) = single_form.unwrap_or(("provider", root_node));
+                return Err(reader.error(
+                    root_key(root_node, value).unwrap_or(value),
+                    format!(
+                        "`{key}` and `providers` cannot both be given: move `{key}` into an entry of `providers` (`name`, `type`, `components`)"
+                    ),
+                ));
+            }
+            (Some(entry), None) => config.providers = vec![entry],
+            _ => {}
         }
         Ok(config)
     }
@@ -280,6 +368,34 @@ impl Config {
         }
     }
 
+    /// The one provider that flags such as `--provider`, `--type` and `--components` describe,
+    /// created when the configuration names none; an error when it names several.
+    pub fn single_provider_mut(&mut self) -> Result<&mut ProviderConfig, SeveralProviders> {
+        if self.providers.len() > 1 {
+            return Err(SeveralProviders {
+                labels: self
+                    .providers
+                    .iter()
+                    .map(ProviderConfig::describe)
+                    .collect(),
+            });
+        }
+        if self.providers.is_empty() {
+            self.providers.push(ProviderConfig::default());
+        }
+        Ok(&mut self.providers[0])
+    }
+
+    /// True when the configuration releases more than one provider.
+    pub fn has_several_providers(&self) -> bool {
+        self.providers.len() > 1
+    }
+
+    /// The namespace `provider`'s components install into: its own, else the top-level one.
+    pub fn namespace_of<'a>(&'a self, provider: &'a ProviderConfig) -> Option<&'a str> {
+        provider.namespace.as_deref().or(self.namespace.as_deref())
+    }
+
     /// The `capkg.yaml` for a command run in `start`: in `start` or the nearest folder above it,
     /// looking no higher than the repository root (the first folder holding `.git`).
     pub fn discover(start: &Path) -> Option<PathBuf> {
@@ -302,6 +418,15 @@ impl Config {
         } else {
             clean_join(&self.root, path)
         }
+    }
+}
+
+/// The name of a provider type's components file with an optional suffix
+/// (`infrastructure-components-supervisor.yaml`).
+pub fn components_file_name(provider_type: ProviderType, suffix: Option<&str>) -> String {
+    match suffix {
+        None => provider_type.components_file_name(),
+        Some(suffix) => format!("{}-components-{suffix}.yaml", provider_type.short_name()),
     }
 }
 
@@ -415,35 +540,165 @@ impl Reader<'_> {
         }
     }
 
-    fn provider(&self, node: &Node) -> Result<ProviderConfig, ConfigError> {
-        let mut provider = ProviderConfig::default();
+    /// `provider:`: its name and type.
+    fn provider(&self, node: &Node) -> Result<(Option<String>, Option<ProviderType>), ConfigError> {
+        let fields = self.fields(node, "`provider`", &["name", "type"])?;
+        self.name_and_type(&fields)
+    }
+
+    fn name_and_type(
+        &self,
+        fields: &[(&str, &Node)],
+    ) -> Result<(Option<String>, Option<ProviderType>), ConfigError> {
+        let mut provider_type = None;
         let mut name_node = None;
-        for (key, value) in self.fields(node, "`provider`", &["name", "type"])? {
-            match key {
-                "name" => name_node = Some(value),
+        for (key, value) in fields {
+            match *key {
+                "name" => name_node = Some(*value),
                 "type" => {
                     let text = self.string(value)?;
                     // A placeholder is refused later, with its own message.
                     if is_placeholder(&text) {
                         continue;
                     }
-                    provider.provider_type = Some(text.parse().map_err(
+                    provider_type = Some(text.parse().map_err(
                         |e: crate::provider::UnknownProviderType| self.error(value, e.to_string()),
                     )?);
                 }
                 _ => {}
             }
         }
+        let mut name = None;
         if let Some(value) = name_node {
-            let name = self.string(value)?;
-            if is_placeholder(&name) {
-                return Ok(provider);
+            let text = self.string(value)?;
+            if is_placeholder(&text) {
+                return Ok((None, provider_type));
             }
-            crate::provider::validate_name(provider.provider_type, &name)
+            crate::provider::validate_name(provider_type, &text)
                 .map_err(|e| self.error(value, e.to_string()))?;
-            provider.name = Some(name);
+            name = Some(text);
         }
-        Ok(provider)
+        Ok((name, provider_type))
+    }
+
+    /// `providers:`: a list of providers with their components, released under one tag.
+    fn providers(&self, node: &Node) -> Result<Vec<ProviderConfig>, ConfigError> {
+        let Value::Sequence(items) = &node.value else {
+            return Err(self.error(
+                node,
+                "`providers` must be a list of providers (`- name: …`, `type: …`, `components: …`)",
+            ));
+        };
+        if items.is_empty() {
+            return Err(self.error(node, "`providers` needs at least one provider"));
+        }
+        let mut out: Vec<ProviderConfig> = Vec::new();
+        // The components file names each provider writes, when its type is known.
+        let mut file_names: Vec<(String, String)> = Vec::new();
+        for item in items {
+            let fields = self.fields(
+                item,
+                "a `providers` entry",
+                &["name", "type", "components", "namespace", "suffix"],
+            )?;
+            let (name, provider_type) = self.name_and_type(&fields)?;
+            let mut provider = ProviderConfig {
+                name,
+                provider_type,
+                ..ProviderConfig::default()
+            };
+            let mut suffix: Option<(Option<String>, &Node)> = None;
+            for (key, value) in &fields {
+                match *key {
+                    "components" => provider.components = self.components(value)?,
+                    "namespace" => provider.namespace = Some(self.string(value)?),
+                    "suffix" => {
+                        let text = match &value.value {
+                            Value::Scalar { text, .. } if text.is_empty() => String::new(),
+                            _ => self.string(value)?,
+                        };
+                        let suffix_value = if text.is_empty() {
+                            None
+                        } else {
+                            Some(self.suffix(value, text)?)
+                        };
+                        suffix = Some((suffix_value, *value));
+                    }
+                    _ => {}
+                }
+            }
+            if provider.components.is_empty() {
+                return Err(self.error(
+                    item,
+                    format!(
+                        "the provider `{}` needs `components` (a `file`, `files` or a `command`)",
+                        provider.describe()
+                    ),
+                ));
+            }
+            if let Some((suffix, value)) = suffix {
+                // The entry's suffix names its components file (the one without a suffix of
+                // its own, when `components` is a list).
+                let unsuffixed = provider.components.iter_mut().find(|c| c.suffix.is_none());
+                match unsuffixed {
+                    Some(entry) => entry.suffix = suffix,
+                    None if suffix.is_none() => {}
+                    None => {
+                        return Err(self.error(
+                            value,
+                            "every `components` entry of this provider has its own `suffix`; remove this one",
+                        ));
+                    }
+                }
+            }
+            if let Some(earlier) = out.iter().find(|p| {
+                p.provider_type.is_some()
+                    && p.provider_type == provider.provider_type
+                    && p.name.is_some()
+                    && p.name == provider.name
+            }) {
+                return Err(self.error(
+                    item,
+                    format!(
+                        "the provider `{}` is listed twice in `providers`",
+                        earlier.describe()
+                    ),
+                ));
+            }
+            if let Some(provider_type) = provider.provider_type {
+                for components in &provider.components {
+                    let file = components_file_name(provider_type, components.suffix.as_deref());
+                    if let Some((_, other)) = file_names.iter().find(|(f, _)| *f == file) {
+                        return Err(self.error(
+                            item,
+                            format!(
+                                "the providers `{other}` and `{}` would both write `{file}` into the one release; give one of them a `suffix` (`{}-components-<suffix>.yaml`)",
+                                provider.describe(),
+                                provider_type.short_name()
+                            ),
+                        ));
+                    }
+                    file_names.push((file, provider.describe()));
+                }
+            }
+            out.push(provider);
+        }
+        Ok(out)
+    }
+
+    /// A components file suffix: lower-case letters, digits and `-`.
+    fn suffix(&self, node: &Node, text: String) -> Result<String, ConfigError> {
+        let valid = !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !valid {
+            return Err(self.error(
+                node,
+                format!("suffix `{text}` must be lower-case letters, digits and `-`"),
+            ));
+        }
+        Ok(text)
     }
 
     /// `components:` is one source or a list of sources with distinct suffixes.
@@ -481,17 +736,7 @@ impl Reader<'_> {
             let next = match key {
                 "suffix" => {
                     let text = self.string(value)?;
-                    let valid = !text.is_empty()
-                        && text
-                            .chars()
-                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-                    if !valid {
-                        return Err(self.error(
-                            value,
-                            format!("suffix `{text}` must be lower-case letters, digits and `-`"),
-                        ));
-                    }
-                    suffix = Some(text);
+                    suffix = Some(self.suffix(value, text)?);
                     continue;
                 }
                 "file" => ComponentsSource::File(self.path_value(value)?),
@@ -621,13 +866,13 @@ mod tests {
             "provider:\n  name: aws\n  type: InfrastructureProvider\ncomponents:\n  command: [kubectl, kustomize, config/default]\nmetadata: meta/metadata.yaml\ntemplates:\n  - templates/cluster-template*.yaml\nnamespace: capa-system\nversion: v2.1.0\noutput: dist\ntargets:\n  github: {repo: o/r}\n  gitlab: {project: g/p, package: capa}\n  local: {repository: repo}\n",
         )
         .unwrap();
-        assert_eq!(config.provider.name.as_deref(), Some("aws"));
+        assert_eq!(config.providers.len(), 1);
+        let provider = &config.providers[0];
+        assert_eq!(provider.name.as_deref(), Some("aws"));
+        assert_eq!(provider.provider_type, Some(ProviderType::Infrastructure));
+        assert_eq!(provider.namespace, None);
         assert_eq!(
-            config.provider.provider_type,
-            Some(ProviderType::Infrastructure)
-        );
-        assert_eq!(
-            config.components,
+            provider.components,
             vec![ComponentsConfig {
                 suffix: None,
                 source: ComponentsSource::Command(Command::Argv(vec![
@@ -663,16 +908,17 @@ mod tests {
             "components:\n  - file: a.yaml\n  - suffix: supervisor\n    files: [crd, rbac.yaml]\n  - suffix: shell\n    command: make manifests > /dev/stdout\n",
         )
         .unwrap();
-        assert_eq!(config.components.len(), 3);
+        let components = &config.providers[0].components;
+        assert_eq!(components.len(), 3);
         assert_eq!(
-            config.components[1],
+            components[1],
             ComponentsConfig {
                 suffix: Some("supervisor".into()),
                 source: ComponentsSource::Files(vec!["crd".into(), "rbac.yaml".into()])
             }
         );
         assert!(matches!(
-            &config.components[2].source,
+            &components[2].source,
             ComponentsSource::Command(Command::Shell(line)) if line == "make manifests > /dev/stdout"
         ));
     }
@@ -685,7 +931,7 @@ mod tests {
         );
         assert_eq!(
             error("output: out\ntemplate: x\n"),
-            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, components, metadata, templates, namespace, version, output, targets"
+            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets"
         );
         assert_eq!(
             error("targets:\n  github:\n    repository: o/r\n"),
@@ -743,8 +989,130 @@ mod tests {
     #[test]
     fn an_empty_file_is_an_empty_configuration() {
         let config = parse("# nothing yet\n").unwrap();
-        assert!(config.components.is_empty());
+        assert!(config.providers.is_empty());
         assert_eq!(config.root, PathBuf::from("/repo"));
+    }
+
+    const TWO_PROVIDERS: &str = "providers:\n  - name: kubeadm\n    type: bootstrap\n    components:\n      command: [kubectl, kustomize, bootstrap/config/default]\n    namespace: capi-kubeadm-bootstrap-system\n  - name: kubeadm\n    type: control-plane\n    components: {files: [controlplane/config]}\n    suffix: \"\"\nnamespace: shared-system\nmetadata: metadata.yaml\n";
+
+    #[test]
+    fn providers_is_a_list_of_providers_with_their_components() {
+        let config = parse(TWO_PROVIDERS).unwrap();
+        assert!(config.has_several_providers());
+        let [bootstrap, control_plane] = config.providers.as_slice() else {
+            panic!("two providers: {:?}", config.providers)
+        };
+        assert_eq!(bootstrap.describe(), "bootstrap-kubeadm");
+        assert_eq!(control_plane.describe(), "control-plane-kubeadm");
+        assert!(matches!(
+            &bootstrap.components[..],
+            [ComponentsConfig { suffix: None, source: ComponentsSource::Command(Command::Argv(argv)) }] if argv[2] == "bootstrap/config/default"
+        ));
+        assert_eq!(
+            control_plane.components,
+            vec![ComponentsConfig {
+                suffix: None,
+                source: ComponentsSource::Files(vec!["controlplane/config".into()])
+            }]
+        );
+        // A provider's own namespace wins over the shared one.
+        assert_eq!(
+            config.namespace_of(bootstrap),
+            Some("capi-kubeadm-bootstrap-system")
+        );
+        assert_eq!(config.namespace_of(control_plane), Some("shared-system"));
+        assert_eq!(config.metadata, Some(PathBuf::from("metadata.yaml")));
+    }
+
+    #[test]
+    fn a_provider_suffix_names_its_components_file() {
+        let config = parse(
+            "providers:\n  - {name: a, type: infrastructure, components: {file: a.yaml}}\n  - {name: b, type: infrastructure, components: {file: b.yaml}, suffix: b}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.providers[1].components[0].suffix.as_deref(),
+            Some("b")
+        );
+        assert_eq!(
+            error(
+                "providers:\n  - {name: a, type: infrastructure, components: {file: a.yaml}}\n  - {name: b, type: infrastructure, components: {file: b.yaml}}\n"
+            ),
+            "capkg.yaml:3:5: the providers `infrastructure-a` and `infrastructure-b` would both write `infrastructure-components.yaml` into the one release; give one of them a `suffix` (`infrastructure-components-<suffix>.yaml`)"
+        );
+        assert_eq!(
+            error("providers:\n  - {name: a, type: ipam, components: {file: a.yaml}, suffix: A}\n"),
+            "capkg.yaml:2:63: suffix `A` must be lower-case letters, digits and `-`"
+        );
+    }
+
+    #[test]
+    fn the_single_form_is_a_list_of_one() {
+        let mut config = parse(
+            "provider: {name: aws, type: infrastructure}\ncomponents: {file: c.yaml}\nnamespace: capa-system\n",
+        )
+        .unwrap();
+        assert_eq!(config.providers.len(), 1);
+        assert!(!config.has_several_providers());
+        assert_eq!(
+            config.namespace_of(&config.providers[0]),
+            Some("capa-system")
+        );
+        config.single_provider_mut().unwrap().name = Some("other".into());
+        assert_eq!(config.providers[0].name.as_deref(), Some("other"));
+        // Flags alone create the provider they describe.
+        let mut empty = parse("").unwrap();
+        empty.single_provider_mut().unwrap().provider_type = Some(ProviderType::Ipam);
+        assert_eq!(empty.providers.len(), 1);
+        // `components:` alone is a provider whose name and type come from the files.
+        let only_components =
+            parse("components: {file: infrastructure-components.yaml}\n").unwrap();
+        assert_eq!(only_components.providers[0].name, None);
+    }
+
+    #[test]
+    fn both_forms_or_a_bad_list_are_errors_with_a_position() {
+        let both = format!("{TWO_PROVIDERS}provider:\n  name: aws\n");
+        assert_eq!(
+            error(&both),
+            "capkg.yaml:13:1: `provider` and `providers` cannot both be given: move `provider` into an entry of `providers` (`name`, `type`, `components`)"
+        );
+        assert_eq!(
+            error(
+                "components: {file: c.yaml}\nproviders:\n  - {name: a, type: ipam, components: {file: a.yaml}}\n"
+            ),
+            "capkg.yaml:1:1: `components` and `providers` cannot both be given: move `components` into an entry of `providers` (`name`, `type`, `components`)"
+        );
+        assert_eq!(
+            error("providers:\n  - name: a\n    type: ipam\n"),
+            "capkg.yaml:2:5: the provider `ipam-a` needs `components` (a `file`, `files` or a `command`)"
+        );
+        assert_eq!(
+            error("providers: []\n"),
+            "capkg.yaml:1:12: `providers` needs at least one provider"
+        );
+        assert!(
+            error("providers: {name: a}\n")
+                .starts_with("capkg.yaml:1:12: `providers` must be a list")
+        );
+        assert_eq!(
+            error("providers:\n  - {name: a, type: ipam, components: {file: a}, image: x}\n"),
+            "capkg.yaml:2:50: unknown field `image` in a `providers` entry; expected one of: name, type, components, namespace, suffix"
+        );
+        assert_eq!(
+            error(
+                "providers:\n  - {name: a, type: ipam, components: {file: a}}\n  - {name: a, type: ipam, components: {file: b}, suffix: b}\n"
+            ),
+            "capkg.yaml:3:5: the provider `ipam-a` is listed twice in `providers`"
+        );
+    }
+
+    #[test]
+    fn flags_for_one_provider_are_refused_with_several() {
+        let mut config = parse(TWO_PROVIDERS).unwrap();
+        let err = config.single_provider_mut().unwrap_err();
+        assert_eq!(err.labels, ["bootstrap-kubeadm", "control-plane-kubeadm"]);
+        assert!(err.to_string().contains("`--provider`, `--type`"), "{err}");
     }
 
     #[test]

@@ -249,9 +249,71 @@ impl Provider {
     }
 }
 
+/// One provider of a release and its components files: a release published under one tag may
+/// hold several (a bootstrap and a control-plane provider), each with its own clusterctl URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseProvider {
+    pub provider_type: ProviderType,
+    pub name: String,
+    /// Its components file names, the one clusterctl's URL points at first.
+    pub components: Vec<String>,
+}
+
+impl ReleaseProvider {
+    /// clusterctl's label (`bootstrap-kubeadm`): the folder of a local repository.
+    pub fn label(&self) -> String {
+        self.provider_type.manifest_label(&self.name)
+    }
+
+    /// The components file clusterctl's provider URL names.
+    pub fn components_name(&self) -> String {
+        self.components
+            .first()
+            .cloned()
+            .unwrap_or_else(|| self.provider_type.components_file_name())
+    }
+
+    /// True for a components file of this provider.
+    pub fn owns_components(&self, file_name: &str) -> bool {
+        self.components.iter().any(|c| c == file_name)
+    }
+}
+
+/// Which provider the templates of a release belong to: clusterctl reads templates only from
+/// infrastructure providers, so the first infrastructure provider; a release without one keeps
+/// them with its first provider, so that they are still published once.
+pub fn templates_owner(providers: &[ReleaseProvider]) -> Option<usize> {
+    providers
+        .iter()
+        .position(|p| p.provider_type == ProviderType::Infrastructure)
+        .or((!providers.is_empty()).then_some(0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn templates_belong_to_the_first_infrastructure_provider_else_the_first() {
+        let provider = |provider_type| ReleaseProvider {
+            provider_type,
+            name: "x".into(),
+            components: vec![],
+        };
+        let pair = [
+            provider(ProviderType::Bootstrap),
+            provider(ProviderType::ControlPlane),
+        ];
+        assert_eq!(templates_owner(&pair), Some(0));
+        let with_infrastructure = [
+            provider(ProviderType::Core),
+            provider(ProviderType::Infrastructure),
+        ];
+        assert_eq!(templates_owner(&with_infrastructure), Some(1));
+        assert_eq!(templates_owner(&[]), None);
+        assert_eq!(pair[1].label(), "control-plane-x");
+        assert_eq!(pair[1].components_name(), "control-plane-components.yaml");
+    }
 
     #[test]
     fn types_parse_from_both_spellings() {

@@ -24,11 +24,11 @@ pub mod write;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::{ComponentsSource, Config};
+use crate::config::{self, ComponentsSource, Config, ProviderConfig};
 use std::sync::Arc;
 
 use crate::files::{self, Release, ReleaseFile};
-use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType};
+use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType, ReleaseProvider};
 use crate::rules::{self, Diagnostic, Severity, Summary};
 use crate::version::Version;
 use crate::yaml::{Node, Source, YamlFile};
@@ -58,11 +58,11 @@ pub struct AssembledFile {
     pub copied_from: Option<PathBuf>,
 }
 
-/// A release assembled in memory.
+/// A release assembled in memory: one tag, one or several providers.
 #[derive(Debug, Clone)]
 pub struct AssembledRelease {
-    pub provider_type: ProviderType,
-    pub provider_name: String,
+    /// Every provider of the release with its components files, in the configuration's order.
+    pub providers: Vec<ReleaseProvider>,
     pub version: Option<Version>,
     /// The release files by name, without `checksums.txt`.
     pub files: Vec<AssembledFile>,
@@ -75,9 +75,13 @@ pub struct AssembledRelease {
 }
 
 impl AssembledRelease {
-    /// clusterctl's label for the provider (`infrastructure-aws`).
+    /// clusterctl's labels of the providers (`infrastructure-aws`), comma-separated.
     pub fn provider_label(&self) -> String {
-        self.provider_type.manifest_label(&self.provider_name)
+        self.providers
+            .iter()
+            .map(ReleaseProvider::label)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Number of error diagnostics.
@@ -147,6 +151,20 @@ pub enum Error {
         "the provider name is not known: set `provider.name` in capkg.yaml or pass `--provider` (no `{PROVIDER_LABEL}` label in the components names it either)"
     )]
     NoProviderName,
+    #[error(
+        "the name or type of the provider `{provider}` is not known: set `name` and `type` in its `providers:` entry"
+    )]
+    UnnamedProvider { provider: String },
+    #[error(
+        "the providers `{first}` and `{second}` both write `{file}` into the one release; give one of them a `suffix` in its `providers:` entry"
+    )]
+    SameComponentsFile {
+        file: String,
+        first: String,
+        second: String,
+    },
+    #[error("the provider `{label}` is listed twice in `providers:`")]
+    SameProvider { label: String },
     #[error("the assembled release has {errors} lint error(s); nothing was written")]
     LintErrors { errors: usize },
 }
@@ -180,9 +198,10 @@ impl Error {
     }
 }
 
-/// Assembles the release a configuration describes, in memory, and lints it.
+/// Assembles the release a configuration describes, in memory, and lints it: every provider's
+/// components, one `metadata.yaml`, the templates and one `checksums.txt` over all of them.
 pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelease, Error> {
-    if config.components.is_empty() {
+    if config.providers.iter().all(|p| p.components.is_empty()) {
         return Err(Error::NoComponents);
     }
     let out_dir = options
@@ -190,42 +209,223 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         .clone()
         .or_else(|| config.output.as_ref().map(|o| config.resolve(o)))
         .unwrap_or_else(|| config.resolve(Path::new("out")));
-    let provider_type = config
-        .provider
+    let several = config.has_several_providers();
+
+    let mut providers: Vec<ReleaseProvider> = Vec::new();
+    let mut files = Vec::new();
+    // Each provider's components as lint loads them, by provider.
+    let mut components_lint: Vec<Vec<ReleaseFile>> = Vec::new();
+    let mut changes = Vec::new();
+    for provider_config in &config.providers {
+        let assembled = assemble_provider(config, provider_config, &out_dir, several)?;
+        let provider = assembled.provider;
+        if providers.iter().any(|p| p.label() == provider.label()) {
+            return Err(Error::SameProvider {
+                label: provider.label(),
+            });
+        }
+        for file in &assembled.files {
+            if let Some(first) = providers.iter().find(|p| p.owns_components(&file.name)) {
+                return Err(Error::SameComponentsFile {
+                    file: file.name.clone(),
+                    first: first.label(),
+                    second: provider.label(),
+                });
+            }
+        }
+        files.extend(assembled.files);
+        components_lint.push(assembled.lint_files);
+        changes.extend(assembled.changes);
+        providers.push(provider);
+    }
+
+    let metadata_path = config.resolve(
+        config
+            .metadata
+            .as_deref()
+            .unwrap_or(Path::new("metadata.yaml")),
+    );
+    let mut copies: BTreeMap<String, PathBuf> =
+        sources::find_templates(&config.templates, &config.root)?;
+    copies.insert("metadata.yaml".to_string(), metadata_path);
+    let mut shared_lint = Vec::new();
+    for (name, path) in copies {
+        let text = sources::read_text(&path)?;
+        let role = FileRole::from_file_name(&name).unwrap_or(FileRole::Metadata);
+        // Findings about a copied file point at the maintainer's file, which has the same bytes.
+        let shown = if path.file_name().and_then(|n| n.to_str()) == Some(name.as_str()) {
+            path.display().to_string()
+        } else {
+            out_dir.join(&name).display().to_string()
+        };
+        shared_lint.push(files::load_text(&shown, text.clone(), role));
+        files.push(AssembledFile {
+            name,
+            bytes: text.into_bytes(),
+            copied_from: Some(path),
+        });
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    let checksums_of = |files: &[AssembledFile]| {
+        write::checksums(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())))
+    };
+
+    // The release is linted provider by provider, each with the shared `metadata.yaml`, and the
+    // templates with the provider they belong to: rules that relate components to metadata or
+    // to the provider's label then see one provider at a time, as clusterctl reads them.
+    let templates_owner = crate::provider::templates_owner(&providers);
+    let last = components_lint.len().saturating_sub(1);
+    let mut lint_releases = Vec::new();
+    for (index, (components, provider)) in components_lint.into_iter().zip(&providers).enumerate() {
+        let mut release_files = components;
+        let belongs = |f: &ReleaseFile| !f.role.is_template() || templates_owner == Some(index);
+        if index == last {
+            // The last provider takes the loaded files; the others get copies (small files).
+            release_files.extend(std::mem::take(&mut shared_lint).into_iter().filter(belongs));
+        } else {
+            release_files.extend(shared_lint.iter().filter(|f| belongs(f)).cloned());
+        }
+        lint_releases.push((
+            Release {
+                dir: out_dir.clone(),
+                files: release_files,
+                near_misses: Vec::new(),
+            },
+            rules::Options {
+                provider_type: Some(provider.provider_type),
+                provider_name: Some(provider.name.clone()),
+                version: options.version.clone(),
+            },
+        ));
+    }
+    let lint = || lint_each(&lint_releases);
+    // Hashing a large release takes about as long as linting it: one on each core. The other
+    // core also finds the line starts of the files, which reporting a finding needs.
+    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
+    let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
+        std::thread::scope(|scope| {
+            let checksums = scope.spawn(|| {
+                let checksums = checksums_of(&files);
+                for (release, _) in &lint_releases {
+                    for file in &release.files {
+                        file.yaml.source.line_count();
+                    }
+                }
+                checksums
+            });
+            let diagnostics = lint();
+            (checksums.join(), diagnostics)
+        })
+    } else {
+        (Ok(checksums_of(&files)), lint())
+    };
+    // A panic while hashing would be a bug; hash again on this thread.
+    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
+    if total >= parallel::PARALLEL_FROM {
+        // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
+        // need not wait for.
+        std::thread::spawn(move || drop(lint_releases));
+    }
+    Ok(AssembledRelease {
+        providers,
+        version: options.version.clone(),
+        files,
+        checksums,
+        diagnostics,
+        changes,
+    })
+}
+
+/// Lints each provider's part of the release; a finding in a file several parts share
+/// (`metadata.yaml`) is reported once.
+fn lint_each(releases: &[(Release, rules::Options)]) -> Vec<Diagnostic> {
+    if let [(release, options)] = releases {
+        return rules::run(std::slice::from_ref(release), options);
+    }
+    let mut all: Vec<Diagnostic> = Vec::new();
+    for (release, options) in releases {
+        for diagnostic in rules::run(std::slice::from_ref(release), options) {
+            let seen = all.iter().any(|d| {
+                d.rule == diagnostic.rule
+                    && d.file_name() == diagnostic.file_name()
+                    && d.span == diagnostic.span
+                    && d.message == diagnostic.message
+            });
+            if !seen {
+                all.push(diagnostic);
+            }
+        }
+    }
+    all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    all
+}
+
+/// One provider's components files, assembled.
+struct AssembledProvider {
+    provider: ReleaseProvider,
+    files: Vec<AssembledFile>,
+    lint_files: Vec<ReleaseFile>,
+    changes: Vec<(String, Vec<String>)>,
+}
+
+/// Reads, transforms and writes one provider's components files.
+fn assemble_provider(
+    config: &Config,
+    provider_config: &ProviderConfig,
+    out_dir: &Path,
+    several: bool,
+) -> Result<AssembledProvider, Error> {
+    if provider_config.components.is_empty() {
+        return Err(Error::NoComponents);
+    }
+    let unnamed = || Error::UnnamedProvider {
+        provider: provider_config.describe(),
+    };
+    let provider_type = provider_config
         .provider_type
-        .or_else(|| type_from_file_names(config))
-        .ok_or(Error::NoProviderType)?;
+        .or_else(|| type_from_file_names(provider_config))
+        .ok_or_else(|| {
+            if several {
+                unnamed()
+            } else {
+                Error::NoProviderType
+            }
+        })?;
 
     let mut parsed = Vec::new();
-    for components in &config.components {
+    for components in &provider_config.components {
         let text = sources::read_components(&components.source, &config.root)?;
         let (source, objects) = transform::parse_objects(&text.origin, text.text)?;
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
-    let provider_name = match &config.provider.name {
+    let provider_name = match &provider_config.name {
         Some(name) => name.clone(),
         None => name_from_labels(
             provider_type,
             parsed.iter().flat_map(|(_, _, _, objects)| objects.iter()),
         )
-        .ok_or(Error::NoProviderName)?,
+        .ok_or_else(|| {
+            if several {
+                unnamed()
+            } else {
+                Error::NoProviderName
+            }
+        })?,
     };
     let label = provider_type.manifest_label(&provider_name);
+    let namespace = config.namespace_of(provider_config);
 
     let mut files = Vec::new();
     let mut lint_files = Vec::new();
     let mut changes = Vec::new();
     for (suffix, origin, source, objects) in parsed {
-        let name = match &suffix {
-            None => provider_type.components_file_name(),
-            Some(suffix) => format!("{}-components-{suffix}.yaml", provider_type.short_name()),
-        };
+        let name = config::components_file_name(provider_type, suffix.as_deref());
         let transformed = transform::transform(
             &origin,
             &source,
             objects,
             &TransformOptions {
-                namespace: config.namespace.as_deref(),
+                namespace,
                 provider_label: &label,
             },
         )?;
@@ -267,91 +467,25 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
             copied_from: None,
         });
     }
-
-    let metadata_path = config.resolve(
-        config
-            .metadata
-            .as_deref()
-            .unwrap_or(Path::new("metadata.yaml")),
-    );
-    let mut copies: BTreeMap<String, PathBuf> =
-        sources::find_templates(&config.templates, &config.root)?;
-    copies.insert("metadata.yaml".to_string(), metadata_path);
-    for (name, path) in copies {
-        let text = sources::read_text(&path)?;
-        let role = FileRole::from_file_name(&name).unwrap_or(FileRole::Metadata);
-        // Findings about a copied file point at the maintainer's file, which has the same bytes.
-        let shown = if path.file_name().and_then(|n| n.to_str()) == Some(name.as_str()) {
-            path.display().to_string()
-        } else {
-            out_dir.join(&name).display().to_string()
-        };
-        lint_files.push(files::load_text(&shown, text.clone(), role));
-        files.push(AssembledFile {
-            name,
-            bytes: text.into_bytes(),
-            copied_from: Some(path),
-        });
-    }
-    files.sort_by(|a, b| a.name.cmp(&b.name));
-    let checksums_of = |files: &[AssembledFile]| {
-        write::checksums(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())))
-    };
-
-    let release = Release {
-        dir: out_dir,
-        files: lint_files,
-        near_misses: Vec::new(),
-    };
-    let lint = || {
-        rules::run(
-            std::slice::from_ref(&release),
-            &rules::Options {
-                provider_type: Some(provider_type),
-                provider_name: Some(provider_name.clone()),
-                version: options.version.clone(),
-            },
-        )
-    };
-    // Hashing a large release takes about as long as linting it: one on each core. The other
-    // core also finds the line starts of the files, which reporting a finding needs.
-    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
-    let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
-        std::thread::scope(|scope| {
-            let checksums = scope.spawn(|| {
-                let checksums = checksums_of(&files);
-                for file in &release.files {
-                    file.yaml.source.line_count();
-                }
-                checksums
-            });
-            let diagnostics = lint();
-            (checksums.join(), diagnostics)
-        })
-    } else {
-        (Ok(checksums_of(&files)), lint())
-    };
-    // A panic while hashing would be a bug; hash again on this thread.
-    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
-    if total >= parallel::PARALLEL_FROM {
-        // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
-        // need not wait for.
-        std::thread::spawn(move || drop(release));
-    }
-    Ok(AssembledRelease {
-        provider_type,
-        provider_name,
-        version: options.version.clone(),
+    // The file without a suffix is the one clusterctl's URL names; it comes first.
+    let mut components: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    let plain = provider_type.components_file_name();
+    components.sort_by_key(|name| *name != plain);
+    Ok(AssembledProvider {
+        provider: ReleaseProvider {
+            provider_type,
+            name: provider_name,
+            components,
+        },
         files,
-        checksums,
-        diagnostics,
+        lint_files,
         changes,
     })
 }
 
 /// The type a components file's own name gives (`file: infrastructure-components.yaml`).
-fn type_from_file_names(config: &Config) -> Option<ProviderType> {
-    config.components.iter().find_map(|c| match &c.source {
+fn type_from_file_names(provider: &ProviderConfig) -> Option<ProviderType> {
+    provider.components.iter().find_map(|c| match &c.source {
         ComponentsSource::File(path) => {
             match FileRole::from_file_name(path.file_name()?.to_str()?)? {
                 FileRole::Components { provider_type, .. } => Some(provider_type),
@@ -392,12 +526,13 @@ fn name_from_labels<'a>(
     counts.into_iter().find(|(_, c)| *c == best).map(|(n, _)| n)
 }
 
-/// The provider of an assembled release, for reports.
+/// The provider of an assembled single-provider release, for reports (the first of several).
 impl From<&AssembledRelease> for Provider {
     fn from(release: &AssembledRelease) -> Provider {
+        let first = release.providers.first();
         Provider {
-            provider_type: Some(release.provider_type),
-            name: Some(release.provider_name.clone()),
+            provider_type: first.map(|p| p.provider_type),
+            name: first.map(|p| p.name.clone()),
         }
     }
 }

@@ -72,11 +72,14 @@ pub fn configuration(config: Option<&Path>, provider: &ProviderArgs) -> Result<C
             ..Config::default()
         },
     };
-    if let Some(name) = &provider.provider {
-        loaded.provider.name = Some(name.clone());
-    }
-    if let Some(provider_type) = provider.provider_type {
-        loaded.provider.provider_type = Some(provider_type);
+    if provider.provider.is_some() || provider.provider_type.is_some() {
+        let single = loaded.single_provider_mut().map_err(Failure::internal)?;
+        if let Some(name) = &provider.provider {
+            single.name = Some(name.clone());
+        }
+        if let Some(provider_type) = provider.provider_type {
+            single.provider_type = Some(provider_type);
+        }
     }
     Ok(loaded)
 }
@@ -106,16 +109,23 @@ pub fn ci_tag() -> Option<String> {
 
 pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     let mut config = configuration(args.config.as_deref(), &args.provider)?;
-    if !args.components.is_empty() {
-        config.components = vec![ComponentsConfig {
+    let components = if !args.components.is_empty() {
+        Some(ComponentsSource::Files(
+            args.components.iter().map(|p| from_cwd(p)).collect(),
+        ))
+    } else {
+        args.components_command
+            .as_ref()
+            .map(|line| ComponentsSource::Command(Command::Shell(line.clone())))
+    };
+    if let Some(source) = components {
+        // These flags replace one provider's components: refused for several.
+        config
+            .single_provider_mut()
+            .map_err(Failure::internal)?
+            .components = vec![ComponentsConfig {
             suffix: None,
-            source: ComponentsSource::Files(args.components.iter().map(|p| from_cwd(p)).collect()),
-        }];
-    }
-    if let Some(line) = &args.components_command {
-        config.components = vec![ComponentsConfig {
-            suffix: None,
-            source: ComponentsSource::Command(Command::Shell(line.clone())),
+            source,
         }];
     }
     if let Some(metadata) = &args.metadata {

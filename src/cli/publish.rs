@@ -404,7 +404,10 @@ fn write_plan(out: &mut dyn Write, quiet: bool, plan: &Plan) -> std::io::Result<
         writeln!(
             out,
             "Plan: publish {} {} to {} `{}`",
-            d.provider_label, d.version, d.target, d.destination
+            labels(d),
+            d.version,
+            d.target,
+            d.destination
         )?;
         let width = plan.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
         for file in &plan.files {
@@ -440,12 +443,39 @@ fn write_plan(out: &mut dyn Write, quiet: bool, plan: &Plan) -> std::io::Result<
                 plan.count(Action::Skip)
             )?;
         }
-        writeln!(out, "clusterctl URL: {}", d.clusterctl_url)?;
+        write_urls(out, d)?;
         writeln!(out, "Dry run: nothing was changed.")?;
     } else {
-        writeln!(out, "{}", d.clusterctl_url)?;
+        for provider in &d.providers {
+            writeln!(out, "{}", provider.clusterctl_url)?;
+        }
     }
     Ok(())
+}
+
+/// `bootstrap-kubeadm, control-plane-kubeadm`.
+fn labels(d: &targets::Destination) -> String {
+    d.providers
+        .iter()
+        .map(|p| p.label.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The clusterctl URL, one line per provider when the release has several.
+fn write_urls(out: &mut dyn Write, d: &targets::Destination) -> std::io::Result<()> {
+    if d.providers.len() > 1 {
+        for provider in &d.providers {
+            writeln!(
+                out,
+                "clusterctl URL ({}): {}",
+                provider.label, provider.clusterctl_url
+            )?;
+        }
+        Ok(())
+    } else {
+        writeln!(out, "clusterctl URL: {}", d.clusterctl_url)
+    }
 }
 
 fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io::Result<()> {
@@ -489,16 +519,20 @@ fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io
         writeln!(
             out,
             "{} {} is already at `{}`{state}: nothing to upload",
-            d.provider_label, d.version, d.destination
+            labels(d),
+            d.version,
+            d.destination
         )?;
     } else {
         writeln!(
             out,
             "Published {} {} to `{}`{state}: {counts}",
-            d.provider_label, d.version, d.destination
+            labels(d),
+            d.version,
+            d.destination
         )?;
     }
-    writeln!(out, "clusterctl URL: {}", d.clusterctl_url)?;
+    write_urls(out, d)?;
     writeln!(out, "\nclusterctl configuration:\n{}", d.clusterctl_config)?;
     if let Some(overrides) = &d.overrides {
         writeln!(

@@ -150,13 +150,15 @@ fn write_text(
         }
     }
     if let Some(version) = &outcome.version {
+        let labels: Vec<&str> = outcome.providers.iter().map(|p| p.label.as_str()).collect();
         writeln!(
             out,
             "Release {} {version}{}",
-            outcome
-                .provider_label
-                .as_deref()
-                .unwrap_or("(provider unknown)"),
+            if labels.is_empty() {
+                "(provider unknown)".to_string()
+            } else {
+                labels.join(", ")
+            },
             outcome
                 .version_source
                 .as_deref()
@@ -272,9 +274,7 @@ fn write_target(
         summary::target_result(target)
     )?;
     if quiet {
-        if let Some(url) = &target.clusterctl_url {
-            writeln!(out, "  clusterctl URL: {url}")?;
-        }
+        write_urls(out, target)?;
         return Ok(());
     }
     match (&target.result, &target.plan) {
@@ -292,18 +292,40 @@ fn write_target(
         (None, Some(plan)) if target.state == TargetState::Planned => write_plan(out, plan)?,
         _ => {}
     }
-    if let Some(verify) = &target.verify {
+    let several = target.providers.len() > 1;
+    for provider in &target.providers {
+        let Some(verify) = &provider.verify else {
+            continue;
+        };
+        let prefix = if several {
+            format!("{} ", provider.label)
+        } else {
+            String::new()
+        };
         for check in &verify.checks {
             writeln!(
                 out,
-                "  verify {} {}: {}",
+                "  verify {prefix}{} {}: {}",
                 if check.ok { "ok" } else { "FAIL" },
                 check.name,
                 check.message
             )?;
         }
     }
-    if let Some(url) = &target.clusterctl_url {
+    write_urls(out, target)
+}
+
+/// The clusterctl URL, one line per provider when the release has several.
+fn write_urls(out: &mut dyn Write, target: &release::TargetReport) -> std::io::Result<()> {
+    if target.providers.len() > 1 {
+        for provider in &target.providers {
+            writeln!(
+                out,
+                "  clusterctl URL ({}): {}",
+                provider.label, provider.clusterctl_url
+            )?;
+        }
+    } else if let Some(url) = &target.clusterctl_url {
         writeln!(out, "  clusterctl URL: {url}")?;
     }
     Ok(())

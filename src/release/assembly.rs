@@ -12,7 +12,7 @@ use super::Error;
 use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, TargetsConfig};
 use crate::assemble::{self, AssembleOptions};
 use crate::config::{self, Config};
-use crate::provider::ProviderType;
+use crate::provider::{ProviderType, ReleaseProvider};
 use crate::rules::Diagnostic;
 use crate::targets::ReleaseFile;
 use crate::version::Version;
@@ -27,8 +27,9 @@ pub struct Assembled {
     pub files: Vec<ReleaseFile>,
     /// Lint findings, when the assemble step ran lint itself; `None` lets `release` lint.
     pub diagnostics: Option<Vec<Diagnostic>>,
-    pub provider_type: Option<ProviderType>,
-    pub provider_name: Option<String>,
+    /// Every provider of the release with its components files; empty when the files (and the
+    /// request's `--type` and `--provider`) tell.
+    pub providers: Vec<ReleaseProvider>,
     /// The configuration's `targets:`.
     pub targets: TargetsConfig,
 }
@@ -74,7 +75,8 @@ impl ConfigAssembler {
         }
     }
 
-    /// The configuration, read on first use.
+    /// The configuration, read on first use. `--type` and `--provider` describe one provider:
+    /// they are refused for a configuration that releases several.
     pub fn config(&self) -> Result<&Config, Error> {
         if let Some(config) = self.loaded.get() {
             return Ok(config);
@@ -86,15 +88,20 @@ impl ConfigAssembler {
             })?,
         };
         let mut config = Config::load(&path).map_err(|source| Error::Config { source })?;
+        if self.provider_name.is_some() || self.provider_type.is_some() {
+            let provider = config
+                .single_provider_mut()
+                .map_err(|source| Error::SeveralProviders { source })?;
+            if let Some(name) = &self.provider_name {
+                provider.name = Some(name.clone());
+            }
+            if let Some(provider_type) = self.provider_type {
+                provider.provider_type = Some(provider_type);
+            }
+        }
         config
             .refuse_placeholders()
             .map_err(|source| Error::Config { source })?;
-        if let Some(name) = &self.provider_name {
-            config.provider.name = Some(name.clone());
-        }
-        if let Some(provider_type) = self.provider_type {
-            config.provider.provider_type = Some(provider_type);
-        }
         Ok(self.loaded.get_or_init(|| config))
     }
 }
@@ -123,8 +130,7 @@ impl Assembler for ConfigAssembler {
             root: config.root.clone(),
             files,
             diagnostics: Some(release.diagnostics),
-            provider_type: Some(release.provider_type),
-            provider_name: Some(release.provider_name),
+            providers: release.providers,
             targets: targets(&config.targets),
         })
     }

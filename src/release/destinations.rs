@@ -21,7 +21,9 @@ use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
 use crate::targets::local::LocalRequest;
 use crate::targets::memory::MemoryStore;
-use crate::targets::{self, Action, Destination, Plan, ReleaseDir, TargetKind, TargetRequest};
+use crate::targets::{
+    self, Action, Destination, Plan, ProviderDestination, ReleaseDir, TargetKind, TargetRequest,
+};
 
 /// `targets:` of the configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,7 +51,7 @@ pub struct GitHubConfig {
 pub struct GitLabConfig {
     /// Project id or path; default `CI_PROJECT_ID`.
     pub project: Option<String>,
-    /// Package name; default the provider label.
+    /// Package name; default the (first) provider label.
     pub package: Option<String>,
     /// API base URL; default `CI_API_V4_URL`.
     pub api_url: Option<String>,
@@ -119,7 +121,6 @@ impl TargetSpec {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> TargetPlan {
         let version = release.version.to_string();
-        let components = release.components_name();
         let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         // Per target: the destination, the folder URL files go to, the steps besides verifying.
         let (destination, url_prefix, mut steps) = match self {
@@ -170,14 +171,24 @@ impl TargetSpec {
                 )
             }
             TargetSpec::Local { repository } => {
-                let dir = repository.join(release.provider_label()).join(&version);
+                // A folder per provider; the file URLs below are the first provider's.
+                let dirs: Vec<PathBuf> = release
+                    .providers
+                    .iter()
+                    .map(|p| repository.join(p.label()).join(&version))
+                    .collect();
+                let dir = dirs.first().cloned().unwrap_or_else(|| repository.clone());
                 (
                     dir.display().to_string(),
                     format!("file://{}/", dir.display()),
-                    vec![format!(
-                        "write the files to `{}` through a staging folder",
-                        dir.display()
-                    )],
+                    dirs.iter()
+                        .map(|d| {
+                            format!(
+                                "write the files to `{}` through a staging folder",
+                                d.display()
+                            )
+                        })
+                        .collect(),
                 )
             }
             TargetSpec::Memory(_) => {
@@ -185,20 +196,47 @@ impl TargetSpec {
                 (base.clone(), base, vec!["store the files".into()])
             }
         };
-        let clusterctl_url = format!("{url_prefix}{components}");
-        let clusterctl_url = match self {
-            // clusterctl's GitHub URLs have no `download/`.
-            TargetSpec::GitHub { repo, .. } => {
-                format!("https://github.com/{repo}/releases/{version}/{components}")
-            }
-            _ => clusterctl_url,
-        };
-        steps.push(format!("verify `{clusterctl_url}` as clusterctl reads it"));
+        let urls: Vec<String> = release
+            .providers
+            .iter()
+            .map(|provider| {
+                let components = provider.components_name();
+                match self {
+                    // clusterctl's GitHub URLs have no `download/`.
+                    TargetSpec::GitHub { repo, .. } => {
+                        format!("https://github.com/{repo}/releases/{version}/{components}")
+                    }
+                    TargetSpec::Local { repository } => format!(
+                        "file://{}/{components}",
+                        repository.join(provider.label()).join(&version).display()
+                    ),
+                    TargetSpec::Memory(_) => {
+                        format!("memory://{}/{version}/{components}", provider.label())
+                    }
+                    TargetSpec::GitLab { .. } => format!("{url_prefix}{components}"),
+                }
+            })
+            .collect();
+        for url in &urls {
+            steps.push(format!("verify `{url}` as clusterctl reads it"));
+        }
+        let providers = release
+            .providers
+            .iter()
+            .zip(&urls)
+            .map(|(p, url)| ProviderDestination {
+                provider_type: p.provider_type.clusterctl_name().to_string(),
+                name: p.name.clone(),
+                label: p.label(),
+                clusterctl_url: url.clone(),
+            })
+            .collect();
         TargetPlan {
             target: self.kind(),
             destination,
-            clusterctl_config: Destination::providers_snippet(release, &clusterctl_url),
-            clusterctl_url,
+            clusterctl_config: Destination::providers_snippet(release, &urls),
+            clusterctl_url: urls.first().cloned().unwrap_or_default(),
+            providers,
             remote_checked: false,
             steps,
             files: release
@@ -318,7 +356,10 @@ pub struct TargetFile {
 pub struct TargetPlan {
     pub target: TargetKind,
     pub destination: String,
+    /// The first provider's URL.
     pub clusterctl_url: String,
+    /// Every provider's URL.
+    pub providers: Vec<ProviderDestination>,
     pub clusterctl_config: String,
     /// Whether the destination was looked at.
     pub remote_checked: bool,
@@ -336,6 +377,7 @@ impl From<&Plan> for TargetPlan {
             target: d.target,
             destination: d.destination.clone(),
             clusterctl_url: d.clusterctl_url.clone(),
+            providers: d.providers.clone(),
             clusterctl_config: d.clusterctl_config.clone(),
             remote_checked: true,
             steps: plan.steps.clone(),

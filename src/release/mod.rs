@@ -28,6 +28,8 @@
 //!   "version": "v1.2.3", "version_source": "GITHUB_REF_NAME",
 //!   "provider": {"type": "InfrastructureProvider", "name": "azure"},
 //!   "provider_label": "infrastructure-azure",
+//!   "providers": [{"type": "InfrastructureProvider", "name": "azure",
+//!                  "label": "infrastructure-azure", "components": ["infrastructure-components.yaml"]}],
 //!   "files": [{"name": "metadata.yaml", "size": 123, "sha256": "..."}],
 //!   "diagnostics": [{"rule": "...", "severity": "warning", "file": "...", "line": 1, ...}],
 //!   "lint": {"errors": 0, "warnings": 1, "infos": 0, "files": 3},
@@ -38,6 +40,7 @@
 //!   "targets": [{
 //!     "target": "github", "state": "published | unchanged | planned | failed | not-started",
 //!     "clusterctl_url": "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml",
+//!     "providers": [{"label": "infrastructure-azure", "clusterctl_url": "...", "verify": {...}}],
 //!     "plan": {"destination": "...", "remote_checked": true, "steps": [], "files": [...]},
 //!     "result": {... the publish outcome, see crate::targets ...},
 //!     "verify": {... see crate::verify::VerifyReport ...},
@@ -48,6 +51,11 @@
 //!   "error": {"stage": "checks", "message": "...", "hint": "...", "exit": 1}
 //! }
 //! ```
+//!
+//! A release of several providers (capkg.yaml `providers:`) is one tag holding every provider's
+//! files: `providers` lists them all, `provider` and `provider_label` are `null`, and each
+//! target's `providers` has every provider's clusterctl URL and verification (`clusterctl_url`
+//! and `verify` of a target are the first provider's).
 
 pub mod assembly;
 pub mod destinations;
@@ -65,9 +73,11 @@ use self::tags::{GitTags, TagCheck};
 use self::version::ResolvedVersion;
 use crate::ci::CiContext;
 use crate::files;
-use crate::provider::ProviderType;
+use crate::provider::{ProviderType, ReleaseProvider};
 use crate::rules::{self, Diagnostic, Severity, Summary};
-use crate::targets::{self, FileResult, ProviderSummary, ReleaseDir, Services, TargetKind};
+use crate::targets::{
+    self, FileResult, ProviderDestination, ProviderSummary, ReleaseDir, Services, TargetKind,
+};
 use crate::verify::{self, Check, VerifyReport, VerifyRequest};
 use crate::version::{Version, VersionError};
 
@@ -125,12 +135,20 @@ pub fn plan(
         root,
         files: release_files,
         diagnostics,
-        provider_type,
-        provider_name,
+        providers,
         targets: _,
     } = assembled;
-    let provider_type = request.provider_type.or(provider_type);
-    let provider_name = request.provider_name.clone().or(provider_name);
+    // Flags describe the one provider of a single-provider release (the assembler refuses them
+    // for several); lint below runs only when the assembler did not.
+    let single = match providers.as_slice() {
+        [only] => Some(only),
+        _ => None,
+    };
+    let provider_type = request.provider_type.or(single.map(|p| p.provider_type));
+    let provider_name = request
+        .provider_name
+        .clone()
+        .or(single.map(|p| p.name.clone()));
 
     // The assemble step lints with the version when it can; otherwise lint here.
     let linted = lint_release(
@@ -151,7 +169,17 @@ pub fn plan(
         });
     }
 
-    let label = linted.label.clone();
+    let label = if providers.len() > 1 {
+        Some(
+            providers
+                .iter()
+                .map(ReleaseProvider::label)
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+    } else {
+        linted.label.clone()
+    };
     let version_series = linted
         .release
         .metadata()
@@ -193,14 +221,25 @@ pub fn plan(
         });
     }
 
-    let release = match ReleaseDir::from_files(
-        &root,
-        version.version.clone(),
-        provider_type,
-        provider_name.as_deref(),
-        release_files.clone(),
-        Vec::new(),
-    ) {
+    let release = if providers.is_empty() {
+        ReleaseDir::from_files(
+            &root,
+            version.version.clone(),
+            provider_type,
+            provider_name.as_deref(),
+            release_files.clone(),
+            Vec::new(),
+        )
+    } else {
+        ReleaseDir::with_providers(
+            &root,
+            version.version.clone(),
+            providers,
+            release_files.clone(),
+            Vec::new(),
+        )
+    };
+    let release = match release {
         Ok(release) => Some(release),
         Err(err) => {
             // Lint has said why already when it found errors.
@@ -314,10 +353,12 @@ pub async fn dry_run(
                 {
                     Ok(target) => target.plan(release).await.map(|p| {
                         let mut target_plan = TargetPlan::from(&p);
-                        target_plan.steps.push(format!(
-                            "verify `{}` as clusterctl reads it",
-                            target_plan.clusterctl_url
-                        ));
+                        for provider in &p.destination.providers {
+                            target_plan.steps.push(format!(
+                                "verify `{}` as clusterctl reads it",
+                                provider.clusterctl_url
+                            ));
+                        }
                         target_plan
                     }),
                     Err(err) => Err(err),
@@ -329,6 +370,7 @@ pub async fn dry_run(
             Ok(target_plan) => {
                 report.state = TargetState::Planned;
                 report.clusterctl_url = Some(target_plan.clusterctl_url.clone());
+                report.set_providers(&target_plan.providers);
                 report.plan = Some(target_plan);
             }
             Err(err) => {
@@ -413,6 +455,7 @@ pub async fn publish(
             Ok(target_plan) => {
                 report.state = TargetState::Planned;
                 report.clusterctl_url = Some(target_plan.destination.clusterctl_url.clone());
+                report.set_providers(&target_plan.destination.providers);
                 report.plan = Some(TargetPlan::from(&target_plan));
                 opened.push((target, target_plan));
             }
@@ -471,9 +514,11 @@ pub async fn publish(
         };
         let url = result.destination.clusterctl_url.clone();
         report.clusterctl_url = Some(url.clone());
+        report.set_providers(&result.destination.providers);
+        let provider_urls = result.destination.providers.clone();
         report.result = Some(result);
 
-        // Verify through the clusterctl URL, as clusterctl reads it.
+        // Verify through each provider's clusterctl URL, as clusterctl reads it.
         if kind == TargetKind::Memory {
             continue;
         }
@@ -484,48 +529,65 @@ pub async fn publish(
             }) => verify::Settings::resolve(Some(api), env),
             _ => Ok(verify_settings.clone()),
         };
-        let verified = match settings {
-            Ok(settings) => {
-                verify::verify(
-                    &VerifyRequest {
-                        source: url.clone(),
-                        provider_name: Some(release.provider_name.clone()),
-                        provider_type: Some(release.provider_type),
-                    },
-                    &settings,
-                    services.clone(),
-                )
-                .await
-            }
-            Err(err) => Err(err),
-        };
-        let Some(report) = outcome.targets.get_mut(index) else {
-            break;
-        };
-        match verified {
-            Ok(verify_report) if verify_report.ok => report.verify = Some(verify_report),
-            Ok(verify_report) => {
-                let error = Error::VerifyFailed {
-                    target: kind,
-                    url,
-                    errors: verify_report.error_count(),
-                    first: first_problem(&verify_report),
-                };
-                report.failed_step = Some(Step::Verify);
-                report.error = Some(chain(&error));
-                report.verify = Some(verify_report);
-                outcome.stop_while_publishing(index, &error);
-                return outcome;
-            }
+        let settings = match settings {
+            Ok(settings) => settings,
             Err(err) => {
                 let error = Error::Verify {
                     target: kind,
                     source: err,
                 };
-                report.failed_step = Some(Step::Verify);
-                report.error = Some(chain(&error));
+                if let Some(report) = outcome.targets.get_mut(index) {
+                    report.failed_step = Some(Step::Verify);
+                    report.error = Some(chain(&error));
+                }
                 outcome.stop_while_publishing(index, &error);
                 return outcome;
+            }
+        };
+        for (provider_index, (provider, destination)) in
+            release.providers.iter().zip(&provider_urls).enumerate()
+        {
+            let url = destination.clusterctl_url.clone();
+            let verified = verify::verify(
+                &VerifyRequest {
+                    source: url.clone(),
+                    provider_name: Some(provider.name.clone()),
+                    provider_type: Some(provider.provider_type),
+                },
+                &settings,
+                services.clone(),
+            )
+            .await;
+            let Some(report) = outcome.targets.get_mut(index) else {
+                break;
+            };
+            match verified {
+                Ok(verify_report) if verify_report.ok => {
+                    report.record_verify(provider_index, verify_report);
+                }
+                Ok(verify_report) => {
+                    let error = Error::VerifyFailed {
+                        target: kind,
+                        url,
+                        errors: verify_report.error_count(),
+                        first: first_problem(&verify_report),
+                    };
+                    report.failed_step = Some(Step::Verify);
+                    report.error = Some(chain(&error));
+                    report.record_verify(provider_index, verify_report);
+                    outcome.stop_while_publishing(index, &error);
+                    return outcome;
+                }
+                Err(err) => {
+                    let error = Error::Verify {
+                        target: kind,
+                        source: err,
+                    };
+                    report.failed_step = Some(Step::Verify);
+                    report.error = Some(chain(&error));
+                    outcome.stop_while_publishing(index, &error);
+                    return outcome;
+                }
             }
         }
     }
@@ -619,15 +681,27 @@ pub enum TargetState {
     Failed,
 }
 
+/// One provider at one target: its clusterctl URL and what verifying it found.
+#[derive(Debug, Serialize)]
+pub struct ProviderReport {
+    pub label: String,
+    pub clusterctl_url: String,
+    pub verify: Option<VerifyReport>,
+}
+
 /// One target in an [`Outcome`].
 #[derive(Debug, Serialize)]
 pub struct TargetReport {
     pub target: TargetKind,
     pub state: TargetState,
+    /// The first provider's URL (the only one of a single-provider release).
     pub clusterctl_url: Option<String>,
+    /// Every provider's URL and verification.
+    pub providers: Vec<ProviderReport>,
     pub plan: Option<TargetPlan>,
     /// What publishing did (see [`crate::targets`] for the shape).
     pub result: Option<targets::Outcome>,
+    /// The first provider's verification (each provider's is in `providers`).
     pub verify: Option<VerifyReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<Step>,
@@ -641,11 +715,34 @@ impl TargetReport {
             target,
             state: TargetState::NotStarted,
             clusterctl_url: None,
+            providers: Vec::new(),
             plan: None,
             result: None,
             verify: None,
             failed_step: None,
             error: None,
+        }
+    }
+
+    /// Each provider's clusterctl URL at this target, keeping what was verified already.
+    fn set_providers(&mut self, providers: &[ProviderDestination]) {
+        self.providers = providers
+            .iter()
+            .map(|p| ProviderReport {
+                label: p.label.clone(),
+                clusterctl_url: p.clusterctl_url.clone(),
+                verify: None,
+            })
+            .collect();
+    }
+
+    /// Records the verification of provider `index`; the first provider's is also `verify`.
+    fn record_verify(&mut self, index: usize, report: VerifyReport) {
+        if index == 0 {
+            self.verify = Some(report.clone());
+        }
+        if let Some(provider) = self.providers.get_mut(index) {
+            provider.verify = Some(report);
         }
     }
 
@@ -660,6 +757,18 @@ impl TargetReport {
         matches!(self.state, TargetState::Published | TargetState::Unchanged)
             && self.failed_step.is_none()
     }
+}
+
+/// One provider of the release, as JSON shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseProviderSummary {
+    /// clusterctl's type name (`BootstrapProvider`).
+    #[serde(rename = "type")]
+    pub provider_type: String,
+    pub name: String,
+    pub label: String,
+    /// Its components files, the one clusterctl's URL names first.
+    pub components: Vec<String>,
 }
 
 /// One file of the release.
@@ -695,8 +804,11 @@ pub struct Outcome {
     pub dry_run: bool,
     pub version: Option<String>,
     pub version_source: Option<String>,
+    /// The provider of a single-provider release; `None` for several (see `providers`).
     pub provider: Option<ProviderSummary>,
     pub provider_label: Option<String>,
+    /// Every provider of the release.
+    pub providers: Vec<ReleaseProviderSummary>,
     pub files: Vec<FileSummary>,
     #[serde(serialize_with = "diagnostics_json")]
     pub diagnostics: Vec<Diagnostic>,
@@ -741,6 +853,7 @@ impl Outcome {
             version_source: version.map(|v| v.source.clone()),
             provider: None,
             provider_label: None,
+            providers: Vec::new(),
             files: Vec::new(),
             diagnostics: Vec::new(),
             lint: Summary::default(),
@@ -760,17 +873,30 @@ impl Outcome {
     }
 
     fn from_plan(plan: &ReleasePlan, status: Status, dry_run: bool) -> Self {
-        let provider = plan.release.as_ref().map(|r| ProviderSummary {
-            provider_type: r.provider_type.clusterctl_name().to_string(),
-            name: r.provider_name.clone(),
+        let single = plan.release.as_ref().filter(|r| !r.has_several_providers());
+        let provider = single.map(|r| ProviderSummary {
+            provider_type: r.primary().provider_type.clusterctl_name().to_string(),
+            name: r.primary().name.clone(),
         });
+        let providers = plan
+            .release
+            .iter()
+            .flat_map(|r| r.providers.iter())
+            .map(|p| ReleaseProviderSummary {
+                provider_type: p.provider_type.clusterctl_name().to_string(),
+                name: p.name.clone(),
+                label: p.label(),
+                components: p.components.clone(),
+            })
+            .collect();
         Self {
             status,
             dry_run,
             version: Some(plan.version.version.to_string()),
             version_source: Some(plan.version.source.clone()),
             provider,
-            provider_label: plan.release.as_ref().map(ReleaseDir::provider_label),
+            provider_label: single.map(ReleaseDir::provider_label),
+            providers,
             files: plan
                 .files
                 .iter()
@@ -944,6 +1070,10 @@ pub enum Error {
     NoConfig { dir: PathBuf },
     #[error(transparent)]
     Config { source: crate::config::ConfigError },
+    #[error(transparent)]
+    SeveralProviders {
+        source: crate::config::SeveralProviders,
+    },
     #[error("cannot assemble the release")]
     Assemble(#[source] crate::assemble::Error),
     #[error("lint found {errors} error(s) ({warnings} warning(s))")]
@@ -997,6 +1127,7 @@ impl Error {
             Error::NoVersion
             | Error::NoConfig { .. }
             | Error::Config { .. }
+            | Error::SeveralProviders { .. }
             | Error::Git { .. }
             | Error::NoTargets
             | Error::TargetNotConfigured { .. } => false,
@@ -1022,6 +1153,13 @@ impl Error {
                 "add the version's major.minor to `releaseSeries` in metadata.yaml before tagging".into(),
             ),
             Error::LintErrors { .. } => Some("fix the errors above; `capkg rules RULE` explains each rule".into()),
+            // `capkg release` never replaces what is published, and has no flag to.
+            Error::Target {
+                source: targets::Error::Differs { .. } | targets::Error::FolderDiffers { .. },
+                ..
+            } => Some(
+                "`capkg release` never replaces published files: release a new version; if nobody can have used this one yet, delete it at the target and run again".into(),
+            ),
             Error::Release(source) | Error::Target { source, .. } => source.hint(),
             Error::Verify { source, .. } => source.hint(),
             Error::Git { .. } => Some(
@@ -1039,6 +1177,7 @@ impl Error {
             }
             Error::NoConfig { .. }
             | Error::Config { .. }
+            | Error::SeveralProviders { .. }
             | Error::Assemble(_)
             | Error::NoTargets
             | Error::TargetNotConfigured { .. } => Stage::Assemble,

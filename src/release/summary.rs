@@ -6,9 +6,11 @@
 //! finding (annotations stop at GitHub's caps; the summary does not, up to
 //! [`MAX_DIAGNOSTIC_ROWS`]), warnings, and when something failed, what is done and what is not.
 //!
-//! Outputs: `version`, `status`, `provider-label`, `clusterctl-url` (the first target's),
-//! `<target>-clusterctl-url` and `<target>-url` (where the files went) per target, and
-//! `clusterctl-config` (multi-line, the first target's `providers:` entry).
+//! Outputs: `version`, `status`, `provider-label` (a single-provider release), `clusterctl-url`
+//! (the first target's, first provider's), per provider `<label>-clusterctl-url` (the first
+//! target's) and `<target>-<label>-clusterctl-url`, `<target>-clusterctl-url` (first provider)
+//! and `<target>-url` (where the files went) per target, and `clusterctl-config` (multi-line,
+//! the first target's `providers:` entries, one per provider).
 
 use super::{Outcome, Status, TargetReport, TargetState};
 use crate::ci::table_cell;
@@ -46,6 +48,20 @@ pub fn markdown(outcome: &Outcome) -> String {
             md.push_str(&format!(", version from `{source}`"));
         }
         md.push_str(".\n\n");
+    } else if outcome.providers.len() > 1 {
+        md.push_str(&format!(
+            "Providers {}",
+            outcome
+                .providers
+                .iter()
+                .map(|p| format!("`{}`", p.label))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        if let Some(source) = &outcome.version_source {
+            md.push_str(&format!(", version from `{source}`"));
+        }
+        md.push_str(".\n\n");
     }
     if let Some(error) = &outcome.error {
         md.push_str(&format!(
@@ -61,14 +77,29 @@ pub fn markdown(outcome: &Outcome) -> String {
     if !outcome.targets.is_empty() {
         md.push_str("### Targets\n\n| target | result | clusterctl URL |\n| --- | --- | --- |\n");
         for target in &outcome.targets {
-            md.push_str(&format!(
-                "| {} | {} | {} |\n",
-                target.target,
-                table_cell(&target_result(target)),
+            let urls = if target.providers.len() > 1 {
+                target
+                    .providers
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{}: `{}`",
+                            table_cell(&p.label),
+                            table_cell(&p.clusterctl_url)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("<br>")
+            } else {
                 target
                     .clusterctl_url
                     .as_deref()
                     .map_or_else(String::new, |u| format!("`{}`", table_cell(u)))
+            };
+            md.push_str(&format!(
+                "| {} | {} | {urls} |\n",
+                target.target,
+                table_cell(&target_result(target)),
             ));
         }
         md.push('\n');
@@ -245,6 +276,23 @@ pub fn outputs(outcome: &Outcome) -> Vec<(String, String)> {
         .find_map(|t| t.clusterctl_url.clone())
     {
         push("clusterctl-url", url);
+    }
+    // Each provider's URL at the first target that has one, and at every target.
+    let mut labels: Vec<&str> = Vec::new();
+    for target in &outcome.targets {
+        for provider in &target.providers {
+            if !labels.contains(&provider.label.as_str()) {
+                labels.push(&provider.label);
+                push(
+                    &format!("{}-clusterctl-url", provider.label),
+                    provider.clusterctl_url.clone(),
+                );
+            }
+            push(
+                &format!("{}-{}-clusterctl-url", target.target, provider.label),
+                provider.clusterctl_url.clone(),
+            );
+        }
     }
     for target in &outcome.targets {
         if let Some(url) = &target.clusterctl_url {

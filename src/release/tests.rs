@@ -58,8 +58,7 @@ impl Assembler for Fixed {
                 targets::ReleaseFile::from_bytes("metadata.yaml", self.metadata),
             ],
             diagnostics: None,
-            provider_type: None,
-            provider_name: None,
+            providers: Vec::new(),
             targets: self.targets.clone(),
         })
     }

@@ -503,19 +503,25 @@ impl GitHubTarget {
         let destination_url = found
             .as_ref()
             .map_or_else(|| self.tag_url(&tag), |r| r.html_url.to_string());
-        let clusterctl_url = format!(
-            "https://github.com/{}/releases/{tag}/{}",
-            self.repo_path(),
-            release.components_name()
-        );
+        // clusterctl's GitHub URLs have no `download/`; one per provider of the release.
+        let urls = release
+            .providers
+            .iter()
+            .map(|p| {
+                format!(
+                    "https://github.com/{}/releases/{tag}/{}",
+                    self.repo_path(),
+                    p.components_name()
+                )
+            })
+            .collect();
         if self.request.api_url.host_str() != Some("api.github.com") {
             warnings.push(format!(
                 "clusterctl reads GitHub releases only from github.com; it cannot use a release on `{}`",
                 self.request.api_url.host_str().unwrap_or_default()
             ));
         }
-        let mut destination =
-            Destination::new(TargetKind::Github, release, destination_url, clusterctl_url);
+        let mut destination = Destination::new(TargetKind::Github, release, destination_url, urls);
         destination.release = Some(ReleaseSummary {
             id: found.as_ref().map(|r| r.id.into_inner()),
             url: destination.destination.clone(),

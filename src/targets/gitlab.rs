@@ -294,12 +294,18 @@ impl GitLabTarget {
         // is uploaded. The sort is stable, so `metadata.yaml` stays last among the rest.
         files.sort_by_key(|f| f.action != Action::Replace);
 
-        let components_url = self.file_url(release, &release.components_name())?;
+        let mut urls = Vec::new();
+        for provider in &release.providers {
+            urls.push(
+                self.file_url(release, &provider.components_name())?
+                    .to_string(),
+            );
+        }
         let mut destination = Destination::new(
             TargetKind::Gitlab,
             release,
             self.package_base(release),
-            components_url.to_string(),
+            urls,
         );
         let host = self.request.api_url.host_str().unwrap_or_default();
         if !host.starts_with("gitlab.") {
@@ -313,10 +319,13 @@ impl GitLabTarget {
                 .push("clusterctl reads GitLab provider URLs only over https".to_string());
         }
         destination.warnings.push(format!(
-            "clusterctl cannot list the versions of a GitLab package: users must name the version (`clusterctl init --{} {}:{}`)",
-            release.provider_type.short_name(),
-            release.provider_name,
-            release.version
+            "clusterctl cannot list the versions of a GitLab package: users must name the version (`clusterctl init {}`)",
+            release
+                .providers
+                .iter()
+                .map(|p| format!("--{} {}:{}", p.provider_type.short_name(), p.name, release.version))
+                .collect::<Vec<_>>()
+                .join(" ")
         ));
         let uploads = files.iter().filter(|f| f.action != Action::Skip).count();
         let steps = if uploads > 0 {

@@ -14,6 +14,11 @@
 //!
 //! An identical existing version folder is left alone (every file `skipped`); a different one is
 //! an error unless `--force`.
+//!
+//! A release of several providers gets a folder per provider, `{label}/{version}/`, each holding
+//! that provider's components, the shared `metadata.yaml`, the templates when they belong to it
+//! and a `checksums.txt` over the folder ([`ReleaseDir::for_provider`]). Each folder is put in
+//! place atomically, one after the other.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -44,19 +49,25 @@ pub struct LocalTarget {
     services: Services,
 }
 
-/// What `plan` learned for `apply`.
-struct LocalPlan {
+/// One version folder of the plan: a provider's part of the release.
+struct Folder {
+    /// What goes into it ([`ReleaseDir::for_provider`]).
+    release: ReleaseDir,
     label_dir: PathBuf,
     version_dir: PathBuf,
+    /// True when the folder is written (it is missing, or different and `force` is set).
+    write: bool,
     replace_existing: bool,
 }
 
-/// What `apply` leaves for `read_back` and `finish`.
+/// What `plan` learned for `apply`.
+struct LocalPlan {
+    folders: Vec<Folder>,
+}
+
+/// What `apply` leaves for `read_back` and `finish`: each folder with its staging folder.
 struct LocalApplied {
-    staging: Option<TempDir>,
-    label_dir: PathBuf,
-    version_dir: PathBuf,
-    replace_existing: bool,
+    folders: Vec<(Folder, Option<TempDir>)>,
 }
 
 impl LocalTarget {
@@ -71,87 +82,118 @@ impl LocalTarget {
             });
         }
         let repository = absolute(&self.request.repository)?;
-        let label = release.provider_label();
         let version = release.version.to_string();
-        let label_dir = repository.join(&label);
-        let version_dir = label_dir.join(&version);
-        let url_of = |name: &str| file_url(&version_dir.join(name));
-
-        let existing = read_existing(&version_dir)?;
+        // A release of several providers is a folder per provider, as clusterctl reads them;
+        // file names then carry the folder.
+        let several = release.has_several_providers();
         let mut files = Vec::new();
-        let mut differences = Vec::new();
-        for file in &release.files {
-            let (action, reason) = match existing.as_ref().and_then(|e| e.get(&file.name)) {
-                None => {
-                    if existing.is_some() {
-                        differences.push(format!("`{}` is missing", file.name));
-                    }
-                    (Action::Upload, None)
-                }
-                Some(sha) if *sha == file.sha256 => (Action::Skip, Some("identical".to_string())),
-                Some(_) => {
-                    differences.push(format!("`{}` differs", file.name));
-                    (Action::Replace, Some("different content".to_string()))
+        let mut steps = Vec::new();
+        let mut folders = Vec::new();
+        let mut urls = Vec::new();
+        let mut override_files = Vec::new();
+        let overrides = match &self.request.overrides {
+            Some(folder) => Some(absolute(folder)?),
+            None => None,
+        };
+        for index in 0..release.providers.len() {
+            let part = release.for_provider(index);
+            let label = part.provider_label();
+            let label_dir = repository.join(&label);
+            let version_dir = label_dir.join(&version);
+            let url_of = |name: &str| file_url(&version_dir.join(name));
+            let shown = |name: &str| {
+                if several {
+                    format!("{label}/{name}")
+                } else {
+                    name.to_string()
                 }
             };
-            files.push(PlannedFile {
-                name: file.name.clone(),
-                size: file.size,
-                sha256: file.sha256.clone(),
-                action,
-                url: url_of(&file.name),
-                reason,
-            });
-        }
-        if let Some(existing) = &existing {
-            for name in existing.keys() {
-                if release.file(name).is_none() {
-                    differences.push(format!("`{name}` is not in the release"));
+
+            let existing = read_existing(&version_dir)?;
+            let mut differences = Vec::new();
+            for file in &part.files {
+                let (action, reason) = match existing.as_ref().and_then(|e| e.get(&file.name)) {
+                    None => {
+                        if existing.is_some() {
+                            differences.push(format!("`{}` is missing", file.name));
+                        }
+                        (Action::Upload, None)
+                    }
+                    Some(sha) if *sha == file.sha256 => {
+                        (Action::Skip, Some("identical".to_string()))
+                    }
+                    Some(_) => {
+                        differences.push(format!("`{}` differs", file.name));
+                        (Action::Replace, Some("different content".to_string()))
+                    }
+                };
+                files.push(PlannedFile {
+                    name: shown(&file.name),
+                    size: file.size,
+                    sha256: file.sha256.clone(),
+                    action,
+                    url: url_of(&file.name),
+                    reason,
+                });
+            }
+            if let Some(existing) = &existing {
+                for name in existing.keys() {
+                    if part.file(name).is_none() {
+                        differences.push(format!("`{name}` is not in the release"));
+                    }
                 }
             }
-        }
-        if !differences.is_empty() && !self.request.force {
-            return Err(Error::FolderDiffers {
-                path: version_dir,
-                differences,
+            if !differences.is_empty() && !self.request.force {
+                return Err(Error::FolderDiffers {
+                    path: version_dir,
+                    differences,
+                });
+            }
+            let replace_existing = existing.is_some() && !differences.is_empty();
+            let write = existing.is_none() || replace_existing;
+            if write {
+                steps.push(format!(
+                    "write the files to a staging folder in `{}`",
+                    label_dir.display()
+                ));
+                if replace_existing {
+                    steps.push(format!(
+                        "replace `{}` with it ({})",
+                        version_dir.display(),
+                        differences.join("; ")
+                    ));
+                } else {
+                    steps.push(format!("rename it to `{}`", version_dir.display()));
+                }
+            }
+            urls.push(url_of(&part.components_name()));
+            if let Some(folder) = &overrides {
+                override_files.extend(
+                    part.files
+                        .iter()
+                        .map(|f| folder.join(&label).join(&version).join(&f.name)),
+                );
+            }
+            folders.push(Folder {
+                release: part,
+                label_dir,
+                version_dir,
+                write,
+                replace_existing,
             });
         }
-        let replace_existing = existing.is_some() && !differences.is_empty();
-        let mut steps = Vec::new();
-        if existing.is_none() || replace_existing {
-            steps.push(format!(
-                "write the files to a staging folder in `{}`",
-                label_dir.display()
-            ));
-            if replace_existing {
-                steps.push(format!(
-                    "replace `{}` with it ({})",
-                    version_dir.display(),
-                    differences.join("; ")
-                ));
-            } else {
-                steps.push(format!("rename it to `{}`", version_dir.display()));
-            }
-        }
 
-        let components_url = url_of(&release.components_name());
-        let mut destination = Destination::new(
-            TargetKind::Local,
-            release,
-            version_dir.display().to_string(),
-            components_url,
-        );
-        if let Some(folder) = &self.request.overrides {
-            let folder = absolute(folder)?;
+        let destination_text = match folders.as_slice() {
+            [only] => only.version_dir.display().to_string(),
+            _ => repository.display().to_string(),
+        };
+        let mut destination = Destination::new(TargetKind::Local, release, destination_text, urls);
+        if let Some(folder) = overrides {
             destination
                 .clusterctl_config
                 .push_str(&format!("overridesFolder: \"{}\"\n", folder.display()));
             destination.overrides = Some(Overrides {
-                files: release
-                    .files
-                    .iter()
-                    .map(|f| folder.join(&label).join(&version).join(&f.name))
-                    .collect(),
+                files: override_files,
                 folder,
             });
         }
@@ -159,15 +201,11 @@ impl LocalTarget {
             destination,
             steps,
             files,
-            state: Box::new(LocalPlan {
-                label_dir,
-                version_dir,
-                replace_existing,
-            }),
+            state: Box::new(LocalPlan { folders }),
         })
     }
 
-    fn apply_now(&self, release: &ReleaseDir, mut plan: Plan) -> Result<Outcome, Error> {
+    fn apply_now(&self, mut plan: Plan) -> Result<Outcome, Error> {
         let state: LocalPlan = plan.take_state()?;
         let files = plan
             .files
@@ -180,21 +218,20 @@ impl LocalTarget {
                 url: f.url.clone(),
             })
             .collect();
-        let staging = if plan.is_noop() {
-            None
-        } else {
-            Some(self.write_staging(release, &state.label_dir)?)
-        };
+        let mut folders = Vec::new();
+        for folder in state.folders {
+            let staging = if folder.write {
+                Some(self.write_staging(&folder.release, &folder.label_dir)?)
+            } else {
+                None
+            };
+            folders.push((folder, staging));
+        }
         Ok(Outcome {
             destination: plan.destination,
             files,
             verified: false,
-            state: Box::new(LocalApplied {
-                staging,
-                label_dir: state.label_dir,
-                version_dir: state.version_dir,
-                replace_existing: state.replace_existing,
-            }),
+            state: Box::new(LocalApplied { folders }),
         })
     }
 
@@ -230,11 +267,14 @@ impl LocalTarget {
         Ok(staging)
     }
 
-    fn read_back_now(&self, release: &ReleaseDir, outcome: &mut Outcome) -> Result<(), Error> {
+    fn read_back_now(&self, outcome: &mut Outcome) -> Result<(), Error> {
         let progress = self.services.progress.clone();
         let state: &mut LocalApplied = outcome.state_mut()?;
-        if let Some(staging) = &state.staging {
-            for file in &release.files {
+        for (folder, staging) in &state.folders {
+            let Some(staging) = staging else {
+                continue;
+            };
+            for file in &folder.release.files {
                 progress.event(&Event::Started {
                     name: &file.name,
                     size: file.size,
@@ -265,52 +305,62 @@ impl LocalTarget {
         Ok(())
     }
 
+    /// Puts every written folder in place, one provider after the other; each rename is atomic,
+    /// so a failure leaves every provider's folder either complete or as it was.
     fn finish_now(&self, outcome: &mut Outcome) -> Result<(), Error> {
         let state: &mut LocalApplied = outcome.state_mut()?;
-        let Some(staging) = state.staging.take() else {
-            return Ok(());
-        };
-        let version_dir = state.version_dir.clone();
-        let write_error = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| Error::Write { path, source }
-        };
-        let mut old = None;
-        if state.replace_existing {
-            let aside = tempfile::Builder::new()
-                .prefix(&format!(
-                    ".{}.",
-                    version_dir
-                        .file_name()
-                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-                ))
-                .suffix(".old")
-                .tempdir_in(&state.label_dir)
-                .map_err(write_error(&state.label_dir))?
-                .keep();
-            // `aside` is an empty folder; renaming a folder onto an empty one replaces it.
-            std::fs::rename(&version_dir, &aside).map_err(write_error(&version_dir))?;
-            old = Some(aside);
-        }
-        let staged = staging.keep();
-        if let Err(source) = std::fs::rename(&staged, &version_dir) {
-            // Put the old release back if it was moved aside; the staging folder is left for a
-            // person to look at, named so clusterctl ignores it.
-            if let Some(aside) = &old {
-                let _ = std::fs::rename(aside, &version_dir);
+        for (folder, staging) in &mut state.folders {
+            if let Some(staging) = staging.take() {
+                finish_folder(folder, staging)?;
             }
-            return Err(Error::Write {
-                path: version_dir,
-                source,
-            });
-        }
-        sync_dir(&state.label_dir)?;
-        if let Some(aside) = old {
-            // Best effort: the new release is in place; a leftover hidden folder is harmless.
-            let _ = std::fs::remove_dir_all(aside);
         }
         Ok(())
     }
+}
+
+/// Renames a staging folder into place as the version folder, moving a different existing one
+/// aside first.
+fn finish_folder(folder: &Folder, staging: TempDir) -> Result<(), Error> {
+    let version_dir = folder.version_dir.clone();
+    let write_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Write { path, source }
+    };
+    let mut old = None;
+    if folder.replace_existing {
+        let aside = tempfile::Builder::new()
+            .prefix(&format!(
+                ".{}.",
+                version_dir
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            ))
+            .suffix(".old")
+            .tempdir_in(&folder.label_dir)
+            .map_err(write_error(&folder.label_dir))?
+            .keep();
+        // `aside` is an empty folder; renaming a folder onto an empty one replaces it.
+        std::fs::rename(&version_dir, &aside).map_err(write_error(&version_dir))?;
+        old = Some(aside);
+    }
+    let staged = staging.keep();
+    if let Err(source) = std::fs::rename(&staged, &version_dir) {
+        // Put the old release back if it was moved aside; the staging folder is left for a
+        // person to look at, named so clusterctl ignores it.
+        if let Some(aside) = &old {
+            let _ = std::fs::rename(aside, &version_dir);
+        }
+        return Err(Error::Write {
+            path: version_dir,
+            source,
+        });
+    }
+    sync_dir(&folder.label_dir)?;
+    if let Some(aside) = old {
+        // Best effort: the new release is in place; a leftover hidden folder is harmless.
+        let _ = std::fs::remove_dir_all(aside);
+    }
+    Ok(())
 }
 
 impl Target for LocalTarget {
@@ -324,18 +374,18 @@ impl Target for LocalTarget {
 
     fn apply<'a>(
         &'a self,
-        release: &'a ReleaseDir,
+        _release: &'a ReleaseDir,
         plan: Plan,
     ) -> BoxFuture<'a, Result<Outcome, Error>> {
-        Box::pin(async move { self.apply_now(release, plan) })
+        Box::pin(async move { self.apply_now(plan) })
     }
 
     fn read_back<'a>(
         &'a self,
-        release: &'a ReleaseDir,
+        _release: &'a ReleaseDir,
         outcome: &'a mut Outcome,
     ) -> BoxFuture<'a, Result<(), Error>> {
-        Box::pin(async move { self.read_back_now(release, outcome) })
+        Box::pin(async move { self.read_back_now(outcome) })
     }
 
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
@@ -492,7 +542,7 @@ mod tests {
             .plan_now(&release("v1.2.3", "new"))
             .unwrap_err();
         assert!(err.to_string().contains("`metadata.yaml` differs"), "{err}");
-        assert!(err.to_string().contains("--force"), "{err}");
+        assert!(err.hint().unwrap_or_default().contains("--force"), "{err}");
         let outcome = publish(&target(repo.path(), true), &release("v1.2.3", "new"))
             .await
             .unwrap();

@@ -153,7 +153,11 @@ impl MemoryTarget {
             TargetKind::Memory,
             release,
             format!("memory://{}/{}", key.0, key.1),
-            Self::url(release, &release.components_name()),
+            release
+                .providers
+                .iter()
+                .map(|p| Self::url(release, &p.components_name()))
+                .collect(),
         );
         Ok(Plan {
             destination,

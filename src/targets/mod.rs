@@ -27,6 +27,8 @@
 //!   "version": "v1.2.3",
 //!   "provider": {"type": "InfrastructureProvider", "name": "aws"},
 //!   "provider_label": "infrastructure-aws",
+//!   "providers": [{"type": "InfrastructureProvider", "name": "aws",
+//!                  "label": "infrastructure-aws", "clusterctl_url": "..."}],
 //!   "destination": "where the files go (folder, release page, package URL)",
 //!   "clusterctl_url": "the components URL for clusterctl's `providers:` entry",
 //!   "clusterctl_config": "a clusterctl.yaml `providers:` snippet using it",
@@ -46,6 +48,11 @@
 //! with `--overrides`, `release` for GitHub; `steps` only in a plan, `verified` only in an
 //! outcome. `warnings` holds what the user should know (clusterctl cannot read GitHub Enterprise
 //! or non-`gitlab.` hosts, files in the folder that are not published).
+//!
+//! A release of several providers has one entry per provider in `providers`, each with its own
+//! clusterctl URL, and `clusterctl_config` lists them all; `provider`, `provider_label` and
+//! `clusterctl_url` name the first provider. The local target writes a folder per provider, so
+//! its file names carry the folder (`bootstrap-kubeadm/metadata.yaml`).
 
 pub mod github;
 pub mod gitlab;
@@ -270,6 +277,17 @@ pub struct ProviderSummary {
     pub name: String,
 }
 
+/// One provider of a destination and the URL clusterctl reads it from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProviderDestination {
+    /// clusterctl's type name (`BootstrapProvider`).
+    #[serde(rename = "type")]
+    pub provider_type: String,
+    pub name: String,
+    pub label: String,
+    pub clusterctl_url: String,
+}
+
 /// The local overrides layout clusterctl reads (`--overrides`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Overrides {
@@ -293,13 +311,17 @@ pub struct ReleaseSummary {
 pub struct Destination {
     pub target: TargetKind,
     pub version: String,
+    /// The first provider (the only one of a single-provider release).
     pub provider: ProviderSummary,
     pub provider_label: String,
+    /// Every provider with its clusterctl URL.
+    pub providers: Vec<ProviderDestination>,
     /// The folder, release page or package URL the files go to.
     pub destination: String,
-    /// The components URL for clusterctl's `providers:` entry.
+    /// The first provider's components URL for clusterctl's `providers:` entry.
     pub clusterctl_url: String,
-    /// A clusterctl configuration snippet (`providers:`) that uses the destination.
+    /// A clusterctl configuration snippet (`providers:`, one entry per provider) that uses the
+    /// destination.
     pub clusterctl_config: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overrides: Option<Overrides>,
@@ -310,23 +332,41 @@ pub struct Destination {
 }
 
 impl Destination {
-    /// The `providers:` snippet of a clusterctl configuration for `url`.
-    pub fn providers_snippet(release: &ReleaseDir, url: &str) -> String {
-        format!(
-            "providers:\n  - name: \"{}\"\n    url: \"{}\"\n    type: \"{}\"\n",
-            release.provider_name,
-            url,
-            release.provider_type.clusterctl_name()
-        )
+    /// The `providers:` snippet of a clusterctl configuration: one entry per provider of the
+    /// release, with the URL of the same index in `urls`.
+    pub fn providers_snippet(release: &ReleaseDir, urls: &[String]) -> String {
+        let mut snippet = "providers:\n".to_string();
+        for (provider, url) in release.providers.iter().zip(urls) {
+            snippet.push_str(&format!(
+                "  - name: \"{}\"\n    url: \"{}\"\n    type: \"{}\"\n",
+                provider.name,
+                url,
+                provider.provider_type.clusterctl_name()
+            ));
+        }
+        snippet
     }
 
+    /// `urls`: each provider's clusterctl URL, in the release's provider order.
     pub(crate) fn new(
         target: TargetKind,
         release: &ReleaseDir,
         destination: String,
-        clusterctl_url: String,
+        urls: Vec<String>,
     ) -> Self {
-        let clusterctl_config = Self::providers_snippet(release, &clusterctl_url);
+        let clusterctl_config = Self::providers_snippet(release, &urls);
+        let providers: Vec<ProviderDestination> = release
+            .providers
+            .iter()
+            .zip(&urls)
+            .map(|(p, url)| ProviderDestination {
+                provider_type: p.provider_type.clusterctl_name().to_string(),
+                name: p.name.clone(),
+                label: p.label(),
+                clusterctl_url: url.clone(),
+            })
+            .collect();
+        let clusterctl_url = urls.into_iter().next().unwrap_or_default();
         let mut warnings = Vec::new();
         if !release.ignored.is_empty() {
             warnings.push(format!(
@@ -343,10 +383,15 @@ impl Destination {
             target,
             version: release.version.to_string(),
             provider: ProviderSummary {
-                provider_type: release.provider_type.clusterctl_name().to_string(),
-                name: release.provider_name.clone(),
+                provider_type: release
+                    .primary()
+                    .provider_type
+                    .clusterctl_name()
+                    .to_string(),
+                name: release.primary().name.clone(),
             },
             provider_label: release.provider_label(),
+            providers,
             destination,
             clusterctl_url,
             clusterctl_config,
@@ -478,10 +523,14 @@ pub enum Error {
     #[error("`{}` holds no `metadata.yaml`, which clusterctl reads first from every release", dir.display())]
     NoMetadata { dir: PathBuf },
     #[error(
-        "the components files in `{}` name different provider types ({found}); pass `--type`",
+        "`{}` holds the components of several providers ({types}), so `{flag}` cannot say which it names; leave it out: each provider's name comes from its components' `cluster.x-k8s.io/provider` labels",
         dir.display()
     )]
-    MixedProviderTypes { dir: PathBuf, found: String },
+    SeveralProviders {
+        flag: String,
+        dir: PathBuf,
+        types: String,
+    },
     #[error(
         "`--type {flag}` does not match the components file `{file}`, which is for {from_name}"
     )]
@@ -556,8 +605,9 @@ pub enum Error {
     Url(Box<HttpError>),
 
     // --- the local target ---
+    // The flag that replaces it is the hint's, as `capkg release` has none.
     #[error(
-        "`{}` already holds a different release ({}); pass `--force` to replace it",
+        "`{}` already holds a different release ({})",
         path.display(),
         differences.join("; ")
     )]
@@ -634,7 +684,7 @@ pub enum Error {
     )]
     ImmutableRelease { tag: String, files: String },
     #[error(
-        "`{name}` is already at `{url}` with different content (SHA-256 {existing}, ours {ours}); pass `{flag}` to replace it"
+        "`{name}` is already at `{url}` with different content (SHA-256 {existing}, ours {ours})"
     )]
     Differs {
         name: String,
@@ -685,10 +735,10 @@ impl Error {
             | Error::Unexpected { .. }
             | Error::ReadBackMismatch { .. }
             | Error::ForeignPlan
+            | Error::SeveralProviders { .. }
             | Error::Injected { .. } => false,
             Error::NoComponents { .. }
             | Error::NoMetadata { .. }
-            | Error::MixedProviderTypes { .. }
             | Error::ProviderTypeConflict { .. }
             | Error::UnknownProviderName { .. }
             | Error::ConflictingProviderLabels { .. }
@@ -729,6 +779,10 @@ impl Error {
             Error::RateLimited { .. } => Some(
                 "wait until the limit resets, or raise `--max-wait` to let capkg wait for it".into(),
             ),
+            Error::FolderDiffers { .. } => {
+                Some("pass `--force` to replace the version folder".into())
+            }
+            Error::Differs { flag, .. } => Some(format!("pass `{flag}` to replace it")),
             Error::Unreachable { .. } => {
                 Some("the server did not answer in time or failed repeatedly; run the same command again: publishing resumes where it stopped".into())
             }

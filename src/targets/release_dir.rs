@@ -1,6 +1,12 @@
 //! An assembled release folder as publish sees it: the release files directly in the folder,
 //! each with its name, size and SHA-256, plus `checksums.txt` when the assemble step wrote one,
-//! and the provider (type and name) they belong to.
+//! and the providers (type and name) they belong to.
+//!
+//! One release (one tag) may hold several providers, each with its own components file
+//! (`bootstrap-components.yaml`, `control-plane-components.yaml`) and clusterctl URL, sharing
+//! `metadata.yaml`, the templates and `checksums.txt`. GitHub and GitLab publish the files once;
+//! a local repository, which clusterctl reads as `{label}/{version}/`, gets a folder per
+//! provider ([`ReleaseDir::for_provider`]).
 //!
 //! It checks only what publishing needs: a components file and `metadata.yaml` exist, the files
 //! match `checksums.txt`, the provider can be named. Whether the files are *good* is `lint`'s job.
@@ -16,7 +22,7 @@ use sha2::{Digest, Sha256};
 use super::Error;
 use crate::files;
 use crate::k8s::Object;
-use crate::provider::{self, FileRole, PROVIDER_LABEL, ProviderType};
+use crate::provider::{self, FileRole, PROVIDER_LABEL, ProviderType, ReleaseProvider};
 use crate::version::Version;
 
 /// The `sha256sum`-format list the assemble step writes; published with the release.
@@ -56,8 +62,9 @@ pub struct ReleaseDir {
     pub dir: PathBuf,
     /// As given: the tag, the version folder, the package version (the `v` is kept).
     pub version: Version,
-    pub provider_type: ProviderType,
-    pub provider_name: String,
+    /// Every provider of the release, at least one; the first is the one single-valued reports
+    /// name (the default GitLab package).
+    pub providers: Vec<ReleaseProvider>,
     /// In publishing order: by name, with `metadata.yaml` last, so that a destination without
     /// drafts (GitLab) has no `metadata.yaml` until everything else is there, and clusterctl,
     /// which reads it first, never sees half a release.
@@ -159,14 +166,20 @@ impl ReleaseDir {
                 _ => None,
             })
             .collect();
-        let provider_type = match provider_type {
+        let components_of = |wanted: ProviderType| -> Vec<&ReleaseFile> {
+            components
+                .iter()
+                .copied()
+                .filter(|f| {
+                    matches!(f.role, Some(FileRole::Components { provider_type, .. }) if provider_type == wanted)
+                })
+                .collect()
+        };
+        let types: Vec<ProviderType> = match provider_type {
             Some(flag) => {
                 if let Some(other) = named_types.iter().find(|t| **t != flag) {
-                    let file = components
-                        .iter()
-                        .find(|f| {
-                            matches!(f.role, Some(FileRole::Components { provider_type, .. }) if provider_type == *other)
-                        })
+                    let file = components_of(*other)
+                        .first()
                         .map_or_else(String::new, |f| f.name.clone());
                     return Err(Error::ProviderTypeConflict {
                         flag: flag.short_name().to_string(),
@@ -174,37 +187,82 @@ impl ReleaseDir {
                         from_name: other.short_name().to_string(),
                     });
                 }
-                flag
+                vec![flag]
             }
-            None => match named_types.iter().collect::<Vec<_>>().as_slice() {
-                [only] => **only,
-                _ => {
-                    return Err(Error::MixedProviderTypes {
-                        dir: dir.to_path_buf(),
-                        found: named_types
-                            .iter()
-                            .map(|t| t.short_name())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    });
-                }
-            },
+            // Files of several types are a release of several providers, one per type.
+            None => named_types.iter().copied().collect(),
         };
-        let primary = components
-            .iter()
-            .find(|f| matches!(&f.role, Some(FileRole::Components { suffix: None, .. })))
-            .unwrap_or(first_components);
-        let provider_name = match provider_name {
-            Some(name) => name.to_string(),
-            None => name_from_labels(primary, provider_type)?,
-        };
-        provider::validate_name(Some(provider_type), &provider_name)
-            .map_err(|source| Error::ProviderName { source })?;
+        if types.len() > 1
+            && let Some(name) = provider_name
+        {
+            return Err(Error::SeveralProviders {
+                flag: format!("--provider {name}"),
+                dir: dir.to_path_buf(),
+                types: types
+                    .iter()
+                    .map(|t| t.short_name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        let mut providers = Vec::new();
+        for provider_type in types {
+            let mut own = components_of(provider_type);
+            own.sort_by_key(|f| {
+                !matches!(&f.role, Some(FileRole::Components { suffix: None, .. }))
+            });
+            let primary = own.first().copied().unwrap_or(first_components);
+            let provider_name = match provider_name {
+                Some(name) => name.to_string(),
+                None => name_from_labels(primary, provider_type)?,
+            };
+            provider::validate_name(Some(provider_type), &provider_name)
+                .map_err(|source| Error::ProviderName { source })?;
+            providers.push(ReleaseProvider {
+                provider_type,
+                name: provider_name,
+                components: own.iter().map(|f| f.name.clone()).collect(),
+            });
+        }
+        Self::with_providers(dir, version, providers, files, ignored)
+    }
+
+    /// A release whose providers are known (`capkg release` reads them from capkg.yaml): each
+    /// provider's components files must be there; checks `metadata.yaml` and `checksums.txt`
+    /// as [`ReleaseDir::load`] does.
+    pub fn with_providers(
+        dir: &Path,
+        version: Version,
+        providers: Vec<ReleaseProvider>,
+        mut files: Vec<ReleaseFile>,
+        ignored: Vec<String>,
+    ) -> Result<Self, Error> {
+        files.sort_by(|a, b| publish_order(&a.name).cmp(&publish_order(&b.name)));
+        if !files.iter().any(|f| f.role == Some(FileRole::Metadata)) {
+            return Err(Error::NoMetadata {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let missing = providers.is_empty()
+            || providers.iter().any(|p| {
+                p.components.is_empty()
+                    || p.components
+                        .iter()
+                        .any(|name| !files.iter().any(|f| f.name == *name))
+            });
+        if missing {
+            return Err(Error::NoComponents {
+                dir: dir.to_path_buf(),
+            });
+        }
+        for provider in &providers {
+            provider::validate_name(Some(provider.provider_type), &provider.name)
+                .map_err(|source| Error::ProviderName { source })?;
+        }
         let release = Self {
             dir: dir.to_path_buf(),
             version,
-            provider_type,
-            provider_name,
+            providers,
             files,
             ignored,
         };
@@ -212,26 +270,85 @@ impl ReleaseDir {
         Ok(release)
     }
 
-    /// The manifest label: the folder name of a local repository, the default GitLab package.
-    pub fn provider_label(&self) -> String {
-        self.provider_type.manifest_label(&self.provider_name)
+    /// The first provider: the one a single-provider release is about.
+    pub fn primary(&self) -> &ReleaseProvider {
+        // `with_providers` refuses a release without providers; a hand-built value still gets
+        // a provider rather than a panic.
+        static NONE: std::sync::OnceLock<ReleaseProvider> = std::sync::OnceLock::new();
+        self.providers.first().unwrap_or_else(|| {
+            NONE.get_or_init(|| ReleaseProvider {
+                provider_type: ProviderType::Infrastructure,
+                name: "unknown".into(),
+                components: Vec::new(),
+            })
+        })
     }
 
-    /// The name of the components file clusterctl's provider URL points at: the one without a
-    /// suffix, else the first (else the type's usual name, for a hand-built value without one).
-    pub fn components_name(&self) -> String {
-        let components = || {
-            self.files
-                .iter()
-                .filter(|f| matches!(f.role, Some(FileRole::Components { .. })))
+    /// True when the release holds more than one provider.
+    pub fn has_several_providers(&self) -> bool {
+        self.providers.len() > 1
+    }
+
+    /// The part of the release clusterctl reads for provider `index` from a local repository
+    /// folder `{label}/{version}/`: its components files, `metadata.yaml`, the templates when
+    /// they belong to it ([`provider::templates_owner`]) and a `checksums.txt` over those. A
+    /// single-provider release is returned whole.
+    pub fn for_provider(&self, index: usize) -> ReleaseDir {
+        if !self.has_several_providers() {
+            return self.clone();
+        }
+        let Some(provider) = self.providers.get(index) else {
+            return self.clone();
         };
-        components()
-            .find(|f| matches!(&f.role, Some(FileRole::Components { suffix: None, .. })))
-            .or_else(|| components().next())
-            .map_or_else(
-                || self.provider_type.components_file_name(),
-                |f| f.name.clone(),
-            )
+        let owns_templates = provider::templates_owner(&self.providers) == Some(index);
+        let mut files: Vec<ReleaseFile> = self
+            .files
+            .iter()
+            .filter(|f| match &f.role {
+                Some(FileRole::Components { .. }) => provider.owns_components(&f.name),
+                Some(FileRole::Metadata) => true,
+                Some(role) => role.is_template() && owns_templates,
+                None => false,
+            })
+            .cloned()
+            .collect();
+        if self.file(CHECKSUMS_FILE).is_some() {
+            let list = crate::assemble::checksums(
+                files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())),
+            );
+            let mut checksums = ReleaseFile::from_bytes(CHECKSUMS_FILE, list.into_bytes());
+            checksums.path = self.dir.join(CHECKSUMS_FILE);
+            files.push(checksums);
+        }
+        files.sort_by(|a, b| publish_order(&a.name).cmp(&publish_order(&b.name)));
+        ReleaseDir {
+            dir: self.dir.clone(),
+            version: self.version.clone(),
+            providers: vec![provider.clone()],
+            files,
+            ignored: self.ignored.clone(),
+        }
+    }
+
+    /// The first provider's manifest label: the folder name of a local repository (of a
+    /// single-provider release), the default GitLab package.
+    pub fn provider_label(&self) -> String {
+        self.primary().label()
+    }
+
+    /// Every provider's label, comma-separated, for messages.
+    pub fn provider_labels(&self) -> String {
+        self.providers
+            .iter()
+            .map(ReleaseProvider::label)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The name of the components file the first provider's clusterctl URL points at: the one
+    /// without a suffix, else the first.
+    pub fn components_name(&self) -> String {
+        self.primary().components_name()
     }
 
     pub fn file(&self, name: &str) -> Option<&ReleaseFile> {
@@ -393,8 +510,12 @@ mod tests {
             ("cluster-template.yaml", "kind: Cluster\n"),
         ])
         .unwrap();
-        assert_eq!(release.provider_type, ProviderType::Infrastructure);
-        assert_eq!(release.provider_name, "aws");
+        assert_eq!(release.providers.len(), 1);
+        assert_eq!(
+            release.primary().provider_type,
+            ProviderType::Infrastructure
+        );
+        assert_eq!(release.primary().name, "aws");
         assert_eq!(release.provider_label(), "infrastructure-aws");
         assert_eq!(release.components_name(), "infrastructure-components.yaml");
         let names: Vec<&str> = release.files.iter().map(|f| f.name.as_str()).collect();
@@ -501,6 +622,93 @@ mod tests {
         ])
         .unwrap_err();
         assert!(matches!(err, Error::ChecksumsSyntax { line: 1, .. }));
+    }
+
+    const BOOTSTRAP: &str = "kind: Namespace\nmetadata:\n  name: b\n  labels:\n    cluster.x-k8s.io/provider: bootstrap-kubeadm\n";
+    const CONTROL_PLANE: &str = "kind: Namespace\nmetadata:\n  name: c\n  labels:\n    cluster.x-k8s.io/provider: control-plane-kubeadm\n";
+
+    #[test]
+    fn a_folder_of_several_types_is_a_release_of_several_providers() {
+        let release = release(&[
+            ("bootstrap-components.yaml", BOOTSTRAP),
+            ("control-plane-components.yaml", CONTROL_PLANE),
+            ("metadata.yaml", METADATA),
+        ])
+        .unwrap();
+        let labels: Vec<String> = release.providers.iter().map(|p| p.label()).collect();
+        assert_eq!(labels, ["bootstrap-kubeadm", "control-plane-kubeadm"]);
+        assert_eq!(
+            release.providers[1].components,
+            ["control-plane-components.yaml"]
+        );
+        assert!(release.has_several_providers());
+        // `--provider` cannot say which provider it names.
+        let files = vec![
+            ReleaseFile::from_bytes("bootstrap-components.yaml", BOOTSTRAP.as_bytes().to_vec()),
+            ReleaseFile::from_bytes(
+                "control-plane-components.yaml",
+                CONTROL_PLANE.as_bytes().to_vec(),
+            ),
+            ReleaseFile::from_bytes("metadata.yaml", METADATA.as_bytes().to_vec()),
+        ];
+        let err = ReleaseDir::from_files(
+            Path::new("out"),
+            v("v1.2.3"),
+            None,
+            Some("kubeadm"),
+            files,
+            vec![],
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::SeveralProviders { .. }), "{err}");
+        assert!(!err.is_refusal());
+    }
+
+    #[test]
+    fn each_provider_part_has_its_files_and_its_own_checksums() {
+        let files = [
+            ("bootstrap-components.yaml", BOOTSTRAP),
+            ("infrastructure-components.yaml", COMPONENTS),
+            ("metadata.yaml", METADATA),
+            ("cluster-template.yaml", "kind: Cluster\n"),
+        ];
+        let sums = crate::assemble::checksums(files.iter().map(|(n, t)| (*n, t.as_bytes())));
+        let mut all = files.to_vec();
+        all.push((CHECKSUMS_FILE, &sums));
+        let release = release(&all).unwrap();
+        assert_eq!(release.providers.len(), 2);
+        let names = |part: &ReleaseDir| -> Vec<String> {
+            let mut names: Vec<String> = part.files.iter().map(|f| f.name.clone()).collect();
+            names.sort();
+            names
+        };
+        let bootstrap = release.for_provider(0);
+        assert_eq!(bootstrap.provider_label(), "bootstrap-kubeadm");
+        assert_eq!(
+            names(&bootstrap),
+            [
+                "bootstrap-components.yaml",
+                "checksums.txt",
+                "metadata.yaml"
+            ]
+        );
+        // The templates belong to the infrastructure provider.
+        let infrastructure = release.for_provider(1);
+        assert_eq!(
+            names(&infrastructure),
+            [
+                "checksums.txt",
+                "cluster-template.yaml",
+                "infrastructure-components.yaml",
+                "metadata.yaml"
+            ]
+        );
+        // Each part's checksums cover exactly its files, so each verifies on its own.
+        infrastructure.verify_checksums().unwrap();
+        bootstrap.verify_checksums().unwrap();
+        let text =
+            String::from_utf8_lossy(&bootstrap.file(CHECKSUMS_FILE).unwrap().contents).into_owned();
+        assert!(!text.contains("infrastructure-components.yaml"), "{text}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod init_repos;
 mod init_scaffold;
 mod lint;
 mod lint_contract;
+mod multi_provider;
 mod publish_fakes;
 mod publish_github;
 mod publish_gitlab;
