@@ -285,6 +285,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn names_from_labels_take_bare_labels_and_skip_other_types() {
+        let infra = Some(ProviderType::Infrastructure);
+        let labels = [
+            "kubevirt",
+            "kubevirt",
+            "bootstrap-x",
+            "bootstrap-x",
+            "bootstrap-x",
+        ];
+        assert_eq!(
+            name_from_labels(infra, labels.into_iter()).as_deref(),
+            Some("kubevirt")
+        );
+        let labels = ["infrastructure-a", "b", "infrastructure-a", "Not A Name"];
+        assert_eq!(
+            name_from_labels(infra, labels.into_iter()).as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            name_from_labels(None, ["bootstrap-x"].into_iter()).as_deref(),
+            Some("x")
+        );
+        assert_eq!(name_from_labels(infra, std::iter::empty()), None);
+    }
+
+    #[test]
     fn types_parse_from_both_spellings() {
         assert_eq!("infrastructure".parse(), Ok(ProviderType::Infrastructure));
         assert_eq!(
