@@ -86,6 +86,37 @@ impl ProviderType {
     }
 }
 
+/// The provider name the `cluster.x-k8s.io/provider` labels give most often (the first seen on
+/// ties). A label with the type's prefix gives its name; a bare label (`kubevirt` where clusterctl
+/// writes `infrastructure-kubevirt`) that is a valid name is the name itself; a label with another
+/// type's prefix is ignored. Without a type, every prefixed label counts.
+pub fn name_from_labels<'a>(
+    provider_type: Option<ProviderType>,
+    labels: impl Iterator<Item = &'a str>,
+) -> Option<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for label in labels {
+        let name = match (provider_type, ProviderType::split_label(label)) {
+            (Some(t), Some((label_type, name))) if t == label_type => name,
+            (None, Some((_, name))) => name,
+            (_, Some(_)) => continue,
+            (_, None) if validate_name(provider_type, label).is_ok() => label,
+            (_, None) => continue,
+        };
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    most_common(counts).map(str::to_string)
+}
+
+/// The item counted most often; the first seen on ties.
+pub fn most_common<T>(counts: Vec<(T, usize)>) -> Option<T> {
+    let best = counts.iter().map(|(_, c)| *c).max()?;
+    counts.into_iter().find(|(_, c)| *c == best).map(|(n, _)| n)
+}
+
 /// The only valid name of the core provider.
 pub const CORE_PROVIDER_NAME: &str = "cluster-api";
 
@@ -313,6 +344,32 @@ mod tests {
         assert_eq!(templates_owner(&[]), None);
         assert_eq!(pair[1].label(), "control-plane-x");
         assert_eq!(pair[1].components_name(), "control-plane-components.yaml");
+    }
+
+    #[test]
+    fn names_from_labels_take_bare_labels_and_skip_other_types() {
+        let infra = Some(ProviderType::Infrastructure);
+        let labels = [
+            "kubevirt",
+            "kubevirt",
+            "bootstrap-x",
+            "bootstrap-x",
+            "bootstrap-x",
+        ];
+        assert_eq!(
+            name_from_labels(infra, labels.into_iter()).as_deref(),
+            Some("kubevirt")
+        );
+        let labels = ["infrastructure-a", "b", "infrastructure-a", "Not A Name"];
+        assert_eq!(
+            name_from_labels(infra, labels.into_iter()).as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            name_from_labels(None, ["bootstrap-x"].into_iter()).as_deref(),
+            Some("x")
+        );
+        assert_eq!(name_from_labels(infra, std::iter::empty()), None);
     }
 
     #[test]

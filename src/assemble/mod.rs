@@ -496,34 +496,16 @@ fn type_from_file_names(provider: &ProviderConfig) -> Option<ProviderType> {
     })
 }
 
-/// The name the components' existing provider labels give most often (first seen on ties).
+/// The name the components' existing provider labels give most often.
 fn name_from_labels<'a>(
     provider_type: ProviderType,
     objects: impl Iterator<Item = &'a Node>,
 ) -> Option<String> {
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for root in objects {
-        let Some(label) = root
-            .path(&["metadata", "labels", PROVIDER_LABEL])
+    let labels = objects.filter_map(|root| {
+        root.path(&["metadata", "labels", PROVIDER_LABEL])
             .and_then(Node::as_str)
-        else {
-            continue;
-        };
-        // A label without a type prefix (`helm` where clusterctl writes `addon-helm`) is
-        // still the provider's name.
-        let name = match ProviderType::split_label(label) {
-            Some((label_type, name)) if label_type == provider_type => name,
-            Some(_) => continue,
-            None if crate::provider::validate_name(Some(provider_type), label).is_ok() => label,
-            None => continue,
-        };
-        match counts.iter_mut().find(|(n, _)| n == name) {
-            Some((_, count)) => *count += 1,
-            None => counts.push((name.to_string(), 1)),
-        }
-    }
-    let best = counts.iter().map(|(_, c)| *c).max()?;
-    counts.into_iter().find(|(_, c)| *c == best).map(|(n, _)| n)
+    });
+    crate::provider::name_from_labels(Some(provider_type), labels)
 }
 
 /// The provider of an assembled single-provider release, for reports (the first of several).

@@ -10,10 +10,11 @@
 use super::{CLUSTERCTL_CONTRACT, Context, Reference, Rule, Severity};
 use crate::files::ReleaseFile;
 use crate::k8s::{self, INJECT_CA_FROM, Object};
-use crate::provider::PROVIDER_LABEL;
+use crate::provider::{PROVIDER_LABEL, ProviderType};
 use crate::yaml::Node;
 
 pub(super) const RULES: &[&Rule] = &[
+    &EMPTY,
     &SINGLE_NAMESPACE,
     &NO_NAMESPACE,
     &OBJECT_NAMESPACE,
@@ -25,6 +26,7 @@ pub(super) const RULES: &[&Rule] = &[
     &API_VERSION,
     &LABEL_VALUES,
     &PROVIDER_LABEL_RULE,
+    &PROVIDER_IDENTITY,
     &IMAGE_TAG,
 ];
 
@@ -92,6 +94,36 @@ impl<'a> Components<'a> {
 fn has_variable(text: &str) -> bool {
     text.contains("${")
 }
+
+pub static EMPTY: Rule = Rule {
+    id: "components/empty",
+    severity: Severity::Error,
+    summary: "a components file holds no objects",
+    explanation: "A components file that is empty, or holds only comments and empty documents, \
+        gives clusterctl nothing to install: no CRDs, no controller, no Namespace to default the \
+        target namespace from. It is almost always a build step that failed quietly (a \
+        kustomize build redirected into the file after an error, a file truncated by a failed \
+        copy).",
+    help: "rebuild the components file and check that the command writing it succeeded",
+    reference: COMPONENTS,
+    check: |cx, findings| {
+        for file in cx.release.components() {
+            // A file that did not load is reported by the `yaml/` rules.
+            let empty =
+                file.yaml.errors.is_empty() && file.yaml.documents.iter().all(|d| d.root.is_none());
+            if empty {
+                let what = match file.yaml.documents.len() {
+                    0 => "nothing but comments and whitespace".to_string(),
+                    n => format!("{n} empty or `null` document(s)"),
+                };
+                findings.on_file(
+                    file,
+                    format!("the components file holds no objects ({what})"),
+                );
+            }
+        }
+    },
+};
 
 pub static SINGLE_NAMESPACE: Rule = Rule {
     id: "components/single-namespace",
@@ -637,25 +669,128 @@ pub static PROVIDER_LABEL_RULE: Rule = Rule {
                 }
             }
             let Some(expected) = &expected else { continue };
-            for object in &components.objects {
-                let Some(value) = object.label(PROVIDER_LABEL) else {
-                    continue;
-                };
-                let Some(text) = value.scalar_text() else {
-                    continue;
-                };
-                if text != expected && !has_variable(text) {
+            let wrong: Vec<(&Object<'_>, &Node, &str)> = components
+                .objects
+                .iter()
+                .filter_map(|object| {
+                    let value = object.label(PROVIDER_LABEL)?;
+                    let text = value.scalar_text()?;
+                    (text != expected && !has_variable(text)).then_some((object, value, text))
+                })
+                .collect();
+            let Some(&(_, first_value, first_text)) = wrong.first() else {
+                continue;
+            };
+            let bare = |text: &str| {
+                cx.provider.name.as_deref() == Some(text)
+                    && ProviderType::split_label(text).is_none()
+            };
+            let labelled = components
+                .objects
+                .iter()
+                .filter(|o| o.label(PROVIDER_LABEL).is_some())
+                .count();
+            // One defect, one finding: every labelled object carries the same wrong value.
+            if wrong.len() > 1
+                && wrong.len() == labelled
+                && wrong.iter().all(|(_, _, text)| *text == first_text)
+            {
+                // Another provider on every object is `components/provider-identity`'s finding.
+                if bare(first_text) {
                     findings.at_node(
                         components.file,
-                        value,
+                        first_value,
                         format!(
-                            "{} is labelled `{PROVIDER_LABEL}: {text}`, expected `{expected}`",
-                            object.display()
+                            "all {labelled} labelled objects are labelled `{PROVIDER_LABEL}: {first_text}`, without its type prefix; clusterctl labels them `{expected}`"
                         ),
                     );
                 }
+                continue;
+            }
+            for (object, value, text) in wrong {
+                let message = match bare(text) {
+                    true => format!(
+                        "{} is labelled `{PROVIDER_LABEL}: {text}`, without its type prefix; clusterctl labels it `{expected}`",
+                        object.display()
+                    ),
+                    false => format!(
+                        "{} is labelled `{PROVIDER_LABEL}: {text}`, expected `{expected}`",
+                        object.display()
+                    ),
+                };
+                findings.at_node(components.file, value, message);
             }
         }
+    },
+};
+
+pub static PROVIDER_IDENTITY: Rule = Rule {
+    id: "components/provider-identity",
+    severity: Severity::Error,
+    summary: "the components' provider labels name another provider than the release is for",
+    explanation: "The provider a release is for comes from `--provider` and `--type` (or \
+        capkg.yaml), else from the components file name and the `cluster.x-k8s.io/provider` \
+        labels. When most labelled objects name another provider (`infrastructure-bar` in a \
+        release of `infrastructure-foo`, or a bootstrap label in an \
+        `infrastructure-components.yaml`), either the flags or the manifests are wrong: published \
+        as it is, clusterctl would install the objects under the wrong provider name or type, and \
+        `clusterctl delete` and `move` would then miss or take the wrong objects.",
+    help: "check `--provider`/`--type` (or `provider:` in capkg.yaml) against the manifests' `cluster.x-k8s.io/provider` labels, and fix whichever is wrong",
+    reference: LABELS,
+    check: |cx, findings| {
+        let Some((label, count, labelled)) = super::most_common_label(cx.release) else {
+            return;
+        };
+        let (label_type, label_name) = match ProviderType::split_label(&label) {
+            Some((t, name)) => (Some(t), name),
+            None => (None, label.as_str()),
+        };
+        let wrong_type = matches!(
+            (cx.provider.provider_type, label_type),
+            (Some(expected), Some(found)) if expected != found
+        );
+        let wrong_name = cx
+            .provider
+            .name
+            .as_deref()
+            .is_some_and(|name| name != label_name);
+        if !wrong_type && !wrong_name {
+            return;
+        }
+        let expected = cx
+            .provider
+            .label()
+            .or_else(|| {
+                Some(format!(
+                    "{}-<name>",
+                    cx.provider.provider_type?.short_name()
+                ))
+            })
+            .unwrap_or_else(|| "<type>-<name>".to_string());
+        let mut given = Vec::new();
+        if let Some(name) = &cx.given.name {
+            given.push(format!("`--provider {name}`"));
+        }
+        if let Some(t) = cx.given.provider_type {
+            given.push(format!("`--type {t}`"));
+        }
+        let source = match given.is_empty() {
+            true => "the components file name and the other labels".to_string(),
+            false => given.join(" and "),
+        };
+        let found = Context::objects_in(cx.release.components()).find(|(_, object)| {
+            object.label(PROVIDER_LABEL).and_then(Node::as_str) == Some(label.as_str())
+        });
+        let message = format!(
+            "{count} of the {labelled} labelled objects are labelled `{PROVIDER_LABEL}: {label}`, but the release is `{expected}` (from {source})"
+        );
+        match found {
+            Some((file, object)) => match object.label(PROVIDER_LABEL) {
+                Some(value) => findings.at_node(file, value, message),
+                None => findings.on_file(file, message),
+            },
+            None => return,
+        };
     },
 };
 
@@ -1214,6 +1349,90 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert!(found[0].span.is_none());
         assert!(found[0].message.contains("none of the 1 objects"));
+    }
+
+    #[test]
+    fn bare_provider_labels_are_reported_without_provider_once_per_file() {
+        let bare = lines(&[
+            "kind: Namespace\nmetadata:\n  name: capx-system\n  labels:\n    cluster.x-k8s.io/provider: kubevirt\n",
+            "kind: ConfigMap\nmetadata:\n  name: c\n  namespace: capx-system\n  labels:\n    cluster.x-k8s.io/provider: kubevirt\n",
+        ]);
+        let found = check_files(&PROVIDER_LABEL_RULE, &[(FILE, &bare)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(at(&found[0]), (5, 32));
+        assert!(found[0].message.contains("without its type prefix"));
+        assert!(found[0].message.contains("`infrastructure-kubevirt`"));
+        // The bare label is not a provider mismatch.
+        assert!(check_files(&PROVIDER_IDENTITY, &[(FILE, &bare)]).is_empty());
+    }
+
+    #[test]
+    fn provider_identity() {
+        let labelled = |value: &str| {
+            lines(&[
+                &format!(
+                    "kind: Namespace\nmetadata:\n  name: x-system\n  labels:\n    cluster.x-k8s.io/provider: {value}\n"
+                ),
+                &format!(
+                    "kind: ConfigMap\nmetadata:\n  name: c\n  namespace: x-system\n  labels:\n    cluster.x-k8s.io/provider: {value}\n"
+                ),
+            ])
+        };
+        let foo = labelled("infrastructure-foo");
+        assert!(check_files(&PROVIDER_IDENTITY, &[(FILE, &foo)]).is_empty());
+        let given = |name: Option<&str>, provider_type: Option<crate::provider::ProviderType>| {
+            crate::rules::Options {
+                provider_name: name.map(str::to_string),
+                provider_type,
+                ..Default::default()
+            }
+        };
+        let same = check(
+            &PROVIDER_IDENTITY,
+            &release(&[(FILE, &foo)]),
+            &given(Some("foo"), None),
+        );
+        assert!(same.is_empty());
+        let found = check(
+            &PROVIDER_IDENTITY,
+            &release(&[(FILE, &foo)]),
+            &given(Some("bar"), None),
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (5, 32));
+        assert!(
+            found[0].message.contains("`--provider bar`"),
+            "{}",
+            found[0].message
+        );
+        assert!(found[0].message.contains("`infrastructure-bar`"));
+        let found = check(
+            &PROVIDER_IDENTITY,
+            &release(&[(FILE, &foo)]),
+            &given(None, Some(crate::provider::ProviderType::Bootstrap)),
+        );
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("`--type bootstrap`"));
+        // Labels of another type than the file name says.
+        let found = check_files(&PROVIDER_IDENTITY, &[(FILE, &labelled("bootstrap-foo"))]);
+        assert_eq!(found.len(), 1);
+    }
+
+    #[test]
+    fn empty() {
+        assert!(check_files(&EMPTY, &[(FILE, NS)]).is_empty());
+        for text in [
+            "",
+            "# only a comment\n",
+            "---\n---\n",
+            "---\nnull\n---\n~\n",
+        ] {
+            let found = check_files(&EMPTY, &[(FILE, text)]);
+            assert_eq!(found.len(), 1, "{text:?}");
+            assert!(found[0].message.contains("no objects"));
+        }
+        // A file that does not load is the `yaml/` rules' to report.
+        assert!(check_files(&EMPTY, &[(FILE, "a: [\n")]).is_empty());
     }
 
     #[test]

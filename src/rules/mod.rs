@@ -98,6 +98,8 @@ pub struct Options {
 pub struct Context<'a> {
     pub release: &'a Release,
     pub provider: Provider,
+    /// What `--type` and `--provider` (or the configuration) said, before file names and labels.
+    pub given: Provider,
     pub version: Option<&'a Version>,
 }
 
@@ -116,6 +118,10 @@ impl<'a> Context<'a> {
                 provider_type,
                 name,
             },
+            given: Provider {
+                provider_type: options.provider_type,
+                name: options.provider_name.clone(),
+            },
             version: options.version.as_ref(),
         }
     }
@@ -133,30 +139,36 @@ impl<'a> Context<'a> {
     }
 }
 
-/// The name the components' `cluster.x-k8s.io/provider` labels give most often (labels with
-/// another type's prefix are ignored).
+/// The name the components' `cluster.x-k8s.io/provider` labels give most often.
 fn provider_name_from_labels(
     release: &Release,
     provider_type: Option<ProviderType>,
 ) -> Option<String> {
-    let mut counts: Vec<(String, usize)> = Vec::new();
+    let labels = Context::objects_in(release.components())
+        .filter_map(|(_, object)| object.label(PROVIDER_LABEL).and_then(Node::as_str));
+    crate::provider::name_from_labels(provider_type, labels)
+}
+
+/// The `cluster.x-k8s.io/provider` label the components carry most often, whatever provider it
+/// names (placeholders left out), with the number of objects carrying it and of labelled objects.
+pub fn most_common_label(release: &Release) -> Option<(String, usize, usize)> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    let mut labelled = 0;
     for (_, object) in Context::objects_in(release.components()) {
         let Some(label) = object.label(PROVIDER_LABEL).and_then(Node::as_str) else {
             continue;
         };
-        let name = match (provider_type, ProviderType::split_label(label)) {
-            (Some(t), Some((label_type, name))) if t == label_type => name,
-            (None, Some((_, name))) => name,
-            _ => continue,
-        };
-        match counts.iter_mut().find(|(n, _)| n == name) {
+        if label.contains("${") {
+            continue;
+        }
+        labelled += 1;
+        match counts.iter_mut().find(|(l, _)| *l == label) {
             Some((_, count)) => *count += 1,
-            None => counts.push((name.to_string(), 1)),
+            None => counts.push((label, 1)),
         }
     }
-    // The most frequent; the first seen on ties.
     let best = counts.iter().map(|(_, c)| *c).max()?;
-    counts.into_iter().find(|(_, c)| *c == best).map(|(n, _)| n)
+    crate::provider::most_common(counts).map(|label| (label.to_string(), best, labelled))
 }
 
 /// Collects one rule's findings.

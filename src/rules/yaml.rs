@@ -14,6 +14,8 @@ const YAML_REFERENCE: Reference = Reference {
 pub(super) const RULES: &[&Rule] = &[
     &SYNTAX,
     &INVALID_UTF8,
+    &NUL_BYTE,
+    &LINE_ENDINGS,
     &DUPLICATE_KEY,
     &DOCUMENT_SEPARATOR,
     &NOT_A_MAPPING,
@@ -38,6 +40,7 @@ pub static SYNTAX: Rule = Rule {
                     | ErrorKind::TooDeep
                     | ErrorKind::AliasBudget
                     | ErrorKind::UnknownAlias
+                    | ErrorKind::BadMerge
             )
         })
     },
@@ -54,14 +57,44 @@ pub static INVALID_UTF8: Rule = Rule {
     check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::InvalidUtf8),
 };
 
+pub static NUL_BYTE: Rule = Rule {
+    id: "yaml/nul-byte",
+    severity: Severity::Error,
+    summary: "the file contains a NUL byte",
+    explanation: "go-yaml, which clusterctl and Kubernetes use to read YAML, refuses control \
+        characters (`control characters are not allowed`), so `clusterctl init` fails on the \
+        file. A NUL usually comes from a binary file or a broken tool concatenated into the \
+        manifests; whatever follows it would be published unread.",
+    help: "remove the NUL byte (and find what put it there: often a binary file or a truncated write)",
+    reference: YAML_REFERENCE,
+    check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::NulByte),
+};
+
+pub static LINE_ENDINGS: Rule = Rule {
+    id: "yaml/line-endings",
+    severity: Severity::Error,
+    summary: "lines end with a carriage return alone (CR-only line endings)",
+    explanation: "clusterctl splits a file into documents at a line feed followed by `---`. With \
+        CR-only line endings (old Mac OS style, or a tool that turned LFs into CRs) there is no \
+        line feed, so clusterctl reads the whole file as one document, and the YAML reader keeps \
+        only its first object: every later CRD, RBAC rule or Deployment is silently dropped. \
+        LF and CRLF line endings are both fine.",
+    help: "convert the file to LF line endings (`tr '\\r' '\\n'`, or your editor's line-ending setting)",
+    reference: YAML_REFERENCE,
+    check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::LineEndings),
+};
+
 pub static DUPLICATE_KEY: Rule = Rule {
     id: "yaml/duplicate-key",
     severity: Severity::Error,
     summary: "a mapping repeats a key",
     explanation: "sigs.k8s.io/yaml keeps the last of two equal keys and drops the first without a \
         word, so half of what was written never reaches the cluster. It is almost always a merge \
-        or copy-paste mistake.",
-    help: "remove one of the two keys, or merge their values",
+        or copy-paste mistake, or a `---` glued to the end of the previous line (`name: foo---`): \
+        that joins two objects into one mapping whose `apiVersion`, `kind` and `metadata` all \
+        repeat, and the first object is lost. Each mapping is reported once, at its first \
+        repeated key, with the other repeated keys listed.",
+    help: "remove one of the two keys, or merge their values; when every top-level key repeats, put the `---` that ends the previous object on a line of its own",
     reference: YAML_REFERENCE,
     check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::DuplicateKey),
 };
@@ -143,6 +176,27 @@ mod tests {
         assert_eq!(at(&found[0]), (3, 1));
         assert!(found[0].message.contains("`a`"));
         assert_eq!(found[0].labels.len(), 1);
+    }
+
+    #[test]
+    fn duplicate_key_is_one_finding_per_glued_separator() {
+        let glued = "kind: A\nmetadata:\n  name: a---\nkind: B\nmetadata:\n  name: b\n";
+        let found = check_files(&DUPLICATE_KEY, &[("metadata.yaml", glued)]);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("`metadata`"));
+        assert!(found[0].help.contains("`---`"));
+    }
+
+    #[test]
+    fn nul_byte_and_line_endings() {
+        let found = check_files(&NUL_BYTE, &[("metadata.yaml", "a: 1\nb: \0\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (2, 4));
+        let found = check_files(&LINE_ENDINGS, &[("metadata.yaml", "a: 1\r---\rb: 1\r")]);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("first object"));
+        let crlf = "a: 1\r\n---\r\nb: 1\r\n";
+        assert!(check_files(&LINE_ENDINGS, &[("metadata.yaml", crlf)]).is_empty());
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use super::go_float;
-use super::node::{Node, Value};
+use super::node::{Node, Value, is_merge_key, resolve_merge_keys};
 use super::parse::Limits;
 use super::resolve::{self, Resolved};
 use super::source::Span;
@@ -247,7 +247,8 @@ impl GoMap {
     }
 }
 
-/// Decodes a mapping node's entries into `map`, go-yaml v2 style.
+/// Decodes a mapping node's entries into `map`, go-yaml v2 style. The loader has resolved merge
+/// keys already; a tree built otherwise has them resolved here, by the same function.
 fn fill(map: &mut GoMap, node: &Node, depth: usize) -> Result<(), ToJsonError> {
     if depth > max_depth() {
         return Err(ToJsonError::TooDeep {
@@ -258,11 +259,15 @@ fn fill(map: &mut GoMap, node: &Node, depth: usize) -> Result<(), ToJsonError> {
     let Value::Mapping(mapping) = &node.value else {
         return Err(ToJsonError::BadMerge { span: node.span });
     };
-    for (key, value) in &mapping.entries {
-        if is_merge_key(key) {
-            merge(map, value, depth + 1)?;
-            continue;
-        }
+    let resolved;
+    let entries = if mapping.entries.iter().any(|(key, _)| is_merge_key(key)) {
+        resolved = resolve_merge_keys(mapping.entries.clone())
+            .map_err(|span| ToJsonError::BadMerge { span })?;
+        &resolved
+    } else {
+        &mapping.entries
+    };
+    for (key, value) in entries {
         let go_key = match &key.value {
             Value::Scalar { .. } => go_scalar(key)?,
             _ => return Err(ToJsonError::CollectionKey { span: key.span }),
@@ -271,35 +276,6 @@ fn fill(map: &mut GoMap, node: &Node, depth: usize) -> Result<(), ToJsonError> {
         map.set(go_key, key.span, json);
     }
     Ok(())
-}
-
-/// go-yaml v2's `decoder.merge`: a mapping is decoded into the map as it stands; a sequence's
-/// mappings are decoded last to first, so earlier ones win among themselves.
-fn merge(map: &mut GoMap, value: &Node, depth: usize) -> Result<(), ToJsonError> {
-    match &value.value {
-        Value::Mapping(_) => fill(map, value, depth),
-        Value::Sequence(items) => {
-            for item in items.iter().rev() {
-                if item.as_mapping().is_none() {
-                    return Err(ToJsonError::BadMerge { span: item.span });
-                }
-                fill(map, item, depth + 1)?;
-            }
-            Ok(())
-        }
-        Value::Scalar { .. } => Err(ToJsonError::BadMerge { span: value.span }),
-    }
-}
-
-/// go-yaml v2's `isMerge`: a plain untagged `<<`, or `<<` tagged `!!merge`.
-fn is_merge_key(key: &Node) -> bool {
-    match &key.value {
-        Value::Scalar { text, style } if text == "<<" => match key.tag.as_deref() {
-            None => *style == super::ScalarStyle::Plain,
-            Some(tag) => tag == "!!merge",
-        },
-        _ => false,
-    }
 }
 
 /// go-yaml v2's `decoder.scalar` into an `interface{}`.
@@ -535,8 +511,15 @@ mod tests {
             value.get("m").unwrap(),
             &object(&[("k", JsonValue::Number(1.0)), ("l", JsonValue::Number(2.0))])
         );
+        // The loader refuses a merge of a scalar; a tree built otherwise is refused here.
+        let file = parse_str(
+            Arc::new(Source::new("t", "m:\n  <<: 1\n")),
+            Limits::default(),
+        );
+        assert_eq!(file.errors[0].kind, ErrorKind::BadMerge);
+        let built = Node::mapping(vec![(Node::plain("<<"), Node::plain("1"))], Span::default());
         assert!(matches!(
-            json("m:\n  <<: 1\n"),
+            JsonValue::from_node(&built),
             Err(ToJsonError::BadMerge { .. })
         ));
         // A quoted `<<` is an ordinary key.

@@ -70,6 +70,78 @@ impl Mapping {
     }
 }
 
+/// go-yaml v2's `isMerge`: a plain untagged `<<` key, or `<<` tagged `!!merge`.
+pub fn is_merge_key(key: &Node) -> bool {
+    match &key.value {
+        Value::Scalar { text, style } if text == "<<" => match key.tag.as_deref() {
+            None => *style == ScalarStyle::Plain,
+            Some(tag) => tag == "!!merge",
+        },
+        _ => false,
+    }
+}
+
+/// Resolves a mapping's merge keys (`<<: *base`, `<<: [*a, *b]`) the way Kubernetes' YAML reader
+/// (go-yaml v2 under sigs.k8s.io/yaml) does when it decodes into a map: entries are applied in
+/// order, each overwriting an equal key already there, and a merge applies its mapping's entries
+/// at its place, a list of mappings last to first, so that earlier mappings win. A key written
+/// after the `<<` therefore wins over a merged one, and a merged one over a key written before
+/// the `<<` (YAML 1.1 as go-yaml v2 implements it, unlike the merge key spec and go-yaml v3).
+/// A key keeps the place it was first given. Entries without merge keys come back unchanged
+/// (repeated keys included: the loader reports those). `Err` is the span of a merge value that
+/// is not a mapping or a list of mappings, which go-yaml refuses ("map merge requires map or
+/// sequence of maps as the value").
+pub fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, Span> {
+    if !entries.iter().any(|(key, _)| is_merge_key(key)) {
+        return Ok(entries);
+    }
+    let mut merged: Vec<(Node, Node)> = Vec::with_capacity(entries.len());
+    // Key text -> place in `merged`: a merge may bring many keys.
+    let mut places: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut set = |key: Node, value: Node| {
+        let Some(text) = key.scalar_text() else {
+            merged.push((key, value));
+            return;
+        };
+        match places.get(text).and_then(|&i| merged.get_mut(i)) {
+            Some(entry) => entry.1 = value,
+            None => {
+                places.insert(text.to_string(), merged.len());
+                merged.push((key, value));
+            }
+        }
+    };
+    for (key, value) in entries {
+        if !is_merge_key(&key) {
+            set(key, value);
+            continue;
+        }
+        let span = value.span;
+        match value.value {
+            // The merged mapping's own merge keys were resolved when it was loaded.
+            Value::Mapping(mapping) => {
+                for (k, v) in mapping.entries {
+                    set(k, v);
+                }
+            }
+            Value::Sequence(items) => {
+                if let Some(bad) = items.iter().find(|item| item.as_mapping().is_none()) {
+                    return Err(bad.span);
+                }
+                for item in items.into_iter().rev() {
+                    if let Value::Mapping(mapping) = item.value {
+                        for (k, v) in mapping.entries {
+                            set(k, v);
+                        }
+                    }
+                }
+            }
+            Value::Scalar { .. } => return Err(span),
+        }
+    }
+    Ok(merged)
+}
+
 impl Node {
     /// A plain scalar without a meaningful position, for nodes capkg creates.
     pub fn plain(text: impl Into<String>) -> Node {

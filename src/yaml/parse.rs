@@ -18,7 +18,7 @@ mod split;
 
 pub use split::parse_str_on_two_threads;
 
-use super::node::{Mapping, Node, Value};
+use super::node::{Mapping, Node, Value, is_merge_key, resolve_merge_keys};
 use super::source::{OffsetMap, Source, Span, line_starts};
 
 /// Limits that keep hostile input cheap.
@@ -57,6 +57,12 @@ pub enum ErrorKind {
     AliasBudget,
     /// An alias names no anchor seen before it.
     UnknownAlias,
+    /// A merge key `<<` whose value is not a mapping or a list of mappings.
+    BadMerge,
+    /// A NUL byte: go-yaml refuses control characters, and capkg's parser would stop there.
+    NulByte,
+    /// A carriage return not followed by a line feed: clusterctl splits documents only at `\n---`.
+    LineEndings,
 }
 
 /// A loading problem, located in the source.
@@ -137,6 +143,8 @@ pub fn parse_rewritten(
     let identity = OffsetMap::identity();
     let (text, map) = rewritten.unwrap_or((source.text(), &identity));
     let mut loader = Loader::new(limits, map);
+    let cleaned = check_bytes(text, &mut loader);
+    let text = cleaned.as_deref().unwrap_or(text);
     let mut documents = Vec::new();
     for chunk in split_documents(text, &mut loader) {
         if is_blank(&text[chunk.start..chunk.end]) {
@@ -155,6 +163,68 @@ pub fn parse_rewritten(
         documents,
         errors: loader.errors,
     }
+}
+
+/// Reports the bytes that make clusterctl read a file otherwise than a parser would: NUL bytes
+/// (go-yaml refuses control characters; saphyr stops at the NUL, leaving the rest of the document
+/// unchecked) and carriage returns not followed by a line feed (clusterctl splits documents only
+/// at `\n---`, so behind CR-only line endings it reads one document and keeps its first object).
+/// Returns a copy of the text to load instead, of the same length so that every span stays
+/// valid: NULs become spaces and lone CRs line feeds, so that everything behind them is still
+/// checked.
+fn check_bytes(text: &str, loader: &mut Loader<'_>) -> Option<String> {
+    let bytes = text.as_bytes();
+    let nuls = memchr::memchr_iter(0, bytes).count();
+    let lone_crs: Vec<usize> = memchr::memchr_iter(b'\r', bytes)
+        .filter(|&i| bytes.get(i + 1) != Some(&b'\n'))
+        .collect();
+    if nuls == 0 && lone_crs.is_empty() {
+        return None;
+    }
+    if let Some(first) = memchr::memchr(0, bytes) {
+        let more = match nuls {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        loader.error(
+            ErrorKind::NulByte,
+            format!(
+                "NUL byte{more}: Kubernetes' YAML reader refuses control characters, so clusterctl cannot read this file"
+            ),
+            Span::new(first, first + 1),
+        );
+    }
+    if let Some(&first) = lone_crs.first() {
+        let hidden = lone_crs
+            .iter()
+            .filter(|&&i| bytes.get(i + 1..i + 4) == Some(b"---"))
+            .count();
+        let loss = match hidden {
+            0 => "clusterctl splits documents only at a line feed followed by `---`, and counts lines differently from editors".to_string(),
+            n => format!(
+                "clusterctl splits documents only at a line feed followed by `---`, so it reads this file as one document and keeps only its first object: the {n} `---` separator(s) behind a lone CR and the object(s) after them are lost"
+            ),
+        };
+        loader.error(
+            ErrorKind::LineEndings,
+            format!(
+                "{} line(s) end with a carriage return alone (CR-only line endings); {loss}",
+                lone_crs.len()
+            ),
+            Span::new(first, first + 1),
+        );
+    }
+    let mut cleaned = bytes.to_vec();
+    for byte in cleaned.iter_mut().filter(|b| **b == 0) {
+        *byte = b' ';
+    }
+    for &i in &lone_crs {
+        if let Some(byte) = cleaned.get_mut(i) {
+            *byte = b'\n';
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    String::from_utf8(cleaned).ok()
 }
 
 /// True when a chunk holds nothing but whitespace and comments.
@@ -224,7 +294,49 @@ enum Frame {
         key: Option<Node>,
         /// Key text -> index of its entry, built once a mapping grows past a few keys.
         index: Option<HashMap<String, usize>>,
+        /// The mapping's one duplicate-key error (in [`Loader::errors`]): every key a defect
+        /// repeats (a `---` glued to a line merges two objects) is listed in one message.
+        duplicates: Option<Duplicates>,
     },
+}
+
+/// The repeated keys of one mapping.
+struct Duplicates {
+    /// Where the error is in [`Loader::errors`].
+    error: usize,
+    /// The first repeated key, and the others.
+    first: String,
+    others: Vec<String>,
+    /// The line before the first repeated key ends with `---`.
+    glued: bool,
+}
+
+impl Duplicates {
+    fn message(&self) -> String {
+        let mut message = format!("duplicate key `{}`", self.first);
+        if !self.others.is_empty() {
+            let others: Vec<String> = self.others.iter().map(|k| format!("`{k}`")).collect();
+            message.push_str(&format!(
+                "; this mapping also repeats {}",
+                others.join(", ")
+            ));
+        }
+        if self.glued {
+            message.push_str(
+                "; the line before ends with `---`: a document separator glued to the end of a line joins two objects into one, and the first one is lost",
+            );
+        }
+        message
+    }
+}
+
+/// True when the line before the one `at` is on ends with `---`.
+fn glued_separator_before(chunk: &str, at: usize) -> bool {
+    let Some(before) = chunk.get(..at) else {
+        return false;
+    };
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    before[..line_start].trim_end().ends_with("---")
 }
 
 /// Turns chunk-local saphyr markers into byte offsets in the parsed text.
@@ -384,6 +496,7 @@ impl<'m> Loader<'m> {
                         first: self.entries.len(),
                         key: None,
                         index: None,
+                        duplicates: None,
                     });
                     continue;
                 }
@@ -414,6 +527,12 @@ impl<'m> Loader<'m> {
                             ..
                         } => {
                             let entries = self.entries.drain(first..).collect();
+                            let entries = resolve_merge_keys(entries).map_err(|span| Error {
+                                kind: ErrorKind::BadMerge,
+                                message: "the merge key `<<` needs a mapping or a list of mappings as its value (Kubernetes' YAML reader fails with \"map merge requires map or sequence of maps as the value\")".into(),
+                                span,
+                                related: None,
+                            })?;
                             let node = Node {
                                 span: self.original(Span::new(s, end.max(s))),
                                 tag,
@@ -436,20 +555,49 @@ impl<'m> Loader<'m> {
                     first: entries_start,
                     key,
                     index,
+                    duplicates,
                     ..
                 }) => match key.take() {
                     Some(k) => self.entries.push((k, node)),
                     None => {
                         let entries = self.entries.get(*entries_start..).unwrap_or_default();
-                        if let Some(first) = find_duplicate(entries, index, &node) {
-                            let name = node.scalar_text().unwrap_or_default();
-                            let first_pos = first;
-                            self.errors.push(Error {
-                                kind: ErrorKind::DuplicateKey,
-                                message: format!("duplicate key `{name}`"),
-                                span: node.span,
-                                related: Some((first_pos, format!("`{name}` first defined here"))),
-                            });
+                        // Merge keys may repeat: go-yaml applies each in turn.
+                        let first = match is_merge_key(&node) {
+                            true => None,
+                            false => find_duplicate(entries, index, &node),
+                        };
+                        if let Some(first) = first {
+                            let name = node.scalar_text().unwrap_or_default().to_string();
+                            match duplicates {
+                                Some(found) => {
+                                    found.others.push(name);
+                                    let message = found.message();
+                                    if let Some(error) = self.errors.get_mut(found.error) {
+                                        error.message = message;
+                                    }
+                                }
+                                None => {
+                                    let found = Duplicates {
+                                        error: self.errors.len(),
+                                        first: name.clone(),
+                                        others: Vec::new(),
+                                        glued: glued_separator_before(
+                                            chunk,
+                                            start.saturating_sub(offsets.base),
+                                        ),
+                                    };
+                                    self.errors.push(Error {
+                                        kind: ErrorKind::DuplicateKey,
+                                        message: found.message(),
+                                        span: node.span,
+                                        related: Some((
+                                            first,
+                                            format!("`{name}` first defined here"),
+                                        )),
+                                    });
+                                    *duplicates = Some(found);
+                                }
+                            }
                         }
                         *key = Some(node);
                     }
@@ -689,6 +837,102 @@ mod tests {
         let root = file.documents[0].root.as_ref().unwrap();
         let b = root.get("b").unwrap();
         assert_eq!(&file.source.text()[b.span.start..b.span.end], "x");
+    }
+
+    #[test]
+    fn cr_only_line_endings_are_an_error_and_every_object_is_still_loaded() {
+        let text = "kind: A\r---\rkind: B\r---\rkind: C\r";
+        let file = load(text);
+        let errors: Vec<_> = file.errors.iter().map(|e| e.kind).collect();
+        assert_eq!(errors, [ErrorKind::LineEndings]);
+        assert_eq!(file.errors[0].span, Span::new(7, 8));
+        assert!(file.errors[0].message.contains("2 `---` separator(s)"));
+        assert_eq!(file.documents.len(), 3);
+        let kinds: Vec<_> = file.roots().filter_map(|r| r.path_str(&["kind"])).collect();
+        assert_eq!(kinds, ["A", "B", "C"]);
+        // CRLF is what Windows editors write; clusterctl's reader handles it.
+        let crlf = load("kind: A\r\n---\r\nkind: B\r\n");
+        assert!(crlf.errors.is_empty(), "{:?}", crlf.errors);
+        assert_eq!(crlf.documents.len(), 2);
+        // The two-thread loader gives the same.
+        let two = parse_str_on_two_threads(Arc::new(Source::new("t", text)), Limits::default());
+        assert_eq!(two.errors, file.errors);
+        assert_eq!(two.documents.len(), 3);
+    }
+
+    #[test]
+    fn a_nul_byte_is_an_error_at_its_place_and_the_rest_is_still_checked() {
+        let file = load("a: 1\nb: x\0y\nc: [unclosed\n");
+        let kinds: Vec<_> = file.errors.iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, [ErrorKind::NulByte, ErrorKind::Syntax]);
+        assert_eq!(position(&file, file.errors[0].span), (2, 5));
+        assert_eq!(file.errors[0].span.len(), 1);
+        // In a document of comments only, too.
+        let comment = load("a: 1\n---\n# \0\n");
+        assert_eq!(comment.errors.len(), 1);
+        assert_eq!(comment.errors[0].kind, ErrorKind::NulByte);
+    }
+
+    #[test]
+    fn merge_keys_are_resolved_as_go_yaml_v2_resolves_them() {
+        let file = load(
+            "base: &b {p: 1, q: 2}\nother: &o {q: 20, r: 30}\nm:\n  <<: [*b, *o]\n  r: 3\n  s: 4\n",
+        );
+        assert!(file.errors.is_empty(), "{:?}", file.errors);
+        let root = file.documents[0].root.as_ref().unwrap();
+        let m = root.get("m").unwrap().as_mapping().unwrap();
+        let keys: Vec<_> = m
+            .iter()
+            .map(|(k, _, v)| (k, v.scalar_text().unwrap()))
+            .collect();
+        // The earlier mapping wins within the list, a key written after the merge wins over it.
+        assert_eq!(keys, [("q", "2"), ("r", "3"), ("p", "1"), ("s", "4")]);
+        // A merge key is not a duplicate key, even twice; a key written twice still is.
+        assert!(
+            load("a: &a {x: 1}\nm:\n  <<: *a\n  <<: {y: 2}\n")
+                .errors
+                .is_empty()
+        );
+        let twice = load("a: &a {x: 1}\nm:\n  <<: *a\n  z: 1\n  z: 2\n");
+        assert_eq!(twice.errors[0].kind, ErrorKind::DuplicateKey);
+        // A quoted `<<` is an ordinary key.
+        let quoted = load("'<<': 1\n");
+        assert!(
+            quoted.documents[0]
+                .root
+                .as_ref()
+                .unwrap()
+                .get("<<")
+                .is_some()
+        );
+        // Go refuses to merge a scalar.
+        let bad = load("m:\n  <<: [{a: 1}, 2]\n");
+        assert_eq!(bad.errors[0].kind, ErrorKind::BadMerge);
+        assert_eq!(position(&bad, bad.errors[0].span), (2, 16));
+    }
+
+    #[test]
+    fn a_glued_separator_is_one_duplicate_key_error_naming_the_cause() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: b\n";
+        let file = load(text);
+        assert_eq!(file.errors.len(), 1, "{:?}", file.errors);
+        let error = &file.errors[0];
+        assert_eq!(error.kind, ErrorKind::DuplicateKey);
+        assert_eq!(position(&file, error.span), (5, 1));
+        assert!(
+            error.message.contains("also repeats `kind`, `metadata`"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("ends with `---`"),
+            "{}",
+            error.message
+        );
+        // Two defects in two mappings are two errors.
+        let two = load("a:\n  x: 1\n  x: 2\nb:\n  y: 1\n  y: 2\n");
+        assert_eq!(two.errors.len(), 2);
+        assert!(!two.errors[0].message.contains("---"));
     }
 
     #[test]

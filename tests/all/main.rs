@@ -7,6 +7,7 @@ mod assemble_transform;
 mod common;
 mod completions;
 mod hostile_network;
+mod hostile_yaml;
 mod init_repos;
 mod init_scaffold;
 mod lint;

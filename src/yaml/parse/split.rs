@@ -35,6 +35,10 @@ pub fn parse_str_on_two_threads(source: Arc<Source>, limits: Limits) -> YamlFile
 /// Documents of `cut_from` bytes or more are cut when they can be.
 fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
     let text = source.text();
+    // NUL bytes and lone CRs are reported, and loaded around, by the one-thread loader.
+    if has_hostile_bytes(text) {
+        return parse_str(source, limits);
+    }
     let identity = OffsetMap::identity();
     let mut loader = Loader::new(limits, &identity);
     let chunks: Vec<Span> = split_documents(text, &mut loader)
@@ -156,6 +160,13 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
         documents,
         errors,
     }
+}
+
+/// True when the text has a NUL byte or a CR not followed by LF.
+fn has_hostile_bytes(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr(0, bytes).is_some()
+        || memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'))
 }
 
 /// Part of the text to load on its own.
