@@ -975,7 +975,7 @@ mod tests {
             "provider:\n  name: \"TODO: the name\"\n  type: TODO\ncomponents:\n  command: [kubectl, kustomize, config/default]\nmetadata: metadata.yaml\n",
         )
         .unwrap();
-        assert_eq!(config.provider.name, None);
+        assert_eq!(config.providers[0].name, None);
         assert_eq!(config.placeholders.len(), 2);
         assert_eq!(
             config.refuse_placeholders().unwrap_err().to_string(),

@@ -282,7 +282,7 @@ fn single_provider_with_metal3_assembles_with_kubectl() {
     // Until `images:` is read by this build, assemble without it: the components command and the
     // rest of the configuration init wrote must work as they are.
     let config = crate::common::load_written_config(&root.join("capkg.yaml"));
-    assert_eq!(config.provider.name.as_deref(), Some("metal3"));
+    assert_eq!(config.providers[0].name.as_deref(), Some("metal3"));
     let text = std::fs::read_to_string(root.join("capkg.yaml")).unwrap();
     if capkg::config::Config::load(&root.join("capkg.yaml")).is_err() {
         let cut: Vec<&str> = text
@@ -324,9 +324,9 @@ fn a_bare_label_takes_its_type_from_the_repository_name() {
     assert!(report.contains("no CI files written"), "{report}");
     assert!(!root.join(".github").exists() && !root.join(".gitlab-ci.yml").exists());
     let config = crate::common::load_written_config(&root.join("capkg.yaml"));
-    assert_eq!(config.provider.name.as_deref(), Some("metal3"));
+    assert_eq!(config.providers[0].name.as_deref(), Some("metal3"));
     assert_eq!(
-        config.provider.provider_type,
+        config.providers[0].provider_type,
         Some(capkg::provider::ProviderType::Infrastructure)
     );
     assert_eq!(config.targets, capkg::config::Targets::default());
