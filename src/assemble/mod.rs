@@ -14,6 +14,7 @@
 //! install time and how it prints them (`capkg render`).
 
 pub mod clusterctl;
+pub mod images;
 mod parallel;
 pub mod scaffold;
 pub mod sources;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 
 use crate::files::{self, Release, ReleaseFile};
 use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType};
-use crate::rules::{self, Diagnostic, Severity, Summary};
+use crate::rules::{self, Diagnostic, Summary};
 use crate::version::Version;
 use crate::yaml::{Node, Source, YamlFile};
 
@@ -84,7 +85,7 @@ impl AssembledRelease {
     pub fn error_count(&self) -> usize {
         self.diagnostics
             .iter()
-            .filter(|d| d.severity == Severity::Error)
+            .filter(|d| d.is_blocking_error())
             .count()
     }
 
@@ -136,6 +137,8 @@ pub enum Error {
     #[error(transparent)]
     Transform(#[from] TransformError),
     #[error(transparent)]
+    Images(#[from] images::ImagesError),
+    #[error(transparent)]
     Write(#[from] WriteError),
     #[error(
         "no components configured: set `components:` in capkg.yaml (a `file`, `files` or a `command`)"
@@ -157,6 +160,7 @@ impl Error {
         matches!(
             self,
             Error::Transform(_)
+                | Error::Images(_)
                 | Error::LintErrors { .. }
                 | Error::Source(
                     SourceError::CommandFailed { .. }
@@ -196,12 +200,20 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         .or_else(|| type_from_file_names(config))
         .ok_or(Error::NoProviderType)?;
 
+    let pins = images::resolve(&config.images, options.version.as_ref())?;
+    let mut applied = images::Applied::new(&pins);
+    let mut image_changes = Vec::new();
     let mut parsed = Vec::new();
     for components in &config.components {
-        let text = sources::read_components(&components.source, &config.root)?;
-        let (source, objects) = transform::parse_objects(&text.origin, text.text)?;
+        let text =
+            sources::read_components(&components.source, &config.root, options.version.as_ref())?;
+        let (source, mut objects) = transform::parse_objects(&text.origin, text.text)?;
+        let mut changed = Vec::new();
+        images::apply(&mut objects, &pins, &mut applied, &mut changed);
+        image_changes.push(changed);
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
+    applied.check(&pins)?;
     let provider_name = match &config.provider.name {
         Some(name) => name.clone(),
         None => name_from_labels(
@@ -215,7 +227,8 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     let mut files = Vec::new();
     let mut lint_files = Vec::new();
     let mut changes = Vec::new();
-    for (suffix, origin, source, objects) in parsed {
+    for ((suffix, origin, source, objects), image_changes) in parsed.into_iter().zip(image_changes)
+    {
         let name = match &suffix {
             None => provider_type.components_file_name(),
             Some(suffix) => format!("{}-components-{suffix}.yaml", provider_type.short_name()),
@@ -240,7 +253,13 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
             text: yaml,
             documents,
         } = parallel::write_layout_read_back(transformed.objects, input_size, buffer);
-        changes.push((name.clone(), transformed.changes));
+        changes.push((
+            name.clone(),
+            image_changes
+                .into_iter()
+                .chain(transformed.changes)
+                .collect(),
+        ));
         let shown = out_dir.join(&name);
         let bytes = yaml.as_bytes().to_vec();
         let written = Arc::new(Source::new(shown.display().to_string(), yaml));
@@ -333,6 +352,8 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     };
     // A panic while hashing would be a bug; hash again on this thread.
     let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
+    let mut diagnostics = diagnostics;
+    rules::waivers::apply(&mut diagnostics, &config.waivers, &config.root);
     if total >= parallel::PARALLEL_FROM {
         // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
         // need not wait for.

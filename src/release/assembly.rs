@@ -31,6 +31,8 @@ pub struct Assembled {
     pub provider_name: Option<String>,
     /// The configuration's `targets:`.
     pub targets: TargetsConfig,
+    /// The configuration's `lint: allow:`, applied again when the published release is verified.
+    pub waivers: Vec<crate::rules::Waiver>,
 }
 
 /// Builds the release for a version.
@@ -123,6 +125,7 @@ impl Assembler for ConfigAssembler {
             provider_type: Some(release.provider_type),
             provider_name: Some(release.provider_name),
             targets: targets(&config.targets),
+            waivers: config.waivers.clone(),
         })
     }
 }

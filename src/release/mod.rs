@@ -98,6 +98,8 @@ pub struct ReleasePlan {
     pub destinations: Vec<TargetSpec>,
     /// What stops the release before anything is written.
     pub blockers: Vec<Error>,
+    /// `lint: allow:`, applied to what verify finds in the published release too.
+    pub waivers: Vec<rules::Waiver>,
     pub warnings: Vec<String>,
 }
 
@@ -128,6 +130,7 @@ pub fn plan(
         provider_type,
         provider_name,
         targets: _,
+        waivers,
     } = assembled;
     let provider_type = request.provider_type.or(provider_type);
     let provider_name = request.provider_name.clone().or(provider_name);
@@ -220,6 +223,7 @@ pub fn plan(
         tags,
         destinations,
         blockers,
+        waivers,
         warnings,
     })
 }
@@ -485,18 +489,17 @@ pub async fn publish(
             _ => Ok(verify_settings.clone()),
         };
         let verified = match settings {
-            Ok(settings) => {
-                verify::verify(
-                    &VerifyRequest {
-                        source: url.clone(),
-                        provider_name: Some(release.provider_name.clone()),
-                        provider_type: Some(release.provider_type),
-                    },
-                    &settings,
-                    services.clone(),
-                )
-                .await
-            }
+            Ok(settings) => verify::verify(
+                &VerifyRequest {
+                    source: url.clone(),
+                    provider_name: Some(release.provider_name.clone()),
+                    provider_type: Some(release.provider_type),
+                },
+                &settings,
+                services.clone(),
+            )
+            .await
+            .map(|report| report.waive(&plan.waivers, &plan.root)),
             Err(err) => Err(err),
         };
         let Some(report) = outcome.targets.get_mut(index) else {

@@ -61,6 +61,7 @@ impl Assembler for Fixed {
             provider_type: None,
             provider_name: None,
             targets: self.targets.clone(),
+            waivers: Vec::new(),
         })
     }
 }
