@@ -173,7 +173,7 @@ impl TargetSpec {
                 let dir = repository.join(release.provider_label()).join(&version);
                 (
                     dir.display().to_string(),
-                    format!("file://{}/", dir.display()),
+                    format!("{}/", crate::targets::local::file_url(&dir)),
                     vec![format!(
                         "write the files to `{}` through a staging folder",
                         dir.display()

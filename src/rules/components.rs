@@ -156,12 +156,14 @@ pub static NO_NAMESPACE: Rule = Rule {
 
 pub static OBJECT_NAMESPACE: Rule = Rule {
     id: "components/object-namespace",
-    severity: Severity::Error,
+    severity: Severity::Warning,
     summary: "a namespaced object is outside the components' Namespace",
     explanation: "Every namespaced object of a provider belongs in its target namespace. clusterctl \
         moves them there when it installs (deciding what is namespaced by kind alone, from its \
-        list of 16 cluster-scoped kinds), but `kubectl apply` and other installers do not, and an \
-        object written for another namespace usually means a kustomize overlay was missed.",
+        list of 16 cluster-scoped kinds), so `clusterctl init` works; `kubectl apply` and other \
+        installers do not move them, and an object written for another namespace usually means a \
+        kustomize overlay was missed. A warning: it breaks only users who install the file \
+        without clusterctl (`capkg assemble` moves them as clusterctl would).",
     help: "set `metadata.namespace` to the components' Namespace (kustomize: `namespace:` in the kustomization)",
     reference: TARGET_NAMESPACE,
     check: |cx, findings| {
@@ -216,12 +218,14 @@ pub static OBJECT_NAMESPACE: Rule = Rule {
 
 pub static SUBJECT_NAMESPACE: Rule = Rule {
     id: "components/subject-namespace",
-    severity: Severity::Error,
+    severity: Severity::Warning,
     summary: "an RBAC binding's subject points outside the components' Namespace",
     explanation: "clusterctl rewrites the namespace of every RoleBinding and ClusterRoleBinding \
         subject that has one to the target namespace, so a subject written for another namespace \
         ends up bound to an account that does not exist there. A ServiceAccount subject of a \
-        ClusterRoleBinding without a namespace is rejected by the API server.",
+        ClusterRoleBinding without a namespace is rejected by the API server. clusterctl sets \
+        every ServiceAccount subject's namespace itself, so `clusterctl init` works: a warning, as \
+        it breaks only installers other than clusterctl (`capkg assemble` fixes it).",
     help: "set the subject's `namespace` to the components' Namespace",
     reference: TRANSFORMATIONS,
     check: |cx, findings| {
@@ -280,12 +284,13 @@ pub static SUBJECT_NAMESPACE: Rule = Rule {
 
 pub static WEBHOOK_NAMESPACE: Rule = Rule {
     id: "components/webhook-namespace",
-    severity: Severity::Error,
+    severity: Severity::Warning,
     summary: "a webhook or CRD conversion service is outside the components' Namespace",
     explanation: "clusterctl points every webhook's `clientConfig.service.namespace` and every \
         CRD conversion webhook service at the target namespace. A service written for another \
         namespace means the manifests were built from a mismatched overlay, and any installer but \
-        clusterctl sends admission requests to a service that does not exist.",
+        clusterctl sends admission requests to a service that does not exist. A warning: \
+        clusterctl itself fixes it (`capkg assemble` too).",
     help: "set the service's `namespace` to the components' Namespace",
     reference: TRANSFORMATIONS,
     check: |cx, findings| {
@@ -350,8 +355,9 @@ pub static INJECT_CA: Rule = Rule {
     explanation: "On webhook configurations and CRDs clusterctl rewrites \
         `cert-manager.io/inject-ca-from: <namespace>/<certificate>` to the target namespace; a \
         value that is not exactly `<namespace>/<name>` stops `clusterctl init` with `does not have \
-        a correct value for cert-manager.io/inject-ca-from`, and one pointing elsewhere leaves \
-        the webhook without a CA bundle for every other installer.",
+        a correct value for cert-manager.io/inject-ca-from` (an error), and one pointing \
+        elsewhere leaves the webhook without a CA bundle for every other installer (a warning: \
+        clusterctl rewrites it).",
     help: "write the annotation as `<components namespace>/<certificate name>`",
     reference: TRANSFORMATIONS,
     check: |cx, findings| {
@@ -383,15 +389,17 @@ pub static INJECT_CA: Rule = Rule {
                     && !has_variable(parts[0])
                     && !has_variable(target)
                 {
-                    findings.at_node(
-                        components.file,
-                        value,
-                        format!(
-                            "{} injects its CA from namespace `{}`, expected `{target}`",
-                            object.display(),
-                            parts[0]
-                        ),
-                    );
+                    findings
+                        .at_node(
+                            components.file,
+                            value,
+                            format!(
+                                "{} injects its CA from namespace `{}`, expected `{target}`",
+                                object.display(),
+                                parts[0]
+                            ),
+                        )
+                        .with_severity(Severity::Warning);
                 }
             }
         }
@@ -927,7 +935,7 @@ mod tests {
         assert!(found[0].message.contains("ServiceAccount `a`"));
         assert!(found[0].message.contains("`default`"));
         assert!(found[0].message.contains("`capx-system`"));
-        assert_eq!(found[0].severity, Severity::Error);
+        assert_eq!(found[0].severity, Severity::Warning);
         assert!(found[1].message.contains("ConfigMap `c` has no namespace"));
         assert_eq!(found[1].severity, Severity::Warning);
     }
