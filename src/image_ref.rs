@@ -173,10 +173,10 @@ pub fn placeholder(image: &str) -> Option<&'static str> {
     }
     let registry = split_domain(name).0.unwrap_or_default();
     let host = registry.split(':').next().unwrap_or_default();
-    for reserved in ["example.com", "example.org", "example.net", "example"] {
-        if host == reserved || host.ends_with(&format!(".{reserved}")) {
-            return Some("an `example` registry");
-        }
+    // Only the reserved names themselves (kubebuilder's `example.com/<project>`): a
+    // `registry.example.com` is how documentation and tests spell "your registry".
+    if ["example.com", "example.org", "example.net"].contains(&host) {
+        return Some("an `example` registry");
     }
     None
 }

@@ -38,6 +38,18 @@ fn parse_allow(text: &str) -> Result<rules::Waiver, String> {
 }
 
 pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
+    // The waivers first: a configuration capkg cannot read is reported before anything else.
+    let config_path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None => crate::config::Config::discover(std::path::Path::new(".")),
+    };
+    let (mut waivers, root) = match &config_path {
+        Some(path) => {
+            let config = crate::config::Config::load(path).map_err(Failure::internal)?;
+            (config.waivers, config.root)
+        }
+        None => (Vec::new(), PathBuf::from(".")),
+    };
     let releases = crate::files::load_releases(&args.paths, args.provider.provider_type).map_err(
         |e| match e {
             crate::files::Error::UnknownRole { .. } => Failure::internal(e),
@@ -50,17 +62,6 @@ pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         version: args.version.clone(),
     };
     let mut diagnostics = rules::run(&releases, &options);
-    let config_path = match &args.config {
-        Some(path) => Some(path.clone()),
-        None => crate::config::Config::discover(std::path::Path::new(".")),
-    };
-    let (mut waivers, root) = match &config_path {
-        Some(path) => {
-            let config = crate::config::Config::load(path).map_err(Failure::internal)?;
-            (config.waivers, config.root)
-        }
-        None => (Vec::new(), PathBuf::from(".")),
-    };
     waivers.extend(args.allow.iter().cloned());
     rules::waivers::apply(&mut diagnostics, &waivers, &root);
     if global.quiet {
