@@ -158,10 +158,9 @@ fn unreleasable_images_are_errors_with_a_version_and_warnings_without() {
 #[test]
 fn an_images_pin_fixes_what_a_release_cannot_run() {
     for (image, _, _) in CASES {
-        let name =
-            image
-                .rsplit_once(':')
-                .map_or(image, |(n, t)| if t.contains('/') { image } else { n });
+        let name = image
+            .rsplit_once(':')
+            .map_or(image, |(n, t)| if t.contains('/') { image } else { n });
         let dir = provider(
             image,
             &format!(
