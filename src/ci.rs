@@ -146,6 +146,7 @@ pub fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
     let mut seen = [0usize; 3];
     for d in diagnostics {
         let slot = match d.severity {
+            _ if d.waived.is_some() => 2,
             Severity::Error => 0,
             Severity::Warning => 1,
             Severity::Info => 2,

@@ -43,7 +43,7 @@ use std::sync::Arc;
 
 use crate::provider::ProviderType;
 use crate::version::Version;
-use crate::yaml::{self, Limits, Node, Position, Source, Value};
+use crate::yaml::{self, Limits, Node, Position, Source, Span, Value};
 
 /// The file name capkg looks for.
 pub const FILE_NAME: &str = "capkg.yaml";
@@ -75,6 +75,23 @@ pub struct Config {
     /// Values still holding a `TODO` placeholder (`capkg init` writes one for what it could not
     /// detect); [`Config::refuse_placeholders`] turns them into an error.
     pub placeholders: Vec<Placeholder>,
+    /// `images:`: release-pinned images, applied to the components (kustomize's `images`).
+    pub images: Vec<ImagePin>,
+    /// `lint: allow:`: findings the maintainer accepts.
+    pub waivers: Vec<crate::rules::Waiver>,
+}
+
+/// One `images:` entry, with kustomize's field names and meaning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImagePin {
+    /// The image as written in the manifests, without tag or digest.
+    pub name: String,
+    pub new_name: Option<String>,
+    /// May hold `{version}` (the release version as tagged) or `{semver}` (without its `v`).
+    pub new_tag: Option<String>,
+    pub digest: Option<String>,
+    /// `capkg.yaml:line:column` of the entry, for messages.
+    pub at: String,
 }
 
 /// A value `TODO` or `TODO: ...` left in the file.
@@ -297,6 +314,8 @@ impl Config {
                 "version",
                 "output",
                 "targets",
+                "images",
+                "lint",
             ],
         )? {
             match key {
@@ -328,6 +347,8 @@ impl Config {
                 }
                 "output" => config.output = Some(reader.path_value(value)?),
                 "targets" => config.targets = reader.targets(value)?,
+                "images" => config.images = reader.images(value)?,
+                "lint" => config.waivers = reader.lint(value, &source)?,
                 _ => {}
             }
         }
@@ -780,6 +801,182 @@ impl Reader<'_> {
         Ok(ComponentsConfig { suffix, source })
     }
 
+    fn at(&self, node: &Node) -> String {
+        format!(
+            "{}:{}",
+            self.path.display(),
+            self.source.position(node.span.start)
+        )
+    }
+
+    /// `images:`: a list of kustomize-style entries.
+    fn images(&self, node: &Node) -> Result<Vec<ImagePin>, ConfigError> {
+        let Value::Sequence(items) = &node.value else {
+            return Err(self.error(
+                node,
+                "`images` must be a list of `{name, newName, newTag, digest}` entries",
+            ));
+        };
+        let mut out: Vec<ImagePin> = Vec::new();
+        for item in items {
+            let mut pin = ImagePin {
+                name: String::new(),
+                new_name: None,
+                new_tag: None,
+                digest: None,
+                at: self.at(item),
+            };
+            let mut name_node = None;
+            for (key, value) in self.fields(
+                item,
+                "an `images` entry",
+                &["name", "newName", "newTag", "digest"],
+            )? {
+                let text = self.string(value)?;
+                match key {
+                    "name" => {
+                        name_node = Some(value);
+                        pin.name = text;
+                    }
+                    "newName" => {
+                        let parts = crate::image_ref::Parts::parse(&text);
+                        if !matches!(parts, Ok(p) if p.tag.is_none() && p.digest.is_none()) {
+                            return Err(self.error(value, format!("`newName: {text}` must be an image name without tag or digest (give those as `newTag` and `digest`)")));
+                        }
+                        pin.new_name = Some(text);
+                    }
+                    "newTag" => {
+                        let example = text
+                            .replace("{version}", "v1.2.3")
+                            .replace("{semver}", "1.2.3");
+                        if example.contains(['{', '}']) {
+                            return Err(self.error(value, format!("`newTag: {text}`: the placeholders are `{{version}}` (v1.2.3) and `{{semver}}` (1.2.3)")));
+                        }
+                        if crate::image_ref::Parts::parse(&format!("x:{example}"))
+                            .ok()
+                            .and_then(|p| p.tag)
+                            != Some(example.as_str())
+                        {
+                            return Err(self.error(value, format!("`newTag: {text}` is not a valid image tag (letters, digits, `_`, `.`, `-`; at most 128)")));
+                        }
+                        pin.new_tag = Some(text);
+                    }
+                    "digest" => {
+                        if crate::image_ref::Parts::parse(&format!("x@{text}")).is_err() {
+                            return Err(self.error(
+                                value,
+                                format!(
+                                    "`digest: {text}` is not a digest (`sha256:` and 64 hex digits)"
+                                ),
+                            ));
+                        }
+                        pin.digest = Some(text);
+                    }
+                    _ => {}
+                }
+            }
+            let Some(name_node) = name_node else {
+                return Err(self.error(
+                    item,
+                    "an `images` entry needs `name`: the image as written in the manifests",
+                ));
+            };
+            if crate::image_ref::Parts::parse(&pin.name)
+                .map_or(true, |p| p.tag.is_some() || p.digest.is_some())
+            {
+                return Err(self.error(name_node, format!("`name: {}` must be the image without tag or digest, as kustomize matches it", pin.name)));
+            }
+            if pin.new_name.is_none() && pin.new_tag.is_none() && pin.digest.is_none() {
+                return Err(self.error(item, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag` or `digest`", pin.name)));
+            }
+            if out.iter().any(|p| p.name == pin.name) {
+                return Err(self.error(
+                    name_node,
+                    format!("two `images` entries for `{}`", pin.name),
+                ));
+            }
+            out.push(pin);
+        }
+        Ok(out)
+    }
+
+    /// `lint:`: only `allow:` so far.
+    fn lint(
+        &self,
+        node: &Node,
+        source: &Arc<Source>,
+    ) -> Result<Vec<crate::rules::Waiver>, ConfigError> {
+        let mut waivers = Vec::new();
+        for (key, value) in self.fields(node, "`lint`", &["allow"])? {
+            if key != "allow" {
+                continue;
+            }
+            let Value::Sequence(items) = &value.value else {
+                return Err(self.error(
+                    value,
+                    "`lint.allow` must be a list of `{rule, files, reason}` entries",
+                ));
+            };
+            for item in items {
+                let mut rule = None;
+                let mut files = Vec::new();
+                let mut reason = None;
+                for (k, v) in
+                    self.fields(item, "a `lint.allow` entry", &["rule", "files", "reason"])?
+                {
+                    match k {
+                        "rule" => {
+                            let text = self.string(v)?;
+                            if crate::rules::find(&text).is_none() {
+                                return Err(
+                                    self.error(v, crate::rules::waivers::unknown_rule(&text))
+                                );
+                            }
+                            rule = Some(text);
+                        }
+                        "files" => {
+                            files = self.strings(v)?;
+                            for glob in &files {
+                                crate::rules::waivers::check_glob(glob)
+                                    .map_err(|e| self.error(v, e))?;
+                            }
+                        }
+                        "reason" => {
+                            let text = self.string(v)?;
+                            if text.trim().is_empty() {
+                                return Err(self.error(
+                                    v,
+                                    "a waiver's `reason` must say why the finding is accepted",
+                                ));
+                            }
+                            reason = Some(text);
+                        }
+                        _ => {}
+                    }
+                }
+                let rule = rule.ok_or_else(|| {
+                    self.error(
+                        item,
+                        "a `lint.allow` entry needs `rule`: the rule id to accept",
+                    )
+                })?;
+                let reason = reason.ok_or_else(|| {
+                    self.error(item, format!("the waiver of `{rule}` needs a `reason`: say why the finding is accepted, for whoever reads the release"))
+                })?;
+                waivers.push(crate::rules::Waiver {
+                    rule,
+                    files,
+                    reason,
+                    origin: crate::rules::waivers::Origin::Config {
+                        file: source.clone(),
+                        span: Span::new(item.span.start, item.span.start),
+                    },
+                });
+            }
+        }
+        Ok(waivers)
+    }
+
     fn targets(&self, node: &Node) -> Result<Targets, ConfigError> {
         let mut targets = Targets::default();
         for (key, value) in self.fields(node, "`targets`", &["github", "gitlab", "local"])? {
@@ -931,7 +1128,7 @@ mod tests {
         );
         assert_eq!(
             error("output: out\ntemplate: x\n"),
-            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets"
+            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint"
         );
         assert_eq!(
             error("targets:\n  github:\n    repository: o/r\n"),
@@ -984,6 +1181,48 @@ mod tests {
         // `TODO` inside a value is not a placeholder.
         let config = parse("templates: [TODO.yaml, a/TODO:x]\n").unwrap();
         assert!(config.refuse_placeholders().is_ok());
+    }
+
+    #[test]
+    fn images_are_kustomize_entries() {
+        let config = parse(
+            "images:\n  - name: gcr.io/a/manager\n    newName: registry.k8s.io/a/manager\n    newTag: \"{version}\"\n  - name: controller\n    digest: sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+        )
+        .unwrap();
+        assert_eq!(config.images.len(), 2);
+        assert_eq!(config.images[0].new_tag.as_deref(), Some("{version}"));
+        assert_eq!(config.images[0].at, "capkg.yaml:2:5");
+        assert_eq!(
+            error("images:\n  - name: a.io/b:v1\n    newTag: v2\n"),
+            "capkg.yaml:2:11: `name: a.io/b:v1` must be the image without tag or digest, as kustomize matches it"
+        );
+        assert_eq!(
+            error("images:\n  - name: a.io/b\n    newTag: \"{tag}\"\n"),
+            "capkg.yaml:3:13: `newTag: {tag}`: the placeholders are `{version}` (v1.2.3) and `{semver}` (1.2.3)"
+        );
+        assert!(error("images:\n  - name: a.io/b\n").contains("changes nothing"));
+        assert!(error("images:\n  - name: a.io/b\n    digest: md5:1\n").contains("not a digest"));
+        assert!(
+            error("images:\n  - name: a.io/b\n    newtag: v1\n").contains("unknown field `newtag`")
+        );
+    }
+
+    #[test]
+    fn waivers_need_a_known_rule_and_a_reason() {
+        let config = parse(
+            "lint:\n  allow:\n    - rule: templates/single-namespace\n      files: [\"cluster-template-*.yaml\"]\n      reason: clusterctl moves them\n",
+        )
+        .unwrap();
+        assert_eq!(config.waivers.len(), 1);
+        assert_eq!(config.waivers[0].files, vec!["cluster-template-*.yaml"]);
+        assert_eq!(
+            error("lint:\n  allow:\n    - rule: templates/nope\n      reason: x\n"),
+            "capkg.yaml:3:13: there is no rule `templates/nope`; `capkg rules` lists every rule id"
+        );
+        assert_eq!(
+            error("lint:\n  allow:\n    - rule: components/image-tag\n"),
+            "capkg.yaml:3:7: the waiver of `components/image-tag` needs a `reason`: say why the finding is accepted, for whoever reads the release"
+        );
     }
 
     #[test]

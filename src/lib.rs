@@ -26,6 +26,7 @@ pub mod config;
 pub mod files;
 pub mod flect;
 pub mod go_sort;
+pub mod image_ref;
 pub mod k8s;
 pub mod provider;
 pub mod release;

@@ -14,6 +14,7 @@
 //! install time and how it prints them (`capkg render`).
 
 pub mod clusterctl;
+pub mod images;
 mod parallel;
 pub mod scaffold;
 pub mod sources;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 
 use crate::files::{self, Release, ReleaseFile};
 use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType, ReleaseProvider};
-use crate::rules::{self, Diagnostic, Severity, Summary};
+use crate::rules::{self, Diagnostic, Summary};
 use crate::version::Version;
 use crate::yaml::{Node, Source, YamlFile};
 
@@ -88,7 +89,7 @@ impl AssembledRelease {
     pub fn error_count(&self) -> usize {
         self.diagnostics
             .iter()
-            .filter(|d| d.severity == Severity::Error)
+            .filter(|d| d.is_blocking_error())
             .count()
     }
 
@@ -140,6 +141,8 @@ pub enum Error {
     #[error(transparent)]
     Transform(#[from] TransformError),
     #[error(transparent)]
+    Images(#[from] images::ImagesError),
+    #[error(transparent)]
     Write(#[from] WriteError),
     #[error(
         "no components configured: set `components:` in capkg.yaml (a `file`, `files` or a `command`)"
@@ -175,6 +178,7 @@ impl Error {
         matches!(
             self,
             Error::Transform(_)
+                | Error::Images(_)
                 | Error::LintErrors { .. }
                 | Error::Source(
                     SourceError::CommandFailed { .. }
@@ -216,8 +220,19 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     // Each provider's components as lint loads them, by provider.
     let mut components_lint: Vec<Vec<ReleaseFile>> = Vec::new();
     let mut changes = Vec::new();
+    // One set of pins for the whole release: an entry that matches no image of any provider is
+    // an error (a typo must not publish the development image).
+    let pins = images::resolve(&config.images, options.version.as_ref())?;
+    let mut applied = images::Applied::new(&pins);
     for provider_config in &config.providers {
-        let assembled = assemble_provider(config, provider_config, &out_dir, several)?;
+        let assembled = assemble_provider(
+            config,
+            provider_config,
+            &out_dir,
+            several,
+            options.version.as_ref(),
+            (&pins, &mut applied),
+        )?;
         let provider = assembled.provider;
         if providers.iter().any(|p| p.label() == provider.label()) {
             return Err(Error::SameProvider {
@@ -238,6 +253,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         changes.extend(assembled.changes);
         providers.push(provider);
     }
+    applied.check(&pins)?;
 
     let metadata_path = config.resolve(
         config
@@ -321,6 +337,8 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     };
     // A panic while hashing would be a bug; hash again on this thread.
     let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
+    let mut diagnostics = diagnostics;
+    rules::waivers::apply(&mut diagnostics, &config.waivers, &config.root);
     if total >= parallel::PARALLEL_FROM {
         // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
         // need not wait for.
@@ -374,6 +392,8 @@ fn assemble_provider(
     provider_config: &ProviderConfig,
     out_dir: &Path,
     several: bool,
+    version: Option<&Version>,
+    (pins, applied): (&[images::Pin], &mut images::Applied),
 ) -> Result<AssembledProvider, Error> {
     if provider_config.components.is_empty() {
         return Err(Error::NoComponents);
@@ -392,10 +412,14 @@ fn assemble_provider(
             }
         })?;
 
+    let mut image_changes = Vec::new();
     let mut parsed = Vec::new();
     for components in &provider_config.components {
-        let text = sources::read_components(&components.source, &config.root)?;
-        let (source, objects) = transform::parse_objects(&text.origin, text.text)?;
+        let text = sources::read_components(&components.source, &config.root, version)?;
+        let (source, mut objects) = transform::parse_objects(&text.origin, text.text)?;
+        let mut changed = Vec::new();
+        images::apply(&mut objects, pins, applied, &mut changed);
+        image_changes.push(changed);
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
     let provider_name = match &provider_config.name {
@@ -418,7 +442,8 @@ fn assemble_provider(
     let mut files = Vec::new();
     let mut lint_files = Vec::new();
     let mut changes = Vec::new();
-    for (suffix, origin, source, objects) in parsed {
+    for ((suffix, origin, source, objects), image_changes) in parsed.into_iter().zip(image_changes)
+    {
         let name = config::components_file_name(provider_type, suffix.as_deref());
         let transformed = transform::transform(
             &origin,
@@ -440,7 +465,13 @@ fn assemble_provider(
             text: yaml,
             documents,
         } = parallel::write_layout_read_back(transformed.objects, input_size, buffer);
-        changes.push((name.clone(), transformed.changes));
+        changes.push((
+            name.clone(),
+            image_changes
+                .into_iter()
+                .chain(transformed.changes)
+                .collect(),
+        ));
         let shown = out_dir.join(&name);
         let bytes = yaml.as_bytes().to_vec();
         let written = Arc::new(Source::new(shown.display().to_string(), yaml));

@@ -84,10 +84,12 @@ pub struct ComponentsText {
     pub text: String,
 }
 
-/// Reads a components source; relative paths and commands are taken from `root`.
+/// Reads a components source; relative paths and commands are taken from `root`. A command gets
+/// the version being released, as tagged, in `CAPKG_VERSION`.
 pub fn read_components(
     source: &ComponentsSource,
     root: &Path,
+    version: Option<&crate::version::Version>,
 ) -> Result<ComponentsText, SourceError> {
     match source {
         ComponentsSource::File(path) => {
@@ -112,7 +114,7 @@ pub fn read_components(
                 text,
             })
         }
-        ComponentsSource::Command(command) => run(command, root),
+        ComponentsSource::Command(command) => run(command, root, version),
     }
 }
 
@@ -166,7 +168,11 @@ fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
     Ok(files)
 }
 
-fn run(command: &Command, root: &Path) -> Result<ComponentsText, SourceError> {
+fn run(
+    command: &Command,
+    root: &Path,
+    version: Option<&crate::version::Version>,
+) -> Result<ComponentsText, SourceError> {
     let mut process = match command {
         Command::Argv(argv) => {
             let (program, args) = argv.split_first().ok_or_else(|| SourceError::Spawn {
@@ -184,6 +190,9 @@ fn run(command: &Command, root: &Path) -> Result<ComponentsText, SourceError> {
             process
         }
     };
+    if let Some(version) = version {
+        process.env("CAPKG_VERSION", version.to_string());
+    }
     let shown = command.to_string();
     let dir = if root.as_os_str().is_empty() {
         Path::new(".")
@@ -361,6 +370,7 @@ mod tests {
         let text = read_components(
             &ComponentsSource::Files(vec!["config/ns.yaml".into(), "config/rbac".into()]),
             root,
+            None,
         )
         .unwrap();
         assert_eq!(text.text, "kind: Namespace\n---\nkind: A\n---\nkind: B\n");
@@ -372,6 +382,7 @@ mod tests {
         let err = read_components(
             &ComponentsSource::Command(Command::Shell("echo oops >&2; exit 3".into())),
             dir.path(),
+            None,
         )
         .unwrap_err();
         let message = err.to_string();
@@ -383,6 +394,7 @@ mod tests {
         let err = read_components(
             &ComponentsSource::Command(Command::Argv(vec!["capkg-no-such-program".into()])),
             dir.path(),
+            None,
         )
         .unwrap_err();
         assert!(matches!(err, SourceError::Spawn { .. }));
@@ -395,9 +407,23 @@ mod tests {
         let text = read_components(
             &ComponentsSource::Command(Command::Argv(vec!["cat".into(), "x.yaml".into()])),
             dir.path(),
+            None,
         )
         .unwrap();
         assert_eq!(text.text, "kind: X\n");
+    }
+
+    #[test]
+    fn commands_get_the_release_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let version = crate::version::Version::parse("v1.2.3").unwrap();
+        let text = read_components(
+            &ComponentsSource::Command(Command::Shell("echo \"kind: X$CAPKG_VERSION\"".into())),
+            dir.path(),
+            Some(&version),
+        )
+        .unwrap();
+        assert_eq!(text.text, "kind: Xv1.2.3\n");
     }
 
     #[test]

@@ -220,6 +220,9 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
                 format!(", {warnings} lint warning(s)")
             } else {
                 String::new()
+            } + &match release.summary().waived {
+                0 => String::new(),
+                waived => format!(", {waived} waived finding(s)"),
             }
         );
         if global.format != Format::Json {

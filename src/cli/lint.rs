@@ -22,9 +22,34 @@ pub struct LintArgs {
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Accept a rule's findings (repeatable): `--allow RULE=REASON`, or `--allow RULE` (the
+    /// reason then says it came from the command line). Waived findings are still shown, with
+    /// the reason, and do not fail the run; `lint: allow:` in capkg.yaml says the same per file.
+    #[arg(long, value_name = "RULE[=REASON]", value_parser = parse_allow)]
+    pub allow: Vec<rules::Waiver>,
+    /// capkg's configuration file, for its `lint: allow:` waivers; default: the nearest
+    /// `capkg.yaml` up to the repository root, if there is one.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+fn parse_allow(text: &str) -> Result<rules::Waiver, String> {
+    rules::Waiver::from_flag(text)
 }
 
 pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
+    // The waivers first: a configuration capkg cannot read is reported before anything else.
+    let config_path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None => crate::config::Config::discover(std::path::Path::new(".")),
+    };
+    let (mut waivers, root) = match &config_path {
+        Some(path) => {
+            let config = crate::config::Config::load(path).map_err(Failure::internal)?;
+            (config.waivers, config.root)
+        }
+        None => (Vec::new(), PathBuf::from(".")),
+    };
     let releases = crate::files::load_releases(&args.paths, args.provider.provider_type).map_err(
         |e| match e {
             crate::files::Error::UnknownRole { .. } => Failure::internal(e),
@@ -37,6 +62,8 @@ pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         version: args.version.clone(),
     };
     let mut diagnostics = rules::run(&releases, &options);
+    waivers.extend(args.allow.iter().cloned());
+    rules::waivers::apply(&mut diagnostics, &waivers, &root);
     if global.quiet {
         diagnostics.retain(|d| d.severity == Severity::Error);
     }

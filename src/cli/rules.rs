@@ -25,6 +25,8 @@ struct RuleInfo {
     help: &'static str,
     reference: &'static str,
     url: &'static str,
+    /// How to accept the rule's findings.
+    waive: String,
 }
 
 fn info(rule: &Rule) -> RuleInfo {
@@ -36,6 +38,7 @@ fn info(rule: &Rule) -> RuleInfo {
         help: rule.help,
         reference: rule.reference.title,
         url: rule.reference.url,
+        waive: rules::waivers::how_to_waive(rule.id),
     }
 }
 
@@ -84,6 +87,11 @@ pub fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
                 out,
                 "{}\n",
                 textwrap(&format!("What to do: {}.", rule.help))
+            )?;
+            writeln!(
+                out,
+                "{}\n",
+                textwrap(&rules::waivers::how_to_waive(rule.id))
             )?;
             writeln!(out, "Source: {}\n        {}", rule.reference, rule.url)?;
         }

@@ -32,6 +32,10 @@ pub struct VerifyArgs {
     pub api_url: Option<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    /// capkg's configuration file, for its `lint: allow:` waivers; default: the nearest
+    /// `capkg.yaml` up to the repository root, if there is one.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub limits: HttpLimitArgs,
 }
@@ -45,10 +49,21 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
     };
+    let config_path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None => crate::config::Config::discover(std::path::Path::new(".")),
+    };
+    let config = match &config_path {
+        Some(path) => Some(crate::config::Config::load(path).map_err(Failure::internal)?),
+        None => None,
+    };
     let services = services(global, &args.limits);
-    let report = runtime()?
+    let mut report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
         .map_err(failure)?;
+    if let Some(config) = &config {
+        report = report.waive(&config.waivers, &config.root);
+    }
     write_report(global, &ci, &report)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
         ci::append_step_summary(path, &report.markdown()).map_err(Failure::internal)?;

@@ -32,6 +32,8 @@ pub struct Assembled {
     pub providers: Vec<ReleaseProvider>,
     /// The configuration's `targets:`.
     pub targets: TargetsConfig,
+    /// The configuration's `lint: allow:`, applied again when the published release is verified.
+    pub waivers: Vec<crate::rules::Waiver>,
 }
 
 /// Builds the release for a version.
@@ -132,6 +134,7 @@ impl Assembler for ConfigAssembler {
             diagnostics: Some(release.diagnostics),
             providers: release.providers,
             targets: targets(&config.targets),
+            waivers: config.waivers.clone(),
         })
     }
 }

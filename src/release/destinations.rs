@@ -180,7 +180,7 @@ impl TargetSpec {
                 let dir = dirs.first().cloned().unwrap_or_else(|| repository.clone());
                 (
                     dir.display().to_string(),
-                    format!("file://{}/", dir.display()),
+                    format!("{}/", crate::targets::local::file_url(&dir)),
                     dirs.iter()
                         .map(|d| {
                             format!(
@@ -207,8 +207,10 @@ impl TargetSpec {
                         format!("https://github.com/{repo}/releases/{version}/{components}")
                     }
                     TargetSpec::Local { repository } => format!(
-                        "file://{}/{components}",
-                        repository.join(provider.label()).join(&version).display()
+                        "{}/{components}",
+                        crate::targets::local::file_url(
+                            &repository.join(provider.label()).join(&version)
+                        )
                     ),
                     TargetSpec::Memory(_) => {
                         format!("memory://{}/{version}/{components}", provider.label())

@@ -108,6 +108,8 @@ pub struct ReleasePlan {
     pub destinations: Vec<TargetSpec>,
     /// What stops the release before anything is written.
     pub blockers: Vec<Error>,
+    /// `lint: allow:`, applied to what verify finds in the published release too.
+    pub waivers: Vec<rules::Waiver>,
     pub warnings: Vec<String>,
 }
 
@@ -137,6 +139,7 @@ pub fn plan(
         diagnostics,
         providers,
         targets: _,
+        waivers,
     } = assembled;
     // Flags describe the one provider of a single-provider release (the assembler refuses them
     // for several); lint below runs only when the assembler did not.
@@ -259,6 +262,7 @@ pub fn plan(
         tags,
         destinations,
         blockers,
+        waivers,
         warnings,
     })
 }
@@ -557,7 +561,8 @@ pub async fn publish(
                 &settings,
                 services.clone(),
             )
-            .await;
+            .await
+            .map(|report| report.waive(&plan.waivers, &plan.root));
             let Some(report) = outcome.targets.get_mut(index) else {
                 break;
             };

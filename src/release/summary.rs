@@ -152,11 +152,12 @@ pub fn markdown(outcome: &Outcome) -> String {
         md.push_str(&format!("- ℹ️ {note}\n"));
     }
     md.push_str(&format!(
-        "- {} lint: {} error(s), {} warning(s), {} info(s)\n\n",
+        "- {} lint: {} error(s), {} warning(s), {} info(s), {} waived\n\n",
         mark(outcome.lint.errors == 0),
         outcome.lint.errors,
         outcome.lint.warnings,
-        outcome.lint.infos
+        outcome.lint.infos,
+        outcome.lint.waived
     ));
     if !outcome.diagnostics.is_empty() {
         md.push_str("| severity | rule | place | message |\n| --- | --- | --- | --- |\n");
@@ -166,12 +167,19 @@ pub fn markdown(outcome: &Outcome) -> String {
                 (Some(file), None) => file.to_string(),
                 _ => String::new(),
             };
+            let (shown, message) = match &d.waived {
+                Some(reason) => (
+                    format!("✔️ waived {}", d.severity),
+                    format!("{} (waived: {reason})", d.message),
+                ),
+                None => (severity(d.severity).to_string(), d.message.clone()),
+            };
             md.push_str(&format!(
                 "| {} | `{}` | {} | {} |\n",
-                severity(d.severity),
+                shown,
                 d.rule,
                 table_cell(&place),
-                table_cell(&d.message)
+                table_cell(&message)
             ));
         }
         if outcome.diagnostics.len() > MAX_DIAGNOSTIC_ROWS {

@@ -60,6 +60,7 @@ impl Assembler for Fixed {
             diagnostics: None,
             providers: Vec::new(),
             targets: self.targets.clone(),
+            waivers: Vec::new(),
         })
     }
 }

@@ -49,18 +49,31 @@ pub fn annotation(d: &Diagnostic) -> String {
         }
         location = format!("{location}:{}:{}", start.line, start.column);
     }
-    properties.push(format!("title={}", escape_property(d.rule)));
+    let title = match &d.waived {
+        Some(_) => format!("{} {} (waived)", d.rule, d.severity),
+        None => d.rule.to_string(),
+    };
+    properties.push(format!("title={}", escape_property(&title)));
     let mut message = d.message.clone();
     if !location.is_empty() {
         message = format!("{location}: {message}");
     }
-    if !d.help.is_empty() {
+    if let Some(reason) = &d.waived {
+        message.push_str("\nwaived: ");
+        message.push_str(reason);
+    } else if !d.help.is_empty() {
         message.push_str("\nhelp: ");
         message.push_str(&d.help);
     }
+    // A waived finding is a notice whatever its severity: shown, never failing the check.
+    let severity = if d.waived.is_some() {
+        Severity::Info
+    } else {
+        d.severity
+    };
     format!(
         "::{} {}::{}",
-        command(d.severity),
+        command(severity),
         properties.join(","),
         escape_data(&message)
     )
@@ -76,11 +89,16 @@ pub fn write_diagnostics(
     }
     writeln!(
         out,
-        "capkg: {} error{}, {} warning{} in {} file{}",
+        "capkg: {} error{}, {} warning{}{} in {} file{}",
         summary.errors,
         plural(summary.errors),
         summary.warnings,
         plural(summary.warnings),
+        if summary.waived > 0 {
+            format!(", {} waived", summary.waived)
+        } else {
+            String::new()
+        },
         summary.files,
         plural(summary.files)
     )
@@ -120,5 +138,15 @@ mod tests {
         assert_eq!(command(Severity::Info), "notice");
         let d = Diagnostic::new("metadata/missing", Severity::Warning, None, None, "m", "");
         assert_eq!(annotation(&d), "::warning title=metadata/missing::m");
+    }
+
+    #[test]
+    fn waived_findings_are_notices_with_their_reason() {
+        let mut d = Diagnostic::new("metadata/missing", Severity::Error, None, None, "m", "h");
+        d.waived = Some("not ours".into());
+        assert_eq!(
+            annotation(&d),
+            "::notice title=metadata/missing error (waived)::m%0Awaived: not ours"
+        );
     }
 }

@@ -55,10 +55,19 @@ impl std::error::Error for View<'_> {}
 
 impl miette::Diagnostic for View<'_> {
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(self.diagnostic.rule))
+        match &self.diagnostic.waived {
+            Some(_) => Some(Box::new(format!(
+                "{} {} (waived)",
+                self.diagnostic.rule, self.diagnostic.severity
+            ))),
+            None => Some(Box::new(self.diagnostic.rule)),
+        }
     }
 
     fn severity(&self) -> Option<miette::Severity> {
+        if self.diagnostic.waived.is_some() {
+            return Some(miette::Severity::Advice);
+        }
         Some(match self.diagnostic.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
@@ -67,6 +76,9 @@ impl miette::Diagnostic for View<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        if let Some(reason) = &self.diagnostic.waived {
+            return Some(Box::new(format!("waived: {reason}")));
+        }
         (!self.diagnostic.help.is_empty())
             .then(|| Box::new(&self.diagnostic.help) as Box<dyn fmt::Display>)
     }
@@ -171,6 +183,9 @@ pub fn summary_line(summary: &Summary) -> String {
     if summary.infos > 0 {
         parts.push(format!("{} note{}", summary.infos, plural(summary.infos)));
     }
+    if summary.waived > 0 {
+        parts.push(format!("{} waived", summary.waived));
+    }
     if parts.is_empty() {
         format!("no problems in {files}")
     } else {
@@ -230,14 +245,42 @@ mod tests {
     }
 
     #[test]
+    fn waived_findings_say_so_with_their_reason() {
+        let mut d = Diagnostic::new(
+            "templates/single-namespace",
+            Severity::Error,
+            None,
+            None,
+            "two namespaces",
+            "fix it",
+        );
+        d.waived = Some("clusterctl moves them".into());
+        let out = render(Style::plain(), &d);
+        assert!(
+            out.contains("templates/single-namespace error (waived)"),
+            "{out}"
+        );
+        assert!(out.contains("waived: clusterctl moves them"), "{out}");
+        assert!(!out.contains("fix it"), "{out}");
+    }
+
+    #[test]
     fn summary_lines() {
         let summary = Summary {
             errors: 2,
             warnings: 1,
             infos: 0,
+            waived: 0,
             files: 1,
         };
         assert_eq!(summary_line(&summary), "2 errors, 1 warning in 1 file");
+        assert_eq!(
+            summary_line(&Summary {
+                waived: 2,
+                ..summary
+            }),
+            "2 errors, 1 warning, 2 waived in 1 file"
+        );
         assert_eq!(
             summary_line(&Summary {
                 files: 3,

@@ -1,9 +1,10 @@
 //! JSON output: wire types kept apart from the library's own, so the interface changes only on
 //! purpose.
 //!
-//! Lint: `{"diagnostics":[{"rule","severity","file","line","column","message","help"}],
-//! "summary":{"errors","warnings","files"}}`; line and column are 1-based, `null` only where a
-//! finding has no position.
+//! Lint: `{"diagnostics":[{"rule","severity","file","line","column","message","help"
+//! [,"waived"]}], "summary":{"errors","warnings","infos","waived","files"}}`; line and column
+//! are 1-based, `null` only where a finding has no position; `waived` (the waiver's reason) only
+//! on a finding a waiver accepted, which `errors` and `warnings` do not count.
 
 use std::io::{self, Write};
 
@@ -31,6 +32,9 @@ pub struct JsonDiagnostic<'a> {
     end_column: Option<usize>,
     message: &'a str,
     help: &'a str,
+    /// The waiver's reason, for a finding the maintainer accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waived: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -38,6 +42,7 @@ struct JsonSummary {
     errors: usize,
     warnings: usize,
     infos: usize,
+    waived: usize,
     files: usize,
 }
 
@@ -57,6 +62,7 @@ pub fn diagnostic(d: &Diagnostic) -> JsonDiagnostic<'_> {
         end_column: end.map(|p| p.column),
         message: &d.message,
         help: &d.help,
+        waived: d.waived.as_deref(),
     }
 }
 
@@ -72,6 +78,7 @@ pub fn write_lint(
             errors: summary.errors,
             warnings: summary.warnings,
             infos: summary.infos,
+            waived: summary.waived,
             files: summary.files,
         },
     };

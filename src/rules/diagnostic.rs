@@ -56,6 +56,9 @@ pub struct Diagnostic {
     /// What to do about it.
     pub help: String,
     pub labels: Vec<Label>,
+    /// Why the maintainer accepts this finding (a `lint: allow:` entry or `--allow`): shown in
+    /// every format, never counted as an error or warning, never blocking.
+    pub waived: Option<String>,
 }
 
 impl Diagnostic {
@@ -75,7 +78,13 @@ impl Diagnostic {
             message: message.into(),
             help: help.into(),
             labels: Vec::new(),
+            waived: None,
         }
+    }
+
+    /// True when the finding counts: it is not waived.
+    pub fn is_blocking_error(&self) -> bool {
+        self.severity == Severity::Error && self.waived.is_none()
     }
 
     /// Replaces the rule's generic help with one specific to this finding.
@@ -117,22 +126,30 @@ impl Diagnostic {
     }
 }
 
-/// Counts by severity.
+/// Counts by severity; waived findings are counted apart, whatever their severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Findings a waiver accepted (not in `errors`, `warnings` or `infos`).
+    pub waived: usize,
     pub files: usize,
 }
 
 impl Summary {
     pub fn of(diagnostics: &[Diagnostic], files: usize) -> Self {
-        let count = |s| diagnostics.iter().filter(|d| d.severity == s).count();
+        let count = |s| {
+            diagnostics
+                .iter()
+                .filter(|d| d.severity == s && d.waived.is_none())
+                .count()
+        };
         Self {
             errors: count(Severity::Error),
             warnings: count(Severity::Warning),
             infos: count(Severity::Info),
+            waived: diagnostics.iter().filter(|d| d.waived.is_some()).count(),
             files,
         }
     }

@@ -14,13 +14,16 @@ mod files;
 mod metadata;
 mod templates;
 mod variables;
+pub mod waivers;
 mod yaml;
 
 use std::sync::Arc;
 
-pub use components::image_reference;
+/// The reference parser lives in [`crate::image_ref`]; this path stays for existing callers.
+pub use crate::image_ref as image_reference;
 pub use diagnostic::{Diagnostic, Label, Severity, Summary};
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
+pub use waivers::Waiver;
 
 use crate::files::{Release, ReleaseFile};
 use crate::k8s::Object;
@@ -72,6 +75,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         clusterclass::RULES,
         variables::RULES,
         contract::RULES,
+        waivers::RULES,
     ]
     .into_iter()
     .flatten()

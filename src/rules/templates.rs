@@ -52,14 +52,17 @@ fn placement<'a>(file: &ReleaseFile, object: &Object<'a>) -> Placement<'a> {
 
 pub static SINGLE_NAMESPACE: Rule = Rule {
     id: "templates/single-namespace",
-    severity: Severity::Error,
+    severity: Severity::Warning,
     summary: "a cluster template puts objects in different namespaces",
     explanation: "All objects of a cluster template belong in one namespace, normally the target \
         namespace the user picks (`${NAMESPACE}`, or no namespace at all). clusterctl forces every \
         namespaced object into the target namespace, so an object with a hard-coded namespace \
         different from the rest is either silently moved (and its references break) or, for \
-        anyone applying the template another way, created somewhere else.",
-    help: "remove the hard-coded namespace, or use `${NAMESPACE}` like the other objects",
+        anyone applying the template another way, created somewhere else. A warning, not an \
+        error: `clusterctl generate cluster` moves every namespaced object of a template into the \
+        target namespace, so the template works through clusterctl and breaks only users who \
+        apply it directly (`kubectl apply -f` after `envsubst`).",
+    help: "remove the hard-coded namespace, or use `${NAMESPACE}` like the other objects; `clusterctl generate cluster` moves every namespaced object into the target namespace, so only users who apply the template directly are affected",
     reference: TEMPLATE_NAMESPACE,
     check: |cx, findings| {
         for file in cx.release.cluster_templates() {

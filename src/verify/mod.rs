@@ -175,6 +175,15 @@ impl VerifyReport {
         self.summary.errors + self.checks.iter().filter(|c| !c.ok).count()
     }
 
+    /// The report with the maintainer's waivers applied (`lint: allow:`), counted again.
+    pub fn waive(mut self, waivers: &[rules::Waiver], root: &Path) -> Self {
+        if waivers.is_empty() {
+            return self;
+        }
+        rules::waivers::apply(&mut self.diagnostics, waivers, root);
+        self.finish()
+    }
+
     fn finish(mut self) -> Self {
         let files = self.files.len();
         self.summary = Summary::of(&self.diagnostics, files);

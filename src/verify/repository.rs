@@ -451,7 +451,10 @@ impl Repository for LocalRepository {
 
 /// `file:///abs/path` as clusterctl's configuration would name it.
 pub fn file_url(path: &Path) -> String {
-    format!("file://{}", path.display())
+    format!(
+        "file://{}",
+        crate::targets::local::lexically_normal(path).display()
+    )
 }
 
 #[cfg(test)]

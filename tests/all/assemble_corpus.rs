@@ -75,8 +75,15 @@ fn config_for(dir: &Path, name: &str, with_templates: bool) -> String {
     if with_templates && !templates.is_empty() {
         config.push_str(&format!("templates:\n{}\n", templates.join("\n")));
     }
+    // The corpus is built from development sources, whose images carry `:main` or `:dev`: an
+    // error when a version is released, accepted here as a maintainer would for a test build.
+    config.push_str(&format!(
+        "lint:\n  allow:\n    - rule: components/image-tag\n      reason: \"{DEV_IMAGES}\"\n"
+    ));
     config
 }
+
+const DEV_IMAGES: &str = "the corpus is built from development sources";
 
 struct Run {
     code: i32,
@@ -101,7 +108,8 @@ fn assemble(config: &Path, out: &Path, version: &str) -> Run {
     });
     let mut errors = BTreeMap::new();
     for d in json["diagnostics"].as_array().unwrap() {
-        if d["severity"] == "error" {
+        // A waived finding is shown but not counted: it blocks nothing.
+        if d["severity"] == "error" && d.get("waived").is_none() {
             *errors
                 .entry(d["rule"].as_str().unwrap().to_string())
                 .or_insert(0) += 1;
@@ -142,6 +150,8 @@ fn assert_assembles(provider: &str, config: &Path, work: &Path, version: &str) {
     assert!(a.contains_key("checksums.txt") && a.contains_key("metadata.yaml"));
     let lint = Command::new(env!("CARGO_BIN_EXE_capkg"))
         .args(["lint", "-q", "--version", version])
+        .arg("--allow")
+        .arg(format!("components/image-tag={DEV_IMAGES}"))
         .arg(&first)
         .output()
         .unwrap();
@@ -162,16 +172,10 @@ fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
     // Folder -> the lint errors that make assembly refuse, with the newest series as version.
     // These are the real defects `lint.rs` and `lint_contract.rs` record.
     let refused: BTreeMap<&str, Vec<(&str, usize)>> = [
-        // A hard-coded namespace in a template.
-        ("addon-helm", vec![("templates/single-namespace", 1)]),
         // Templates use ClusterClasses whose files are not in the release.
         (
             "infrastructure-aws",
             vec![("templates/clusterclass-file", 2)],
-        ),
-        (
-            "infrastructure-gcp",
-            vec![("templates/single-namespace", 2)],
         ),
         // metadata.yaml without `kind: Metadata`; the manager image is not canonical.
         (
@@ -180,12 +184,6 @@ fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
         ),
         // v1beta2 series, but four CRDs carry only the v1beta1 contract label.
         ("infrastructure-linode", vec![("crd/contract-label", 4)]),
-        // The cilium-load-balancer flavor puts a MachineDeployment, a KubeadmConfigTemplate and
-        // the ClusterResourceSet's ConfigMaps in `default`, the rest in `${NAMESPACE}`.
-        (
-            "infrastructure-proxmox",
-            vec![("templates/single-namespace", 4)],
-        ),
     ]
     .into_iter()
     .collect();

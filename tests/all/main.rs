@@ -8,6 +8,7 @@ mod common;
 mod completions;
 mod hostile_network;
 mod hostile_yaml;
+mod images_waivers;
 mod init_repos;
 mod init_scaffold;
 mod lint;

@@ -1,0 +1,310 @@
+//! Release-pinned images: capkg.yaml's `images:`, with the meaning of kustomize's `images` field
+//! that maintainers already use in their Makefiles (`kustomize edit set image`).
+//!
+//! An entry's `name` matches an image as written in the manifests, ignoring its tag and digest
+//! (exactly: `nginx` does not match `docker.io/library/nginx`, as in kustomize). `newName`
+//! replaces the name; `newTag` replaces the tag and drops a digest; `digest` replaces the digest
+//! and drops a tag; both together give `name:tag@digest` (kustomize 5). `newTag` may hold
+//! `{version}` (the release version as tagged, `v1.2.3`) or `{semver}` (`1.2.3`).
+//!
+//! Every `containers`, `initContainers` and `ephemeralContainers` image of every Pod template
+//! is rewritten: Deployment, DaemonSet, StatefulSet, ReplicaSet, ReplicationController, Job
+//! (`spec.template.spec`), CronJob (`spec.jobTemplate.spec.template.spec`), PodTemplate
+//! (`template.spec`) and Pod (`spec`). An entry that matches no image anywhere in the release is
+//! an error: a typo must not publish the development image.
+
+use crate::config::ImagePin;
+use crate::image_ref::Parts;
+use crate::version::Version;
+use crate::yaml::Node;
+
+/// An `images:` entry with its placeholders filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    pub name: String,
+    pub new_name: Option<String>,
+    pub new_tag: Option<String>,
+    pub digest: Option<String>,
+    /// Where the entry is written (`capkg.yaml:12:5`).
+    pub at: String,
+}
+
+/// Why the `images:` entries cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImagesError {
+    #[error(
+        "{at}: `newTag: \"{new_tag}\"` needs the version being released; pass `--version`, set `version:` in capkg.yaml, or run on a CI tag"
+    )]
+    NoVersion { at: String, new_tag: String },
+    #[error(
+        "{at}: the `images` entry `{name}` matches no image in the components ({}); a pin that matches nothing would publish the development image",
+        if seen.is_empty() { "they have none".to_string() } else { format!("images found: {}", seen.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")) }
+    )]
+    Unmatched {
+        at: String,
+        name: String,
+        seen: Vec<String>,
+    },
+}
+
+/// The entries with `{version}` and `{semver}` replaced; an error when one needs a version and
+/// there is none.
+pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<Pin>, ImagesError> {
+    pins.iter()
+        .map(|pin| {
+            let new_tag = match &pin.new_tag {
+                Some(tag) if tag.contains("{version}") || tag.contains("{semver}") => {
+                    let Some(version) = version else {
+                        return Err(ImagesError::NoVersion {
+                            at: pin.at.clone(),
+                            new_tag: tag.clone(),
+                        });
+                    };
+                    let tagged = version.to_string();
+                    let semver = tagged.strip_prefix('v').unwrap_or(&tagged).to_string();
+                    Some(
+                        tag.replace("{version}", &tagged)
+                            .replace("{semver}", &semver),
+                    )
+                }
+                other => other.clone(),
+            };
+            Ok(Pin {
+                name: pin.name.clone(),
+                new_name: pin.new_name.clone(),
+                new_tag,
+                digest: pin.digest.clone(),
+                at: pin.at.clone(),
+            })
+        })
+        .collect()
+}
+
+/// What applying the entries to a set of files found.
+#[derive(Debug, Clone, Default)]
+pub struct Applied {
+    /// Per entry (same order): whether it matched an image.
+    pub used: Vec<bool>,
+    /// Every image seen, as written, in order of first appearance (for the unmatched message).
+    pub seen: Vec<String>,
+}
+
+impl Applied {
+    pub fn new(pins: &[Pin]) -> Self {
+        Self {
+            used: vec![false; pins.len()],
+            seen: Vec::new(),
+        }
+    }
+
+    /// An error for the first entry that matched nothing.
+    pub fn check(&self, pins: &[Pin]) -> Result<(), ImagesError> {
+        match pins.iter().zip(&self.used).find(|(_, used)| !**used) {
+            Some((pin, _)) => Err(ImagesError::Unmatched {
+                at: pin.at.clone(),
+                name: pin.name.clone(),
+                seen: self.seen.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The image an entry makes of `image`, when it matches.
+pub fn rewrite(pin: &Pin, image: &str) -> Option<String> {
+    let parts = Parts::parse(image).ok()?;
+    if parts.name != pin.name {
+        return None;
+    }
+    let name = pin.new_name.as_deref().unwrap_or(parts.name);
+    let (tag, digest) = match (&pin.new_tag, &pin.digest) {
+        (Some(tag), Some(digest)) => (Some(tag.as_str()), Some(digest.as_str())),
+        (Some(tag), None) => (Some(tag.as_str()), None),
+        (None, Some(digest)) => (None, Some(digest.as_str())),
+        (None, None) => (parts.tag, parts.digest),
+    };
+    let mut out = name.to_string();
+    if let Some(tag) = tag {
+        out.push(':');
+        out.push_str(tag);
+    }
+    if let Some(digest) = digest {
+        out.push('@');
+        out.push_str(digest);
+    }
+    Some(out)
+}
+
+/// The pod spec of a workload object, by kind.
+fn pod_spec_mut(object: &mut Node) -> Option<&mut Node> {
+    let kind = object.get("kind")?.scalar_text()?.to_string();
+    let path: &[&str] = match kind.as_str() {
+        "Deployment"
+        | "DaemonSet"
+        | "StatefulSet"
+        | "ReplicaSet"
+        | "ReplicationController"
+        | "Job" => &["spec", "template", "spec"],
+        "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
+        "PodTemplate" => &["template", "spec"],
+        "Pod" => &["spec"],
+        _ => return None,
+    };
+    path.iter().try_fold(object, |node, key| node.get_mut(key))
+}
+
+/// Rewrites the images of `objects` the entries match, recording what changed.
+pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes: &mut Vec<String>) {
+    for object in objects.iter_mut() {
+        let what =
+            crate::k8s::Object::new(object).map_or_else(|| "object".to_string(), |o| o.display());
+        let Some(spec) = pod_spec_mut(object) else {
+            continue;
+        };
+        for list in ["containers", "initContainers", "ephemeralContainers"] {
+            let Some(containers) = spec.get_mut(list).and_then(Node::as_sequence_mut) else {
+                continue;
+            };
+            for container in containers.iter_mut() {
+                let Some(image_node) = container.get_mut("image") else {
+                    continue;
+                };
+                let Some(image) = image_node.as_str().map(str::to_string) else {
+                    continue;
+                };
+                if !applied.seen.contains(&image) {
+                    applied.seen.push(image.clone());
+                }
+                for (index, pin) in pins.iter().enumerate() {
+                    let Some(new) = rewrite(pin, &image) else {
+                        continue;
+                    };
+                    applied.used[index] = true;
+                    if new != image {
+                        changes.push(format!("{what}: image `{image}` -> `{new}`"));
+                        *image_node = Node::string(new);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIGEST: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
+    const OLD: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn pin(name: &str, new_name: Option<&str>, tag: Option<&str>, digest: Option<&str>) -> Pin {
+        Pin {
+            name: name.into(),
+            new_name: new_name.map(Into::into),
+            new_tag: tag.map(Into::into),
+            digest: digest.map(Into::into),
+            at: "capkg.yaml:1:1".into(),
+        }
+    }
+
+    #[test]
+    fn rewrites_as_kustomize_does() {
+        // Expected values from `kubectl kustomize` (kustomize v5.5.0) with the same entries.
+        let cases = [
+            (
+                pin("gcr.io/a/init", None, Some("v9"), None),
+                "gcr.io/a/init:dev",
+                Some("gcr.io/a/init:v9".to_string()),
+            ),
+            (
+                pin(
+                    "gcr.io/a/one",
+                    Some("reg.io/x/one"),
+                    Some("v1"),
+                    Some(DIGEST),
+                ),
+                "gcr.io/a/one:dev",
+                Some(format!("reg.io/x/one:v1@{DIGEST}")),
+            ),
+            (
+                pin("gcr.io/a/two", None, Some("v2"), None),
+                &*format!("gcr.io/a/two@{OLD}"),
+                Some("gcr.io/a/two:v2".to_string()),
+            ),
+            (
+                pin("gcr.io/a/three", None, None, Some(DIGEST)),
+                "gcr.io/a/three",
+                Some(format!("gcr.io/a/three@{DIGEST}")),
+            ),
+            (
+                pin("localhost:5000/four", Some("reg.io/four"), None, None),
+                "localhost:5000/four:x",
+                Some("reg.io/four:x".to_string()),
+            ),
+            (
+                pin("gcr.io/a/five", None, Some("v5"), None),
+                &*format!("gcr.io/a/five:v1@{OLD}"),
+                Some("gcr.io/a/five:v5".to_string()),
+            ),
+            (
+                pin("docker.io/library/nginx", None, Some("1.2"), None),
+                "nginx",
+                None,
+            ),
+            (
+                pin("gcr.io/a/b", None, Some("v1"), None),
+                "gcr.io/a/bc:dev",
+                None,
+            ),
+        ];
+        for (pin, image, expected) in cases {
+            assert_eq!(rewrite(&pin, image), expected, "{image}");
+        }
+    }
+
+    #[test]
+    fn placeholders_need_a_version() {
+        let pins = [ImagePin {
+            name: "a.io/m".into(),
+            new_name: None,
+            new_tag: Some("{version}-{semver}".into()),
+            digest: None,
+            at: "capkg.yaml:3:5".into(),
+        }];
+        let version = Version::parse("v1.2.3").unwrap();
+        let resolved = resolve(&pins, Some(&version)).unwrap();
+        assert_eq!(resolved[0].new_tag.as_deref(), Some("v1.2.3-1.2.3"));
+        let err = resolve(&pins, None).unwrap_err().to_string();
+        assert!(
+            err.starts_with("capkg.yaml:3:5: `newTag: \"{version}-{semver}\"` needs the version"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_pod_template_and_container_list_is_rewritten() {
+        let text = "kind: CronJob\nspec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers:\n          - image: a.io/m:dev\n---\nkind: Pod\nspec:\n  ephemeralContainers:\n  - image: a.io/m:dev\n---\nkind: StatefulSet\nspec:\n  template:\n    spec:\n      initContainers:\n      - image: a.io/m\n---\nkind: ConfigMap\ndata:\n  image: a.io/m:dev\n";
+        let (_, mut objects) = crate::assemble::transform::parse_objects("in.yaml", text).unwrap();
+        let pins = vec![
+            pin("a.io/m", None, Some("v1"), None),
+            pin("a.io/typo", None, Some("v1"), None),
+        ];
+        let mut applied = Applied::new(&pins);
+        let mut changes = Vec::new();
+        apply(&mut objects, &pins, &mut applied, &mut changes);
+        assert_eq!(changes.len(), 3, "{changes:?}");
+        let yaml = crate::yaml::write_layout::write_documents(&objects);
+        assert_eq!(yaml.matches("image: a.io/m:v1").count(), 3, "{yaml}");
+        assert!(
+            yaml.contains("image: a.io/m:dev"),
+            "a ConfigMap is not a workload: {yaml}"
+        );
+        assert_eq!(applied.used, vec![true, false]);
+        let err = applied.check(&pins).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "capkg.yaml:1:1: the `images` entry `a.io/typo` matches no image in the components (images found: `a.io/m:dev`, `a.io/m`); a pin that matches nothing would publish the development image"
+        );
+    }
+}

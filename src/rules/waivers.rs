@@ -1,0 +1,275 @@
+//! Waivers: findings a maintainer has judged and accepts (`lint: allow:` in capkg.yaml, or
+//! `capkg lint --allow RULE[=REASON]`).
+//!
+//! A waiver never hides a finding: the finding keeps its rule, severity and place and gains the
+//! waiver's reason, which every output format shows. It no longer counts as an error or warning
+//! ([`super::Summary`]), so it blocks nothing. A waiver that matches no finding is itself a
+//! warning (`lint/unused-waiver`): the defect it was written for is gone, or the rule id or globs
+//! are wrong, and either way the entry should go.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{CLUSTERCTL_CONTRACT, Diagnostic, Reference, Rule, Severity};
+use crate::yaml::{Source, Span};
+
+pub(super) const RULES: &[&Rule] = &[&UNUSED_WAIVER];
+
+pub static UNUSED_WAIVER: Rule = Rule {
+    id: "lint/unused-waiver",
+    severity: Severity::Warning,
+    summary: "a waiver (`lint: allow:` or `--allow`) matches no finding",
+    explanation: "A waiver accepts the findings of one rule, optionally in some files only. When \
+        it matches nothing, the finding it was written for has been fixed, or the rule id or the \
+        `files` globs do not say what was meant. A stale waiver would silently accept the next, \
+        different finding of that rule.",
+    help: "remove the waiver, or correct its `rule` or `files`",
+    reference: Reference {
+        title: "capkg README, \"Waivers\"",
+        url: CLUSTERCTL_CONTRACT,
+    },
+    check: |_, _| {},
+};
+
+/// Where a waiver was written.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// An entry of `lint: allow:`; the span is the entry's in the configuration file.
+    Config { file: Arc<Source>, span: Span },
+    /// `--allow` on the command line.
+    CommandLine,
+}
+
+/// One accepted rule.
+#[derive(Debug, Clone)]
+pub struct Waiver {
+    /// A rule id `capkg rules` lists.
+    pub rule: String,
+    /// Globs a finding's file must match (any of them); empty: every file. A glob without `/`
+    /// matches the file name; one with `/` the path relative to the configuration's folder.
+    pub files: Vec<String>,
+    pub reason: String,
+    pub origin: Origin,
+}
+
+impl PartialEq for Waiver {
+    /// Two waivers are the same when they say the same; where they were written does not matter.
+    fn eq(&self, other: &Self) -> bool {
+        self.rule == other.rule && self.files == other.files && self.reason == other.reason
+    }
+}
+
+impl Waiver {
+    /// A waiver from `--allow RULE[=REASON]`.
+    pub fn from_flag(text: &str) -> Result<Waiver, String> {
+        let (rule, reason) = match text.split_once('=') {
+            Some((rule, reason)) => (rule.trim(), reason.trim()),
+            None => (text.trim(), ""),
+        };
+        if super::find(rule).is_none() {
+            return Err(unknown_rule(rule));
+        }
+        Ok(Waiver {
+            rule: rule.to_string(),
+            files: Vec::new(),
+            reason: if reason.is_empty() {
+                "`--allow` on the command line".to_string()
+            } else {
+                reason.to_string()
+            },
+            origin: Origin::CommandLine,
+        })
+    }
+
+    fn matches(&self, diagnostic: &Diagnostic, root: &Path) -> bool {
+        if diagnostic.rule != self.rule {
+            return false;
+        }
+        if self.files.is_empty() {
+            return true;
+        }
+        let Some(name) = diagnostic.file_name() else {
+            return false;
+        };
+        let path = Path::new(name);
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        let relative = relative.strip_prefix("./").unwrap_or(relative);
+        let file_name = path.file_name().map(Path::new).unwrap_or(path);
+        self.files.iter().any(|glob| {
+            let Ok(matcher) = globset::GlobBuilder::new(glob)
+                .literal_separator(true)
+                .build()
+                .map(|g| g.compile_matcher())
+            else {
+                return false;
+            };
+            if glob.contains('/') {
+                matcher.is_match(relative) || matcher.is_match(path)
+            } else {
+                matcher.is_match(file_name)
+            }
+        })
+    }
+}
+
+/// The message for a rule id no rule has.
+pub fn unknown_rule(rule: &str) -> String {
+    format!("there is no rule `{rule}`; `capkg rules` lists every rule id")
+}
+
+/// Checks a glob of `files:` compiles.
+pub fn check_glob(glob: &str) -> Result<(), String> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+        .map(|_| ())
+        .map_err(|e| format!("`{glob}` is not a valid glob: {e}"))
+}
+
+/// How to waive a rule, for `capkg rules ID`.
+pub fn how_to_waive(rule: &str) -> String {
+    format!(
+        "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to `capkg lint`. Waived findings are still shown, with the reason, and do not fail the run."
+    )
+}
+
+/// Marks the findings each waiver accepts and adds a `lint/unused-waiver` warning for each
+/// waiver that accepted none. `root` is the folder `files` globs with a `/` are relative to.
+pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path) {
+    let mut used = vec![false; waivers.len()];
+    for diagnostic in diagnostics.iter_mut() {
+        for (index, waiver) in waivers.iter().enumerate() {
+            if waiver.matches(diagnostic, root) {
+                used[index] = true;
+                if diagnostic.waived.is_none() {
+                    diagnostic.waived = Some(waiver.reason.clone());
+                }
+            }
+        }
+    }
+    for (waiver, used) in waivers.iter().zip(used) {
+        if used {
+            continue;
+        }
+        let scope = if waiver.files.is_empty() {
+            String::new()
+        } else {
+            format!(" in files matching {}", waiver.files.join(", "))
+        };
+        let (file, span, source) = match &waiver.origin {
+            Origin::Config { file, span } => (Some(file.clone()), Some(*span), "`lint: allow:`"),
+            Origin::CommandLine => (None, None, "`--allow`"),
+        };
+        diagnostics.push(Diagnostic::new(
+            UNUSED_WAIVER.id,
+            UNUSED_WAIVER.severity,
+            file,
+            span,
+            format!(
+                "the waiver of `{}`{scope} ({source}) matches no finding",
+                waiver.rule
+            ),
+            UNUSED_WAIVER.help,
+        ));
+    }
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(rule: &'static str, file: &str) -> Diagnostic {
+        Diagnostic::new(
+            rule,
+            Severity::Error,
+            Some(Arc::new(Source::new(file, "a: 1\n"))),
+            Some(Span::new(0, 1)),
+            "m",
+            "h",
+        )
+    }
+
+    fn waiver(rule: &str, files: &[&str]) -> Waiver {
+        Waiver {
+            rule: rule.into(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            reason: "judged".into(),
+            origin: Origin::CommandLine,
+        }
+    }
+
+    #[test]
+    fn waivers_match_rule_and_files() {
+        let mut found = vec![
+            finding(
+                "templates/single-namespace",
+                "repo/templates/cluster-template-a.yaml",
+            ),
+            finding(
+                "templates/single-namespace",
+                "repo/templates/cluster-template-b.yaml",
+            ),
+            finding(
+                "components/image-tag",
+                "repo/out/infrastructure-components.yaml",
+            ),
+        ];
+        apply(
+            &mut found,
+            &[
+                waiver("templates/single-namespace", &["cluster-template-a.yaml"]),
+                waiver("components/image-tag", &["out/*.yaml"]),
+            ],
+            Path::new("repo"),
+        );
+        let waived = |file: &str| {
+            found
+                .iter()
+                .find(|d| d.file_name() == Some(file))
+                .and_then(|d| d.waived.clone())
+        };
+        assert_eq!(
+            waived("repo/templates/cluster-template-a.yaml").as_deref(),
+            Some("judged")
+        );
+        assert_eq!(waived("repo/templates/cluster-template-b.yaml"), None);
+        assert_eq!(
+            waived("repo/out/infrastructure-components.yaml").as_deref(),
+            Some("judged")
+        );
+        assert_eq!(found.len(), 3);
+        let summary = super::super::Summary::of(&found, 3);
+        assert_eq!((summary.errors, summary.waived), (1, 2));
+    }
+
+    #[test]
+    fn an_unused_waiver_is_a_warning() {
+        let mut found = vec![finding("components/image-tag", "x.yaml")];
+        apply(
+            &mut found,
+            &[waiver("templates/single-namespace", &[])],
+            Path::new("."),
+        );
+        assert_eq!(found.len(), 2);
+        let unused = found
+            .iter()
+            .find(|d| d.rule == "lint/unused-waiver")
+            .expect("a warning");
+        assert_eq!(unused.severity, Severity::Warning);
+        assert!(unused.message.contains("`templates/single-namespace`"));
+    }
+
+    #[test]
+    fn flags_name_a_rule_and_maybe_a_reason() {
+        let w = Waiver::from_flag("components/image-tag=built elsewhere").unwrap();
+        assert_eq!(w.reason, "built elsewhere");
+        let w = Waiver::from_flag("components/image-tag").unwrap();
+        assert!(w.reason.contains("--allow"));
+        assert!(
+            Waiver::from_flag("components/nope")
+                .unwrap_err()
+                .contains("no rule")
+        );
+    }
+}
