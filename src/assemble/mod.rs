@@ -149,6 +149,8 @@ pub enum Error {
     NoProviderName,
     #[error("the assembled release has {errors} lint error(s); nothing was written")]
     LintErrors { errors: usize },
+    #[error(transparent)]
+    BadName(#[from] files::BadName),
 }
 
 impl Error {
@@ -158,8 +160,14 @@ impl Error {
             self,
             Error::Transform(_)
                 | Error::LintErrors { .. }
+                | Error::BadName(_)
                 | Error::Source(
                     SourceError::CommandFailed { .. }
+                        | SourceError::CommandTimedOut { .. }
+                        | SourceError::CommandOutputTooLarge { .. }
+                        | SourceError::NotRegular(_)
+                        | SourceError::OutsideRepository { .. }
+                        | SourceError::BadName(_)
                         | SourceError::CommandOutputEmpty { .. }
                         | SourceError::CommandOutputNotText { .. }
                         | SourceError::NotText { .. }
@@ -175,6 +183,7 @@ impl Error {
             Error::NoComponents => {
                 Some("`capkg init` writes a capkg.yaml to start from".to_string())
             }
+            Error::Source(source) => source.hint(),
             _ => None,
         }
     }
@@ -198,7 +207,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
 
     let mut parsed = Vec::new();
     for components in &config.components {
-        let text = sources::read_components(&components.source, &config.root)?;
+        let text = sources::read_components(&components.source, &components.limits, &config.root)?;
         let (source, objects) = transform::parse_objects(&text.origin, text.text)?;
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
@@ -278,7 +287,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         sources::find_templates(&config.templates, &config.root)?;
     copies.insert("metadata.yaml".to_string(), metadata_path);
     for (name, path) in copies {
-        let text = sources::read_text(&path)?;
+        let text = sources::read_text(&path, &config.root)?;
         let role = FileRole::from_file_name(&name).unwrap_or(FileRole::Metadata);
         // Findings about a copied file point at the maintainer's file, which has the same bytes.
         let shown = if path.file_name().and_then(|n| n.to_str()) == Some(name.as_str()) {
@@ -332,7 +341,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         (Ok(checksums_of(&files)), lint())
     };
     // A panic while hashing would be a bug; hash again on this thread.
-    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
+    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files))?;
     if total >= parallel::PARALLEL_FROM {
         // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
         // need not wait for.

@@ -106,12 +106,14 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         config.components = vec![ComponentsConfig {
             suffix: None,
             source: ComponentsSource::Files(args.components.iter().map(|p| from_cwd(p)).collect()),
+            limits: Default::default(),
         }];
     }
     if let Some(line) = &args.components_command {
         config.components = vec![ComponentsConfig {
             suffix: None,
             source: ComponentsSource::Command(Command::Shell(line.clone())),
+            limits: Default::default(),
         }];
     }
     if let Some(metadata) = &args.metadata {

@@ -470,6 +470,8 @@ pub enum Error {
     },
     #[error("`{}` is not a folder", path.display())]
     NotAFolder { path: PathBuf },
+    #[error(transparent)]
+    ReleaseFile(#[from] crate::files::Error),
     #[error(
         "`{}` holds no components file (`<type>-components.yaml`); publish takes an assembled release folder",
         dir.display()
@@ -686,6 +688,7 @@ impl Error {
             | Error::ReadBackMismatch { .. }
             | Error::ForeignPlan
             | Error::Injected { .. } => false,
+            Error::ReleaseFile(source) => source.is_refusal(),
             Error::NoComponents { .. }
             | Error::NoMetadata { .. }
             | Error::MixedProviderTypes { .. }

@@ -101,18 +101,17 @@ impl ReleaseDir {
                 ignored.push(entry.file_name().to_string_lossy().into_owned());
                 continue;
             };
-            let is_file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
             let role = FileRole::from_file_name(&name);
-            if !is_file || (role.is_none() && name != CHECKSUMS_FILE) {
+            if role.is_none() && name != CHECKSUMS_FILE {
                 if !name.starts_with('.') {
                     ignored.push(name);
                 }
                 continue;
             }
-            let contents = std::fs::read(&path).map_err(|source| Error::Read {
-                path: path.clone(),
-                source,
-            })?;
+            // A release file must be a regular file: reading through a link would publish
+            // whatever it points at (`/proc/self/environ`, a CI secret).
+            files::check_release_name(&name).map_err(files::Error::BadName)?;
+            let contents = files::read_regular(&path).map_err(files::Error::from)?;
             let contents = Bytes::from(contents);
             files.push(ReleaseFile {
                 size: contents.len() as u64,
