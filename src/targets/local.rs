@@ -49,11 +49,14 @@ struct LocalPlan {
     label_dir: PathBuf,
     version_dir: PathBuf,
     replace_existing: bool,
+    lock: Option<PublishLock>,
 }
 
 /// What `apply` leaves for `read_back` and `finish`.
 struct LocalApplied {
     staging: Option<TempDir>,
+    /// Held until the version folder is in place; dropping it lets the next publish in.
+    _lock: Option<PublishLock>,
     label_dir: PathBuf,
     version_dir: PathBuf,
     replace_existing: bool,
@@ -77,6 +80,13 @@ impl LocalTarget {
         let version_dir = label_dir.join(&version);
         let url_of = |name: &str| file_url(&version_dir.join(name));
 
+        // A publish in progress (holding the label folder's lock) may be about to write this
+        // version: planning against its half-done state would race it.
+        let lock = if label_dir.is_dir() {
+            Some(PublishLock::take(&label_dir, &version)?)
+        } else {
+            None
+        };
         let existing = read_existing(&version_dir)?;
         let mut files = Vec::new();
         let mut differences = Vec::new();
@@ -163,6 +173,7 @@ impl LocalTarget {
                 label_dir,
                 version_dir,
                 replace_existing,
+                lock,
             }),
         })
     }
@@ -180,9 +191,26 @@ impl LocalTarget {
                 url: f.url.clone(),
             })
             .collect();
+        let mut lock = state.lock;
         let staging = if plan.is_noop() {
             None
         } else {
+            let version = release.version.to_string();
+            if lock.is_none() {
+                std::fs::create_dir_all(&state.label_dir).map_err(|source| Error::Write {
+                    path: state.label_dir.clone(),
+                    source,
+                })?;
+                lock = Some(PublishLock::take(&state.label_dir, &version)?);
+                // The folder did not exist when planned; another publish may have made it since.
+                if std::fs::symlink_metadata(&state.version_dir).is_ok() {
+                    return Err(Error::PublishInProgress {
+                        version,
+                        path: state.version_dir.clone(),
+                    });
+                }
+            }
+            remove_stale_staging(&state.label_dir, &version);
             Some(self.write_staging(release, &state.label_dir)?)
         };
         Ok(Outcome {
@@ -191,6 +219,7 @@ impl LocalTarget {
             verified: false,
             state: Box::new(LocalApplied {
                 staging,
+                _lock: lock,
                 label_dir: state.label_dir,
                 version_dir: state.version_dir,
                 replace_existing: state.replace_existing,
@@ -299,6 +328,7 @@ impl LocalTarget {
             if let Some(aside) = &old {
                 let _ = std::fs::rename(aside, &version_dir);
             }
+            let _ = std::fs::remove_dir_all(&staged);
             return Err(Error::Write {
                 path: version_dir,
                 source,
@@ -343,6 +373,65 @@ impl Target for LocalTarget {
     }
 }
 
+/// An advisory lock on a provider's folder in the repository, held from planning until the version
+/// folder is renamed into place, so that two publishes to the same provider never interleave.
+/// It is a `flock` on the folder itself: nothing is left behind, and the kernel releases it when
+/// a publish dies.
+struct PublishLock {
+    #[cfg(unix)]
+    _folder: std::fs::File,
+}
+
+impl PublishLock {
+    fn take(label_dir: &Path, version: &str) -> Result<PublishLock, Error> {
+        #[cfg(unix)]
+        {
+            let folder = std::fs::File::open(label_dir).map_err(|source| Error::Read {
+                path: label_dir.to_path_buf(),
+                source,
+            })?;
+            match folder.try_lock() {
+                Ok(()) => Ok(PublishLock { _folder: folder }),
+                Err(std::fs::TryLockError::WouldBlock) => Err(Error::PublishInProgress {
+                    version: version.to_string(),
+                    path: label_dir.join(version),
+                }),
+                Err(std::fs::TryLockError::Error(source)) => Err(Error::Write {
+                    path: label_dir.to_path_buf(),
+                    source,
+                }),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (label_dir, version);
+            Ok(PublishLock {})
+        }
+    }
+}
+
+/// Removes the staging (`.{version}.XXXX.partial`) and set-aside (`.{version}.XXXX.old`) folders
+/// an interrupted publish of `version` left; only capkg's own names, and only while holding the
+/// lock, so no live publish owns them. Best effort: a leftover is harmless to clusterctl.
+fn remove_stale_staging(label_dir: &Path, version: &str) {
+    let Ok(entries) = std::fs::read_dir(label_dir) else {
+        return;
+    };
+    let prefix = format!(".{version}.");
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name.strip_prefix(&prefix).is_some_and(|rest| {
+            let middle = rest
+                .strip_suffix(".partial")
+                .or_else(|| rest.strip_suffix(".old"));
+            middle.is_some_and(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric()))
+        });
+        if ours && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// The files of an existing version folder by name, with their SHA-256; `None` when there is no
 /// folder.
 fn read_existing(version_dir: &Path) -> Result<Option<BTreeMap<String, String>>, Error> {
@@ -370,7 +459,8 @@ fn read_existing(version_dir: &Path) -> Result<Option<BTreeMap<String, String>>,
         let entry = entry.map_err(read_error(version_dir))?;
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        let bytes = if path.is_file() {
+        let is_file = entry.file_type().map_err(read_error(&path))?.is_file();
+        let bytes = if is_file {
             std::fs::read(&path).map_err(read_error(&path))?
         } else {
             // A sub-folder is not part of any release; it counts as a difference.

@@ -569,6 +569,11 @@ pub enum Error {
     },
     #[error("`{}` exists and is not a folder", path.display())]
     NotAVersionFolder { path: PathBuf },
+    #[error(
+        "another publish of `{version}` to `{}` is in progress or has just finished; nothing was written",
+        path.display()
+    )]
+    PublishInProgress { version: String, path: PathBuf },
     #[error("cannot write `{}`", path.display())]
     Write {
         path: PathBuf,
@@ -704,6 +709,7 @@ impl Error {
             | Error::VersionNeedsV { .. }
             | Error::FolderDiffers { .. }
             | Error::NotAVersionFolder { .. }
+            | Error::PublishInProgress { .. }
             | Error::Unauthorized { .. }
             | Error::Forbidden { .. }
             | Error::NotFound { .. }
