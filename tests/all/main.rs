@@ -6,6 +6,7 @@ mod assemble_example;
 mod assemble_transform;
 mod common;
 mod completions;
+mod hostile_files;
 mod init_scaffold;
 mod lint;
 mod lint_contract;
