@@ -142,9 +142,9 @@ fn show_duration(duration: Duration) -> String {
     let secs = duration.as_secs();
     if duration.subsec_millis() != 0 || secs == 0 {
         format!("{}ms", duration.as_millis())
-    } else if secs % 3600 == 0 {
+    } else if secs.is_multiple_of(3600) {
         format!("{}h", secs / 3600)
-    } else if secs % 60 == 0 {
+    } else if secs.is_multiple_of(60) {
         format!("{}m", secs / 60)
     } else {
         format!("{secs}s")
