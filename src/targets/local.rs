@@ -56,7 +56,7 @@ struct LocalPlan {
 struct LocalApplied {
     staging: Option<TempDir>,
     /// Held until the version folder is in place; dropping it lets the next publish in.
-    _lock: Option<PublishLock>,
+    lock: Option<PublishLock>,
     label_dir: PathBuf,
     version_dir: PathBuf,
     replace_existing: bool,
@@ -219,7 +219,7 @@ impl LocalTarget {
             verified: false,
             state: Box::new(LocalApplied {
                 staging,
-                _lock: lock,
+                lock,
                 label_dir: state.label_dir,
                 version_dir: state.version_dir,
                 replace_existing: state.replace_existing,
@@ -296,6 +296,8 @@ impl LocalTarget {
 
     fn finish_now(&self, outcome: &mut Outcome) -> Result<(), Error> {
         let state: &mut LocalApplied = outcome.state_mut()?;
+        // Released when this returns, whatever happens: the outcome may outlive the publish.
+        let _lock = state.lock.take();
         let Some(staging) = state.staging.take() else {
             return Ok(());
         };
