@@ -129,6 +129,76 @@ pub struct ComponentsConfig {
     /// `supervisor` for `infrastructure-components-supervisor.yaml`.
     pub suffix: Option<String>,
     pub source: ComponentsSource,
+    /// How long a `command` may run and how much it may print (`timeout`, `output_limit`).
+    pub limits: CommandLimits,
+}
+
+/// Bounds on a components `command`: past either, it is killed (its whole process group) and the
+/// assembly fails naming the key to raise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandLimits {
+    /// `timeout` (default 10 minutes).
+    pub timeout: std::time::Duration,
+    /// `output_limit`: bytes of standard output (default 256 MiB).
+    pub output_limit: u64,
+}
+
+impl Default for CommandLimits {
+    fn default() -> Self {
+        Self {
+            timeout: std::time::Duration::from_secs(10 * 60),
+            output_limit: 256 * 1024 * 1024,
+        }
+    }
+}
+
+/// `30s`, `10m`, `1h30m`, `500ms`: a duration as capkg.yaml spells it.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let mut total = std::time::Duration::ZERO;
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let number: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let part = match &rest[..unit] {
+            "ms" => std::time::Duration::from_millis(number),
+            "s" => std::time::Duration::from_secs(number),
+            "m" => std::time::Duration::from_secs(number.checked_mul(60)?),
+            "h" => std::time::Duration::from_secs(number.checked_mul(3600)?),
+            _ => return None,
+        };
+        total = total.checked_add(part)?;
+        rest = &rest[unit..];
+    }
+    Some(total)
+}
+
+/// `256MiB`, `1GiB`, `64KiB`, `10MB`, `1000`: a size in bytes as capkg.yaml spells it.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let number: u64 = text[..digits].parse().ok()?;
+    let factor: u64 = match text[digits..].trim_start() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        _ => return None,
+    };
+    number.checked_mul(factor)
 }
 
 /// Where components YAML comes from.
@@ -749,15 +819,54 @@ impl Reader<'_> {
         let fields = self.fields(
             node,
             "`components`",
-            &["file", "files", "command", "suffix"],
+            &[
+                "file",
+                "files",
+                "command",
+                "suffix",
+                "timeout",
+                "output_limit",
+            ],
         )?;
         let mut suffix = None;
+        let mut limits = CommandLimits::default();
+        let mut limit_node = None;
         let mut source: Option<ComponentsSource> = None;
         for (key, value) in fields {
             let next = match key {
                 "suffix" => {
                     let text = self.string(value)?;
                     suffix = Some(self.suffix(value, text)?);
+                    continue;
+                }
+                "timeout" => {
+                    let text = self.string(value)?;
+                    limits.timeout =
+                        parse_duration(&text)
+                            .filter(|d| !d.is_zero())
+                            .ok_or_else(|| {
+                                self.error(
+                                    value,
+                                    format!(
+                                        "`timeout: {text}` is not a duration (`30s`, `10m`, `1h`)"
+                                    ),
+                                )
+                            })?;
+                    limit_node = Some(value);
+                    continue;
+                }
+                "output_limit" => {
+                    let text = self.string(value)?;
+                    limits.output_limit =
+                        parse_size(&text).filter(|n| *n > 0).ok_or_else(|| {
+                            self.error(
+                                value,
+                                format!(
+                                    "`output_limit: {text}` is not a size (`64MiB`, `1GiB`, bytes)"
+                                ),
+                            )
+                        })?;
+                    limit_node = Some(value);
                     continue;
                 }
                 "file" => ComponentsSource::File(self.path_value(value)?),
@@ -798,7 +907,19 @@ impl Reader<'_> {
                 "`components` needs one of `file`, `files` or `command`",
             )
         })?;
-        Ok(ComponentsConfig { suffix, source })
+        if let Some(value) = limit_node
+            && !matches!(source, ComponentsSource::Command(_))
+        {
+            return Err(self.error(
+                value,
+                "`timeout` and `output_limit` bound a `command`; this components entry has none",
+            ));
+        }
+        Ok(ComponentsConfig {
+            suffix,
+            source,
+            limits,
+        })
     }
 
     fn at(&self, node: &Node) -> String {
@@ -1076,7 +1197,8 @@ mod tests {
                     "kubectl".into(),
                     "kustomize".into(),
                     "config/default".into()
-                ]))
+                ])),
+                limits: CommandLimits::default(),
             }]
         );
         assert_eq!(config.metadata, Some(PathBuf::from("meta/metadata.yaml")));
@@ -1111,7 +1233,8 @@ mod tests {
             components[1],
             ComponentsConfig {
                 suffix: Some("supervisor".into()),
-                source: ComponentsSource::Files(vec!["crd".into(), "rbac.yaml".into()])
+                source: ComponentsSource::Files(vec!["crd".into(), "rbac.yaml".into()]),
+                limits: CommandLimits::default(),
             }
         );
         assert!(matches!(
@@ -1226,6 +1349,36 @@ mod tests {
     }
 
     #[test]
+    fn command_limits_are_read_and_checked() {
+        let config =
+            parse("components:\n  command: [make]\n  timeout: 1h30m\n  output_limit: 64MiB\n")
+                .unwrap();
+        assert_eq!(
+            config.providers[0].components[0].limits,
+            CommandLimits {
+                timeout: std::time::Duration::from_secs(5400),
+                output_limit: 64 << 20
+            }
+        );
+        assert!(
+            error("components:\n  command: [make]\n  timeout: soon\n")
+                .contains("`timeout: soon` is not a duration")
+        );
+        assert!(
+            error("components:\n  command: [make]\n  output_limit: 1TB\n")
+                .contains("is not a size")
+        );
+        assert!(
+            error("components:\n  file: a.yaml\n  timeout: 1s\n").contains("bound a `command`")
+        );
+        assert_eq!(
+            parse_duration("500ms"),
+            Some(std::time::Duration::from_millis(500))
+        );
+        assert_eq!(parse_size("1000"), Some(1000));
+    }
+
+    #[test]
     fn an_empty_file_is_an_empty_configuration() {
         let config = parse("# nothing yet\n").unwrap();
         assert!(config.providers.is_empty());
@@ -1245,13 +1398,14 @@ mod tests {
         assert_eq!(control_plane.describe(), "control-plane-kubeadm");
         assert!(matches!(
             &bootstrap.components[..],
-            [ComponentsConfig { suffix: None, source: ComponentsSource::Command(Command::Argv(argv)) }] if argv[2] == "bootstrap/config/default"
+            [ComponentsConfig { suffix: None, source: ComponentsSource::Command(Command::Argv(argv)), .. }] if argv[2] == "bootstrap/config/default"
         ));
         assert_eq!(
             control_plane.components,
             vec![ComponentsConfig {
                 suffix: None,
-                source: ComponentsSource::Files(vec!["controlplane/config".into()])
+                source: ComponentsSource::Files(vec!["controlplane/config".into()]),
+                limits: CommandLimits::default(),
             }]
         );
         // A provider's own namespace wins over the shared one.

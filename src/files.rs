@@ -113,9 +113,175 @@ pub enum Error {
         path.display()
     )]
     UnknownRole { path: PathBuf },
+    #[error(transparent)]
+    NotRegular(#[from] NotRegular),
+    #[error(transparent)]
+    BadName(#[from] BadName),
+}
+
+/// A release file that is a symbolic link, a folder, a FIFO, a device or a socket. capkg never
+/// reads through one: a link in a release folder could publish any file the CI job can read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{}` is {kind}, not a regular file: a release file must be a regular file inside the release folder",
+    path.display()
+)]
+pub struct NotRegular {
+    pub path: PathBuf,
+    pub kind: &'static str,
+}
+
+/// A release file name clusterctl cannot fetch or `checksums.txt` cannot list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}: `{}`", name.escape_debug())]
+pub struct BadName {
+    pub name: String,
+    pub reason: String,
+}
+
+/// Why a file could not be read as a regular file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    NotRegular(#[from] NotRegular),
+    #[error("cannot read `{}`", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What a file type is, for messages.
+pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return "a device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_symlink() {
+        "a symbolic link"
+    } else if file_type.is_dir() {
+        "a folder"
+    } else if file_type.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads `path`, which must be a regular file itself: a symbolic link (even to a regular file), a
+/// FIFO or a device is refused, naming it. On unix the file is opened with `O_NOFOLLOW` (so a
+/// link swapped in after the check is not followed) and `O_NONBLOCK` (so a FIFO swapped in does
+/// not hang the open), and the opened file is checked again.
+pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let not_regular = |kind| {
+        ReadError::NotRegular(NotRegular {
+            path: path.to_path_buf(),
+            kind,
+        })
+    };
+    let metadata = std::fs::symlink_metadata(path).map_err(io)?;
+    if !metadata.file_type().is_file() {
+        return Err(not_regular(kind_of(metadata.file_type())));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = match options.open(path) {
+        Ok(file) => file,
+        #[cfg(unix)]
+        Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(not_regular("a symbolic link"));
+        }
+        Err(err) => return Err(io(err)),
+    };
+    let opened = file.metadata().map_err(io)?;
+    if !opened.file_type().is_file() {
+        return Err(not_regular(kind_of(opened.file_type())));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
+/// Checks a release file name: clusterctl fetches release files by name from a URL path
+/// (`.../releases/download/{version}/{name}`, `cluster-template-{flavor}.yaml`), and
+/// `checksums.txt` lists one name per line. capkg accepts the names Kubernetes accepts for
+/// objects plus `.` and `_` (ASCII letters, digits, `-`, `.`, `_`, starting with a letter or a
+/// digit): no whitespace, control characters, `/`, `\`, `#`, `?`, `%` or any other character a
+/// URL or a line would change.
+pub fn check_release_name(name: &str) -> Result<(), BadName> {
+    let bad = |reason: String| {
+        Err(BadName {
+            name: name.to_string(),
+            reason,
+        })
+    };
+    if name.is_empty() {
+        return bad("a release file name is empty".to_string());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')))
+    {
+        return bad(format!(
+            "the release file name holds {}, which clusterctl cannot fetch from a URL or `checksums.txt` cannot list (use ASCII letters, digits, `-`, `.` and `_`)",
+            describe_char(c)
+        ));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return bad("a release file name must start with a letter or a digit".to_string());
+    }
+    Ok(())
+}
+
+/// `a newline`, `` `#` ``, `U+00A0`: a character as a message shows it.
+fn describe_char(c: char) -> String {
+    match c {
+        '\n' => "a newline".to_string(),
+        '\r' => "a carriage return".to_string(),
+        '\t' => "a tab".to_string(),
+        ' ' => "a space".to_string(),
+        c if c.is_control() || c.is_whitespace() || !c.is_ascii() => {
+            format!("U+{:04X}", u32::from(c))
+        }
+        c => format!("`{c}`"),
+    }
+}
+
+impl From<ReadError> for Error {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::NotRegular(not_regular) => Error::NotRegular(not_regular),
+            ReadError::Io { path, source } => Error::Read { path, source },
+        }
+    }
 }
 
 impl Error {
+    /// True when the release itself is wrong (exit 1) rather than unreadable (exit 2).
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Error::NotRegular(_) | Error::BadName(_))
+    }
+
     /// What to do about it, for errors that know.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
@@ -284,12 +450,23 @@ fn walk(root: &Path) -> Result<Vec<(PathBuf, Found)>, Error> {
                 source: err.into(),
             }
         })?;
-        if !entry.file_type().is_file() {
+        if entry.file_type().is_dir() {
             continue;
         }
         let Some(name) = entry.file_name().to_str() else {
             continue;
         };
+        let release_name = FileRole::from_file_name(name).is_some() || near_miss(name).is_some();
+        if !entry.file_type().is_file() {
+            // A link or FIFO named like a release file would be published or skipped; say so.
+            if release_name {
+                return Err(Error::NotRegular(NotRegular {
+                    path: clean(entry.path()),
+                    kind: kind_of(entry.file_type()),
+                }));
+            }
+            continue;
+        }
         if let Some(role) = FileRole::from_file_name(name) {
             files.push((clean(entry.path()), Found::Role(role)));
         } else if let Some(suggestion) = near_miss(name) {
@@ -369,10 +546,7 @@ pub fn load_file(
     role: Option<FileRole>,
     default_type: Option<ProviderType>,
 ) -> Result<ReleaseFile, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = read_regular(path)?;
     let name = path.display().to_string();
     let yaml = yaml::parse_file(name, bytes, Limits::default());
     let role = match role {

@@ -170,6 +170,8 @@ pub enum Error {
     SameProvider { label: String },
     #[error("the assembled release has {errors} lint error(s); nothing was written")]
     LintErrors { errors: usize },
+    #[error(transparent)]
+    BadName(#[from] files::BadName),
 }
 
 impl Error {
@@ -180,8 +182,14 @@ impl Error {
             Error::Transform(_)
                 | Error::Images(_)
                 | Error::LintErrors { .. }
+                | Error::BadName(_)
                 | Error::Source(
                     SourceError::CommandFailed { .. }
+                        | SourceError::CommandTimedOut { .. }
+                        | SourceError::CommandOutputTooLarge { .. }
+                        | SourceError::NotRegular(_)
+                        | SourceError::OutsideRepository { .. }
+                        | SourceError::BadName(_)
                         | SourceError::CommandOutputEmpty { .. }
                         | SourceError::CommandOutputNotText { .. }
                         | SourceError::NotText { .. }
@@ -197,6 +205,7 @@ impl Error {
             Error::NoComponents => {
                 Some("`capkg init` writes a capkg.yaml to start from".to_string())
             }
+            Error::Source(source) => source.hint(),
             _ => None,
         }
     }
@@ -266,7 +275,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     copies.insert("metadata.yaml".to_string(), metadata_path);
     let mut shared_lint = Vec::new();
     for (name, path) in copies {
-        let text = sources::read_text(&path)?;
+        let text = sources::read_text(&path, &config.root)?;
         let role = FileRole::from_file_name(&name).unwrap_or(FileRole::Metadata);
         // Findings about a copied file point at the maintainer's file, which has the same bytes.
         let shown = if path.file_name().and_then(|n| n.to_str()) == Some(name.as_str()) {
@@ -336,7 +345,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         (Ok(checksums_of(&files)), lint())
     };
     // A panic while hashing would be a bug; hash again on this thread.
-    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files));
+    let checksums = checksums.unwrap_or_else(|_| checksums_of(&files))?;
     let mut diagnostics = diagnostics;
     rules::waivers::apply(&mut diagnostics, &config.waivers, &config.root);
     if total >= parallel::PARALLEL_FROM {
@@ -415,7 +424,7 @@ fn assemble_provider(
     let mut image_changes = Vec::new();
     let mut parsed = Vec::new();
     for components in &provider_config.components {
-        let text = sources::read_components(&components.source, &config.root, version)?;
+        let text = sources::read_components(&components.source, &components.limits, &config.root, version)?;
         let (source, mut objects) = transform::parse_objects(&text.origin, text.text)?;
         let mut changed = Vec::new();
         images::apply(&mut objects, pins, applied, &mut changed);

@@ -6,11 +6,29 @@
 //! path or command failed.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-use crate::config::{Command, ComponentsSource};
+use crate::config::{Command, CommandLimits, ComponentsSource};
+use crate::files::{BadName, NotRegular, ReadError};
 use crate::provider::FileRole;
+
+/// How much of a failing command's standard error its error carries: the end, where the reason is.
+pub const STDERR_EXCERPT: usize = 64 * 1024;
+
+/// The CI variables that may hold a forge token; a command's output is redacted of their values
+/// before it is shown.
+const TOKEN_VARIABLES: [&str; 5] = [
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITLAB_TOKEN",
+    "GITLAB_ACCESS_TOKEN",
+    "CI_JOB_TOKEN",
+];
 
 /// Why a source could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -36,8 +54,34 @@ pub enum SourceError {
     CommandFailed {
         command: String,
         status: String,
+        /// The end of its standard error (at most [`STDERR_EXCERPT`] bytes), tokens redacted.
         stderr: String,
     },
+    #[error("`{command}` did not finish within {}; it was stopped (with its child processes){}", show_duration(*timeout), stderr_tail(stderr))]
+    CommandTimedOut {
+        command: String,
+        timeout: Duration,
+        stderr: String,
+    },
+    #[error(
+        "`{command}` printed more than {limit} bytes; it was stopped (with its child processes)"
+    )]
+    CommandOutputTooLarge { command: String, limit: u64 },
+    #[error(transparent)]
+    NotRegular(#[from] NotRegular),
+    #[error(
+        "`{}` is a symbolic link to `{}`, outside the repository `{}`; capkg follows links only inside it",
+        path.display(),
+        target.display(),
+        root.display()
+    )]
+    OutsideRepository {
+        path: PathBuf,
+        target: PathBuf,
+        root: PathBuf,
+    },
+    #[error(transparent)]
+    BadName(#[from] BadName),
     #[error("the standard output of `{command}` is not UTF-8 text")]
     CommandOutputNotText { command: String },
     #[error("the standard output of `{command}` is empty")]
@@ -67,6 +111,46 @@ pub enum SourceError {
     },
 }
 
+impl From<ReadError> for SourceError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::NotRegular(not_regular) => SourceError::NotRegular(not_regular),
+            ReadError::Io { path, source } => SourceError::Read { path, source },
+        }
+    }
+}
+
+impl SourceError {
+    /// The capkg.yaml key that raises the bound a command hit.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            SourceError::CommandTimedOut { .. } => Some(
+                "raise `timeout` in the components entry of capkg.yaml (`timeout: 30m`) if the command needs longer".to_string(),
+            ),
+            SourceError::CommandOutputTooLarge { .. } => Some(
+                "raise `output_limit` in the components entry of capkg.yaml (`output_limit: 1GiB`) if the output is right".to_string(),
+            ),
+            SourceError::OutsideRepository { .. } | SourceError::NotRegular(_) => Some(
+                "copy the file into the repository, or point capkg.yaml at the real file".to_string(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+fn show_duration(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    if duration.subsec_millis() != 0 || secs == 0 {
+        format!("{}ms", duration.as_millis())
+    } else if secs.is_multiple_of(3600) {
+        format!("{}h", secs / 3600)
+    } else if secs.is_multiple_of(60) {
+        format!("{}m", secs / 60)
+    } else {
+        format!("{secs}s")
+    }
+}
+
 fn stderr_tail(stderr: &str) -> String {
     let trimmed = stderr.trim_end();
     if trimmed.is_empty() {
@@ -84,19 +168,21 @@ pub struct ComponentsText {
     pub text: String,
 }
 
-/// Reads a components source; relative paths and commands are taken from `root`. A command gets
-/// the version being released, as tagged, in `CAPKG_VERSION`.
+/// Reads a components source; relative paths and commands are taken from `root`. A command is
+/// bounded by `limits` and gets the version being released, as tagged, in `CAPKG_VERSION`.
 pub fn read_components(
     source: &ComponentsSource,
+    limits: &CommandLimits,
     root: &Path,
     version: Option<&crate::version::Version>,
 ) -> Result<ComponentsText, SourceError> {
+    let repository = Repository::of(root);
     match source {
         ComponentsSource::File(path) => {
-            let path = join(root, path);
+            let joined = join(root, path);
             Ok(ComponentsText {
-                origin: path.display().to_string(),
-                text: read_text(&path)?,
+                origin: joined.display().to_string(),
+                text: repository.read_text(&joined)?,
             })
         }
         ComponentsSource::Files(paths) => {
@@ -105,8 +191,8 @@ pub fn read_components(
             for path in paths {
                 let path = join(root, path);
                 origins.push(path.display().to_string());
-                for file in manifest_files(&path)? {
-                    append_document(&mut text, &read_text(&file)?);
+                for file in manifest_files(&path, &repository)? {
+                    append_document(&mut text, &repository.read_text(&file)?);
                 }
             }
             Ok(ComponentsText {
@@ -114,7 +200,96 @@ pub fn read_components(
                 text,
             })
         }
-        ComponentsSource::Command(command) => run(command, root, version),
+        ComponentsSource::Command(command) => run(command, limits, root, version),
+    }
+}
+
+/// The folder sources may live in when a symbolic link is followed: the repository holding the
+/// configuration (the nearest folder with `.git`), else the configuration's own folder.
+pub struct Repository {
+    root: PathBuf,
+}
+
+impl Repository {
+    pub fn of(config_root: &Path) -> Repository {
+        let start = std::path::absolute(dir_or_dot(config_root))
+            .unwrap_or_else(|_| config_root.to_path_buf());
+        let root = start
+            .ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .unwrap_or(&start);
+        Repository {
+            root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+        }
+    }
+
+    /// The path to read for `path`: itself, or for a symbolic link the file it resolves to, which
+    /// must be inside the repository.
+    pub fn resolve(&self, path: &Path) -> Result<PathBuf, SourceError> {
+        let metadata = std::fs::symlink_metadata(path).map_err(|source| SourceError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if !metadata.file_type().is_symlink() {
+            return Ok(path.to_path_buf());
+        }
+        self.inside(path)
+    }
+
+    /// Where the link `path` leads, when that is inside the repository.
+    fn inside(&self, path: &Path) -> Result<PathBuf, SourceError> {
+        let target = std::fs::canonicalize(path).map_err(|source| SourceError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if !target.starts_with(&self.root) {
+            return Err(SourceError::OutsideRepository {
+                path: path.to_path_buf(),
+                target,
+                root: self.root.clone(),
+            });
+        }
+        Ok(target)
+    }
+
+    /// Reads a source file (following a link inside the repository) as text.
+    pub fn read_text(&self, path: &Path) -> Result<String, SourceError> {
+        let bytes = self.read_bytes(path)?;
+        String::from_utf8(bytes).map_err(|_| SourceError::NotText {
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Reads a source file's bytes; it must be (or link inside the repository to) a regular
+    /// file, named as given in messages.
+    pub fn read_bytes(&self, path: &Path) -> Result<Vec<u8>, SourceError> {
+        let resolved = self.resolve(path)?;
+        crate::files::read_regular(&resolved).map_err(|error| match error {
+            ReadError::NotRegular(not_regular) => SourceError::NotRegular(NotRegular {
+                path: path.to_path_buf(),
+                kind: not_regular.kind,
+            }),
+            ReadError::Io { source, .. } => SourceError::Read {
+                path: path.to_path_buf(),
+                source,
+            },
+        })
+    }
+
+    /// Checks an entry a folder walk (following links) found: a link must lead inside the
+    /// repository, and a file must be a regular file.
+    fn check_entry(&self, entry: &walkdir::DirEntry) -> Result<(), SourceError> {
+        if entry.path_is_symlink() {
+            self.inside(entry.path())?;
+        }
+        let file_type = entry.file_type();
+        if !file_type.is_dir() && !file_type.is_file() {
+            return Err(SourceError::NotRegular(NotRegular {
+                path: entry.path().to_path_buf(),
+                kind: crate::files::kind_of(file_type),
+            }));
+        }
+        Ok(())
     }
 }
 
@@ -132,16 +307,20 @@ fn append_document(out: &mut String, text: &str) {
 
 /// The manifests a path names: the file itself, or a folder's `.yaml`/`.yml` files in path order
 /// (recursively; hidden entries and kustomize's own `kustomization.yaml` skipped).
-fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
-    let metadata = std::fs::metadata(path).map_err(|source| SourceError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+/// Symbolic links inside the repository are followed (to files and folders); a link leading out of
+/// it, or a manifest that is a FIFO or a device, is an error.
+fn manifest_files(path: &Path, repository: &Repository) -> Result<Vec<PathBuf>, SourceError> {
+    let metadata =
+        std::fs::metadata(repository.resolve(path)?).map_err(|source| SourceError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     if !metadata.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut files = Vec::new();
     let walker = walkdir::WalkDir::new(path)
+        .follow_links(true)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
@@ -156,7 +335,10 @@ fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
                 name.as_ref(),
                 "kustomization.yaml" | "kustomization.yml" | "Kustomization"
             );
-        if entry.file_type().is_file() && is_manifest {
+        if entry.file_type().is_dir() || is_manifest {
+            repository.check_entry(&entry)?;
+        }
+        if !entry.file_type().is_dir() && is_manifest {
             files.push(entry.into_path());
         }
     }
@@ -170,6 +352,7 @@ fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
 
 fn run(
     command: &Command,
+    limits: &CommandLimits,
     root: &Path,
     version: Option<&crate::version::Version>,
 ) -> Result<ComponentsText, SourceError> {
@@ -194,30 +377,107 @@ fn run(
         process.env("CAPKG_VERSION", version.to_string());
     }
     let shown = command.to_string();
-    let dir = if root.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        root
-    };
-    let output = process
+    let dir = dir_or_dot(root);
+    // Its own process group, so that a timeout stops what it started too (`sh -c` children,
+    // `make` recipes).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut process, 0);
+    let mut child = process
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .output()
+        .spawn()
         .map_err(|source| SourceError::Spawn {
             command: shown.clone(),
             dir: dir.to_path_buf(),
             source,
         })?;
-    if !output.status.success() {
+    let overflow = Arc::new(AtomicBool::new(false));
+    let readers_done = Arc::new(AtomicUsize::new(0));
+    let stdout_reader = child.stdout.take().map(|pipe| {
+        let overflow = overflow.clone();
+        let done = readers_done.clone();
+        let limit = limits.output_limit;
+        std::thread::spawn(move || {
+            let bytes = read_limited(pipe, limit, &overflow);
+            done.fetch_add(1, Ordering::SeqCst);
+            bytes
+        })
+    });
+    let stderr_reader = child.stderr.take().map(|pipe| {
+        let done = readers_done.clone();
+        std::thread::spawn(move || {
+            let tail = read_tail(pipe, STDERR_EXCERPT);
+            done.fetch_add(1, Ordering::SeqCst);
+            tail
+        })
+    });
+    let readers = usize::from(stdout_reader.is_some()) + usize::from(stderr_reader.is_some());
+    let deadline = Instant::now() + limits.timeout;
+    let mut status = None;
+    let stopped = loop {
+        if status.is_none() {
+            status = child.try_wait().map_err(|source| SourceError::Spawn {
+                command: shown.clone(),
+                dir: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        if overflow.load(Ordering::SeqCst) {
+            break Some(Stop::Overflow);
+        }
+        // Done when the command exited and its output is read to the end (a background child
+        // still holding the pipes counts as still running).
+        if status.is_some() && readers_done.load(Ordering::SeqCst) == readers {
+            break None;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            break Some(Stop::Timeout);
+        }
+        std::thread::sleep((deadline - now).min(Duration::from_millis(10)));
+    };
+    if stopped.is_some() {
+        kill_group(&mut child);
+        let _ = child.wait();
+    }
+    let stdout = stdout_reader
+        .map(|reader| reader.join().unwrap_or_default())
+        .unwrap_or_default();
+    let stderr = stderr_reader
+        .map(|reader| reader.join().unwrap_or_default())
+        .map(|tail| redact_tokens(&String::from_utf8_lossy(&tail)))
+        .unwrap_or_default();
+    match stopped {
+        Some(Stop::Overflow) => {
+            return Err(SourceError::CommandOutputTooLarge {
+                command: shown,
+                limit: limits.output_limit,
+            });
+        }
+        Some(Stop::Timeout) => {
+            return Err(SourceError::CommandTimedOut {
+                command: shown,
+                timeout: limits.timeout,
+                stderr,
+            });
+        }
+        None => {}
+    }
+    let status = status.ok_or_else(|| SourceError::Spawn {
+        command: shown.clone(),
+        dir: dir.to_path_buf(),
+        source: std::io::Error::other("the command's exit status is unknown"),
+    })?;
+    if !status.success() {
         return Err(SourceError::CommandFailed {
             command: shown,
-            status: output.status.to_string(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            status: status.to_string(),
+            stderr,
         });
     }
-    let text = String::from_utf8(output.stdout).map_err(|_| SourceError::CommandOutputNotText {
+    let text = String::from_utf8(stdout).map_err(|_| SourceError::CommandOutputNotText {
         command: shown.clone(),
     })?;
     if text.trim().is_empty() {
@@ -229,20 +489,89 @@ fn run(
     })
 }
 
-/// Reads a file as text.
-pub fn read_text(path: &Path) -> Result<String, SourceError> {
-    let bytes = read_bytes(path)?;
-    String::from_utf8(bytes).map_err(|_| SourceError::NotText {
-        path: path.to_path_buf(),
-    })
+/// Why a command was stopped.
+enum Stop {
+    Timeout,
+    Overflow,
 }
 
-/// Reads a file's bytes.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
-    std::fs::read(path).map_err(|source| SourceError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
+/// Reads a pipe to its end, keeping at most `limit` bytes; sets `overflow` and stops reading when
+/// there is more.
+fn read_limited(mut pipe: impl Read, limit: u64, overflow: &AtomicBool) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        match pipe.read(&mut buffer) {
+            Ok(0) => return bytes,
+            Ok(n) => {
+                if bytes.len() as u64 + n as u64 > limit {
+                    overflow.store(true, Ordering::SeqCst);
+                    return bytes;
+                }
+                bytes.extend_from_slice(&buffer[..n]);
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return bytes,
+        }
+    }
+}
+
+/// Reads a pipe to its end, keeping only its last `keep` bytes (starting at a line when one
+/// starts in the first half).
+fn read_tail(mut pipe: impl Read, keep: usize) -> Vec<u8> {
+    let mut tail: Vec<u8> = Vec::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut cut = false;
+    loop {
+        match pipe.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                tail.extend_from_slice(&buffer[..n]);
+                if tail.len() > 2 * keep {
+                    tail.drain(..tail.len() - keep);
+                    cut = true;
+                }
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    if tail.len() > keep {
+        tail.drain(..tail.len() - keep);
+        cut = true;
+    }
+    if cut && let Some(newline) = tail[..tail.len() / 2].iter().position(|b| *b == b'\n') {
+        tail.drain(..=newline);
+    }
+    tail
+}
+
+/// `text` without the values of the token variables in the environment.
+fn redact_tokens(text: &str) -> String {
+    TOKEN_VARIABLES
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .filter_map(crate::targets::Secret::new)
+        .fold(text.to_string(), |text, secret| secret.redact(&text))
+}
+
+/// Stops a command and every process in its group.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: killpg only sends a signal; the group id is the child's own pid, set by
+        // `process_group(0)` at spawn, and the child is not yet reaped, so the id is not reused.
+        unsafe {
+            libc::killpg(pid, libc::SIGKILL);
+        }
+        return;
+    }
+    let _ = child.kill();
+}
+
+/// Reads a source file named in the configuration of `root` as text (see [`Repository`]).
+pub fn read_text(path: &Path, root: &Path) -> Result<String, SourceError> {
+    Repository::of(root).read_text(path)
 }
 
 /// The template and ClusterClass files the globs match, by output name. Every glob must match at
@@ -252,6 +581,7 @@ pub fn find_templates(
     patterns: &[String],
     root: &Path,
 ) -> Result<BTreeMap<String, PathBuf>, SourceError> {
+    let repository = Repository::of(root);
     let mut found: BTreeMap<String, PathBuf> = BTreeMap::new();
     for pattern in patterns {
         let matcher = globset::GlobBuilder::new(pattern)
@@ -265,14 +595,21 @@ pub fn find_templates(
         let base = glob_base(pattern);
         let start = join(root, &base);
         let mut matched = false;
-        if start.exists() {
-            let walker = walkdir::WalkDir::new(&start).sort_by_file_name();
+        if std::fs::symlink_metadata(&start).is_ok() {
+            repository.resolve(&start)?;
+            // Links inside the repository are followed, to files and folders alike.
+            let walker = walkdir::WalkDir::new(&start)
+                .follow_links(true)
+                .sort_by_file_name();
             for entry in walker {
                 let entry = entry.map_err(|err| SourceError::Read {
                     path: err.path().unwrap_or(&start).to_path_buf(),
                     source: err.into(),
                 })?;
-                if !entry.file_type().is_file() {
+                if entry.file_type().is_dir() {
+                    if entry.depth() > 0 {
+                        repository.check_entry(&entry)?;
+                    }
                     continue;
                 }
                 let relative = if Path::new(pattern).is_absolute() {
@@ -286,9 +623,11 @@ pub fn find_templates(
                 if !matcher.is_match(relative) {
                     continue;
                 }
+                repository.check_entry(&entry)?;
                 matched = true;
                 let path = entry.path().to_path_buf();
                 let name = entry.file_name().to_string_lossy().into_owned();
+                crate::files::check_release_name(&name)?;
                 if !FileRole::from_file_name(&name).is_some_and(|role| role.is_template()) {
                     return Err(SourceError::NotATemplate {
                         suggestion: crate::files::near_miss(&name),
@@ -369,6 +708,7 @@ mod tests {
         write(root, "config/ns.yaml", "kind: Namespace\n");
         let text = read_components(
             &ComponentsSource::Files(vec!["config/ns.yaml".into(), "config/rbac".into()]),
+            &CommandLimits::default(),
             root,
             None,
         )
@@ -381,6 +721,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = read_components(
             &ComponentsSource::Command(Command::Shell("echo oops >&2; exit 3".into())),
+            &CommandLimits::default(),
             dir.path(),
             None,
         )
@@ -393,6 +734,7 @@ mod tests {
         assert!(message.ends_with(":\noops"), "{message}");
         let err = read_components(
             &ComponentsSource::Command(Command::Argv(vec!["capkg-no-such-program".into()])),
+            &CommandLimits::default(),
             dir.path(),
             None,
         )
@@ -401,11 +743,24 @@ mod tests {
     }
 
     #[test]
+    fn stderr_keeps_its_last_lines() {
+        let text: Vec<u8> = (0..100_000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let tail = read_tail(&text[..], STDERR_EXCERPT);
+        assert!(tail.len() <= STDERR_EXCERPT);
+        assert!(tail.ends_with(b"line 99999\n"));
+        assert!(tail.starts_with(b"line "));
+        assert_eq!(read_tail(&b"short"[..], STDERR_EXCERPT), b"short");
+    }
+
+    #[test]
     fn commands_run_in_the_root_folder() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "x.yaml", "kind: X\n");
         let text = read_components(
             &ComponentsSource::Command(Command::Argv(vec!["cat".into(), "x.yaml".into()])),
+            &CommandLimits::default(),
             dir.path(),
             None,
         )
@@ -419,6 +774,7 @@ mod tests {
         let version = crate::version::Version::parse("v1.2.3").unwrap();
         let text = read_components(
             &ComponentsSource::Command(Command::Shell("echo \"kind: X$CAPKG_VERSION\"".into())),
+            &CommandLimits::default(),
             dir.path(),
             Some(&version),
         )

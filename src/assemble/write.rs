@@ -39,17 +39,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// `sha256sum` text-mode lines (`<hex>  <name>`), one per file, sorted by name.
-pub fn checksums<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
-    let mut lines: Vec<(&str, String)> = files
-        .into_iter()
-        .map(|(name, bytes)| (name, sha256_hex(bytes)))
-        .collect();
+/// `sha256sum` text-mode lines (`<hex>  <name>`), one per file, sorted by name. A name the list
+/// cannot hold on one line as written (a newline, a backslash, which `sha256sum` escapes, any
+/// character outside [`crate::files::check_release_name`]) is an error, never a line.
+pub fn checksums<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> Result<String, crate::files::BadName> {
+    let mut lines: Vec<(&str, String)> = Vec::new();
+    for (name, bytes) in files {
+        crate::files::check_release_name(name)?;
+        lines.push((name, sha256_hex(bytes)));
+    }
     lines.sort_by(|a, b| a.0.cmp(b.0));
-    lines
+    Ok(lines
         .into_iter()
         .map(|(name, hash)| format!("{hash}  {name}\n"))
-        .collect()
+        .collect())
 }
 
 /// Writes `files` (name, bytes) as the folder `out`, atomically.
@@ -130,11 +135,14 @@ mod tests {
 
     #[test]
     fn checksums_are_sha256sum_lines_sorted_by_name() {
-        let text = checksums([("b.yaml", &b"b"[..]), ("a.yaml", &b""[..])]);
+        let text = checksums([("b.yaml", &b"b"[..]), ("a.yaml", &b""[..])]).unwrap();
         assert_eq!(
             text,
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  a.yaml\n3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d  b.yaml\n"
         );
+        for name in ["a\nb.yaml", "a\\b.yaml", "a\rb.yaml", "a\u{7}.yaml"] {
+            assert!(checksums([(name, &b""[..])]).is_err(), "{name:?}");
+        }
     }
 
     #[test]

@@ -126,6 +126,7 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
             .components = vec![ComponentsConfig {
             suffix: None,
             source,
+            limits: Default::default(),
         }];
     }
     if let Some(metadata) = &args.metadata {

@@ -52,7 +52,7 @@ pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
     };
     let releases = crate::files::load_releases(&args.paths, args.provider.provider_type).map_err(
         |e| match e {
-            crate::files::Error::UnknownRole { .. } => Failure::internal(e),
+            other if other.is_refusal() => Failure::input(other),
             other => Failure::internal(other),
         },
     )?;

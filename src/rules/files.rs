@@ -2,7 +2,7 @@
 
 use super::{CLUSTERCTL_CONTRACT, Reference, Rule, Severity};
 
-pub(super) const RULES: &[&Rule] = &[&NAME];
+pub(super) const RULES: &[&Rule] = &[&NAME, &UNFETCHABLE_NAME];
 
 pub static NAME: Rule = Rule {
     id: "files/name",
@@ -36,6 +36,34 @@ pub static NAME: Rule = Rule {
     },
 };
 
+pub static UNFETCHABLE_NAME: Rule = Rule {
+    id: "files/unfetchable-name",
+    severity: Severity::Error,
+    summary: "a release file name or flavor holds characters clusterctl cannot fetch",
+    explanation: "clusterctl builds the URL of a release file from its name (`cluster-template-{flavor}.yaml` \
+        for `--flavor`), and `checksums.txt` lists one name per line. A `#`, `?`, `%`, `/`, a space, a \
+        newline or another control character changes the URL clusterctl requests or injects a line into \
+        `checksums.txt`. capkg accepts ASCII letters, digits, `-`, `.` and `_`, starting with a letter or a \
+        digit (Kubernetes object names plus `.` and `_`).",
+    help: "rename the file (the flavor) using ASCII letters, digits, `-`, `.` and `_`",
+    reference: Reference {
+        title: "clusterctl provider contract, \"Provider repositories\" and the naming conventions of each file",
+        url: CLUSTERCTL_CONTRACT,
+    },
+    check: |cx, findings| {
+        for file in &cx.release.files {
+            let name = file
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if let Err(bad) = crate::files::check_release_name(&name) {
+                findings.on_file(file, bad.to_string());
+            }
+        }
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +83,16 @@ mod tests {
         assert_eq!(found[0].rule, "files/name");
         assert_eq!(found[0].file_name(), Some("rel/cluster-template.yml"));
         assert!(found[0].message.contains("`cluster-template.yaml`"));
+    }
+
+    #[test]
+    fn names_clusterctl_cannot_fetch_are_errors() {
+        let rel = release(&[
+            ("cluster-template-a#b.yaml", "kind: Cluster\n"),
+            ("cluster-template-ok_1.2.yaml", "kind: Cluster\n"),
+        ]);
+        let found = check(&UNFETCHABLE_NAME, &rel, &Default::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("`#`"), "{}", found[0].message);
     }
 }

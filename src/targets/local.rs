@@ -58,6 +58,8 @@ struct Folder {
     /// True when the folder is written (it is missing, or different and `force` is set).
     write: bool,
     replace_existing: bool,
+    /// Held from planning until the folder is in place; dropping it lets the next publish in.
+    lock: Option<PublishLock>,
 }
 
 /// What `plan` learned for `apply`.
@@ -109,6 +111,13 @@ impl LocalTarget {
                 }
             };
 
+            // A publish in progress (holding the label folder's lock) may be about to write this
+            // version: planning against its half-done state would race it.
+            let lock = if label_dir.is_dir() {
+                Some(PublishLock::take(&label_dir, &version)?)
+            } else {
+                None
+            };
             let existing = read_existing(&version_dir)?;
             let mut differences = Vec::new();
             for file in &part.files {
@@ -180,6 +189,7 @@ impl LocalTarget {
                 version_dir,
                 write,
                 replace_existing,
+                lock,
             });
         }
 
@@ -219,8 +229,25 @@ impl LocalTarget {
             })
             .collect();
         let mut folders = Vec::new();
-        for folder in state.folders {
+        for mut folder in state.folders {
             let staging = if folder.write {
+                let version = folder.release.version.to_string();
+                if folder.lock.is_none() {
+                    std::fs::create_dir_all(&folder.label_dir).map_err(|source| Error::Write {
+                        path: folder.label_dir.clone(),
+                        source,
+                    })?;
+                    folder.lock = Some(PublishLock::take(&folder.label_dir, &version)?);
+                    // The folder did not exist when planned; another publish may have made it
+                    // since.
+                    if std::fs::symlink_metadata(&folder.version_dir).is_ok() {
+                        return Err(Error::PublishInProgress {
+                            version,
+                            path: folder.version_dir.clone(),
+                        });
+                    }
+                }
+                remove_stale_staging(&folder.label_dir, &version);
                 Some(self.write_staging(&folder.release, &folder.label_dir)?)
             } else {
                 None
@@ -310,6 +337,9 @@ impl LocalTarget {
     fn finish_now(&self, outcome: &mut Outcome) -> Result<(), Error> {
         let state: &mut LocalApplied = outcome.state_mut()?;
         for (folder, staging) in &mut state.folders {
+            // Released when this folder is done, whatever happens: the outcome may outlive the
+            // publish.
+            let _lock = folder.lock.take();
             if let Some(staging) = staging.take() {
                 finish_folder(folder, staging)?;
             }
@@ -345,11 +375,11 @@ fn finish_folder(folder: &Folder, staging: TempDir) -> Result<(), Error> {
     }
     let staged = staging.keep();
     if let Err(source) = std::fs::rename(&staged, &version_dir) {
-        // Put the old release back if it was moved aside; the staging folder is left for a
-        // person to look at, named so clusterctl ignores it.
+        // Put the old release back if it was moved aside, and remove what this publish made.
         if let Some(aside) = &old {
             let _ = std::fs::rename(aside, &version_dir);
         }
+        let _ = std::fs::remove_dir_all(&staged);
         return Err(Error::Write {
             path: version_dir,
             source,
@@ -393,6 +423,65 @@ impl Target for LocalTarget {
     }
 }
 
+/// An advisory lock on a provider's folder in the repository, held from planning until the version
+/// folder is renamed into place, so that two publishes to the same provider never interleave.
+/// It is a `flock` on the folder itself: nothing is left behind, and the kernel releases it when
+/// a publish dies.
+struct PublishLock {
+    #[cfg(unix)]
+    _folder: std::fs::File,
+}
+
+impl PublishLock {
+    fn take(label_dir: &Path, version: &str) -> Result<PublishLock, Error> {
+        #[cfg(unix)]
+        {
+            let folder = std::fs::File::open(label_dir).map_err(|source| Error::Read {
+                path: label_dir.to_path_buf(),
+                source,
+            })?;
+            match folder.try_lock() {
+                Ok(()) => Ok(PublishLock { _folder: folder }),
+                Err(std::fs::TryLockError::WouldBlock) => Err(Error::PublishInProgress {
+                    version: version.to_string(),
+                    path: label_dir.join(version),
+                }),
+                Err(std::fs::TryLockError::Error(source)) => Err(Error::Write {
+                    path: label_dir.to_path_buf(),
+                    source,
+                }),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (label_dir, version);
+            Ok(PublishLock {})
+        }
+    }
+}
+
+/// Removes the staging (`.{version}.XXXX.partial`) and set-aside (`.{version}.XXXX.old`) folders
+/// an interrupted publish of `version` left; only capkg's own names, and only while holding the
+/// lock, so no live publish owns them. Best effort: a leftover is harmless to clusterctl.
+fn remove_stale_staging(label_dir: &Path, version: &str) {
+    let Ok(entries) = std::fs::read_dir(label_dir) else {
+        return;
+    };
+    let prefix = format!(".{version}.");
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name.strip_prefix(&prefix).is_some_and(|rest| {
+            let middle = rest
+                .strip_suffix(".partial")
+                .or_else(|| rest.strip_suffix(".old"));
+            middle.is_some_and(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric()))
+        });
+        if ours && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// The files of an existing version folder by name, with their SHA-256; `None` when there is no
 /// folder.
 fn read_existing(version_dir: &Path) -> Result<Option<BTreeMap<String, String>>, Error> {
@@ -420,7 +509,8 @@ fn read_existing(version_dir: &Path) -> Result<Option<BTreeMap<String, String>>,
         let entry = entry.map_err(read_error(version_dir))?;
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        let bytes = if path.is_file() {
+        let is_file = entry.file_type().map_err(read_error(&path))?.is_file();
+        let bytes = if is_file {
             std::fs::read(&path).map_err(read_error(&path))?
         } else {
             // A sub-folder is not part of any release; it counts as a difference.

@@ -515,6 +515,8 @@ pub enum Error {
     },
     #[error("`{}` is not a folder", path.display())]
     NotAFolder { path: PathBuf },
+    #[error(transparent)]
+    ReleaseFile(#[from] crate::files::Error),
     #[error(
         "`{}` holds no components file (`<type>-components.yaml`); publish takes an assembled release folder",
         dir.display()
@@ -617,6 +619,11 @@ pub enum Error {
     },
     #[error("`{}` exists and is not a folder", path.display())]
     NotAVersionFolder { path: PathBuf },
+    #[error(
+        "another publish of `{version}` to `{}` is in progress or has just finished; nothing was written",
+        path.display()
+    )]
+    PublishInProgress { version: String, path: PathBuf },
     #[error("cannot write `{}`", path.display())]
     Write {
         path: PathBuf,
@@ -737,6 +744,7 @@ impl Error {
             | Error::ForeignPlan
             | Error::SeveralProviders { .. }
             | Error::Injected { .. } => false,
+            Error::ReleaseFile(source) => source.is_refusal(),
             Error::NoComponents { .. }
             | Error::NoMetadata { .. }
             | Error::ProviderTypeConflict { .. }
@@ -751,6 +759,7 @@ impl Error {
             | Error::VersionNeedsV { .. }
             | Error::FolderDiffers { .. }
             | Error::NotAVersionFolder { .. }
+            | Error::PublishInProgress { .. }
             | Error::Unauthorized { .. }
             | Error::Forbidden { .. }
             | Error::NotFound { .. }

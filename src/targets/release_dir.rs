@@ -108,18 +108,17 @@ impl ReleaseDir {
                 ignored.push(entry.file_name().to_string_lossy().into_owned());
                 continue;
             };
-            let is_file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
             let role = FileRole::from_file_name(&name);
-            if !is_file || (role.is_none() && name != CHECKSUMS_FILE) {
+            if role.is_none() && name != CHECKSUMS_FILE {
                 if !name.starts_with('.') {
                     ignored.push(name);
                 }
                 continue;
             }
-            let contents = std::fs::read(&path).map_err(|source| Error::Read {
-                path: path.clone(),
-                source,
-            })?;
+            // A release file must be a regular file: reading through a link would publish
+            // whatever it points at (`/proc/self/environ`, a CI secret).
+            files::check_release_name(&name).map_err(files::Error::BadName)?;
+            let contents = files::read_regular(&path).map_err(files::Error::from)?;
             let contents = Bytes::from(contents);
             files.push(ReleaseFile {
                 size: contents.len() as u64,
@@ -312,10 +311,12 @@ impl ReleaseDir {
             })
             .cloned()
             .collect();
-        if self.file(CHECKSUMS_FILE).is_some() {
-            let list = crate::assemble::checksums(
-                files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())),
-            );
+        // Every name was checked when the folder was read (`files::check_release_name`), so the list
+        // can be written; were one not, the part goes without a list rather than a wrong one.
+        let list = crate::assemble::checksums(
+            files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())),
+        );
+        if let (Some(_), Ok(list)) = (self.file(CHECKSUMS_FILE), list) {
             let mut checksums = ReleaseFile::from_bytes(CHECKSUMS_FILE, list.into_bytes());
             checksums.path = self.dir.join(CHECKSUMS_FILE);
             files.push(checksums);
@@ -672,7 +673,8 @@ mod tests {
             ("metadata.yaml", METADATA),
             ("cluster-template.yaml", "kind: Cluster\n"),
         ];
-        let sums = crate::assemble::checksums(files.iter().map(|(n, t)| (*n, t.as_bytes())));
+        let sums =
+            crate::assemble::checksums(files.iter().map(|(n, t)| (*n, t.as_bytes()))).unwrap();
         let mut all = files.to_vec();
         all.push((CHECKSUMS_FILE, &sums));
         let release = release(&all).unwrap();

@@ -314,7 +314,8 @@ impl Error {
             Error::Metadata { source, .. } | Error::Components { source, .. } => {
                 source.is_refusal()
             }
-            Error::Unexpected { .. } | Error::Files(_) | Error::ApiUrl(_) => false,
+            Error::Files(source) => source.is_refusal(),
+            Error::Unexpected { .. } | Error::ApiUrl(_) => false,
         }
     }
 
