@@ -3,6 +3,8 @@
 //! Detection and rendering are [`crate::assemble::scaffold`]'s; this file writes the files, each
 //! atomically, and never replaces an existing one without `--force` (files it skips are listed,
 //! and the run still succeeds). `--provider` and `--type` win over what detection finds.
+//! `--format json` prints `{"written": [..], "kept": [..], "notes": [..]}` on stdout instead of
+//! the lines on stderr.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,6 +13,7 @@ use clap::Args;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::assemble::scaffold;
+use crate::report::{Format, json};
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -54,7 +57,24 @@ pub fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
         })?;
         written.push(relative);
     }
-    if !global.quiet {
+    let mut notes = Vec::new();
+    if detected.provider_name.is_none() {
+        notes.push("no provider name found (no `cluster.x-k8s.io/provider` label in config/default/kustomization.yaml); edit `provider.name` in capkg.yaml or pass `--provider`");
+    }
+    if !detected.metadata {
+        notes.push("no metadata.yaml at the repository root; capkg.yaml expects one");
+    }
+    if global.format == Format::Json {
+        let paths = |list: &[PathBuf]| -> Vec<String> {
+            list.iter().map(|p| p.display().to_string()).collect()
+        };
+        let document = serde_json::json!({
+            "written": paths(&written),
+            "kept": paths(&kept),
+            "notes": notes,
+        });
+        json::write_value(&mut super::stdout(), &document)?;
+    } else if !global.quiet {
         for path in &written {
             let _ = writeln!(stderr, "wrote {}", path.display());
         }
@@ -65,17 +85,8 @@ pub fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
                 path.display()
             );
         }
-        if detected.provider_name.is_none() {
-            let _ = writeln!(
-                stderr,
-                "note: no provider name found (no `cluster.x-k8s.io/provider` label in config/default/kustomization.yaml); edit `provider.name` in capkg.yaml or pass `--provider`"
-            );
-        }
-        if !detected.metadata {
-            let _ = writeln!(
-                stderr,
-                "note: no metadata.yaml at the repository root; capkg.yaml expects one"
-            );
+        for note in &notes {
+            let _ = writeln!(stderr, "note: {note}");
         }
     }
     Ok(Status::Success)

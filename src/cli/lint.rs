@@ -37,11 +37,12 @@ pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         version: args.version.clone(),
     };
     let mut diagnostics = rules::run(&releases, &options);
+    let files = releases.iter().map(|r| r.files.len()).sum();
+    // The summary counts every finding: `-q` hides warnings, it does not make them go away.
+    let summary = Summary::of(&diagnostics, files);
     if global.quiet {
         diagnostics.retain(|d| d.severity == Severity::Error);
     }
-    let files = releases.iter().map(|r| r.files.len()).sum();
-    let summary = Summary::of(&diagnostics, files);
     let mut out = super::stdout();
     report::write_lint(
         &mut out,
