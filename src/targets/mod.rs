@@ -557,7 +557,7 @@ pub enum Error {
 
     // --- the local target ---
     #[error(
-        "`{}` already holds a different release ({}); pass `--force` to replace it",
+        "`{}` already holds a different release ({}); `capkg publish local --force` replaces it",
         path.display(),
         differences.join("; ")
     )]
@@ -634,7 +634,7 @@ pub enum Error {
     )]
     ImmutableRelease { tag: String, files: String },
     #[error(
-        "`{name}` is already at `{url}` with different content (SHA-256 {existing}, ours {ours}); pass `{flag}` to replace it"
+        "`{name}` is already at `{url}` with different content (SHA-256 {existing}, ours {ours}); `capkg publish` with `{flag}` replaces it"
     )]
     Differs {
         name: String,
@@ -727,7 +727,7 @@ impl Error {
             ),
             Error::NotFound { hint, .. } => hint.clone(),
             Error::RateLimited { .. } => Some(
-                "wait until the limit resets, or raise `--max-wait` to let capkg wait for it".into(),
+                "wait until the limit resets and run the command again; `capkg publish` waits longer with `--max-wait`".into(),
             ),
             Error::Unreachable { .. } => {
                 Some("the server did not answer in time or failed repeatedly; run the same command again: publishing resumes where it stopped".into())

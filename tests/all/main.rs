@@ -9,6 +9,7 @@ mod completions;
 mod init_scaffold;
 mod lint;
 mod lint_contract;
+mod output_contract;
 mod publish_fakes;
 mod publish_github;
 mod publish_gitlab;
