@@ -326,7 +326,7 @@ impl Inputs {
             }
             7 => {
                 let target = self.dir.join(format!("init-{kind}-{extra}"));
-                if kind % 2 == 0 {
+                if kind.is_multiple_of(2) {
                     std::fs::create_dir_all(&target).unwrap();
                 }
                 args.extend(words(&["init", &target.display().to_string()]));
@@ -342,7 +342,7 @@ impl Inputs {
                     "--version",
                     "v1.2.3",
                 ]));
-                if extra % 2 == 0 {
+                if extra.is_multiple_of(2) {
                     args.push("--dry-run".into());
                 }
             }
