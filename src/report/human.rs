@@ -297,6 +297,10 @@ fn handler(style: Style) -> GraphicalReportHandler {
 
 /// Renders one diagnostic to text.
 pub fn render(style: Style, diagnostic: &Diagnostic) -> String {
+    render_with(&handler(style), diagnostic)
+}
+
+fn render_with(handler: &GraphicalReportHandler, diagnostic: &Diagnostic) -> String {
     let file = diagnostic
         .file
         .as_ref()
@@ -329,7 +333,7 @@ pub fn render(style: Style, diagnostic: &Diagnostic) -> String {
         labels,
     };
     let mut text = String::new();
-    if handler(style).render_report(&mut text, &view).is_err() {
+    if handler.render_report(&mut text, &view).is_err() {
         text = fallback(diagnostic);
     }
     if !has_span && let Some(name) = diagnostic.file_name() {
@@ -365,11 +369,14 @@ pub fn write_diagnostics(
     diagnostics: &[Diagnostic],
     summary: &Summary,
 ) -> io::Result<()> {
+    // One handler and one buffered write per block of findings, not a flush per line.
+    let handler = handler(style);
+    let mut out = io::BufWriter::with_capacity(64 * 1024, out);
     for d in diagnostics {
-        writeln!(out, "{}", render(style, d).trim_end())?;
-        writeln!(out)?;
+        writeln!(out, "{}\n", render_with(&handler, d).trim_end())?;
     }
-    writeln!(out, "{}", summary_line(summary))
+    writeln!(out, "{}", summary_line(summary))?;
+    out.flush()
 }
 
 /// `2 errors, 1 warning in 5 files` or `no problems in 5 files`.
@@ -435,6 +442,58 @@ mod tests {
             !out.contains('\u{1b}'),
             "no escape codes without colour: {out}"
         );
+    }
+
+    #[test]
+    fn findings_far_along_a_line_show_a_cut_snippet_and_their_real_position() {
+        // Multi-byte characters around the cut, CRLF line ends, and a label on another line.
+        let text = format!("a: 1\r\nb: \"{}${{X\"\r\nc: 3\r\n", "é".repeat(70_000));
+        let source = Arc::new(Source::new("c.yaml", text.clone()));
+        let start = text.find("${X").unwrap();
+        let mut d = Diagnostic::new(
+            "variables/syntax",
+            Severity::Error,
+            Some(source),
+            Some(Span::new(start, start + 3)),
+            "missing closing brace",
+            "close it",
+        );
+        d.with_label(Span::new(0, 1), "first here");
+        let out = render(Style::plain(), &d);
+        assert!(out.contains("c.yaml:2:70005"), "{out}");
+        assert!(out.contains("…éé"), "{out}");
+        assert!(out.contains("${X"), "{out}");
+        assert!(out.contains("first here"), "{out}");
+        assert!(out.contains(" 3 │ c: 3"), "{out}");
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+    }
+
+    #[test]
+    fn an_excerpt_keeps_separate_runs_of_lines_apart() {
+        let lines: Vec<String> = (1..=50).map(|i| format!("k{i}: v{i}")).collect();
+        let text = lines.join("\n") + "\n";
+        let source = Arc::new(Source::new("m.yaml", text.clone()));
+        let at = |needle: &str| text.find(needle).unwrap();
+        let mut d = Diagnostic::new(
+            "yaml/duplicate-key",
+            Severity::Error,
+            Some(source),
+            Some(Span::new(at("k40"), at("k40") + 3)),
+            "repeated",
+            "",
+        );
+        d.with_label(Span::new(at("k3:"), at("k3:") + 2), "first here");
+        let out = render(Style::plain(), &d);
+        for line in [
+            " 2 │ k2: v2",
+            " 4 │ k4: v4",
+            "39 │ k39: v39",
+            "41 │ k41: v41",
+        ] {
+            assert!(out.contains(line), "{line} missing: {out}");
+        }
+        assert!(!out.contains("k20"), "{out}");
+        assert!(out.contains("m.yaml:40:1"), "{out}");
     }
 
     #[test]
