@@ -49,6 +49,8 @@ complete -c capkg -n "__fish_capkg_needs_command" -f -a "help" -d 'Print this me
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l version -d 'The version being released (`v1.2.3`): checks `metadata.yaml` covers it and images carry it' -r
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l allow -d 'Accept a rule\'s findings (repeatable): `--allow RULE=REASON`, or `--allow RULE` (the reason then says it came from the command line). Waived findings are still shown, with the reason, and do not fail the run; `lint: allow:` in capkg.yaml says the same per file' -r
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l config -d 'capkg\'s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -242,6 +244,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Pr
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l config -d 'capkg\'s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r

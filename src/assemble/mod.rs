@@ -424,7 +424,12 @@ fn assemble_provider(
     let mut image_changes = Vec::new();
     let mut parsed = Vec::new();
     for components in &provider_config.components {
-        let text = sources::read_components(&components.source, &components.limits, &config.root, version)?;
+        let text = sources::read_components(
+            &components.source,
+            &components.limits,
+            &config.root,
+            version,
+        )?;
         let (source, mut objects) = transform::parse_objects(&text.origin, text.text)?;
         let mut changed = Vec::new();
         images::apply(&mut objects, pins, applied, &mut changed);

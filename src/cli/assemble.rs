@@ -175,21 +175,22 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
             }
         }
     }
-    if release.has_errors() || global.format == Format::Json {
-        let mut shown = release.diagnostics.clone();
-        if global.quiet {
-            shown.retain(|d| d.severity == crate::rules::Severity::Error);
-        }
-        let mut out = super::stdout();
+    let mut shown = release.diagnostics.clone();
+    if global.quiet {
+        shown.retain(|d| d.severity == crate::rules::Severity::Error);
+    }
+    let report = |shown: &[crate::rules::Diagnostic]| -> Result<(), Failure> {
         report::write_lint(
-            &mut out,
+            &mut super::stdout(),
             global.format,
             Style::for_stdout(global.color),
-            &shown,
+            shown,
             &release.summary(),
         )?;
-    }
+        Ok(())
+    };
     if release.has_errors() {
+        report(&shown)?;
         let _ = writeln!(
             stderr,
             "capkg assemble: {} lint error(s) in the assembled release; nothing was written to `{}`",
@@ -199,6 +200,10 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         return Ok(Status::Failure);
     }
     release.write(&out).map_err(failure)?;
+    // Written: the warnings themselves (not only their count), and the one JSON document.
+    if !shown.is_empty() || global.format == Format::Json {
+        report(&shown)?;
+    }
     if !global.quiet {
         if version.is_none() {
             let _ = writeln!(

@@ -1,14 +1,15 @@
 //! `capkg completions SHELL`: shell completion scripts, generated from the command definition.
 //!
 //! The files in the repository's `completions/` folder are this command's output; a test fails
-//! when they are stale.
+//! when they are stale. `--format json` is refused (exit 2, with the JSON error object).
 
 use std::io::Write;
 
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
-use super::{Cli, CommandResult, GlobalArgs, Status};
+use super::{Cli, CommandResult, Failure, GlobalArgs, Status};
+use crate::report::Format;
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -25,7 +26,14 @@ pub fn script(shell: Shell) -> Vec<u8> {
     out
 }
 
-pub fn run(_global: &GlobalArgs, args: CompletionsArgs) -> CommandResult {
+pub fn run(global: &GlobalArgs, args: CompletionsArgs) -> CommandResult {
+    if global.format == Format::Json {
+        // A completion script is for a shell, never for a program reading JSON.
+        return Err(Failure::internal(anyhow::anyhow!(
+            "`capkg completions` prints a shell script; it has no JSON form"
+        ))
+        .with_hint("drop `--format json`"));
+    }
     super::stdout().write_all(&script(args.shell))?;
     Ok(Status::Success)
 }

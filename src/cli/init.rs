@@ -4,7 +4,8 @@
 //! Detection and rendering are [`crate::assemble::scaffold`]'s; this file writes the files, each
 //! atomically, and never replaces an existing one without `--force` (files it skips are listed,
 //! and the run still succeeds). `--provider` and `--type` win over what detection finds, for a
-//! repository with one provider. What was found, and what was not, is printed.
+//! repository with one provider. What was found, and what was not, is printed (`--format json`:
+//! `{"repository", "found", "missing", "written", "kept", "notes"}` on stdout).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use clap::Args;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::assemble::scaffold;
+use crate::report::{Format, json};
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -78,7 +80,20 @@ pub fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
         }
         None => format!(".gitignore already ignores {}/", scaffold::OUTPUT_DIR),
     };
-    if !global.quiet {
+    if global.format == Format::Json {
+        let paths = |list: &[PathBuf]| -> Vec<String> {
+            list.iter().map(|p| p.display().to_string()).collect()
+        };
+        let document = serde_json::json!({
+            "repository": root.display().to_string(),
+            "found": detected.found,
+            "missing": detected.missing,
+            "written": paths(&written),
+            "kept": paths(&kept),
+            "notes": [ignore_note],
+        });
+        json::write_value(&mut super::stdout(), &document)?;
+    } else if !global.quiet {
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "repository: {}", root.display());
         for line in &detected.found {

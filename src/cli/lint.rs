@@ -64,11 +64,12 @@ pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
     let mut diagnostics = rules::run(&releases, &options);
     waivers.extend(args.allow.iter().cloned());
     rules::waivers::apply(&mut diagnostics, &waivers, &root);
+    let files = releases.iter().map(|r| r.files.len()).sum();
+    // The summary counts every finding: `-q` hides warnings, it does not make them go away.
+    let summary = Summary::of(&diagnostics, files);
     if global.quiet {
         diagnostics.retain(|d| d.severity == Severity::Error);
     }
-    let files = releases.iter().map(|r| r.files.len()).sum();
-    let summary = Summary::of(&diagnostics, files);
     let mut out = super::stdout();
     report::write_lint(
         &mut out,

@@ -24,6 +24,7 @@ mod verify;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, Parser, Subcommand};
 
@@ -203,26 +204,103 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 pub type CommandResult = Result<Status, Failure>;
 
 /// Entry point used by `main.rs`.
+///
+/// The verdict alone decides the exit code: a reader that closes stdout early (`| head`) changes
+/// nothing, because [`stdout`] drops what it can no longer deliver. With `--format json` every
+/// outcome is exactly one JSON document on stdout: the command's own, or the error object written
+/// here (`{"error": {"message", "hint", "exit_code"}}`) when the command stopped before writing one.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
             // clap prints help and version to stdout with exit 0, usage errors to stderr.
             let _ = err.print();
-            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+            if !err.use_stderr() {
+                return ExitCode::SUCCESS;
+            }
+            if json_requested(std::env::args_os()) {
+                let message = first_line(&err.to_string());
+                write_json_error(
+                    &message,
+                    Some("`capkg --help` lists the commands and their flags"),
+                    2,
+                );
+            }
+            return ExitCode::from(2);
         }
     };
     let global = cli.global.clone();
     let result = run(cli);
-    match result {
+    let code = match result {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::Failure) => ExitCode::from(1),
-        Err(failure) if is_broken_pipe(&failure.error) => ExitCode::SUCCESS,
         Err(failure) => {
-            print_failure(&global, &failure);
+            // With `--format json` the error document is the one place the error is told (a
+            // subprocess's stderr excerpt in it can be 64 KiB; twice would be noise).
+            if global.format == Format::Json && !STDOUT_USED.load(Ordering::Relaxed) {
+                let hint = failure.hint.clone().or_else(|| known_hint(&failure.error));
+                write_json_error(
+                    &message_with_causes(&failure.error),
+                    hint.as_deref(),
+                    failure.exit,
+                );
+            } else {
+                print_failure(&global, &failure);
+            }
             ExitCode::from(failure.exit)
         }
+    };
+    // Whatever is still buffered goes now; a reader that left does not change the verdict.
+    let _ = stdout().flush();
+    code
+}
+
+/// `--format json` or `--format=json` among raw arguments clap refused.
+fn json_requested(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<std::ffi::OsString> = args.collect();
+    args.iter().enumerate().any(|(i, arg)| {
+        arg == "--format=json"
+            || (arg == "--format" && args.get(i + 1).is_some_and(|next| next == "json"))
+    })
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .trim_start_matches("error: ")
+        .to_string()
+}
+
+/// The error and its causes, `: `-separated, each cause once.
+fn message_with_causes(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
     }
+    text
+}
+
+/// The one error document of `--format json`, for every command but `release` (whose report
+/// carries its own `error` object, with `stage`, `message`, `hint`, `exit` and `exit_code`).
+fn write_json_error(message: &str, hint: Option<&str>, exit_code: u8) {
+    // As on stderr, a message may quote a server or a subprocess: redacted.
+    let redact = crate::targets::http::redact;
+    let document = serde_json::json!({
+        "error": {
+            "message": redact(message),
+            "hint": hint.map(redact),
+            "exit_code": exit_code,
+        }
+    });
+    let mut out = stdout();
+    let _ = crate::report::json::write_value(&mut out, &document);
+    let _ = out.flush();
 }
 
 /// Runs a parsed command line.
@@ -241,14 +319,6 @@ pub fn run(cli: Cli) -> CommandResult {
         Command::Verify(args) => verify::run(global, args),
         Command::Completions(args) => completions::run(global, args),
     }
-}
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// `error: <message>`, one `caused by:` line per source, then `hint:`.
@@ -286,9 +356,78 @@ fn known_hint(error: &anyhow::Error) -> Option<String> {
     })
 }
 
-/// Writes to stdout, mapping a closed pipe to a quiet exit.
-pub fn stdout() -> io::StdoutLock<'static> {
-    io::stdout().lock()
+/// Something was written to stdout (a report, or part of one).
+static STDOUT_USED: AtomicBool = AtomicBool::new(false);
+/// The reader of stdout has gone (EPIPE); later writes are dropped.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Standard output, the one way commands write to it. A closed pipe is not an error: what the
+/// reader no longer wants is dropped and the command goes on to its verdict, so `capkg lint |
+/// head -c1` under `pipefail` exits as `capkg lint > file` does. Other write errors (a full disk)
+/// still fail the command.
+pub struct Stdout {
+    inner: io::StdoutLock<'static>,
+}
+
+/// Writes to stdout; see [`Stdout`].
+pub fn stdout() -> Stdout {
+    Stdout {
+        inner: io::stdout().lock(),
+    }
+}
+
+impl Stdout {
+    fn closed_is_fine(result: io::Result<()>) -> io::Result<()> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                STDOUT_CLOSED.store(true, Ordering::Relaxed);
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if STDOUT_CLOSED.load(Ordering::Relaxed) {
+            return Ok(buf.len());
+        }
+        STDOUT_USED.store(true, Ordering::Relaxed);
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                STDOUT_CLOSED.store(true, Ordering::Relaxed);
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if STDOUT_CLOSED.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        Self::closed_is_fine(self.inner.flush())
+    }
+}
+
+/// The data a command prints as it is (`subst`, `render`): raw, or with `--format json` as
+/// `{"output": "<text>"}`.
+pub fn write_output(global: &GlobalArgs, output: &[u8]) -> Result<(), Failure> {
+    let mut out = stdout();
+    if global.format == Format::Json {
+        let text = std::str::from_utf8(output).map_err(|e| {
+            Failure::input(anyhow::anyhow!(
+                "the output is not UTF-8 text ({e}), which a JSON string cannot carry"
+            ))
+            .with_hint("drop `--format json` to get the bytes as they are")
+        })?;
+        crate::report::json::write_value(&mut out, &serde_json::json!({ "output": text }))?;
+    } else {
+        out.write_all(output)?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// True when stderr is a terminal (progress bars, spinners).

@@ -21,7 +21,7 @@ use crate::release::assembly::ConfigAssembler;
 use crate::release::destinations::TargetPlan;
 use crate::release::{self, Outcome, ReleaseRequest, TargetState, summary};
 use crate::report::{self, Format};
-use crate::rules::{Diagnostic, Severity, Summary};
+use crate::rules::{Diagnostic, Severity};
 use crate::targets;
 use crate::version::Version;
 
@@ -141,12 +141,7 @@ fn write_text(
             shown.retain(|d| d.severity == Severity::Error);
         }
         if !shown.is_empty() || (!global.quiet && outcome.lint.files > 0) {
-            report::human::write_diagnostics(
-                out,
-                plain_style(global, ci),
-                &shown,
-                &Summary::of(&shown, outcome.lint.files),
-            )?;
+            report::human::write_diagnostics(out, plain_style(global, ci), &shown, &outcome.lint)?;
         }
     }
     if let Some(version) = &outcome.version {

@@ -5,9 +5,9 @@
 //! components file; anything else, and a folder (with `--flavor`), is a cluster template. For a
 //! template, the ClusterClasses its Clusters use are read from `clusterclass-{name}.yaml` beside
 //! it and printed first, each moved into its class namespace, as clusterctl adds them. Missing
-//! variables: exit 1 with clusterctl's message and nothing on stdout.
+//! variables: exit 1 with clusterctl's message and nothing on stdout. `--format json` prints
+//! `{"output": "<text>"}` instead.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -53,7 +53,7 @@ pub struct RenderArgs {
     pub provider: ProviderArgs,
 }
 
-pub fn run(_global: &GlobalArgs, args: RenderArgs) -> CommandResult {
+pub fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
     let is_dir = args.file.is_dir();
     let role = args
         .file
@@ -71,9 +71,7 @@ pub fn run(_global: &GlobalArgs, args: RenderArgs) -> CommandResult {
     } else {
         render_template(&args, is_dir)?
     };
-    let mut out = super::stdout();
-    out.write_all(&output)?;
-    out.flush()?;
+    super::write_output(global, &output)?;
     Ok(Status::Success)
 }
 

