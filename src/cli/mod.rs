@@ -235,8 +235,8 @@ pub fn main() -> ExitCode {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::Failure) => ExitCode::from(1),
         Err(failure) => {
-            // With `--format json` the error document is the one place the error is told (a
-            // subprocess's stderr excerpt in it can be 64 KiB; twice would be noise).
+            // stderr is the log a person reads in CI; stdout is the document a program reads.
+            print_failure(&global, &failure);
             if global.format == Format::Json && !STDOUT_USED.load(Ordering::Relaxed) {
                 let hint = failure.hint.clone().or_else(|| known_hint(&failure.error));
                 write_json_error(
@@ -244,8 +244,6 @@ pub fn main() -> ExitCode {
                     hint.as_deref(),
                     failure.exit,
                 );
-            } else {
-                print_failure(&global, &failure);
             }
             ExitCode::from(failure.exit)
         }
