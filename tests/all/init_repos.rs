@@ -17,7 +17,7 @@ fn repos() -> PathBuf {
 
 /// A copy of `testdata/repos/<name>` in a temporary folder, made a git repository with `remote`
 /// as `origin` (none when `None`).
-fn checkout(name: &str, remote: Option<&str>) -> tempfile::TempDir {
+pub(crate) fn checkout(name: &str, remote: Option<&str>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let from = repos().join(name);
     let to = dir.path().join(name);

@@ -25,6 +25,7 @@ mod release_common;
 mod release_e2e;
 mod release_version;
 mod render_corpus;
+mod repos_release;
 mod subst_cases;
 mod subst_cli;
 mod subst_common;
