@@ -344,6 +344,24 @@ fn print_failure(global: &GlobalArgs, failure: &Failure) {
     }
 }
 
+/// `clusterctl URL: …`, or one `clusterctl URL (<label>): …` line per provider when a release
+/// has several; `indent` comes first on every line.
+fn write_clusterctl_urls<'a>(
+    out: &mut dyn Write,
+    indent: &str,
+    providers: impl ExactSizeIterator<Item = (&'a str, &'a str)>,
+    only: Option<&str>,
+) -> io::Result<()> {
+    if providers.len() > 1 {
+        for (label, url) in providers {
+            writeln!(out, "{indent}clusterctl URL ({label}): {url}")?;
+        }
+    } else if let Some(url) = only {
+        writeln!(out, "{indent}clusterctl URL: {url}")?;
+    }
+    Ok(())
+}
+
 /// Hints carried by library errors that know the fix.
 fn known_hint(error: &anyhow::Error) -> Option<String> {
     error.chain().find_map(|cause| {

@@ -464,18 +464,11 @@ fn labels(d: &targets::Destination) -> String {
 
 /// The clusterctl URL, one line per provider when the release has several.
 fn write_urls(out: &mut dyn Write, d: &targets::Destination) -> std::io::Result<()> {
-    if d.providers.len() > 1 {
-        for provider in &d.providers {
-            writeln!(
-                out,
-                "clusterctl URL ({}): {}",
-                provider.label, provider.clusterctl_url
-            )?;
-        }
-        Ok(())
-    } else {
-        writeln!(out, "clusterctl URL: {}", d.clusterctl_url)
-    }
+    let providers = d
+        .providers
+        .iter()
+        .map(|p| (p.label.as_str(), p.clusterctl_url.as_str()));
+    super::write_clusterctl_urls(out, "", providers, Some(&d.clusterctl_url))
 }
 
 fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io::Result<()> {

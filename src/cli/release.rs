@@ -312,18 +312,11 @@ fn write_target(
 
 /// The clusterctl URL, one line per provider when the release has several.
 fn write_urls(out: &mut dyn Write, target: &release::TargetReport) -> std::io::Result<()> {
-    if target.providers.len() > 1 {
-        for provider in &target.providers {
-            writeln!(
-                out,
-                "  clusterctl URL ({}): {}",
-                provider.label, provider.clusterctl_url
-            )?;
-        }
-    } else if let Some(url) = &target.clusterctl_url {
-        writeln!(out, "  clusterctl URL: {url}")?;
-    }
-    Ok(())
+    let providers = target
+        .providers
+        .iter()
+        .map(|p| (p.label.as_str(), p.clusterctl_url.as_str()));
+    super::write_clusterctl_urls(out, "  ", providers, target.clusterctl_url.as_deref())
 }
 
 fn write_plan(out: &mut dyn Write, plan: &TargetPlan) -> std::io::Result<()> {

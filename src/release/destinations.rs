@@ -222,17 +222,7 @@ impl TargetSpec {
         for url in &urls {
             steps.push(format!("verify `{url}` as clusterctl reads it"));
         }
-        let providers = release
-            .providers
-            .iter()
-            .zip(&urls)
-            .map(|(p, url)| ProviderDestination {
-                provider_type: p.provider_type.clusterctl_name().to_string(),
-                name: p.name.clone(),
-                label: p.label(),
-                clusterctl_url: url.clone(),
-            })
-            .collect();
+        let providers = ProviderDestination::all(release, &urls);
         TargetPlan {
             target: self.kind(),
             destination,

@@ -288,6 +288,24 @@ pub struct ProviderDestination {
     pub clusterctl_url: String,
 }
 
+impl ProviderDestination {
+    /// Every provider of `release` with its clusterctl URL (`urls` in the release's provider
+    /// order).
+    pub fn all(release: &ReleaseDir, urls: &[String]) -> Vec<ProviderDestination> {
+        release
+            .providers
+            .iter()
+            .zip(urls)
+            .map(|(p, url)| ProviderDestination {
+                provider_type: p.provider_type.clusterctl_name().to_string(),
+                name: p.name.clone(),
+                label: p.label(),
+                clusterctl_url: url.clone(),
+            })
+            .collect()
+    }
+}
+
 /// The local overrides layout clusterctl reads (`--overrides`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Overrides {
@@ -355,17 +373,7 @@ impl Destination {
         urls: Vec<String>,
     ) -> Self {
         let clusterctl_config = Self::providers_snippet(release, &urls);
-        let providers: Vec<ProviderDestination> = release
-            .providers
-            .iter()
-            .zip(&urls)
-            .map(|(p, url)| ProviderDestination {
-                provider_type: p.provider_type.clusterctl_name().to_string(),
-                name: p.name.clone(),
-                label: p.label(),
-                clusterctl_url: url.clone(),
-            })
-            .collect();
+        let providers = ProviderDestination::all(release, &urls);
         let clusterctl_url = urls.into_iter().next().unwrap_or_default();
         let mut warnings = Vec::new();
         if !release.ignored.is_empty() {
