@@ -326,7 +326,7 @@ impl Error {
             Error::Refused { hint, .. } => hint.clone(),
             Error::Metadata { source, .. } | Error::Components { source, .. } => source.hint(),
             Error::NotFound { what, .. } if what.starts_with("release not found") => Some(
-                "the release does not exist or is still a draft (drafts are invisible to clusterctl); for GitHub Enterprise or a test server pass `--api-url`".into(),
+                "the release does not exist or is still a draft (drafts are invisible to clusterctl); for GitHub Enterprise or a test server, give its API URL (`capkg verify --api-url`, or `api_url` under `targets.github` in capkg.yaml for `capkg release`)".into(),
             ),
             Error::Http { source, .. } => match source.rejection().map(|r| r.status.as_u16()) {
                 Some(401) => Some("the token in GITHUB_TOKEN / GH_TOKEN is wrong or expired".into()),
