@@ -42,6 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::provider::ProviderType;
+use crate::units::{parse_duration, parse_size};
 use crate::version::Version;
 use crate::yaml::{self, Limits, Node, Position, Source, Span, Value};
 
@@ -150,55 +151,6 @@ impl Default for CommandLimits {
             output_limit: 256 * 1024 * 1024,
         }
     }
-}
-
-/// `30s`, `10m`, `1h30m`, `500ms`: a duration as capkg.yaml spells it.
-pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
-    let mut total = std::time::Duration::ZERO;
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return None;
-    }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let number: u64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let unit = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let part = match &rest[..unit] {
-            "ms" => std::time::Duration::from_millis(number),
-            "s" => std::time::Duration::from_secs(number),
-            "m" => std::time::Duration::from_secs(number.checked_mul(60)?),
-            "h" => std::time::Duration::from_secs(number.checked_mul(3600)?),
-            _ => return None,
-        };
-        total = total.checked_add(part)?;
-        rest = &rest[unit..];
-    }
-    Some(total)
-}
-
-/// `256MiB`, `1GiB`, `64KiB`, `10MB`, `1000`: a size in bytes as capkg.yaml spells it.
-pub fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let digits = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let number: u64 = text[..digits].parse().ok()?;
-    let factor: u64 = match text[digits..].trim_start() {
-        "" | "B" => 1,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        "KB" | "kB" => 1_000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        _ => return None,
-    };
-    number.checked_mul(factor)
 }
 
 /// Where components YAML comes from.
@@ -841,24 +793,22 @@ impl Reader<'_> {
                 }
                 "timeout" => {
                     let text = self.string(value)?;
-                    limits.timeout =
-                        parse_duration(&text)
-                            .filter(|d| !d.is_zero())
-                            .ok_or_else(|| {
-                                self.error(
-                                    value,
-                                    format!(
-                                        "`timeout: {text}` is not a duration (`30s`, `10m`, `1h`)"
-                                    ),
-                                )
-                            })?;
+                    limits.timeout = parse_duration(&text)
+                        .ok()
+                        .filter(|d| !d.is_zero())
+                        .ok_or_else(|| {
+                            self.error(
+                                value,
+                                format!("`timeout: {text}` is not a duration (`30s`, `10m`, `1h`)"),
+                            )
+                        })?;
                     limit_node = Some(value);
                     continue;
                 }
                 "output_limit" => {
                     let text = self.string(value)?;
                     limits.output_limit =
-                        parse_size(&text).filter(|n| *n > 0).ok_or_else(|| {
+                        parse_size(&text).ok().filter(|n| *n > 0).ok_or_else(|| {
                             self.error(
                                 value,
                                 format!(
@@ -1373,9 +1323,9 @@ mod tests {
         );
         assert_eq!(
             parse_duration("500ms"),
-            Some(std::time::Duration::from_millis(500))
+            Ok(std::time::Duration::from_millis(500))
         );
-        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("1000"), Ok(1000));
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub mod report;
 pub mod rules;
 pub mod subst;
 pub mod targets;
+pub mod units;
 pub mod verify;
 pub mod version;
 pub mod yaml;

@@ -274,8 +274,9 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         sources::find_templates(&config.templates, &config.root)?;
     copies.insert("metadata.yaml".to_string(), metadata_path);
     let mut shared_lint = Vec::new();
+    let repository = sources::Repository::of(&config.root);
     for (name, path) in copies {
-        let text = sources::read_text(&path, &config.root)?;
+        let text = repository.read_text(&path)?;
         let role = FileRole::from_file_name(&name).unwrap_or(FileRole::Metadata);
         // Findings about a copied file point at the maintainer's file, which has the same bytes.
         let shown = if path.file_name().and_then(|n| n.to_str()) == Some(name.as_str()) {

@@ -20,16 +20,6 @@ use crate::provider::FileRole;
 /// How much of a failing command's standard error its error carries: the end, where the reason is.
 pub const STDERR_EXCERPT: usize = 64 * 1024;
 
-/// The CI variables that may hold a forge token; a command's output is redacted of their values
-/// before it is shown.
-const TOKEN_VARIABLES: [&str; 5] = [
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "GITLAB_TOKEN",
-    "GITLAB_ACCESS_TOKEN",
-    "CI_JOB_TOKEN",
-];
-
 /// Why a source could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
@@ -447,7 +437,7 @@ fn run(
         .unwrap_or_default();
     let stderr = stderr_reader
         .map(|reader| reader.join().unwrap_or_default())
-        .map(|tail| redact_tokens(&String::from_utf8_lossy(&tail)))
+        .map(|tail| crate::targets::http::redact(&String::from_utf8_lossy(&tail)))
         .unwrap_or_default();
     match stopped {
         Some(Stop::Overflow) => {
@@ -546,15 +536,6 @@ fn read_tail(mut pipe: impl Read, keep: usize) -> Vec<u8> {
     tail
 }
 
-/// `text` without the values of the token variables in the environment.
-fn redact_tokens(text: &str) -> String {
-    TOKEN_VARIABLES
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .filter_map(crate::targets::Secret::new)
-        .fold(text.to_string(), |text, secret| secret.redact(&text))
-}
-
 /// Stops a command and every process in its group.
 fn kill_group(child: &mut std::process::Child) {
     #[cfg(unix)]
@@ -567,11 +548,6 @@ fn kill_group(child: &mut std::process::Child) {
         return;
     }
     let _ = child.kill();
-}
-
-/// Reads a source file named in the configuration of `root` as text (see [`Repository`]).
-pub fn read_text(path: &Path, root: &Path) -> Result<String, SourceError> {
-    Repository::of(root).read_text(path)
 }
 
 /// The template and ClusterClass files the globs match, by output name. Every glob must match at

@@ -24,6 +24,7 @@ use crate::targets::{
     self, Action, Event, Outcome, Plan, Progress, ReleaseDir, RetryPolicy, Services, SystemClock,
     TargetRequest, Transfer,
 };
+use crate::units::{parse_duration, parse_size};
 use crate::version::Version;
 
 #[derive(Debug, Args)]
@@ -94,40 +95,10 @@ impl HttpLimitArgs {
 
 /// A duration above zero.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
-    parse_duration(text)?
-        .is_zero()
-        .then(|| format!("`{text}`: a timeout must be longer than zero"))
-        .map_or_else(|| parse_duration(text), Err)
-}
-
-/// `4096`, `64K`/`64KiB` (1024), `10KB` (1000), `1M`/`1MiB`, `1G`/`1GiB`: a number of bytes.
-fn parse_size(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size such as `4096`, `64KiB` or `256MiB`"))?;
-    let unit = unit.trim().trim_end_matches("/s");
-    let factor: u64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kib" => 1 << 10,
-        "kb" => 1000,
-        "m" | "mib" => 1 << 20,
-        "mb" => 1_000_000,
-        "g" | "gib" => 1 << 30,
-        "gb" => 1_000_000_000,
-        _ => {
-            return Err(format!(
-                "unknown unit `{unit}` in `{text}`: use B, KiB, MiB or GiB"
-            ));
-        }
-    };
-    value
-        .checked_mul(factor)
-        .ok_or_else(|| format!("`{text}` is too large"))
+    match parse_duration(text)? {
+        zero if zero.is_zero() => Err(format!("`{text}`: a timeout must be longer than zero")),
+        timeout => Ok(timeout),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -188,30 +159,6 @@ pub enum PublishTarget {
         #[command(flatten)]
         network: NetworkArgs,
     },
-}
-
-/// `90s`, `10m`, `1h`, `500ms`, or a number of seconds.
-pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration such as `90s`, `10m` or `1h`"))?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(format!(
-                "unknown unit `{other}` in `{text}`: use ms, s, m or h"
-            ));
-        }
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
 }
 
 fn environment(name: &str) -> Option<String> {

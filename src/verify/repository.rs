@@ -15,7 +15,7 @@
 //! `GET {api}/repos/{o}/{r}/releases?per_page=100`, every page.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use bytes::Bytes;
@@ -28,6 +28,7 @@ use super::source::{GitHubSource, GitLabSource, LocalSource};
 use crate::targets::BoxFuture;
 use crate::targets::github::next_page;
 use crate::targets::http::{Http, HttpError, Request};
+use crate::targets::local::file_url;
 use crate::version::Version;
 
 /// Why a file could not be read; `NotFound` is what clusterctl's latest resolution skips.
@@ -447,14 +448,6 @@ impl Repository for LocalRepository {
     fn url(&self, version: &str, name: &str) -> String {
         file_url(&self.path(version, name))
     }
-}
-
-/// `file:///abs/path` as clusterctl's configuration would name it.
-pub fn file_url(path: &Path) -> String {
-    format!(
-        "file://{}",
-        crate::targets::local::lexically_normal(path).display()
-    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,88 @@
+//! Durations and sizes as people write them, one spelling for flags, environment variables and
+//! capkg.yaml: `90s`, `10m`, `1h30m`, `1.5s`, `500ms` (a bare number is seconds); `4096`, `64KiB`,
+//! `256MiB`, `1GiB` (powers of 1024), `10KB`, `1MB` (powers of 1000), units in any case, `/s`
+//! allowed after a rate.
+
+use std::time::Duration;
+
+/// `90s`, `10m`, `1h30m`, `1.5s`, `500ms`, or a number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let invalid = || format!("`{text}` is not a duration such as `90s`, `10m` or `1h`");
+    if let Ok(seconds) = text.parse::<f64>() {
+        return Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"));
+    }
+    if text.is_empty() {
+        return Err(invalid());
+    }
+    let mut seconds = 0.0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let number_end = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        let value: f64 = rest[..number_end].parse().map_err(|_| invalid())?;
+        rest = &rest[number_end..];
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        seconds += match rest[..unit_end].trim() {
+            "s" => value,
+            "ms" => value / 1000.0,
+            "m" => value * 60.0,
+            "h" => value * 3600.0,
+            other => {
+                return Err(format!(
+                    "unknown unit `{other}` in `{text}`: use ms, s, m or h"
+                ));
+            }
+        };
+        rest = &rest[unit_end..];
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
+}
+
+/// `4096`, `64K`/`64KiB` (1024), `10KB` (1000), `1M`/`1MiB`, `1G`/`1GiB`: a number of bytes.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size such as `4096`, `64KiB` or `256MiB`"))?;
+    let unit = unit.trim().trim_end_matches("/s");
+    let factor: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "kb" => 1000,
+        "m" | "mib" => 1 << 20,
+        "mb" => 1_000_000,
+        "g" | "gib" => 1 << 30,
+        "gb" => 1_000_000_000,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}` in `{text}`: use B, KiB, MiB or GiB"
+            ));
+        }
+    };
+    value
+        .checked_mul(factor)
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compound_and_fractional_durations() {
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("1x").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+}
