@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::rules::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// How many annotations of one severity GitHub shows per step.
 pub const ANNOTATION_CAP: usize = 10;
@@ -202,9 +202,9 @@ pub fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Result<(), W
     append(path, "GITHUB_OUTPUT", &output_lines(outputs))
 }
 
-/// Appends `text`, every known token removed ([`crate::targets::http::redact`]).
+/// Appends `text`, every known token removed ([`crate::forge::http::redact`]).
 fn append(path: &Path, variable: &'static str, text: &str) -> Result<(), WriteError> {
-    let text = &crate::targets::http::redact(text);
+    let text = &crate::forge::http::redact(text);
     let error = |source| WriteError {
         path: path.to_path_buf(),
         variable,

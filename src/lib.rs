@@ -9,7 +9,10 @@
 //! - [`k8s`]: views of Kubernetes objects and clusterctl's notions about them (scope by kind).
 //! - [`provider`]: provider types, names, manifest labels and the roles files play in a release.
 //! - [`files`]: finds release files under paths and loads each with its role.
-//! - [`rules`]: the lint rules, one file per area, in one registry; findings are [`rules::Diagnostic`]s.
+//! - [`diagnostic`]: a finding (rule, severity, place, message, help) and a run's summary.
+//! - [`error`]: how failures are classified (refusal or failure) and hinted.
+//! - [`forge`]: the HTTP client publish and verify share: retries, credentials, redaction.
+//! - [`rules`]: the lint rules, one file per area, in one registry; findings are [`diagnostic::Diagnostic`]s.
 //! - [`subst`]: drone/envsubst's grammar and evaluation, plus clusterctl's variable layer.
 //! - [`assemble`]: builds a release directory from the maintainer's sources.
 //! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package.
@@ -23,8 +26,11 @@ pub mod assemble;
 pub mod ci;
 pub mod cli;
 pub mod config;
+pub mod diagnostic;
+pub mod error;
 pub mod files;
 pub mod flect;
+pub mod forge;
 pub mod go_sort;
 pub mod image_ref;
 pub mod k8s;

@@ -28,9 +28,10 @@ use std::path::{Path, PathBuf};
 use crate::config::{self, ComponentsSource, Config, ProviderConfig};
 use std::sync::Arc;
 
+use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release, ReleaseFile};
 use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType, ReleaseProvider};
-use crate::rules::{self, Diagnostic, Summary};
+use crate::rules::{self};
 use crate::version::Version;
 use crate::yaml::{Node, Source, YamlFile};
 

@@ -437,7 +437,7 @@ fn run(
         .unwrap_or_default();
     let stderr = stderr_reader
         .map(|reader| reader.join().unwrap_or_default())
-        .map(|tail| crate::targets::http::redact(&String::from_utf8_lossy(&tail)))
+        .map(|tail| crate::forge::http::redact(&String::from_utf8_lossy(&tail)))
         .unwrap_or_default();
     match stopped {
         Some(Stop::Overflow) => {

@@ -179,7 +179,7 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     if global.quiet {
         shown.retain(|d| d.severity == crate::rules::Severity::Error);
     }
-    let report = |shown: &[crate::rules::Diagnostic]| -> Result<(), Failure> {
+    let report = |shown: &[crate::diagnostic::Diagnostic]| -> Result<(), Failure> {
         report::write_lint(
             &mut super::stdout(),
             global.format,

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::diagnostic::{Severity, Summary};
 use crate::report::{self, Style};
-use crate::rules::{self, Severity, Summary};
+use crate::rules::{self};
 use crate::version::Version;
 
 #[derive(Debug, Args)]

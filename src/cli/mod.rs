@@ -288,7 +288,7 @@ fn message_with_causes(error: &anyhow::Error) -> String {
 /// carries its own `error` object, with `stage`, `message`, `hint`, `exit` and `exit_code`).
 fn write_json_error(message: &str, hint: Option<&str>, exit_code: u8) {
     // As on stderr, a message may quote a server or a subprocess: redacted.
-    let redact = crate::targets::http::redact;
+    let redact = crate::forge::http::redact;
     let document = serde_json::json!({
         "error": {
             "message": redact(message),
@@ -328,7 +328,7 @@ fn print_failure(global: &GlobalArgs, failure: &Failure) {
         ("", "", "")
     };
     // Every line goes through `redact`: a message may quote a server or a subprocess.
-    let redact = crate::targets::http::redact;
+    let redact = crate::forge::http::redact;
     let mut err = io::stderr().lock();
     let _ = writeln!(
         err,

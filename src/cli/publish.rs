@@ -15,10 +15,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::forge::http::human_duration;
 use crate::report::Format;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
-use crate::targets::http::human_duration;
 use crate::targets::local::LocalRequest;
 use crate::targets::{
     self, Action, Event, Outcome, Plan, Progress, ReleaseDir, RetryPolicy, Services, SystemClock,
@@ -528,7 +528,7 @@ impl Reporter {
     }
 
     fn line(&self, text: &str) {
-        let text = &crate::targets::http::redact(text);
+        let text = &crate::forge::http::redact(text);
         match self.mode {
             Mode::Quiet => {}
             Mode::Lines => {

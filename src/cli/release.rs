@@ -17,11 +17,11 @@ use clap::{Args, ValueEnum};
 use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::release::assembly::ConfigAssembler;
 use crate::release::destinations::TargetPlan;
 use crate::release::{self, Outcome, ReleaseRequest, TargetState, summary};
 use crate::report::{self, Format};
-use crate::rules::{Diagnostic, Severity};
 use crate::targets;
 use crate::version::Version;
 

@@ -13,9 +13,9 @@ use clap::Args;
 use super::publish::HttpLimitArgs;
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
+use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::forge::http::human_duration;
 use crate::report::{self, Format, Style};
-use crate::rules::{Diagnostic, Severity, Summary};
-use crate::targets::http::human_duration;
 use crate::targets::{Event, Progress, Services};
 use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
 
@@ -271,7 +271,7 @@ impl Progress for LogProgress {
             } => format!("read back {name}"),
             _ => return,
         };
-        let line = crate::targets::http::redact(&line);
+        let line = crate::forge::http::redact(&line);
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
 }

@@ -12,8 +12,8 @@ use super::Error;
 use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, TargetsConfig};
 use crate::assemble::{self, AssembleOptions};
 use crate::config::{self, Config};
+use crate::diagnostic::Diagnostic;
 use crate::provider::{ProviderType, ReleaseProvider};
-use crate::rules::Diagnostic;
 use crate::targets::ReleaseFile;
 use crate::version::Version;
 

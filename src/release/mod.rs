@@ -72,9 +72,10 @@ use self::destinations::{TargetPlan, TargetSpec};
 use self::tags::{GitTags, TagCheck};
 use self::version::ResolvedVersion;
 use crate::ci::CiContext;
+use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::files;
 use crate::provider::{ProviderType, ReleaseProvider};
-use crate::rules::{self, Diagnostic, Severity, Summary};
+use crate::rules::{self};
 use crate::targets::{
     self, FileResult, ProviderDestination, ProviderSummary, ReleaseDir, Services, TargetKind,
 };
@@ -841,7 +842,7 @@ pub struct Outcome {
 /// An error and its causes, `: `-separated (`github: uploading failed: could not …`), every
 /// known token removed: this text goes into JSON and CI summaries.
 fn chain(error: &dyn std::error::Error) -> String {
-    crate::targets::http::redact(&chain_text(error))
+    crate::forge::http::redact(&chain_text(error))
 }
 
 fn chain_text(error: &dyn std::error::Error) -> String {

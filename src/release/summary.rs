@@ -14,7 +14,7 @@
 
 use super::{Outcome, Status, TargetReport, TargetState};
 use crate::ci::table_cell;
-use crate::rules::Severity;
+use crate::diagnostic::Severity;
 
 /// The most lint findings listed in a summary (GitHub caps a summary at 1 MiB).
 pub const MAX_DIAGNOSTIC_ROWS: usize = 200;

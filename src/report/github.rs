@@ -7,7 +7,7 @@
 
 use std::io::{self, Write};
 
-use crate::rules::{Diagnostic, Severity, Summary};
+use crate::diagnostic::{Diagnostic, Severity, Summary};
 
 /// Escapes a message (the part after `::`).
 pub fn escape_data(text: &str) -> String {

@@ -12,7 +12,7 @@ use miette::{
 };
 
 use super::Style;
-use crate::rules::{Diagnostic, Severity, Summary};
+use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::yaml::Source;
 
 /// Bytes of a line a snippet shows at most; longer lines are cut around the finding.

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::rules::{Diagnostic, Severity, Summary};
+use crate::diagnostic::{Diagnostic, Severity, Summary};
 
 #[derive(Serialize)]
 struct LintReport<'a> {

@@ -10,7 +10,7 @@ pub mod json;
 
 use std::io::{self, IsTerminal, Write};
 
-use crate::rules::{Diagnostic, Summary};
+use crate::diagnostic::{Diagnostic, Summary};
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -31,7 +31,7 @@
 //! # octocrab and reqwest
 //!
 //! octocrab provides the response models ([`Release`], [`Asset`], which carry `digest` and
-//! `immutable`). The requests go through capkg's reqwest client ([`super::http`]) because
+//! `immutable`). The requests go through capkg's reqwest client ([`crate::forge::http`]) because
 //! octocrab 0.54's transport does not fit the rules above: its retry layer retries 5xx and cut
 //! connections immediately with no backoff, for every method including uploads (whose effect is
 //! then unknown), waits at least 5 s for `x-ratelimit-reset`, uses the real clock (no way to
@@ -49,12 +49,12 @@ use reqwest::{Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use super::http::{self, Credential, Http, HttpError, Request, Retry};
 use super::release_dir::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
     ReleaseDir, ReleaseFile, ReleaseSummary, Secret, Services, Target, TargetKind, Transfer,
 };
+use crate::forge::http::{self, Credential, Http, HttpError, Request, Retry};
 
 const FORGE: &str = "GitHub";
 const TOKEN_VARIABLES: &str = "GITHUB_TOKEN or GH_TOKEN";

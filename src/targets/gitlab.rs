@@ -22,12 +22,12 @@ use futures_util::StreamExt;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, StatusCode, Url};
 
-use super::http::{self, Credential, Http, HttpError, Request};
 use super::release_dir::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
     ReleaseDir, ReleaseFile, Secret, Services, Target, TargetKind, Transfer,
 };
+use crate::forge::http::{self, Credential, Http, HttpError, Request};
 
 const FORGE: &str = "GitLab";
 const TOKEN_VARIABLES: &str = "GITLAB_TOKEN or CI_JOB_TOKEN";

@@ -56,7 +56,6 @@
 
 pub mod github;
 pub mod gitlab;
-pub mod http;
 pub mod local;
 pub mod memory;
 mod release_dir;
@@ -69,7 +68,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
+pub use crate::forge::http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
 pub use release_dir::{CHECKSUMS_FILE, ReleaseDir, ReleaseFile};
 
 /// Which kind of destination a target writes to.

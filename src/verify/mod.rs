@@ -34,10 +34,11 @@ use serde::{Serialize, Serializer};
 
 use self::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepository, Repository};
 use self::source::{LATEST, ProviderSource, SourceError};
+use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
+use crate::forge::http::{self, Credential, Http, HttpError};
 use crate::provider::{FileRole, ProviderType};
-use crate::rules::{self, Diagnostic, Summary};
-use crate::targets::http::{self, Credential, Http, HttpError};
+use crate::rules::{self};
 use crate::targets::{CHECKSUMS_FILE, Secret, Services};
 use crate::version::Version;
 

@@ -2,7 +2,7 @@
 //! `GetVersions` and `GetFile(version, file)` for GitHub, GitLab and local repositories, with
 //! clusterctl's notion of which failures mean "not found" (§5.2, §5.3, §5.5).
 //!
-//! Requests go through [`crate::targets::http`], so retries, rate limits, redirects that drop the
+//! Requests go through [`crate::forge::http`], so retries, rate limits, redirects that drop the
 //! token, the https-only rule and redaction are the same as publishing's.
 //!
 //! GitHub is read through its REST API (clusterctl with `GOPROXY=off`): the go proxy and the
@@ -25,9 +25,9 @@ use serde::Deserialize;
 
 use super::Error;
 use super::source::{GitHubSource, GitLabSource, LocalSource};
+use crate::forge::http::{Http, HttpError, Request};
 use crate::targets::BoxFuture;
 use crate::targets::github::next_page;
-use crate::targets::http::{Http, HttpError, Request};
 use crate::targets::local::file_url;
 use crate::version::Version;
 
@@ -274,7 +274,7 @@ fn json<T: serde::de::DeserializeOwned>(body: &[u8], url: &Url) -> Result<T, Err
 
 /// Percent-escapes what a path segment cannot hold (tags may contain `+`, `/` is not allowed).
 fn escape_segment(text: &str) -> String {
-    crate::targets::http::percent_encode(text)
+    crate::forge::http::percent_encode(text)
 }
 
 // --- GitLab ---

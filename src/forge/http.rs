@@ -47,9 +47,9 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 
-use super::{Event, Progress};
+use crate::targets::{Event, Progress};
 
-/// A boxed future, so that [`super::Target`] can be used as a trait object.
+/// A boxed future, so that [`crate::targets::Target`] can be used as a trait object.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The time source and the sleeper, passed in so tests control time.

@@ -1,0 +1,29 @@
+//! How a failure is classified for the person who runs capkg: whose fault it is and what to do.
+//!
+//! Every library error type implements [`Classified`]; the CLI alone turns a class into an exit
+//! code (`cli::Failure`), so the decision is made once and the error keeps its cause chain.
+
+/// Whose fault a failure is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The input is wrong, or a remote refused it (a 403, a conflicting release): exit 1. Running
+    /// again without changing something gives the same answer.
+    Refusal,
+    /// capkg could not do its job (a network failure, an unreadable file, a bug): exit 2.
+    Failure,
+}
+
+/// An error that knows its class and, where it can, what the user should do about it.
+pub trait Classified: std::error::Error + Send + Sync + 'static {
+    fn class(&self) -> ErrorClass;
+
+    /// One sentence saying what to do, shown under the error.
+    fn hint(&self) -> Option<String> {
+        None
+    }
+
+    /// Shorthand for `class() == Refusal`.
+    fn is_refusal(&self) -> bool {
+        self.class() == ErrorClass::Refusal
+    }
+}
