@@ -912,10 +912,7 @@ mod corpus {
 
     #[test]
     fn corpus_objects_lose_nothing_in_the_round_trip() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-        if !corpus.is_dir() {
-            return;
-        }
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
         let mut changes = Vec::new();
         let mut converted = 0;
         for entry in walkdir::WalkDir::new(&corpus).sort_by_file_name() {
@@ -949,7 +946,7 @@ mod corpus {
                 changes.extend(out.into_iter().map(|o| format!("{name} {kind}: {o}")));
             }
         }
-        assert!(converted > 200, "{converted}");
+        assert!(converted > 100, "{converted}");
         assert_eq!(
             changes,
             [

@@ -304,7 +304,7 @@ fn first_difference(expected: &JsonValue, actual: &JsonValue) -> Option<String> 
 }
 
 fn corpus_files() -> Vec<PathBuf> {
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/corpus"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
         .filter_map(Result::ok)
@@ -316,7 +316,7 @@ fn corpus_files() -> Vec<PathBuf> {
         .collect();
     files.sort();
     assert!(
-        files.len() > 100,
+        files.len() > 50,
         "corpus not found under {}",
         root.display()
     );
@@ -345,7 +345,7 @@ fn every_corpus_document_reads_back_from_the_layout_writer() {
         let again = write_layout::write_documents(&load(&text));
         assert!(again == text, "{name}: second write differs");
     }
-    assert!(documents > 1000, "{documents} documents");
+    assert!(documents > 400, "{documents} documents");
 }
 
 #[test]
@@ -367,14 +367,14 @@ fn every_corpus_document_reads_back_from_the_clusterctl_writer() {
             documents += 1;
         }
     }
-    assert!(documents > 1000, "{documents} documents");
+    assert!(documents > 400, "{documents} documents");
 }
 
 #[test]
 fn both_writers_are_deterministic_on_a_components_file() {
     let path = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/core-cluster-api/core-components.yaml"
+        "/testdata/corpus/core-cluster-api/core-components.yaml"
     ));
     let roots = load_corpus_file(&path);
     assert!(roots.len() > 20);
@@ -507,7 +507,7 @@ fn the_layout_read_back_is_what_a_parser_loads_from_every_corpus_file() {
             assert!(!components, "{name}: a components file gets a read-back");
         }
     }
-    assert!(read_back > 100, "{read_back} files read back");
+    assert!(read_back > 50, "{read_back} files read back");
 }
 
 #[test]

@@ -7,15 +7,12 @@
 //! with exactly the real defects the lint tests record (and then nothing is written).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn corpus() -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    path.is_dir().then_some(path)
-}
+use crate::common::corpus_providers;
 
 /// `v{major}.{minor}.0` of the newest series in `metadata.yaml`.
 fn newest_series(metadata: &Path) -> String {
@@ -40,8 +37,8 @@ fn newest_series(metadata: &Path) -> String {
     format!("v{}.{}.0", best.0, best.1)
 }
 
-/// A capkg.yaml for a corpus folder; `with_templates: false` leaves the templates out.
-fn config_for(dir: &Path, name: &str, with_templates: bool) -> String {
+/// A capkg.yaml for a corpus folder: its components file(s), metadata and templates.
+fn config_for(dir: &Path, name: &str) -> String {
     let mut components = Vec::new();
     let mut templates = Vec::new();
     let mut entries: Vec<String> = std::fs::read_dir(dir)
@@ -72,7 +69,7 @@ fn config_for(dir: &Path, name: &str, with_templates: bool) -> String {
         components.join("\n"),
         dir.join("metadata.yaml").display()
     );
-    if with_templates && !templates.is_empty() {
+    if !templates.is_empty() {
         config.push_str(&format!("templates:\n{}\n", templates.join("\n")));
     }
     // The corpus is built from development sources, whose images carry `:main` or `:dev`: an
@@ -165,35 +162,20 @@ fn assert_assembles(provider: &str, config: &Path, work: &Path, version: &str) {
 
 #[test]
 fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
-    let Some(corpus) = corpus() else {
-        eprintln!("corpus not found; skipping");
-        return;
-    };
-    // Folder -> the lint errors that make assembly refuse, with the newest series as version.
-    // These are the real defects `lint.rs` and `lint_contract.rs` record.
-    let refused: BTreeMap<&str, Vec<(&str, usize)>> = [
-        // Templates use ClusterClasses whose files are not in the release.
+    // Folder -> the lint errors that make assembly refuse, with the newest series as version
+    // (the real defects `lint.rs` and `lint_contract.rs` record), and a version the same files
+    // are sound for.
+    let refused: BTreeMap<&str, (Vec<(&str, usize)>, &str)> = [
+        // v1beta2 series, but four CRDs carry only the v1beta1 contract label; the labels are
+        // right for the older, v1beta1 series.
         (
-            "infrastructure-aws",
-            vec![("templates/clusterclass-file", 2)],
+            "infrastructure-linode",
+            (vec![("crd/contract-label", 4)], "v0.9.0"),
         ),
-        // metadata.yaml without `kind: Metadata`; the manager image is not canonical.
-        (
-            "control-plane-k0sproject-k0smotron",
-            vec![("components/image-reference", 1), ("metadata/kind", 1)],
-        ),
-        // v1beta2 series, but four CRDs carry only the v1beta1 contract label.
-        ("infrastructure-linode", vec![("crd/contract-label", 4)]),
     ]
     .into_iter()
     .collect();
-    let mut providers: Vec<PathBuf> = std::fs::read_dir(&corpus)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("metadata.yaml").is_file())
-        .collect();
-    providers.sort();
-    assert_eq!(providers.len(), 16);
+    let providers = corpus_providers();
     let work = tempfile::tempdir().unwrap();
     for dir in &providers {
         let folder = dir.file_name().unwrap().to_str().unwrap();
@@ -205,11 +187,11 @@ fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
         };
         let version = newest_series(&dir.join("metadata.yaml"));
         let config = work.path().join(format!("{folder}.yaml"));
-        std::fs::write(&config, config_for(dir, name, true)).unwrap();
+        std::fs::write(&config, config_for(dir, name)).unwrap();
         let here = work.path().join(folder);
         match refused.get(folder) {
             None => assert_assembles(folder, &config, &here, &version),
-            Some(expected) => {
+            Some((expected, sound_version)) => {
                 let out = here.join("refused");
                 let run = assemble(&config, &out, &version);
                 let expected: BTreeMap<String, usize> =
@@ -220,21 +202,8 @@ fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
                     !std::fs::read_dir(&here).is_ok_and(|mut d| d.next().is_some()),
                     "{folder}: a refused release left files behind"
                 );
-                // What is sound in it still assembles: the components and metadata alone
-                // (Linode: for the older, v1beta1 series its labels are right for).
-                let version = match folder {
-                    "infrastructure-linode" => "v0.9.0".to_string(),
-                    _ => version,
-                };
-                if folder != "control-plane-k0sproject-k0smotron" {
-                    let config = work.path().join(format!("{folder}-components.yaml"));
-                    std::fs::write(
-                        &config,
-                        config_for(dir, name, folder == "infrastructure-linode"),
-                    )
-                    .unwrap();
-                    assert_assembles(folder, &config, &here, &version);
-                }
+                // The same files assemble for the version they are right for.
+                assert_assembles(folder, &config, &here, sound_version);
             }
         }
     }

@@ -538,7 +538,7 @@ mod tests {
     #[test]
     fn every_corpus_document_cut_at_its_middle_loads_as_a_whole() {
         let root =
-            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/corpus"));
         let mut files = Vec::new();
         for dir in std::fs::read_dir(&root).expect("corpus").flatten() {
             for file in std::fs::read_dir(dir.path())
@@ -551,13 +551,13 @@ mod tests {
                 }
             }
         }
-        assert!(files.len() > 100);
+        assert!(files.len() > 50, "{}", files.len());
         let mut cut = 0;
         for path in files {
             let text = std::fs::read_to_string(&path).expect("reads");
             cut += assert_same_as_one_thread(&path.display().to_string(), &text, 0);
         }
-        assert!(cut > 100, "{cut} documents cut");
+        assert!(cut > 80, "{cut} documents cut");
     }
 
     /// Damaged corpus documents (a line dropped, doubled, or given a tab or a stray quote)
@@ -565,11 +565,9 @@ mod tests {
     #[test]
     fn damaged_documents_cut_anywhere_load_as_a_whole() {
         let root =
-            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-        let Ok(text) = std::fs::read_to_string(root.join("core-cluster-api/core-components.yaml"))
-        else {
-            return;
-        };
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/corpus"));
+        let text = std::fs::read_to_string(root.join("core-cluster-api/core-components.yaml"))
+            .expect("testdata/corpus/core-cluster-api/core-components.yaml");
         let lines: Vec<&str> = text.lines().collect();
         // A fixed linear congruential sequence: the same damage on every run.
         let mut state: u64 = 0x5eed;

@@ -9,6 +9,29 @@ pub fn example_provider() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-provider")
 }
 
+/// The real provider files of `testdata/corpus/` (its README says what each folder is there for).
+/// A missing folder fails the test that asked for it: the corpus tests never skip.
+pub fn corpus() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
+    assert!(path.is_dir(), "{} is missing", path.display());
+    path
+}
+
+/// The provider folders of [`corpus`], sorted.
+pub fn corpus_providers() -> Vec<PathBuf> {
+    let mut providers: Vec<PathBuf> = std::fs::read_dir(corpus())
+        .expect("readable testdata/corpus")
+        .map(|entry| entry.expect("corpus entry").path())
+        .filter(|path| path.join("metadata.yaml").is_file())
+        .collect();
+    providers.sort();
+    assert_eq!(providers.len(), CORPUS_PROVIDERS, "{providers:?}");
+    providers
+}
+
+/// How many provider folders `testdata/corpus/` holds (a subset of the upstream corpus).
+pub const CORPUS_PROVIDERS: usize = 8;
+
 /// Copies the example provider's sources into `to`, leaving out what runs of capkg write there
 /// (`out/`, `out-repository/`), so a test starts from the repository's state even after a user
 /// ran the README's commands.
