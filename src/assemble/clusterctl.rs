@@ -1,7 +1,7 @@
 //! clusterctl's own install-time pipeline, for `capkg render`: what `clusterctl generate provider`
 //! prints for a components file, and what `clusterctl generate cluster` prints for a template.
 //!
-//! Components (`NewComponents`, see `shared/docs/clusterctl-behaviour.md` §1): substitute, split
+//! Components (`NewComponents`, see `docs/clusterctl-behaviour.md` §1): substitute, split
 //! and decode each document as `sigs.k8s.io/yaml` does ([`JsonValue`]), round-trip Deployments and
 //! DaemonSets through their Go types and check their images are canonical, find the target
 //! namespace (the flag, else the one Namespace), add a Namespace when there is none, move every

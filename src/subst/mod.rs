@@ -4,7 +4,7 @@
 //! Why a port and not a crate: no Rust crate implements drone's dialect (`$$` escapes everywhere,
 //! `$NAME` left alone, every default operator meaning "use the word when empty", byte offsets,
 //! its glob rules and quirks), and provider maintainers need the output to match clusterctl byte
-//! for byte. The rules are in `shared/docs/envsubst-semantics.md`; the tests replay drone's and
+//! for byte. The rules are in `docs/envsubst-semantics.md`; the tests replay drone's and
 //! clusterctl's own test rows from `testdata/subst/`.
 //!
 //! Two levels, as in drone: [`parse`] turns the whole input into a [`Template`] (a parse error

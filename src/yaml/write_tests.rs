@@ -10,7 +10,7 @@ use super::resolve::Resolved;
 use super::{Limits, Source, Span, parse_file, parse_str, write_clusterctl, write_layout};
 
 /// Strings YAML 1.1 readers misread when they are written plain, or that need care when quoted
-/// (the list capkg's YAML crate evaluation used, yaml-stack.md §5).
+/// (the list capkg's YAML crate evaluation used, `docs/yaml-stack.md` §5).
 const TRICKY_VALUES: &[&str] = &[
     "y",
     "Y",

@@ -92,7 +92,7 @@ const FIX_TARGET_NAMESPACE: &[(&str, &str, &str, Option<&str>)] = &[
             "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: capi-serving-cert\n  namespace: bar\nspec:\n  dnsNames:\n  - capi-webhook-service.bar.svc\n  - capi-webhook-service.bar.svc.cluster.local\n  - random-other-dns-name\n  issuerRef:\n    kind: Issuer\n    name: capi-selfsigned-issuer\n  secretName: capi-webhook-service-cert\n",
         ),
     ),
-    // From clusterctl-behaviour.md §1.6 (each confirmed against clusterctl there).
+    // From docs/clusterctl-behaviour.md §1.6 (each confirmed against clusterctl there).
     (
         "bindings: only subjects with a namespace move; names are kept",
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: b\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: r\nsubjects:\n- kind: ServiceAccount\n  name: manager\n  namespace: system\n- kind: ServiceAccount\n  name: defaulted\n- apiGroup: rbac.authorization.k8s.io\n  kind: Group\n  name: admins\n",
