@@ -5,7 +5,8 @@
 #
 #   benches/assemble_vs_kustomize.sh [COMPONENTS_FILE] [RUNS]
 #
-# Default file: the largest components file of ../shared/corpus. capkg parses, transforms
+# Default file: the largest components file of ../shared/corpus (the full upstream corpus, when it
+# sits beside the repository; else of testdata/corpus). capkg parses, transforms
 # (namespace, labels, RBAC subjects, webhook services, certificates), re-serialises, checksums and
 # lints the release; kustomize parses, sets the namespace and labels and re-serialises. capkg's
 # lint may refuse a corpus release for its real defects (k0smotron: exit 1, nothing written);
@@ -15,6 +16,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 corpus="$here/../shared/corpus"
+[ -d "$corpus" ] || corpus="$here/testdata/corpus"
 input="${1:-$(ls -S "$corpus"/*/*-components*.yaml | head -1)}"
 runs="${2:-5}"
 command -v kubectl >/dev/null || { echo "kubectl not installed" >&2; exit 2; }

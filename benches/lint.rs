@@ -10,8 +10,19 @@ use capkg::provider::FileRole;
 use capkg::rules::{self, Options};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
+/// The full upstream corpus when it sits beside the repository (`../shared/corpus`), else the
+/// subset the repository carries (`testdata/corpus`).
+fn corpus() -> PathBuf {
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if beside.is_dir() {
+        beside
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus")
+    }
+}
+
 fn largest_components() -> Option<PathBuf> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let corpus = corpus();
     let mut best: Option<(u64, PathBuf)> = None;
     for provider in std::fs::read_dir(corpus).ok()? {
         let Ok(provider) = provider else { continue };

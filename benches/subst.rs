@@ -1,5 +1,6 @@
-//! Throughput of `capkg::subst` on a large template: every `cluster-template*.yaml` of the shared
-//! corpus concatenated 20 times (about 17 MB), or a synthetic template when the corpus is absent.
+//! Throughput of `capkg::subst` on a large template: every `cluster-template*.yaml` of the corpus
+//! concatenated 20 times (about 17 MB with the full upstream corpus beside the repository, about
+//! 8 MB with `testdata/corpus`), or a synthetic template when neither is there.
 //! `benches/subst.sh` compares the same input against GNU envsubst end to end.
 
 use std::collections::BTreeMap;
@@ -10,7 +11,12 @@ use capkg::subst::{self, Values};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn template() -> Vec<u8> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = if beside.is_dir() {
+        beside
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus")
+    };
     let mut files: Vec<_> = walkdir::WalkDir::new(&dir)
         .sort_by_file_name()
         .into_iter()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throughput of capkg's substitution engine against GNU envsubst (gettext) on the same input,
-# in the same run. The input is every shared/corpus cluster-template*.yaml concatenated 20 times
-# (about 17 MB). Usage: benches/subst.sh [ROUNDS]   (needs GNU envsubst: apt-get install gettext-base)
+# in the same run. The input is every cluster-template*.yaml of ../shared/corpus (the full upstream
+# corpus, when it sits beside the repository; else testdata/corpus) concatenated 20 times (about
+# 17 MB, or 8 MB). Usage: benches/subst.sh [ROUNDS]   (needs GNU envsubst: apt-get install gettext-base)
 #
 # Both tools read the file and write to /dev/null; each is run ROUNDS times and the fastest run
 # counts. The semantics differ (GNU envsubst also expands $NAME and knows no defaults); this
@@ -12,6 +13,7 @@ set -euo pipefail
 rounds="${1:-7}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 corpus="$here/../shared/corpus"
+[ -d "$corpus" ] || corpus="$here/testdata/corpus"
 command -v envsubst >/dev/null || { echo "GNU envsubst not found (apt-get install gettext-base)" >&2; exit 1; }
 [ -d "$corpus" ] || { echo "no corpus at $corpus" >&2; exit 1; }
 
