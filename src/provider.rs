@@ -336,7 +336,10 @@ mod tests {
 
     #[test]
     fn operator_type_names_follow_the_operators_get_type() {
-        let names: Vec<&str> = ProviderType::ALL.iter().map(|t| t.operator_name()).collect();
+        let names: Vec<&str> = ProviderType::ALL
+            .iter()
+            .map(|t| t.operator_name())
+            .collect();
         assert_eq!(
             names,
             [

@@ -62,7 +62,9 @@ pub const COMPONENTS_KEY: &str = "components";
 pub enum Error {
     /// The operator's own words (`phase_load.go`): it refuses a ConfigMap whose version is not
     /// a Kubernetes semantic version.
-    #[error("ConfigMap {namespace}/{name} has invalid version:{version} (from the Label {VERSION_LABEL})")]
+    #[error(
+        "ConfigMap {namespace}/{name} has invalid version:{version} (from the Label {VERSION_LABEL})"
+    )]
     InvalidVersion {
         namespace: String,
         name: String,
@@ -181,7 +183,10 @@ pub fn build(
     check_names(namespace, &name, version)?;
     let labels = BTreeMap::from([
         (VERSION_LABEL.to_string(), version.to_string()),
-        (TYPE_LABEL.to_string(), provider_type.operator_name().to_string()),
+        (
+            TYPE_LABEL.to_string(),
+            provider_type.operator_name().to_string(),
+        ),
         (NAME_LABEL.to_string(), provider_name.to_string()),
         (MANAGED_LABEL.to_string(), "true".to_string()),
     ]);
