@@ -22,7 +22,8 @@
 //!
 //! The version must be one the operator accepts (`ParseSemantic`; it refuses the ConfigMap with
 //! its own message otherwise) and must also fit a label value and a ConfigMap name, which the API
-//! server checks when the file is applied.
+//! server checks when the file is applied. A release whose components stay over 1 MiB even
+//! gzipped is refused: the API server would refuse the ConfigMap (its data may not exceed 1 MiB).
 //!
 //! gzip is reproducible: no file name, modification time 0, a fixed compression level, so the
 //! same release gives the same bytes on every run.
@@ -80,6 +81,10 @@ pub enum Error {
     NotText { path: PathBuf },
     #[error("the release has no `{name}` for the provider {label}")]
     MissingFile { name: String, label: String },
+    #[error(
+        "the ConfigMap {name} would hold {size} bytes even with its components gzipped; the API server refuses a ConfigMap whose data exceeds {COMPRESSION_THRESHOLD} bytes"
+    )]
+    TooLarge { name: String, size: usize },
     #[error("cannot print the ConfigMap {name}")]
     Write {
         name: String,
@@ -109,6 +114,9 @@ impl Classified for Error {
             Error::InvalidNamespace { .. } => {
                 Some("give --namespace the namespace of the provider's custom resource".into())
             }
+            Error::TooLarge { .. } => Some(
+                "the operator cannot read this release from a ConfigMap: use `fetchConfig.oci` or `fetchConfig.url` instead".into(),
+            ),
             Error::NotText { .. } => {
                 Some("release files are YAML; `capkg lint` shows what is wrong with it".into())
             }
@@ -191,7 +199,14 @@ pub fn build(
         (MANAGED_LABEL.to_string(), "true".to_string()),
     ]);
     let components = if needs_compression(metadata.len(), components.len()) {
-        Components::Gzip(gzip(components.as_bytes()))
+        let gzipped = gzip(components.as_bytes());
+        // The API server's ConfigMap validation counts data values and binaryData bytes (not
+        // their base64) against the same 1 MiB.
+        let size = metadata.len() + gzipped.len();
+        if size > COMPRESSION_THRESHOLD {
+            return Err(Error::TooLarge { name, size });
+        }
+        Components::Gzip(gzipped)
     } else {
         Components::Text(components.to_string())
     };

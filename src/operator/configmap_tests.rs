@@ -315,3 +315,34 @@ fn control_characters_fail_as_marshal_fails() {
     assert!(matches!(error, Error::Write { .. }), "{error:?}");
     assert!(error.to_string().contains("infrastructure-aws-v1.2.3"));
 }
+
+#[test]
+fn components_that_stay_over_one_mebibyte_gzipped_are_refused() {
+    // Text that deflate cannot shrink much: a xorshift stream spelled in 64 characters.
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let noise: String = (0..1_600_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(alphabet[(state % 64) as usize])
+        })
+        .collect();
+    let error = build(
+        ProviderType::Infrastructure,
+        "aws",
+        "v1.2.3",
+        "ns",
+        METADATA,
+        &noise,
+    )
+    .unwrap_err();
+    let Error::TooLarge { name, size } = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(name, "infrastructure-aws-v1.2.3");
+    assert!(*size > COMPRESSION_THRESHOLD);
+    assert!(error.is_refusal());
+    assert!(error.hint().is_some_and(|h| h.contains("fetchConfig.oci")));
+}
