@@ -29,7 +29,8 @@ pub struct ConfigmapsArgs {
     #[arg(long, value_name = "VERSION")]
     pub version: String,
     /// The namespace of the provider's custom resource, where the operator looks for its
-    /// ConfigMaps (`capioperator preload`'s default).
+    /// ConfigMaps (`capioperator preload`'s default); `""` writes none, so that
+    /// `kubectl create -n NAMESPACE -f` chooses.
     #[arg(long, short = 'n', value_name = "NAMESPACE", default_value = DEFAULT_NAMESPACE)]
     pub namespace: String,
     /// Write the ConfigMaps to this file instead of stdout.

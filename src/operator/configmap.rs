@@ -155,12 +155,17 @@ pub fn needs_compression(metadata_len: usize, components_len: usize) -> bool {
     metadata_len.saturating_add(components_len) > COMPRESSION_THRESHOLD
 }
 
-/// The checks the operator and the API server make on the version, the name and the namespace.
+/// The checks the operator and the API server make on the version, the name and the namespace
+/// (empty: none, see [`build`]).
 pub fn check_names(namespace: &str, name: &str, version: &str) -> Result<(), Error> {
-    k8s::dns1123_label(namespace).map_err(|reason| Error::InvalidNamespace {
-        namespace: namespace.to_string(),
-        reason,
-    })?;
+    // No namespace leaves the choice to `kubectl create -n`: a file attached to a release then
+    // serves users whatever namespace their provider lives in.
+    if !namespace.is_empty() {
+        k8s::dns1123_label(namespace).map_err(|reason| Error::InvalidNamespace {
+            namespace: namespace.to_string(),
+            reason,
+        })?;
+    }
     if version::parse_semantic(version).is_err() {
         return Err(Error::InvalidVersion {
             namespace: namespace.to_string(),
@@ -178,7 +183,8 @@ pub fn check_names(namespace: &str, name: &str, version: &str) -> Result<(), Err
     })
 }
 
-/// The ConfigMap of one provider at `version`, from its metadata and components files.
+/// The ConfigMap of one provider at `version`, from its metadata and components files. An empty
+/// `namespace` leaves `metadata.namespace` out.
 pub fn build(
     provider_type: ProviderType,
     provider_name: &str,
@@ -292,11 +298,11 @@ impl ProviderConfigMap {
                 .map(|(k, v)| (k.clone(), text(v)))
                 .collect(),
         );
-        let mut metadata = vec![
-            ("name", text(&self.name)),
-            ("namespace", text(&self.namespace)),
-            ("labels", labels),
-        ];
+        let mut metadata = vec![("name", text(&self.name)), ("labels", labels)];
+        // `omitempty`, as in ObjectMeta.
+        if !self.namespace.is_empty() {
+            metadata.push(("namespace", text(&self.namespace)));
+        }
         let mut data = vec![(METADATA_KEY, text(&self.metadata))];
         let mut binary_data = None;
         match &self.components {

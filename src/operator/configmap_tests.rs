@@ -176,7 +176,7 @@ fn versions_follow_the_operator_then_the_api_server() {
 #[test]
 fn namespaces_must_be_dns_labels() {
     assert!(aws("v1.2.3", "capa-system").is_ok());
-    for namespace in ["", "Capa", "capa.system", "-x"] {
+    for namespace in ["Capa", "capa.system", "-x", " capa"] {
         let error = aws("v1.2.3", namespace).unwrap_err();
         assert!(
             matches!(error, Error::InvalidNamespace { .. }),

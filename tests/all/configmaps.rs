@@ -378,6 +378,13 @@ fn json_carries_the_yaml_and_flags_name_the_provider() {
         text(&parse(&renamed)[0], &["metadata", "name"]),
         "infrastructure-az-v1.2.3"
     );
+    // `--namespace ""` leaves the namespace to `kubectl create -n`.
+    let unplaced = configmaps(&out, "v1.2.3", &["--namespace", ""]);
+    assert!(parse(&unplaced)[0].get("metadata").unwrap().get("namespace").is_none());
+    assert_eq!(
+        unplaced,
+        configmaps(&out, "v1.2.3", &[]).replace("  namespace: capi-operator-system\n", "")
+    );
     // A folder that is not a release: exit 1 from the release reader, nothing printed.
     let empty = tempfile::tempdir().unwrap();
     let output = run(&[
