@@ -22,7 +22,9 @@
 //!
 //! The version must be one the operator accepts (`ParseSemantic`; it refuses the ConfigMap with
 //! its own message otherwise) and must also fit a label value and a ConfigMap name, which the API
-//! server checks when the file is applied. A release whose components stay over 1 MiB even
+//! server checks when the file is applied. `metadata.yaml` must have a series for the version
+//! with contract `v1beta1` or `v1beta2`, which the operator checks after loading the ConfigMap
+//! ([`check_metadata`]). A release whose components stay over 1 MiB even
 //! gzipped is refused: the API server would refuse the ConfigMap (its data may not exceed 1 MiB).
 //!
 //! gzip is reproducible: no file name, modification time 0, a fixed compression level, so the
@@ -38,7 +40,9 @@ use crate::k8s;
 use crate::provider::{ProviderType, ReleaseProvider};
 use crate::targets::{self, ReleaseDir};
 use crate::version::{self, Version};
+use crate::yaml;
 use crate::yaml::json_value::JsonValue;
+use crate::yaml::resolve::Resolved;
 use crate::yaml::write_clusterctl::{self, WriteError};
 
 /// The namespace `capioperator preload` puts a provider in when none is given
@@ -81,6 +85,17 @@ pub enum Error {
     NotText { path: PathBuf },
     #[error("the release has no `{name}` for the provider {label}")]
     MissingFile { name: String, label: String },
+    /// The operator's own words (`validateRepoCAPIVersion`): it loads the ConfigMap, then
+    /// refuses a version `metadata.yaml` has no series for.
+    #[error(
+        "invalid provider metadata: version {version} for the provider {name} does not match any release series"
+    )]
+    NoSeries { version: String, name: String },
+    /// The operator's own words (`capiVersionIncompatibilityMessage`).
+    #[error(
+        "CAPI operator is only compatible with v1beta2 providers, detected {contract} for provider {name}."
+    )]
+    Contract { contract: String, name: String },
     #[error(
         "the ConfigMap {name} would hold {size} bytes even with its components gzipped; the API server refuses a ConfigMap whose data exceeds {COMPRESSION_THRESHOLD} bytes"
     )]
@@ -114,6 +129,12 @@ impl Classified for Error {
             Error::InvalidNamespace { .. } => {
                 Some("give --namespace the namespace of the provider's custom resource".into())
             }
+            Error::NoSeries { .. } => Some(
+                "add the version's major.minor to `releaseSeries` in metadata.yaml (`capkg lint` checks it too)".into(),
+            ),
+            Error::Contract { .. } => Some(
+                "the operator installs providers of contract v1beta1 or v1beta2: give the series one of them".into(),
+            ),
             Error::TooLarge { .. } => Some(
                 "the operator cannot read this release from a ConfigMap: use `fetchConfig.oci` or `fetchConfig.url` instead".into(),
             ),
@@ -238,6 +259,9 @@ pub fn for_release(
         .map(|provider| {
             let metadata = text_of(release, provider, "metadata.yaml")?;
             let components = text_of(release, provider, &provider.components_name())?;
+            if let Ok(parsed) = version::parse_semantic(version) {
+                check_metadata(metadata, &parsed, version, &provider.name)?;
+            }
             build(
                 provider.provider_type,
                 &provider.name,
@@ -269,6 +293,54 @@ pub fn from_folder(
     let parsed = Version::parse(version).or(placeholder)?;
     let release = ReleaseDir::load(dir, parsed, provider_type, provider_name)?;
     for_release(&release, version, namespace)
+}
+
+/// What the operator checks in `metadata.yaml` once it has read the ConfigMap: a release series
+/// for the version's major.minor (the first one listed, as clusterctl picks it) whose contract is
+/// `v1beta1` or `v1beta2`. A file that cannot be read as YAML has no series here; `capkg lint`
+/// says what is wrong with it.
+pub fn check_metadata(
+    metadata: &str,
+    parsed: &Version,
+    version: &str,
+    provider_name: &str,
+) -> Result<(), Error> {
+    let file = yaml::parse_str(
+        std::sync::Arc::new(yaml::Source::new("metadata.yaml", metadata)),
+        yaml::Limits::default(),
+    );
+    let integer = |node: Option<&yaml::Node>| match node.and_then(yaml::Node::resolve) {
+        Some(Resolved::Int(i)) => Some(i),
+        _ => None,
+    };
+    let wanted = (
+        Some(i128::from(parsed.major())),
+        Some(i128::from(parsed.minor())),
+    );
+    let series = file
+        .roots()
+        .next()
+        .and_then(|root| root.get("releaseSeries"))
+        .and_then(|list| {
+            list.items()
+                .iter()
+                .find(|entry| (integer(entry.get("major")), integer(entry.get("minor"))) == wanted)
+        })
+        .ok_or_else(|| Error::NoSeries {
+            version: version.to_string(),
+            name: provider_name.to_string(),
+        })?;
+    let contract = series
+        .get("contract")
+        .and_then(yaml::Node::as_str)
+        .unwrap_or("");
+    if contract != "v1beta1" && contract != "v1beta2" {
+        return Err(Error::Contract {
+            contract: contract.to_string(),
+            name: provider_name.to_string(),
+        });
+    }
+    Ok(())
 }
 
 fn text_of<'a>(

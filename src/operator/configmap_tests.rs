@@ -346,3 +346,33 @@ fn components_that_stay_over_one_mebibyte_gzipped_are_refused() {
     assert!(error.is_refusal());
     assert!(error.hint().is_some_and(|h| h.contains("fetchConfig.oci")));
 }
+
+#[test]
+fn metadata_needs_the_versions_series_with_a_contract_the_operator_installs() {
+    let check = |metadata: &str, version: &str| {
+        let parsed = version::parse_semantic(version).unwrap();
+        check_metadata(metadata, &parsed, version, "aws")
+    };
+    assert!(check(METADATA, "v1.2.0").is_ok());
+    assert!(check(METADATA, "v1.2.7-rc.1").is_ok());
+    let error = check(METADATA, "v1.3.0").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid provider metadata: version v1.3.0 for the provider aws does not match any release series"
+    );
+    let old = METADATA.replace("v1beta2", "v1alpha4");
+    assert_eq!(
+        check(&old, "v1.2.0").unwrap_err().to_string(),
+        "CAPI operator is only compatible with v1beta2 providers, detected v1alpha4 for provider aws."
+    );
+    let v1beta1 = METADATA.replace("v1beta2", "v1beta1");
+    assert!(check(&v1beta1, "v1.2.0").is_ok());
+    // The first entry for a major.minor is the one that counts.
+    let twice = format!("{METADATA}- major: 1\n  minor: 2\n  contract: v1alpha3\n");
+    assert!(check(&twice, "v1.2.0").is_ok());
+    assert!(matches!(
+        check("not: [yaml", "v1.2.0"),
+        Err(Error::NoSeries { .. })
+    ));
+    assert!(matches!(check("", "v1.2.0"), Err(Error::NoSeries { .. })));
+}

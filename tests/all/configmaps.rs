@@ -311,6 +311,16 @@ fn a_version_the_operator_refuses_is_refused_in_its_words() {
     );
     assert!(stderr.contains("hint:"), "{stderr}");
     assert!(output.stdout.is_empty());
+    // The operator reads the ConfigMap, then refuses a version metadata.yaml has no series for.
+    let output = run(&["configmaps", dir, "--version", "v1.3.0"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains(
+            "invalid provider metadata: version v1.3.0 for the provider azure does not match any release series"
+        ),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     for bad in [
         vec!["--version", "v1.2.3+build.5"],
         vec!["--version", "v1.2.3-RC.1"],
@@ -380,7 +390,13 @@ fn json_carries_the_yaml_and_flags_name_the_provider() {
     );
     // `--namespace ""` leaves the namespace to `kubectl create -n`.
     let unplaced = configmaps(&out, "v1.2.3", &["--namespace", ""]);
-    assert!(parse(&unplaced)[0].get("metadata").unwrap().get("namespace").is_none());
+    assert!(
+        parse(&unplaced)[0]
+            .get("metadata")
+            .unwrap()
+            .get("namespace")
+            .is_none()
+    );
     assert_eq!(
         unplaced,
         configmaps(&out, "v1.2.3", &[]).replace("  namespace: capi-operator-system\n", "")
