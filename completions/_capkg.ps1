@@ -299,8 +299,8 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         }
         'capkg;configmaps' {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The release''s version (`v1.2.3`): the operator''s `spec.version` and the ConfigMap''s version label')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the ConfigMaps to this file instead of stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the ConfigMaps to this file instead of stdout')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')

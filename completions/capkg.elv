@@ -277,8 +277,8 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;configmaps'= {
             cand --version 'The release''s version (`v1.2.3`): the operator''s `spec.version` and the ConfigMap''s version label'
-            cand -n 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default)'
-            cand --namespace 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default)'
+            cand -n 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses'
+            cand --namespace 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses'
             cand -o 'Write the ConfigMaps to this file instead of stdout'
             cand --output 'Write the ConfigMaps to this file instead of stdout'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'

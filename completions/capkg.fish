@@ -259,7 +259,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand verify" -s q -l quiet -d 'Pr
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l version -d 'The release\'s version (`v1.2.3`): the operator\'s `spec.version` and the ConfigMap\'s version label' -r
-complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s n -l namespace -d 'The namespace of the provider\'s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`\'s default)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s n -l namespace -d 'The namespace of the provider\'s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`\'s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses' -r
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s o -l output -d 'Write the ConfigMaps to this file instead of stdout' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
