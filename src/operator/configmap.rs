@@ -27,6 +27,9 @@
 //! ([`check_metadata`]). A release whose components stay over 1 MiB even
 //! gzipped is refused: the API server would refuse the ConfigMap (its data may not exceed 1 MiB).
 //!
+//! [`load`] reads a ConfigMap back as the operator does for `fetchConfig.selector`, with its
+//! error texts; the tests run capkg's output through it.
+//!
 //! gzip is reproducible: no file name, modification time 0, a fixed compression level, so the
 //! same release gives the same bytes on every run.
 
@@ -416,6 +419,87 @@ impl ProviderConfigMap {
             Components::Gzip(gzipped) => gunzip(gzipped, usize::MAX),
         }
     }
+}
+
+/// A provider version as the operator loads it from a ConfigMap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    pub version: String,
+    pub metadata: String,
+    pub components: Vec<u8>,
+}
+
+/// Why the operator cannot load a provider version from a ConfigMap; the messages are its own
+/// (`configmapRepository` and `getComponentsData` in `phase_load.go`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    #[error("ConfigMap {namespace}/{name} has invalid version:{version} ({from})")]
+    InvalidVersion {
+        namespace: String,
+        name: String,
+        version: String,
+        /// `from the Name` or `from the Label provider.cluster.x-k8s.io/version`.
+        from: String,
+    },
+    #[error("ConfigMap {namespace}/{name} has no metadata")]
+    NoMetadata { namespace: String, name: String },
+    #[error("ConfigMap {namespace}/{name} Data has no components")]
+    NoDataComponents { namespace: String, name: String },
+    #[error("ConfigMap {namespace}/{name} BinaryData has no components")]
+    NoBinaryComponents { namespace: String, name: String },
+    #[error("cannot decompress data from ConfigMap {namespace}/{name}")]
+    Decompress { namespace: String, name: String },
+}
+
+/// Reads one ConfigMap (as a YAML reader gives it) the way the operator does for
+/// `fetchConfig.selector`: the version from the version label, else the name; `data.metadata`;
+/// the components from `data.components`, or gunzipped from `binaryData.components` when the
+/// compressed annotation is exactly `"true"`. At most `limit` bytes of components are unpacked.
+pub fn load(config_map: &JsonValue, limit: usize) -> Result<Loaded, LoadError> {
+    let at = |path: &[&str]| {
+        path.iter()
+            .try_fold(config_map, |value, key| value.get(key))
+            .and_then(JsonValue::as_str)
+    };
+    let namespace = at(&["metadata", "namespace"]).unwrap_or("").to_string();
+    let name = at(&["metadata", "name"]).unwrap_or("").to_string();
+    let (version, from) = match at(&["metadata", "labels", VERSION_LABEL]) {
+        Some(label) => (label, format!("from the Label {VERSION_LABEL}")),
+        None => (name.as_str(), "from the Name".to_string()),
+    };
+    if version::parse_semantic(version).is_err() {
+        return Err(LoadError::InvalidVersion {
+            version: version.to_string(),
+            namespace,
+            name,
+            from,
+        });
+    }
+    let version = version.to_string();
+    let Some(metadata) = at(&["data", METADATA_KEY]) else {
+        return Err(LoadError::NoMetadata { namespace, name });
+    };
+    let metadata = metadata.to_string();
+    let components = if at(&["metadata", "annotations", COMPRESSED_ANNOTATION]) == Some("true") {
+        let Some(encoded) = at(&["binaryData", COMPONENTS_KEY]) else {
+            return Err(LoadError::NoBinaryComponents { namespace, name });
+        };
+        base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|gzipped| gunzip(&gzipped, limit).ok())
+            .ok_or(LoadError::Decompress { namespace, name })?
+    } else {
+        let Some(components) = at(&["data", COMPONENTS_KEY]) else {
+            return Err(LoadError::NoDataComponents { namespace, name });
+        };
+        components.as_bytes().to_vec()
+    };
+    Ok(Loaded {
+        version,
+        metadata,
+        components,
+    })
 }
 
 /// What `capioperator preload` prints: each ConfigMap as `---\n` and its YAML.

@@ -376,3 +376,87 @@ fn metadata_needs_the_versions_series_with_a_contract_the_operator_installs() {
     ));
     assert!(matches!(check("", "v1.2.0"), Err(Error::NoSeries { .. })));
 }
+
+/// A ConfigMap as a YAML reader gives it.
+fn read_yaml(text: &str) -> JsonValue {
+    let file = yaml::parse_str(
+        std::sync::Arc::new(yaml::Source::new("cm.yaml", text)),
+        yaml::Limits::default(),
+    );
+    JsonValue::from_node(file.roots().next().unwrap()).unwrap()
+}
+
+#[test]
+fn what_capkg_prints_loads_as_the_operator_loads_it() {
+    let plain = aws("v1.2.3", "capa-system").unwrap();
+    let big = "#".repeat(COMPRESSION_THRESHOLD);
+    let compressed = build(
+        ProviderType::Core,
+        "cluster-api",
+        "v1.10.0",
+        "ns",
+        METADATA,
+        &big,
+    )
+    .unwrap();
+    for (config_map, components) in [(&plain, COMPONENTS), (&compressed, big.as_str())] {
+        let loaded = load(&read_yaml(&config_map.to_yaml().unwrap()), usize::MAX).unwrap();
+        assert_eq!(loaded.version, config_map.labels[VERSION_LABEL]);
+        assert_eq!(loaded.metadata, METADATA);
+        assert!(loaded.components == components.as_bytes());
+    }
+}
+
+#[test]
+fn the_operators_load_errors_in_its_words() {
+    let head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: NAME\n  namespace: ns\n";
+    let cases: [(&str, &str, &str); 8] = [
+        ("v1.2.3", "", "ConfigMap ns/v1.2.3 has no metadata"),
+        (
+            "infrastructure-aws-v1.2.3",
+            "data:\n  metadata: m\n",
+            "ConfigMap ns/infrastructure-aws-v1.2.3 has invalid version:infrastructure-aws-v1.2.3 (from the Name)",
+        ),
+        (
+            "x",
+            "  labels:\n    provider.cluster.x-k8s.io/version: v1.2\n",
+            "ConfigMap ns/x has invalid version:v1.2 (from the Label provider.cluster.x-k8s.io/version)",
+        ),
+        (
+            "v1.2.3",
+            "data:\n  metadata: m\n",
+            "ConfigMap ns/v1.2.3 Data has no components",
+        ),
+        (
+            "v1.2.3",
+            "  annotations:\n    provider.cluster.x-k8s.io/compressed: \"true\"\ndata:\n  metadata: m\n  components: c\n",
+            "ConfigMap ns/v1.2.3 BinaryData has no components",
+        ),
+        (
+            "v1.2.3",
+            "  annotations:\n    provider.cluster.x-k8s.io/compressed: \"true\"\ndata:\n  metadata: m\nbinaryData:\n  components: bm90IGd6aXA=\n",
+            "cannot decompress data from ConfigMap ns/v1.2.3",
+        ),
+        // Only exactly "true" means compressed: anything else reads data.components.
+        (
+            "v1.2.3",
+            "  annotations:\n    provider.cluster.x-k8s.io/compressed: \"True\"\ndata:\n  metadata: m\n  components: c\n",
+            "",
+        ),
+        // The name is the version when the label is missing.
+        ("v1.2.3", "data:\n  metadata: m\n  components: c\n", ""),
+    ];
+    for (name, rest, expected) in cases {
+        // Keys after the head belong to `metadata` when indented, else to the top level.
+        let text = format!("{}{rest}", head.replace("NAME", name));
+        let result = load(&read_yaml(&text), 1000);
+        match result {
+            Ok(loaded) => {
+                assert_eq!(expected, "", "{text}");
+                assert_eq!(loaded.components, b"c");
+                assert_eq!(loaded.version, "v1.2.3");
+            }
+            Err(error) => assert_eq!(error.to_string(), expected, "{text}"),
+        }
+    }
+}

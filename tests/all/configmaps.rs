@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use base64::Engine;
+use capkg::operator::configmap::load;
 use capkg::yaml::json_value::JsonValue;
 use capkg::yaml::{Limits, Source, parse_str};
 
@@ -213,6 +214,12 @@ fn a_multi_provider_release_gives_one_configmap_per_provider_in_the_namespace_as
             text(map, &["data", "components"]),
             std::fs::read_to_string(out.join(file)).unwrap()
         );
+        let loaded = load(map, usize::MAX).unwrap();
+        assert_eq!(loaded.components, std::fs::read(out.join(file)).unwrap());
+        assert_eq!(
+            loaded.metadata,
+            std::fs::read_to_string(out.join("metadata.yaml")).unwrap()
+        );
     }
     // Each is what Go prints for it.
     let second = kubectl_configmap(
@@ -287,6 +294,10 @@ fn over_one_mebibyte_the_components_are_gzipped_reproducibly_and_decode_to_the_f
         decoded.stdout == components,
         "gunzip differs from the components file"
     );
+    // And as the operator loads it for `fetchConfig.selector`.
+    let loaded = load(&maps[0], usize::MAX).unwrap();
+    assert!(loaded.components == components);
+    assert_eq!(loaded.version, "v1.2.3");
     let expected = kubectl_configmap(
         "infrastructure-azure-v1.2.3",
         "capi-operator-system",
