@@ -286,14 +286,16 @@ pub fn from_folder(
     provider_type: Option<ProviderType>,
     provider_name: Option<&str>,
 ) -> Result<Vec<ProviderConfigMap>, Error> {
-    // The version names nothing in the folder; reading the folder first lets a bad one be
-    // reported in the operator's words, with the ConfigMap's name.
-    let placeholder = Version::parse("v0.0.0").map_err(|_| Error::InvalidVersion {
-        namespace: namespace.to_string(),
-        name: String::new(),
-        version: version.to_string(),
-    });
-    let parsed = Version::parse(version).or(placeholder)?;
+    // The version names nothing in the folder: reading the folder with a placeholder first lets
+    // a bad version be reported in the operator's words, with each ConfigMap's name.
+    let parsed = match Version::parse(version) {
+        Ok(parsed) => parsed,
+        Err(_) => Version::parse("v0.0.0").map_err(|_| Error::InvalidVersion {
+            namespace: namespace.to_string(),
+            name: String::new(),
+            version: version.to_string(),
+        })?,
+    };
     let release = ReleaseDir::load(dir, parsed, provider_type, provider_name)?;
     for_release(&release, version, namespace)
 }
