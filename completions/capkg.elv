@@ -38,6 +38,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand publish 'Publish an assembled release directory'
             cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
             cand verify 'Read a published release as clusterctl does and lint it'
+            cand configmaps 'Print the ConfigMaps cluster-api-operator reads the release''s providers from'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -274,6 +275,23 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'capkg;configmaps'= {
+            cand --version 'The release''s version (`v1.2.3`): the operator''s `spec.version` and the ConfigMap''s version label'
+            cand -n 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses'
+            cand --namespace 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses'
+            cand -o 'Write the ConfigMaps to this file instead of stdout'
+            cand --output 'Write the ConfigMaps to this file instead of stdout'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'capkg;completions'= {
             cand --format 'Output format'
             cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
@@ -295,6 +313,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand publish 'Publish an assembled release directory'
             cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
             cand verify 'Read a published release as clusterctl does and lint it'
+            cand configmaps 'Print the ConfigMaps cluster-api-operator reads the release''s providers from'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -326,6 +345,8 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;help;release'= {
         }
         &'capkg;help;verify'= {
+        }
+        &'capkg;help;configmaps'= {
         }
         &'capkg;help;completions'= {
         }

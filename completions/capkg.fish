@@ -44,6 +44,7 @@ complete -c capkg -n "__fish_capkg_needs_command" -f -a "init" -d 'Scaffold `cap
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "publish" -d 'Publish an assembled release directory'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l version -d 'The version being released (`v1.2.3`): checks `metadata.yaml` covers it and images carry it' -r
@@ -257,6 +258,20 @@ never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l version -d 'The release\'s version (`v1.2.3`): the operator\'s `spec.version` and the ConfigMap\'s version label' -r
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s n -l namespace -d 'The namespace of the provider\'s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`\'s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses' -r
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s o -l output -d 'Write the ConfigMaps to this file instead of stdout' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -266,18 +281,19 @@ never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "rules" -d 'List the lint rules, or explain one'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "publish" -d 'Publish an assembled release directory'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "rules" -d 'List the lint rules, or explain one'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "publish" -d 'Publish an assembled release directory'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'

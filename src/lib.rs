@@ -18,6 +18,7 @@
 //! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package.
 //! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
 //! - [`verify`]: reads a published release as clusterctl does and checks it.
+//! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps).
 //! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
 //! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
@@ -34,6 +35,7 @@ pub mod forge;
 pub mod go_sort;
 pub mod image_ref;
 pub mod k8s;
+pub mod operator;
 pub mod provider;
 pub mod release;
 pub mod report;

@@ -57,6 +57,16 @@ impl ProviderType {
         }
     }
 
+    /// cluster-api-operator's name for the type (`GetType()`): it names the operator's ConfigMaps
+    /// (`<type>-<name>-<version>`) and the files of an OCI artifact. Same as [`Self::short_name`]
+    /// but for the runtime extension, which the operator spells without a dash.
+    pub fn operator_name(self) -> &'static str {
+        match self {
+            ProviderType::RuntimeExtension => "runtimeextension",
+            other => other.short_name(),
+        }
+    }
+
     /// The components file name capkg writes (`infrastructure-components.yaml`).
     pub fn components_file_name(self) -> String {
         format!("{}-components.yaml", self.short_name())
@@ -323,6 +333,26 @@ pub fn templates_owner(providers: &[ReleaseProvider]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn operator_type_names_follow_the_operators_get_type() {
+        let names: Vec<&str> = ProviderType::ALL
+            .iter()
+            .map(|t| t.operator_name())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "core",
+                "bootstrap",
+                "control-plane",
+                "infrastructure",
+                "ipam",
+                "runtimeextension",
+                "addon"
+            ]
+        );
+    }
 
     #[test]
     fn templates_belong_to_the_first_infrastructure_provider_else_the_first() {

@@ -130,7 +130,7 @@ fn write(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
 }
 
 /// Writes a file through a temporary file beside it.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

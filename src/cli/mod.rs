@@ -10,6 +10,7 @@
 
 mod assemble;
 mod completions;
+mod configmaps;
 mod init;
 mod lint;
 mod publish;
@@ -85,6 +86,8 @@ pub enum Command {
     Release(release::ReleaseArgs),
     /// Read a published release as clusterctl does and lint it.
     Verify(verify::VerifyArgs),
+    /// Print the ConfigMaps cluster-api-operator reads the release's providers from.
+    Configmaps(configmaps::ConfigmapsArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
 }
@@ -315,6 +318,7 @@ pub fn run(cli: Cli) -> CommandResult {
         Command::Publish(args) => publish::run(global, args),
         Command::Release(args) => release::run(global, args),
         Command::Verify(args) => verify::run(global, args),
+        Command::Configmaps(args) => configmaps::run(global, args),
         Command::Completions(args) => completions::run(global, args),
     }
 }

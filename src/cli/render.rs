@@ -14,6 +14,7 @@ use clap::Args;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, VariableArgs};
 use crate::assemble::clusterctl::{self, ClusterctlError, ComponentsOptions};
+use crate::k8s::{dns1123_label, dns1123_subdomain};
 use crate::provider::{FileRole, PROVIDER_LABEL, ProviderType};
 use crate::subst::{self, ClusterVariablesOptions, Lookup, Values};
 
@@ -138,44 +139,6 @@ fn template_path(args: &RenderArgs, is_dir: bool) -> PathBuf {
             args.file.join(format!("cluster-template-{flavor}.yaml"))
         }
         _ => args.file.join("cluster-template.yaml"),
-    }
-}
-
-/// clusterctl's checks on the values `generate cluster` sets itself.
-fn dns1123_label(value: &str) -> Result<(), String> {
-    let mut errors = Vec::new();
-    if value.len() > 63 {
-        errors.push("must be no more than 63 characters".to_string());
-    }
-    let bytes = value.as_bytes();
-    let alnum = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    let valid = !bytes.is_empty()
-        && bytes.iter().all(|b| alnum(b) || *b == b'-')
-        && bytes.first().is_some_and(alnum)
-        && bytes.last().is_some_and(alnum);
-    if !valid {
-        errors.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_string());
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors.join("; "))
-    }
-}
-
-fn dns1123_subdomain(value: &str) -> Result<(), String> {
-    let mut errors = Vec::new();
-    if value.len() > 253 {
-        errors.push("must be no more than 253 characters".to_string());
-    }
-    let valid = !value.is_empty() && value.split('.').all(|part| dns1123_label(part).is_ok());
-    if !valid {
-        errors.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors.join("; "))
     }
 }
 
