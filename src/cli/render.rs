@@ -137,12 +137,17 @@ fn name_from_labels(bytes: &[u8], provider_type: ProviderType) -> Option<String>
 /// `--type` and `--provider`, else from a local repository layout
 /// (`{provider-label}/{version}/{file}`) around `path`.
 fn repository_label(args: &RenderArgs, path: &Path) -> String {
-    if let (Some(provider_type), Some(name)) =
-        (args.provider.provider_type, args.provider.provider.as_deref())
-    {
+    if let (Some(provider_type), Some(name)) = (
+        args.provider.provider_type,
+        args.provider.provider.as_deref(),
+    ) {
         return provider_type.manifest_label(name);
     }
-    let version_dir = if path.is_dir() { Some(path) } else { path.parent() };
+    let version_dir = if path.is_dir() {
+        Some(path)
+    } else {
+        path.parent()
+    };
     version_dir
         .and_then(Path::parent)
         .and_then(Path::file_name)
@@ -333,7 +338,11 @@ fn set_cluster_variables(
     Ok(())
 }
 
-fn render_template(global: &GlobalArgs, args: &RenderArgs, is_dir: bool) -> Result<Vec<u8>, Failure> {
+fn render_template(
+    global: &GlobalArgs,
+    args: &RenderArgs,
+    is_dir: bool,
+) -> Result<Vec<u8>, Failure> {
     let path = template_path(args, is_dir);
     if args.list_variables {
         let (name, bytes) = read_from_repository(global, args, &path)?;

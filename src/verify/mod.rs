@@ -666,10 +666,12 @@ fn repository_label(
     if let Some((provider_type, name)) = local_provider {
         return provider_type.manifest_label(name);
     }
-    let provider_type = request.provider_type.or(match FileRole::from_file_name(components) {
-        Some(FileRole::Components { provider_type, .. }) => Some(provider_type),
-        _ => None,
-    });
+    let provider_type = request
+        .provider_type
+        .or(match FileRole::from_file_name(components) {
+            Some(FileRole::Components { provider_type, .. }) => Some(provider_type),
+            _ => None,
+        });
     match (provider_type, request.provider_name.as_deref()) {
         (Some(provider_type), Some(name)) => provider_type.manifest_label(name),
         (Some(ProviderType::Core), None) => crate::provider::CORE_PROVIDER_NAME.to_string(),
