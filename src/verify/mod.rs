@@ -324,8 +324,9 @@ impl Error {
             | Error::Refused { .. }
             | Error::NoReleases
             | Error::RateLimited { .. }
-            | Error::ClusterctlRefuses { .. }
             | Error::ProviderName(_) => true,
+            // What capkg met reading it decides: a timeout is still capkg's failure.
+            Error::ClusterctlRefuses { source, .. } => source.is_refusal(),
             Error::Http { source, .. } => matches!(
                 **source,
                 HttpError::Rejected(_)
