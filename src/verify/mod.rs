@@ -882,6 +882,37 @@ mod tests {
     }
 
     #[test]
+    fn messages_name_the_provider_by_its_manifest_label() {
+        let request = |name: Option<&str>, provider_type: Option<ProviderType>| VerifyRequest {
+            source: String::new(),
+            provider_name: name.map(str::to_string),
+            provider_type,
+        };
+        let local = (ProviderType::Bootstrap, "kubeadm".to_string());
+        assert_eq!(
+            repository_label(&request(None, None), Some(&local), "x.yaml"),
+            "bootstrap-kubeadm"
+        );
+        assert_eq!(
+            repository_label(
+                &request(Some("azure"), None),
+                None,
+                "infrastructure-components.yaml"
+            ),
+            "infrastructure-azure"
+        );
+        assert_eq!(
+            repository_label(&request(None, None), None, "core-components.yaml"),
+            "cluster-api"
+        );
+        // Never the components file's name (issue 16: `provider "file.yaml"`).
+        assert_eq!(
+            repository_label(&request(None, None), None, "file.yaml"),
+            "(unknown: pass --provider and --type)"
+        );
+    }
+
+    #[test]
     fn folder_names_give_version_and_provider() {
         let (version, provider) = version_from_path(Path::new("/repo/infrastructure-azure/v1.2.3"));
         assert_eq!(version.unwrap().to_string(), "v1.2.3");
