@@ -98,7 +98,7 @@ const TABLE: &[Row] = &[
     },
     Row {
         behaviour: "GitLab URL clusterctl refuses, read fails",
-        upstream: "cmd/clusterctl/client/repository/client.go:208 (and :197 for https hosts without `gitlab.`)",
+        upstream: "cmd/clusterctl/client/repository/client.go:209 (and :197 for https hosts without `gitlab.`)",
         run: gitlab_on_loopback_without_files,
         exit: 1,
         first_line: "error: invalid provider url. there are no provider implementation for \"http\" schema",
