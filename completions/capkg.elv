@@ -263,6 +263,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --config 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one'
+            cand --max-wait 'The longest capkg waits before a retry, as for `publish`: a GitHub rate limit that resets later fails at once with clusterctl''s rate-limit message (`90s`, `10m`, `1h`)'
             cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
             cand --min-transfer-rate 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)'
             cand --max-download 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)'

@@ -174,12 +174,21 @@ pub enum NameError {
         "provider name `{0}` must consist of lower case alphanumeric characters or `-`, and start and end with an alphanumeric character"
     )]
     Invalid(String),
-    #[error("the core provider must be named `cluster-api`, not `{0}`")]
+    /// clusterctl's `validateProvider` (`cmd/clusterctl/client/config/providers_client.go`):
+    /// the core provider and only it is named `cluster-api`.
+    #[error(
+        "name cluster-api must be used with the CoreProvider type (name: {0}, type: CoreProvider); the core provider must be named `cluster-api`"
+    )]
     CoreName(String),
+    #[error(
+        "name cluster-api must be used with the CoreProvider type (name: cluster-api, type: {}); only the core provider may be named `cluster-api`",
+        .0.clusterctl_name()
+    )]
+    NotCore(ProviderType),
 }
 
 /// Checks a provider name as `clusterctl init --infrastructure NAME` does (a DNS-1123 label);
-/// the core provider must be `cluster-api`.
+/// the core provider must be `cluster-api`, and no other type may take that name.
 pub fn validate_name(provider_type: Option<ProviderType>, name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(NameError::Empty);
@@ -195,10 +204,15 @@ pub fn validate_name(provider_type: Option<ProviderType>, name: &str) -> Result<
     {
         return Err(NameError::Invalid(name.to_string()));
     }
-    if provider_type == Some(ProviderType::Core) && name != CORE_PROVIDER_NAME {
-        return Err(NameError::CoreName(name.to_string()));
+    match provider_type {
+        Some(ProviderType::Core) if name != CORE_PROVIDER_NAME => {
+            Err(NameError::CoreName(name.to_string()))
+        }
+        Some(other) if other != ProviderType::Core && name == CORE_PROVIDER_NAME => {
+            Err(NameError::NotCore(other))
+        }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// What a file is in a release, from its name.
@@ -512,6 +526,11 @@ mod tests {
             validate_name(Some(ProviderType::Core), "core"),
             Err(NameError::CoreName("core".into()))
         );
+        assert_eq!(
+            validate_name(Some(ProviderType::Bootstrap), "cluster-api"),
+            Err(NameError::NotCore(ProviderType::Bootstrap))
+        );
+        assert!(validate_name(None, "cluster-api").is_ok());
         assert!(matches!(
             validate_name(None, &"a".repeat(64)),
             Err(NameError::TooLong(_))

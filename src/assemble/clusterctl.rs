@@ -37,8 +37,11 @@ pub enum ClusterctlError {
     SubstComponents(subst::Error),
     #[error("the substituted text is not UTF-8")]
     NotText,
-    #[error("failed to parse yaml: {name}:{line}:{column}: {message}")]
+    /// `what` is clusterctl's words (`failed to unmarshal the 2nd yaml document`, `failed to
+    /// read yaml: invalid Yaml document separator: foo`), then capkg's position and message.
+    #[error("failed to parse yaml: {what}: {name}:{line}:{column}: {message}")]
     Yaml {
+        what: String,
         name: String,
         line: usize,
         column: usize,
@@ -99,13 +102,40 @@ fn ordinalize(n: usize) -> String {
 }
 
 /// Splits and decodes YAML as clusterctl's `ToUnstructured` does: one JSON object per non-empty
-/// document.
+/// document. A repeated key is no error: sigs.k8s.io/yaml keeps its last value, and so does
+/// [`JsonValue::from_node`] ([`duplicate_keys`] lists them for a warning).
 pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError> {
     let source = std::sync::Arc::new(Source::new(name, text));
     let file = yaml::parse_str(source.clone(), Limits::default());
-    if let Some(error) = file.errors.first() {
+    // clusterctl reads documents in order and stops at the first it cannot read.
+    let first_error = file
+        .errors
+        .iter()
+        .filter(|e| e.kind != yaml::ErrorKind::DuplicateKey)
+        .min_by_key(|e| e.span.start);
+    if let Some(error) = first_error {
         let position = source.position(error.span.start);
+        let what = match error.kind {
+            // apimachinery's YAMLReader: the text after `---`, trimmed.
+            yaml::ErrorKind::Separator => format!(
+                "failed to read yaml: invalid Yaml document separator: {}",
+                source.slice(error.span).trim()
+            ),
+            _ => {
+                // clusterctl counts the documents it decoded into objects, plus this one.
+                let decoded_before = file
+                    .documents
+                    .iter()
+                    .filter(|d| d.span.end <= error.span.start && d.root.is_some())
+                    .count();
+                format!(
+                    "failed to unmarshal the {} yaml document",
+                    ordinalize(decoded_before + 1)
+                )
+            }
+        };
         return Err(ClusterctlError::Yaml {
+            what,
             name: name.to_string(),
             line: position.line,
             column: position.column,
@@ -137,6 +167,24 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
         }
     }
     Ok(objects)
+}
+
+/// The keys a mapping repeats, as `name:line:column: message` lines: clusterctl keeps the last
+/// value without a word, capkg keeps it too and says so (`capkg lint` reports them as errors).
+pub fn duplicate_keys(name: &str, text: &str) -> Vec<String> {
+    let source = std::sync::Arc::new(Source::new(name, text));
+    let file = yaml::parse_str(source.clone(), Limits::default());
+    file.errors
+        .iter()
+        .filter(|e| e.kind == yaml::ErrorKind::DuplicateKey)
+        .map(|e| {
+            let position = source.position(e.span.start);
+            format!(
+                "{name}:{}:{}: {}; clusterctl keeps the last value, and so does this output",
+                position.line, position.column, e.message
+            )
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------

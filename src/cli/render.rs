@@ -68,9 +68,9 @@ pub fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
             None => args.provider.provider_type.is_some() && args.cluster_name.is_none(),
         };
     let output = if components {
-        render_components(&args, role)?
+        render_components(global, &args, role)?
     } else {
-        render_template(&args, is_dir)?
+        render_template(global, &args, is_dir)?
     };
     super::write_output(global, &output)?;
     Ok(Status::Success)
@@ -80,8 +80,12 @@ fn clusterctl_failure(error: ClusterctlError) -> Failure {
     Failure::input(error)
 }
 
-fn render_components(args: &RenderArgs, role: Option<FileRole>) -> Result<Vec<u8>, Failure> {
-    let (name, bytes) = super::subst::read_input(Some(&args.file))?;
+fn render_components(
+    global: &GlobalArgs,
+    args: &RenderArgs,
+    role: Option<FileRole>,
+) -> Result<Vec<u8>, Failure> {
+    let (name, bytes) = read_from_repository(global, args, &args.file)?;
     let provider_type = match (args.provider.provider_type, role) {
         (Some(t), _) => t,
         (None, Some(FileRole::Components { provider_type, .. })) => provider_type,
@@ -101,6 +105,7 @@ fn render_components(args: &RenderArgs, role: Option<FileRole>) -> Result<Vec<u8
             .with_hint("pass `--provider NAME`")
         })?,
     };
+    crate::provider::validate_name(Some(provider_type), &provider_name).map_err(Failure::input)?;
     let values = super::variables::values(&args.variables)?;
     let options = ComponentsOptions {
         target_namespace: args.target_namespace.clone(),
@@ -127,6 +132,101 @@ fn name_from_labels(bytes: &[u8], provider_type: ProviderType) -> Option<String>
         }
     }
     None
+}
+
+/// The provider's manifest label, as clusterctl names the repository in its messages: from
+/// `--type` and `--provider`, else from a local repository layout
+/// (`{provider-label}/{version}/{file}`) around `path`.
+fn repository_label(args: &RenderArgs, path: &Path) -> String {
+    if let (Some(provider_type), Some(name)) = (
+        args.provider.provider_type,
+        args.provider.provider.as_deref(),
+    ) {
+        return provider_type.manifest_label(name);
+    }
+    let version_dir = if path.is_dir() {
+        Some(path)
+    } else {
+        path.parent()
+    };
+    version_dir
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .filter(|label| ProviderType::split_label(label).is_some())
+        .map_or_else(
+            || "(unknown: pass --provider and --type)".to_string(),
+            str::to_string,
+        )
+}
+
+/// Reads a file of the provider's repository; a file that cannot be read is reported in
+/// clusterctl's words (`template_client.go`, `components_client.go`, `clusterclass_client.go`),
+/// then the path. Repeated keys are warned about on stderr: clusterctl keeps the last value.
+fn read_from_repository(
+    global: &GlobalArgs,
+    args: &RenderArgs,
+    path: &Path,
+) -> Result<(String, Vec<u8>), Failure> {
+    if path.as_os_str() == "-" {
+        return super::subst::read_input(None);
+    }
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let bytes = std::fs::read(path).map_err(|e| {
+        let missing = e.kind() == std::io::ErrorKind::NotFound;
+        let error = anyhow::anyhow!("`{}`: {e}", path.display()).context(format!(
+            "failed to read {file:?} from provider's repository {:?}",
+            repository_label(args, path)
+        ));
+        let failure = if missing {
+            Failure::input(error)
+        } else {
+            Failure::internal(error)
+        };
+        match (missing, flavors_beside(path)) {
+            (true, Some(flavors)) => failure.with_hint(flavors),
+            _ => failure,
+        }
+    })?;
+    let name = path.display().to_string();
+    if !global.quiet {
+        let text = String::from_utf8_lossy(&bytes);
+        for warning in clusterctl::duplicate_keys(&name, &text) {
+            eprintln!("warning: {warning}");
+        }
+    }
+    Ok((name, bytes))
+}
+
+/// For a missing cluster template: the flavors its folder has.
+fn flavors_beside(path: &Path) -> Option<String> {
+    let file = path.file_name()?.to_str()?;
+    if !file.starts_with("cluster-template") {
+        return None;
+    }
+    let mut flavors: Vec<String> = std::fs::read_dir(path.parent()?)
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter_map(|n| match FileRole::from_file_name(&n) {
+            Some(FileRole::ClusterTemplate { flavor }) => {
+                Some(flavor.map_or_else(|| "(none)".to_string(), |f| f.to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    flavors.sort();
+    Some(if flavors.is_empty() {
+        "the folder has no cluster templates".to_string()
+    } else {
+        format!(
+            "the folder's flavors: {} (`--flavor NAME`; `(none)` is `cluster-template.yaml`)",
+            flavors.join(", ")
+        )
+    })
 }
 
 /// The template file: FILE itself, or `cluster-template[-FLAVOR].yaml` in the folder FILE.
@@ -201,10 +301,14 @@ fn set_cluster_variables(
     Ok(())
 }
 
-fn render_template(args: &RenderArgs, is_dir: bool) -> Result<Vec<u8>, Failure> {
+fn render_template(
+    global: &GlobalArgs,
+    args: &RenderArgs,
+    is_dir: bool,
+) -> Result<Vec<u8>, Failure> {
     let path = template_path(args, is_dir);
     if args.list_variables {
-        let (name, bytes) = super::subst::read_input(Some(&path))?;
+        let (name, bytes) = read_from_repository(global, args, &path)?;
         let inventory =
             subst::inventory(&bytes).map_err(|e| super::subst::input_error(&name, &bytes, e))?;
         let env = |key: &str| std::env::var(key).ok();
@@ -233,7 +337,7 @@ fn render_template(args: &RenderArgs, is_dir: bool) -> Result<Vec<u8>, Failure> 
     let target_namespace = args.target_namespace.as_deref().unwrap_or("default");
     let mut values = super::variables::values(&args.variables)?;
     set_cluster_variables(args, &mut values, target_namespace, cluster_name)?;
-    let (name, bytes) = super::subst::read_input(Some(&path))?;
+    let (name, bytes) = read_from_repository(global, args, &path)?;
     let objects = clusterctl::process_template(&name, &bytes, &values, Some(target_namespace))
         .map_err(|e| match e {
             ClusterctlError::Subst(inner) => super::subst::input_error(&name, &bytes, inner),
@@ -242,15 +346,8 @@ fn render_template(args: &RenderArgs, is_dir: bool) -> Result<Vec<u8>, Failure> 
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut all = Vec::new();
     for (class, class_namespace) in clusterctl::cluster_classes(&objects) {
-        let file = format!("clusterclass-{class}.yaml");
-        let class_path = dir.join(&file);
-        let class_bytes = std::fs::read(&class_path).map_err(|e| {
-            Failure::input(anyhow::Error::new(e).context(format!(
-                "failed to read \"{file}\" beside the template (`{}`)",
-                class_path.display()
-            )))
-        })?;
-        let class_name = class_path.display().to_string();
+        let class_path = dir.join(format!("clusterclass-{class}.yaml"));
+        let (class_name, class_bytes) = read_from_repository(global, args, &class_path)?;
         let class_objects = clusterctl::process_template(
             &class_name,
             &class_bytes,

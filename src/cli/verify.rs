@@ -36,6 +36,10 @@ pub struct VerifyArgs {
     /// `capkg.yaml` up to the repository root, if there is one.
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
+    /// The longest capkg waits before a retry, as for `publish`: a GitHub rate limit that resets
+    /// later fails at once with clusterctl's rate-limit message (`90s`, `10m`, `1h`).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::units::parse_duration)]
+    pub max_wait: std::time::Duration,
     #[command(flatten)]
     pub limits: HttpLimitArgs,
 }
@@ -57,7 +61,8 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         Some(path) => Some(crate::config::Config::load(path).map_err(Failure::internal)?),
         None => None,
     };
-    let services = services(global, &args.limits);
+    let mut services = services(global, &args.limits);
+    services.policy.max_wait = args.max_wait;
     let mut report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
         .map_err(failure)?;

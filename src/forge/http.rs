@@ -409,7 +409,7 @@ pub enum HttpError {
     #[error("{0}")]
     Rejected(Box<Rejection>),
     #[error(
-        "{what}: `{url}` is rate limited and asks to wait {}, longer than the {} capkg may wait (`capkg publish --max-wait`)",
+        "{what}: `{url}` is rate limited and asks to wait {}, longer than the {} capkg may wait (`--max-wait`)",
         human_duration(*wait),
         human_duration(*max_wait)
     )]

@@ -568,11 +568,9 @@ pub enum Error {
         provider_type: String,
         expected: String,
     },
-    #[error("invalid provider name")]
-    ProviderName {
-        #[source]
-        source: crate::provider::NameError,
-    },
+    /// clusterctl's words first (`validateProvider`).
+    #[error(transparent)]
+    ProviderName { source: crate::provider::NameError },
     #[error("`{}` line {line}: not a `sha256sum` line (`<64 hex digits>  <file>`)", path.display())]
     ChecksumsSyntax { path: PathBuf, line: usize },
     #[error(

@@ -267,22 +267,40 @@ pub enum Error {
     },
     #[error("failed to find releases tagged with a valid semantic version number")]
     NoReleases,
-    #[error(
-        "failed to fetch metadata for provider {label:?} (version {version}). Check that the release tag exists and the repository URL is correct"
-    )]
+    /// `metadata_client.go`: clusterctl's words, the provider named by its manifest label.
+    #[error("failed to read \"metadata.yaml\" from the repository for provider {label:?}")]
     Metadata {
         label: String,
-        version: String,
         #[source]
         source: Box<Error>,
     },
-    #[error("failed to read the components file {name:?} (version {version})")]
+    /// `components_client.go`, `template_client.go`, `clusterclass_client.go`: the components
+    /// file, a cluster template or a ClusterClass could not be read.
+    #[error("failed to read {name:?} from provider's repository {label:?}")]
     Components {
         name: String,
-        version: String,
+        label: String,
         #[source]
         source: Box<Error>,
     },
+    /// `repository_github.go`'s `errRateLimit`; the source says what capkg waited for.
+    #[error(
+        "rate limit for github api has been reached. Please wait one hour or get a personal API token and assign it to the GITHUB_TOKEN environment variable"
+    )]
+    RateLimited {
+        #[source]
+        source: Box<HttpError>,
+    },
+    /// A SOURCE clusterctl refuses before any request (see [`source::clusterctl_refusal`]),
+    /// which capkg read anyway, and the read failed.
+    #[error("{refusal}")]
+    ClusterctlRefuses {
+        refusal: String,
+        #[source]
+        source: Box<Error>,
+    },
+    #[error(transparent)]
+    ProviderName(#[from] crate::provider::NameError),
     #[error(transparent)]
     Files(#[from] files::Error),
     #[error("invalid `--api-url`")]
@@ -304,7 +322,11 @@ impl Error {
             Error::Source(_)
             | Error::NotFound { .. }
             | Error::Refused { .. }
-            | Error::NoReleases => true,
+            | Error::NoReleases
+            | Error::RateLimited { .. }
+            | Error::ProviderName(_) => true,
+            // What capkg met reading it decides: a timeout is still capkg's failure.
+            Error::ClusterctlRefuses { source, .. } => source.is_refusal(),
             Error::Http { source, .. } => matches!(
                 **source,
                 HttpError::Rejected(_)
@@ -326,7 +348,14 @@ impl Error {
             Error::Source(e) => e.hint.clone(),
             Error::Refused { hint, .. } => hint.clone(),
             Error::Metadata { source, .. } | Error::Components { source, .. } => source.hint(),
-            Error::NotFound { what, .. } if what.starts_with("release not found") => Some(
+            Error::RateLimited { .. } => Some(
+                "capkg waits for a rate limit as long as `--max-wait` allows (`capkg verify --max-wait 1h`); a token in GITHUB_TOKEN or GH_TOKEN has a higher limit".into(),
+            ),
+            Error::ClusterctlRefuses { source, .. } => Some(match source.hint() {
+                Some(hint) => format!("{hint}; and clusterctl would refuse this URL before any request: the error above is what capkg met reading it anyway"),
+                None => "clusterctl would refuse this URL before any request: the error above is what capkg met reading it anyway (a test server?)".into(),
+            }),
+            Error::NotFound { what, .. } if what.starts_with(repository::RELEASE_NOT_FOUND) => Some(
                 "the release does not exist or is still a draft (drafts are invisible to clusterctl); for GitHub Enterprise or a test server, give its API URL (`capkg verify --api-url`, or `api_url` under `targets.github` in capkg.yaml for `capkg release`)".into(),
             ),
             Error::Http { source, .. } => match source.rejection().map(|r| r.status.as_u16()) {
@@ -358,7 +387,27 @@ pub async fn verify(
     settings: &Settings,
     services: Services,
 ) -> Result<VerifyReport, Error> {
+    if let (Some(provider_type), Some(name)) = (request.provider_type, &request.provider_name) {
+        crate::provider::validate_name(Some(provider_type), name)?;
+    }
     let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
+    let refusal = source::clusterctl_refusal(&parsed).map(str::to_string);
+    let result = read_and_check(request, parsed, settings, services).await;
+    match (result, refusal) {
+        (Err(error), Some(refusal)) => Err(Error::ClusterctlRefuses {
+            refusal,
+            source: Box::new(error),
+        }),
+        (result, _) => result,
+    }
+}
+
+async fn read_and_check(
+    request: &VerifyRequest,
+    parsed: source::Parsed,
+    settings: &Settings,
+    services: Services,
+) -> Result<VerifyReport, Error> {
     let http = |credential: Option<Credential>| {
         Http::new(
             services.policy.clone(),
@@ -457,16 +506,12 @@ pub async fn verify(
         (version, None)
     };
 
-    let provider_hint_label = local_provider
-        .as_ref()
-        .map(|(t, n)| t.manifest_label(n))
-        .unwrap_or_else(|| components.clone());
+    let label = repository_label(request, local_provider.as_ref(), &components);
     let metadata = repository
         .file(&version, "metadata.yaml")
         .await
         .map_err(|e| Error::Metadata {
-            label: provider_hint_label.clone(),
-            version: version.clone(),
+            label: label.clone(),
             source: Box::new(e.into_error()),
         })?;
     let components_bytes =
@@ -475,7 +520,7 @@ pub async fn verify(
             .await
             .map_err(|e| Error::Components {
                 name: components.clone(),
-                version: version.clone(),
+                label: label.clone(),
                 source: Box::new(e.into_error()),
             })?;
     let mut fetched: Vec<(String, Bytes)> = vec![
@@ -519,7 +564,13 @@ pub async fn verify(
                         warnings.push(format!("`{name}` could not be read: {err}"));
                     }
                 }
-                Err(Fetch::Failed(err)) => return Err(err),
+                Err(Fetch::Failed(err)) => {
+                    return Err(Error::Components {
+                        name,
+                        label,
+                        source: Box::new(err),
+                    });
+                }
             }
         } else if name == CHECKSUMS_FILE && checksums.is_none() {
             checksums = repository.file(&version, CHECKSUMS_FILE).await.ok();
@@ -603,6 +654,30 @@ pub async fn verify(
         ok: false,
     }
     .finish())
+}
+
+/// The provider's manifest label, as clusterctl names it in its messages: from the local
+/// repository's path, else `--type` (or the components file's name) and `--provider`; capkg
+/// cannot know it before reading the components file otherwise.
+fn repository_label(
+    request: &VerifyRequest,
+    local_provider: Option<&(ProviderType, String)>,
+    components: &str,
+) -> String {
+    if let Some((provider_type, name)) = local_provider {
+        return provider_type.manifest_label(name);
+    }
+    let provider_type = request
+        .provider_type
+        .or(match FileRole::from_file_name(components) {
+            Some(FileRole::Components { provider_type, .. }) => Some(provider_type),
+            _ => None,
+        });
+    match (provider_type, request.provider_name.as_deref()) {
+        (Some(provider_type), Some(name)) => provider_type.manifest_label(name),
+        (Some(ProviderType::Core), None) => crate::provider::CORE_PROVIDER_NAME.to_string(),
+        _ => "(unknown: pass --provider and --type)".to_string(),
+    }
 }
 
 /// A folder: lint it; a `{label}/{version}/` folder also gets the series check.
@@ -804,6 +879,37 @@ mod tests {
         let check = checksum_check(list, &wrong);
         assert!(!check.ok);
         assert!(check.message.contains("says aaaa"), "{}", check.message);
+    }
+
+    #[test]
+    fn messages_name_the_provider_by_its_manifest_label() {
+        let request = |name: Option<&str>, provider_type: Option<ProviderType>| VerifyRequest {
+            source: String::new(),
+            provider_name: name.map(str::to_string),
+            provider_type,
+        };
+        let local = (ProviderType::Bootstrap, "kubeadm".to_string());
+        assert_eq!(
+            repository_label(&request(None, None), Some(&local), "x.yaml"),
+            "bootstrap-kubeadm"
+        );
+        assert_eq!(
+            repository_label(
+                &request(Some("azure"), None),
+                None,
+                "infrastructure-components.yaml"
+            ),
+            "infrastructure-azure"
+        );
+        assert_eq!(
+            repository_label(&request(None, None), None, "core-components.yaml"),
+            "cluster-api"
+        );
+        // Never the components file's name (issue 16: `provider "file.yaml"`).
+        assert_eq!(
+            repository_label(&request(None, None), None, "file.yaml"),
+            "(unknown: pass --provider and --type)"
+        );
     }
 
     #[test]

@@ -137,7 +137,7 @@ impl GitHubRepository {
             Err(HttpError::Rejected(rejection)) if rejection.status == StatusCode::NOT_FOUND => {
                 None
             }
-            Err(err) => return Err(Error::http(what, err)),
+            Err(err) => return Err(github_error(what, err)),
         };
         if let Ok(mut cache) = self.releases.lock() {
             cache.insert(tag.to_string(), found.clone());
@@ -159,8 +159,11 @@ impl GitHubRepository {
             .await
             .map_err(Fetch::Failed)?
             .ok_or_else(|| {
+                // `repository_github.go`: errNotFound ("404 Not Found") wrapped.
                 Fetch::NotFound(Error::NotFound {
-                    what: format!("release not found for version {version}"),
+                    what: format!(
+                        "{RELEASE_NOT_FOUND} {version}, please retry later or set \"GOPROXY=off\" to get the current stable release: 404 Not Found"
+                    ),
                     url: self.web_url(version, file),
                 })
             })?;
@@ -172,7 +175,7 @@ impl GitHubRepository {
             .ok_or_else(|| {
                 Fetch::Failed(Error::NotFound {
                     what: format!(
-                        "failed to get file {name:?} from {:?} release",
+                        "failed to get file {file:?} from {:?} release",
                         release.tag_name
                     ),
                     url: self.web_url(version, file),
@@ -198,7 +201,7 @@ impl GitHubRepository {
             .send(request)
             .await
             .map(|r| r.body)
-            .map_err(|e| Fetch::Failed(Error::http(what, e)))
+            .map_err(|e| Fetch::Failed(github_error(what, e)))
     }
 
     async fn list_versions(&self) -> Result<Vec<String>, Error> {
@@ -210,7 +213,7 @@ impl GitHubRepository {
                 .http
                 .send(self.call(url.clone(), what.clone()))
                 .await
-                .map_err(|e| Error::http(what.clone(), e))?;
+                .map_err(|e| github_error(what.clone(), e))?;
             let page: Vec<ReleaseJson> = json(&response.body, &response.url)?;
             versions.extend(
                 page.into_iter()
@@ -225,11 +228,19 @@ impl GitHubRepository {
         Ok(versions)
     }
 
+    /// The github.com URL clusterctl's configuration holds, each segment escaped as in a URL
+    /// (`another file` is `another%20file`).
     fn web_url(&self, version: &str, file: &str) -> String {
+        let path: Vec<String> = self
+            .asset_name(file)
+            .split('/')
+            .map(escape_segment)
+            .collect();
         format!(
-            "https://github.com/{}/releases/{version}/{}",
+            "https://github.com/{}/releases/{}/{}",
             self.repo(),
-            self.asset_name(file)
+            escape_segment(version),
+            path.join("/")
         )
     }
 }
@@ -262,6 +273,19 @@ impl Repository for GitHubRepository {
 
     fn url(&self, version: &str, name: &str) -> String {
         self.web_url(version, name)
+    }
+}
+
+/// The start of clusterctl's message for a tag without a release.
+pub(super) const RELEASE_NOT_FOUND: &str = "release not found for version";
+
+/// A failed GitHub call; a rate limit capkg could not wait out is clusterctl's `errRateLimit`.
+fn github_error(what: String, error: HttpError) -> Error {
+    match error {
+        HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. } => Error::RateLimited {
+            source: Box::new(error),
+        },
+        other => Error::http(what, other),
     }
 }
 
@@ -317,7 +341,7 @@ impl GitLabRepository {
             Err(HttpError::Rejected(rejection)) => Err(Fetch::Failed(Error::NotFound {
                 what: format!(
                     "failed to get file {file:?} with version {version:?} from {text:?}, got {}",
-                    rejection.status
+                    rejection.status.as_u16()
                 ),
                 url: text,
             })),

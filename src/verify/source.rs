@@ -27,6 +27,12 @@ pub const LATEST: &str = "latest";
 
 const GITHUB_FORM: &str = "invalid url: a GitHub repository url should be in the form https://github.com/{owner}/{Repository}/releases/{latest|version-tag}/{componentsClient.yaml}";
 const GITLAB_FORM: &str = "invalid url: a GitLab repository url should be in the form https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}";
+/// `repositoryFactory` (`cmd/clusterctl/client/repository/client.go`): an https URL that is
+/// neither github.com nor a `gitlab.` host.
+pub const HTTPS_ONLY_GITHUB_GITLAB: &str =
+    "invalid provider url. Only GitHub and GitLab are supported for \"https\" schema";
+/// `gitlabHostPrefix` (`repository_gitlab.go`).
+const GITLAB_HOST_PREFIX: &str = "gitlab.";
 const LOCAL_FORM: &str = "invalid path: path should be in the form {basepath}/{provider-name}/{version}/{components.yaml}";
 
 /// A parsed SOURCE.
@@ -144,9 +150,7 @@ pub fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, Sourc
         });
     }
     if scheme != "https" && scheme != "http" {
-        return Err(fail(&format!(
-            "invalid provider url. there are no provider implementation for {scheme:?} schema"
-        )));
+        return Err(fail(&no_implementation(&scheme)));
     }
     let url =
         Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: parse {trimmed:?}: {e}")))?;
@@ -161,16 +165,15 @@ pub fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, Sourc
         let mut warnings = Vec::new();
         if scheme != "https" {
             if !is_loopback(&host) {
-                return Err(fail(&format!(
-                    "invalid provider url. there are no provider implementation for {scheme:?} schema"
-                )));
+                return Err(fail(&no_implementation(&scheme)));
             }
             warnings.push(format!(
-                "clusterctl reads provider URLs only over https; `{trimmed}` is read here because it is a loopback address, but clusterctl would refuse it"
+                "{}: clusterctl reads provider URLs only over https; `{trimmed}` is read here because it is a loopback address",
+                no_implementation(&scheme)
             ));
-        } else if !host.starts_with("gitlab.") {
+        } else if !host.starts_with(GITLAB_HOST_PREFIX) {
             warnings.push(format!(
-                "clusterctl recognises GitLab provider URLs only on hosts starting with `gitlab.`; it would refuse `{host}` (\"Only GitHub and GitLab are supported for \\\"https\\\" schema\")"
+                "{HTTPS_ONLY_GITHUB_GITLAB}: clusterctl reads GitLab packages only from hosts starting with `{GITLAB_HOST_PREFIX}`, so it would refuse `{host}`; capkg reads it anyway (a test server?)"
             ));
         }
         return gitlab(text, &url).map(|source| Parsed {
@@ -179,8 +182,7 @@ pub fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, Sourc
         });
     }
     if scheme == "https" {
-        let mut error =
-            fail("invalid provider url. Only GitHub and GitLab are supported for \"https\" schema");
+        let mut error = fail(HTTPS_ONLY_GITHUB_GITLAB);
         if url.path().contains("/releases/") {
             error.hint = Some(
                 "clusterctl reads GitHub releases only from https://github.com; for GitHub Enterprise or a test server, verify the github.com form of the URL and pass `--api-url`".into(),
@@ -188,9 +190,26 @@ pub fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, Sourc
         }
         return Err(error);
     }
-    Err(fail(&format!(
-        "invalid provider url. there are no provider implementation for {scheme:?} schema"
-    )))
+    Err(fail(&no_implementation(&scheme)))
+}
+
+/// clusterctl's refusal of a URL scheme it has no repository for.
+fn no_implementation(scheme: &str) -> String {
+    format!("invalid provider url. there are no provider implementation for {scheme:?} schema")
+}
+
+/// What clusterctl says about a SOURCE capkg reads although clusterctl would not (a GitLab
+/// package on another host, or over plain http to a loopback address): its first words, so
+/// that a failed read still tells the user clusterctl would not even have tried.
+pub fn clusterctl_refusal(parsed: &Parsed) -> Option<&str> {
+    match parsed.source {
+        ProviderSource::GitLab(_) => parsed
+            .warnings
+            .iter()
+            .find_map(|w| w.split_once(": ").map(|(refusal, _)| refusal))
+            .filter(|refusal| refusal.starts_with("invalid provider url.")),
+        _ => None,
+    }
 }
 
 fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
@@ -199,7 +218,9 @@ fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
         message: message.to_string(),
         hint,
     };
-    let path = url.path().trim_start_matches('/');
+    // clusterctl splits `rURL.Path`, the decoded path: `another%20file` names `another file`.
+    let decoded = decoded_path(url).ok_or_else(|| fail(GITHUB_FORM, None))?;
+    let path = decoded.trim_start_matches('/');
     let segments: Vec<&str> = path.split('/').collect();
     let [owner, repo, releases, version, rest @ ..] = segments.as_slice() else {
         return Err(fail(GITHUB_FORM, None));
@@ -378,6 +399,12 @@ mod tests {
         assert_eq!(nested.version, "latest");
         assert_eq!(nested.root_path, "dir");
         assert_eq!(nested.components_path, "file.yaml");
+        let ProviderSource::GitHub(spaced) =
+            read("https://github.com/o/r/releases/v1.0.0/another%20file").unwrap()
+        else {
+            panic!("not github")
+        };
+        assert_eq!(spaced.components_path, "another file");
         assert_eq!(
             message("https://github.com/o/r/releases/v1.0.0"),
             GITHUB_FORM
@@ -438,6 +465,14 @@ mod tests {
         )
         .unwrap();
         assert!(other_host.warnings[0].contains("`gitlab.`"));
+        assert_eq!(
+            clusterctl_refusal(&other_host),
+            Some(HTTPS_ONLY_GITHUB_GITLAB)
+        );
+        assert_eq!(
+            clusterctl_refusal(&test_server),
+            Some("invalid provider url. there are no provider implementation for \"http\" schema")
+        );
         assert_eq!(
             message("http://gitlab.example.org/api/v4/projects/42/packages/generic/p/v1/f"),
             "invalid provider url. there are no provider implementation for \"http\" schema"

@@ -4,6 +4,7 @@
 mod assemble_corpus;
 mod assemble_example;
 mod assemble_transform;
+mod clusterctl_words;
 mod common;
 mod completions;
 mod configmaps;

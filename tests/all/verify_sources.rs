@@ -150,7 +150,7 @@ fn a_release_without_metadata_stops_with_clusterctls_words() {
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
     assert!(
-        err.contains("failed to fetch metadata for provider"),
+        err.contains("failed to read \"metadata.yaml\" from the repository for provider"),
         "{err}"
     );
     assert!(

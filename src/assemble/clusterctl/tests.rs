@@ -328,3 +328,53 @@ fn template_rows() {
         "kind: Namespace\nmetadata:\n  name: x\n---\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata:\n  name: i"
     );
 }
+
+/// `util/yaml/yaml_test.go` `TestToUnstructured`: the document clusterctl names for a syntax
+/// error, counted as clusterctl counts (objects decoded before it, plus one).
+#[test]
+fn yaml_errors_name_the_document_as_clusterctl_does() {
+    for (text, ordinal) in [
+        (
+            "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nfoobar\nkind: Secret\n",
+            "2nd",
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nkind: Pod\n---\napiVersion: v1\nkind: Deployment\n---\napiVersion: v1\nfoobar\nkind: ConfigMap\n",
+            "4th",
+        ),
+        (
+            "apiVersion: v1\nfoobar\nkind: ConfigMap\n---\napiVersion: v1\nkind: Secret\n",
+            "1st",
+        ),
+    ] {
+        let err = decode("t.yaml", text).unwrap_err().to_string();
+        let want = format!(
+            "failed to parse yaml: failed to unmarshal the {ordinal} yaml document: t.yaml:"
+        );
+        assert!(err.starts_with(&want), "{err}");
+    }
+    let err = decode("t.yaml", "a: b\n--- foo\nc: d\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("failed to parse yaml: failed to read yaml: invalid Yaml document separator: foo: t.yaml:2:5: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn duplicate_keys_keep_the_last_value_and_are_listed() {
+    let text = "kind: A\nkind: B\n";
+    let objects = decode("t.yaml", text).unwrap();
+    assert_eq!(
+        objects[0].get("kind").and_then(JsonValue::as_str),
+        Some("B")
+    );
+    let warnings = duplicate_keys("t.yaml", text);
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].starts_with("t.yaml:2:1: duplicate key `kind`"),
+        "{}",
+        warnings[0]
+    );
+}
