@@ -23,6 +23,7 @@
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
 
 pub mod assemble;
+pub mod checksums;
 pub mod ci;
 pub mod cli;
 pub mod config;

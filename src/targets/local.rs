@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
-use super::release_dir::sha256_hex;
+use crate::checksums::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Overrides, Plan,
     PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer,

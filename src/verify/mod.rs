@@ -39,7 +39,8 @@ use crate::files::{self, Release};
 use crate::forge::http::{self, Credential, Http, HttpError};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::{self};
-use crate::targets::{CHECKSUMS_FILE, Secret, Services};
+use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
+use crate::targets::{Secret, Services};
 use crate::version::Version;
 
 const DEFAULT_GITHUB_API: &str = "https://api.github.com";
@@ -772,11 +773,6 @@ fn checksum_check(list: &[u8], files: &[VerifiedFile]) -> Check {
             message: problems.join("; "),
         }
     }
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(bytes))
 }
 
 #[cfg(test)]
