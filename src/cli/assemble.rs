@@ -177,7 +177,7 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     }
     let mut shown = release.diagnostics.clone();
     if global.quiet {
-        shown.retain(|d| d.severity == crate::rules::Severity::Error);
+        shown.retain(|d| d.severity == crate::diagnostic::Severity::Error);
     }
     let report = |shown: &[crate::diagnostic::Diagnostic]| -> Result<(), Failure> {
         report::write_lint(

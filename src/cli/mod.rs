@@ -17,6 +17,7 @@ mod release;
 mod render;
 mod rules;
 mod subst;
+mod value_enums;
 mod variables;
 mod vars;
 mod verify;

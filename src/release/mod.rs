@@ -860,7 +860,7 @@ fn chain_text(error: &dyn std::error::Error) -> String {
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(diagnostics.iter().map(crate::report::json::diagnostic))
+    s.collect_seq(diagnostics.iter().map(Diagnostic::to_json))
 }
 
 impl Outcome {

@@ -20,8 +20,6 @@ mod yaml;
 use std::sync::Arc;
 
 pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
-/// The reference parser lives in [`crate::image_ref`]; this path stays for existing callers.
-pub use crate::image_ref as image_reference;
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
 pub use waivers::Waiver;
 

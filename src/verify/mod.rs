@@ -168,7 +168,7 @@ pub struct VerifyReport {
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(diagnostics.iter().map(crate::report::json::diagnostic))
+    s.collect_seq(diagnostics.iter().map(crate::diagnostic::Diagnostic::to_json))
 }
 
 impl VerifyReport {
