@@ -140,7 +140,11 @@ mod tests {
             "aaaa  metadata.yaml".to_string(),
         ] {
             let list = format!("{hex}  ok.yaml\n{bad}\n");
-            assert_eq!(parse(list.as_bytes()), Err(SyntaxError { line: 2 }), "{bad}");
+            assert_eq!(
+                parse(list.as_bytes()),
+                Err(SyntaxError { line: 2 }),
+                "{bad}"
+            );
         }
     }
 }

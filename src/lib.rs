@@ -33,6 +33,7 @@ pub mod files;
 pub mod flect;
 pub mod forge;
 pub mod go_sort;
+pub mod go_unicode;
 pub mod image_ref;
 pub mod k8s;
 pub mod provider;

@@ -16,7 +16,9 @@ impl ValueEnum for Format {
             Format::Human => {
                 PossibleValue::new("human").help("Diagnostics with source snippets, for people")
             }
-            Format::Json => PossibleValue::new("json").help("One JSON object on stdout, for programs"),
+            Format::Json => {
+                PossibleValue::new("json").help("One JSON object on stdout, for programs")
+            }
             Format::Github => PossibleValue::new("github")
                 .help("GitHub Actions annotations (`::error file=…::…`)"),
         })
@@ -46,11 +48,17 @@ mod tests {
     fn every_choice_has_its_spelling() {
         for format in Format::value_variants() {
             let name = format.to_possible_value().map(|v| v.get_name().to_string());
-            assert_eq!(Format::from_str(name.as_deref().unwrap_or(""), false).ok(), Some(*format));
+            assert_eq!(
+                Format::from_str(name.as_deref().unwrap_or(""), false).ok(),
+                Some(*format)
+            );
         }
         for color in ColorChoice::value_variants() {
             let name = color.to_possible_value().map(|v| v.get_name().to_string());
-            assert_eq!(ColorChoice::from_str(name.as_deref().unwrap_or(""), false).ok(), Some(*color));
+            assert_eq!(
+                ColorChoice::from_str(name.as_deref().unwrap_or(""), false).ok(),
+                Some(*color)
+            );
         }
     }
 }

@@ -110,13 +110,10 @@ impl<'a> Context<'a> {
         let provider_type = options
             .provider_type
             .or_else(|| release.provider_type_from_names());
-        let name = options
-            .provider_name
-            .clone()
-            .or_else(|| {
-                let roots = release.components().flat_map(|file| file.yaml.roots());
-                crate::provider::name_from_objects(provider_type, roots)
-            });
+        let name = options.provider_name.clone().or_else(|| {
+            let roots = release.components().flat_map(|file| file.yaml.roots());
+            crate::provider::name_from_objects(provider_type, roots)
+        });
         Self {
             release,
             provider: Provider {

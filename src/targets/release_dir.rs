@@ -311,9 +311,7 @@ impl ReleaseDir {
             .collect();
         // Every name was checked when the folder was read (`files::check_release_name`), so the list
         // can be written; were one not, the part goes without a list rather than a wrong one.
-        let list = checksums::write(
-            files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())),
-        );
+        let list = checksums::write(files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())));
         if let (Some(_), Ok(list)) = (self.file(CHECKSUMS_FILE), list) {
             let mut checksums = ReleaseFile::from_bytes(CHECKSUMS_FILE, list.into_bytes());
             checksums.path = self.dir.join(CHECKSUMS_FILE);
@@ -630,8 +628,7 @@ mod tests {
             ("metadata.yaml", METADATA),
             ("cluster-template.yaml", "kind: Cluster\n"),
         ];
-        let sums =
-            checksums::write(files.iter().map(|(n, t)| (*n, t.as_bytes()))).unwrap();
+        let sums = checksums::write(files.iter().map(|(n, t)| (*n, t.as_bytes()))).unwrap();
         let mut all = files.to_vec();
         all.push((CHECKSUMS_FILE, &sums));
         let release = release(&all).unwrap();
@@ -669,5 +666,4 @@ mod tests {
             String::from_utf8_lossy(&bootstrap.file(CHECKSUMS_FILE).unwrap().contents).into_owned();
         assert!(!text.contains("infrastructure-components.yaml"), "{text}");
     }
-
 }

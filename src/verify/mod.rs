@@ -34,12 +34,12 @@ use serde::{Serialize, Serializer};
 
 use self::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepository, Repository};
 use self::source::{LATEST, ProviderSource, SourceError};
+use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
 use crate::forge::http::{self, Credential, Http, HttpError};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::{self};
-use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::targets::{Secret, Services};
 use crate::version::Version;
 
@@ -168,7 +168,11 @@ pub struct VerifyReport {
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(diagnostics.iter().map(crate::diagnostic::Diagnostic::to_json))
+    s.collect_seq(
+        diagnostics
+            .iter()
+            .map(crate::diagnostic::Diagnostic::to_json),
+    )
 }
 
 impl VerifyReport {
