@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::error::{Classified, ErrorClass};
 use crate::provider::{FileRole, ProviderType};
 use crate::yaml::{self, Limits, Source, YamlFile};
 
@@ -276,17 +277,17 @@ impl From<ReadError> for Error {
     }
 }
 
-impl Error {
-    /// True when the release itself is wrong (exit 1) rather than unreadable (exit 2).
-    pub fn is_refusal(&self) -> bool {
-        matches!(self, Error::NotRegular(_) | Error::BadName(_))
+impl Classified for Error {
+    /// A release that is itself wrong (a link, a bad name) is refused; one capkg cannot read or
+    /// find is a failure to do the job.
+    fn class(&self) -> ErrorClass {
+        ErrorClass::refusal_if(matches!(self, Error::NotRegular(_) | Error::BadName(_)))
     }
 
-    /// What to do about it, for errors that know.
-    pub fn hint(&self) -> Option<&'static str> {
+    fn hint(&self) -> Option<String> {
         match self {
             Error::NoReleaseFiles { .. } => Some(
-                "capkg looks for `*-components.yaml`, `metadata.yaml`, `cluster-template*.yaml` and `clusterclass-*.yaml`; point it at the folder that holds them",
+                "capkg looks for `*-components.yaml`, `metadata.yaml`, `cluster-template*.yaml` and `clusterclass-*.yaml`; point it at the folder that holds them".to_string(),
             ),
             _ => None,
         }

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use crate::checksums::CHECKSUMS_FILE;
 use crate::config::{self, ComponentsSource, Config, ProviderConfig};
+use crate::error::{Classified, ErrorClass};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Summary};
@@ -176,33 +177,26 @@ pub enum Error {
     BadName(#[from] files::BadName),
 }
 
-impl Error {
-    /// True when the sources are wrong (exit 1), false when capkg could not do its job (exit 2).
-    pub fn is_refusal(&self) -> bool {
-        matches!(
-            self,
+impl Classified for Error {
+    /// Wrong sources (or a result lint refuses) exit 1; what stops capkg from doing its job, 2.
+    fn class(&self) -> ErrorClass {
+        match self {
+            Error::Source(source) => source.class(),
             Error::Transform(_)
-                | Error::Images(_)
-                | Error::LintErrors { .. }
-                | Error::BadName(_)
-                | Error::Source(
-                    SourceError::CommandFailed { .. }
-                        | SourceError::CommandTimedOut { .. }
-                        | SourceError::CommandOutputTooLarge { .. }
-                        | SourceError::NotRegular(_)
-                        | SourceError::OutsideRepository { .. }
-                        | SourceError::BadName(_)
-                        | SourceError::CommandOutputEmpty { .. }
-                        | SourceError::CommandOutputNotText { .. }
-                        | SourceError::NotText { .. }
-                        | SourceError::NotATemplate { .. }
-                        | SourceError::DuplicateName { .. }
-                )
-        )
+            | Error::Images(_)
+            | Error::LintErrors { .. }
+            | Error::BadName(_) => ErrorClass::Refusal,
+            Error::Write(_)
+            | Error::NoComponents
+            | Error::NoProviderType
+            | Error::NoProviderName
+            | Error::UnnamedProvider { .. }
+            | Error::SameComponentsFile { .. }
+            | Error::SameProvider { .. } => ErrorClass::Failure,
+        }
     }
 
-    /// What to do about it, when known.
-    pub fn hint(&self) -> Option<String> {
+    fn hint(&self) -> Option<String> {
         match self {
             Error::NoComponents => {
                 Some("`capkg init` writes a capkg.yaml to start from".to_string())

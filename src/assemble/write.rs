@@ -32,6 +32,13 @@ pub enum WriteError {
     NotAFolder { path: PathBuf },
 }
 
+/// The output folder could not be written: capkg could not do its job.
+impl crate::error::Classified for WriteError {
+    fn class(&self) -> crate::error::ErrorClass {
+        crate::error::ErrorClass::Failure
+    }
+}
+
 /// Writes `files` (name, bytes) as the folder `out`, atomically.
 pub fn write_dir(files: &[(String, Vec<u8>)], out: &Path) -> Result<(), WriteError> {
     let io = |path: &Path| {

@@ -751,7 +751,7 @@ impl Error {
             | Error::ForeignPlan
             | Error::SeveralProviders { .. }
             | Error::Injected { .. } => false,
-            Error::ReleaseFile(source) => source.is_refusal(),
+            Error::ReleaseFile(source) => crate::error::Classified::is_refusal(source),
             Error::NoComponents { .. }
             | Error::NoMetadata { .. }
             | Error::ProviderTypeConflict { .. }

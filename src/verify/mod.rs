@@ -320,7 +320,7 @@ impl Error {
             Error::Metadata { source, .. } | Error::Components { source, .. } => {
                 source.is_refusal()
             }
-            Error::Files(source) => source.is_refusal(),
+            Error::Files(source) => crate::error::Classified::is_refusal(source),
             Error::Unexpected { .. } | Error::ApiUrl(_) => false,
         }
     }
@@ -339,7 +339,7 @@ impl Error {
                 Some(403) => Some("the token cannot read this repository, or the API rate limit is exhausted: set GITHUB_TOKEN".into()),
                 _ => None,
             },
-            Error::Files(e) => e.hint().map(str::to_string),
+            Error::Files(e) => crate::error::Classified::hint(e),
             _ => None,
         }
     }
