@@ -405,6 +405,45 @@ mod tests {
     }
 
     #[test]
+    fn placeholders_name_nothing_and_ties_go_to_the_first_seen() {
+        let infra = Some(ProviderType::Infrastructure);
+        let labels = [
+            "infrastructure-${NAME}",
+            "${NAME}",
+            "infrastructure-${NAME}",
+        ];
+        assert_eq!(name_from_labels(infra, labels.into_iter()), None);
+        let labels = [
+            "infrastructure-b",
+            "infrastructure-a",
+            "infrastructure-a",
+            "b",
+        ];
+        assert_eq!(
+            name_from_labels(infra, labels.into_iter()).as_deref(),
+            Some("b")
+        );
+    }
+
+    #[test]
+    fn names_come_from_the_labels_of_mapping_roots_read_as_strings() {
+        let file = crate::files::load_text(
+            "c.yaml",
+            "kind: A\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-a\n---\n- not an object\n---\nkind: B\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: 123\n".to_string(),
+            FileRole::Metadata,
+        );
+        let roots = || file.yaml.roots();
+        assert_eq!(
+            provider_labels(roots()).collect::<Vec<_>>(),
+            ["infrastructure-a"]
+        );
+        assert_eq!(
+            name_from_objects(Some(ProviderType::Infrastructure), roots()).as_deref(),
+            Some("a")
+        );
+    }
+
+    #[test]
     fn types_parse_from_both_spellings() {
         assert_eq!("infrastructure".parse(), Ok(ProviderType::Infrastructure));
         assert_eq!(
