@@ -153,6 +153,30 @@ pub enum ReadError {
     },
 }
 
+/// A link or a device where a release file should be: the release is wrong.
+impl Classified for NotRegular {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Refusal
+    }
+}
+
+/// A name clusterctl cannot fetch: the release is wrong.
+impl Classified for BadName {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Refusal
+    }
+}
+
+/// Not a regular file: refused; unreadable: capkg could not do its job.
+impl Classified for ReadError {
+    fn class(&self) -> ErrorClass {
+        match self {
+            ReadError::NotRegular(not_regular) => not_regular.class(),
+            ReadError::Io { .. } => ErrorClass::Failure,
+        }
+    }
+}
+
 /// What a file type is, for messages.
 pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
@@ -281,7 +305,14 @@ impl Classified for Error {
     /// A release that is itself wrong (a link, a bad name) is refused; one capkg cannot read or
     /// find is a failure to do the job.
     fn class(&self) -> ErrorClass {
-        ErrorClass::refusal_if(matches!(self, Error::NotRegular(_) | Error::BadName(_)))
+        match self {
+            Error::NotRegular(not_regular) => not_regular.class(),
+            Error::BadName(bad_name) => bad_name.class(),
+            Error::NotFound { .. }
+            | Error::Read { .. }
+            | Error::NoReleaseFiles { .. }
+            | Error::UnknownRole { .. } => ErrorClass::Failure,
+        }
     }
 
     fn hint(&self) -> Option<String> {
@@ -657,6 +688,28 @@ mod tests {
         let err = load_releases(&[dir.path().to_path_buf()], None).unwrap_err();
         assert!(matches!(err, Error::NoReleaseFiles { .. }));
         assert!(err.hint().is_some());
+        assert_eq!(err.class(), ErrorClass::Failure);
+    }
+
+    #[test]
+    fn a_wrong_release_is_refused_and_an_unreadable_one_is_a_failure() {
+        let bad = check_release_name("a b.yaml").unwrap_err();
+        assert_eq!(Error::BadName(bad).class(), ErrorClass::Refusal);
+        let link = NotRegular {
+            path: PathBuf::from("x.yaml"),
+            kind: "a symbolic link",
+        };
+        assert_eq!(
+            ReadError::NotRegular(link.clone()).class(),
+            ErrorClass::Refusal
+        );
+        assert_eq!(Error::NotRegular(link).class(), ErrorClass::Refusal);
+        let io = ReadError::Io {
+            path: PathBuf::from("x.yaml"),
+            source: std::io::Error::other("gone"),
+        };
+        assert_eq!(io.class(), ErrorClass::Failure);
+        assert_eq!(Error::from(io).class(), ErrorClass::Failure);
     }
 
     #[test]
