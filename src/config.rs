@@ -267,6 +267,21 @@ pub enum ConfigError {
     },
 }
 
+/// capkg exits 2 when it cannot use its own configuration (as `lint`, `assemble` and `release`
+/// always have), whether the file is unreadable or wrong.
+impl crate::error::Classified for ConfigError {
+    fn class(&self) -> crate::error::ErrorClass {
+        crate::error::ErrorClass::Failure
+    }
+}
+
+/// As [`ConfigError`]: the configuration cannot be used as the flags ask.
+impl crate::error::Classified for SeveralProviders {
+    fn class(&self) -> crate::error::ErrorClass {
+        crate::error::ErrorClass::Failure
+    }
+}
+
 impl ConfigError {
     /// Where the problem is, when it has a place.
     pub fn position(&self) -> Option<Position> {

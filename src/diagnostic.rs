@@ -116,6 +116,27 @@ impl Diagnostic {
         Some(self.file.as_ref()?.position(self.span?.start))
     }
 
+    /// The diagnostic's JSON form.
+    pub fn to_json(&self) -> JsonDiagnostic<'_> {
+        let start = self.position();
+        let end = match (&self.file, self.span) {
+            (Some(file), Some(span)) => Some(file.position(span.end)),
+            _ => None,
+        };
+        JsonDiagnostic {
+            rule: self.rule,
+            severity: self.severity,
+            file: self.file_name(),
+            line: start.map(|p| p.line),
+            column: start.map(|p| p.column),
+            end_line: end.map(|p| p.line),
+            end_column: end.map(|p| p.column),
+            message: &self.message,
+            help: &self.help,
+            waived: self.waived.as_deref(),
+        }
+    }
+
     /// Sort key: file, then position, then rule.
     pub fn sort_key(&self) -> (Option<&str>, usize, &'static str) {
         (
@@ -152,5 +173,54 @@ impl Summary {
             waived: diagnostics.iter().filter(|d| d.waived.is_some()).count(),
             files,
         }
+    }
+}
+
+/// One diagnostic as JSON output shows it: lint's report, and inside `release` and `verify`
+/// reports. Its shape is part of capkg's interface (README documents it).
+#[derive(Serialize)]
+pub struct JsonDiagnostic<'a> {
+    rule: &'a str,
+    severity: Severity,
+    file: Option<&'a str>,
+    line: Option<usize>,
+    column: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_column: Option<usize>,
+    message: &'a str,
+    help: &'a str,
+    /// The waiver's reason, for a finding the maintainer accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waived: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_form_has_one_based_ends_and_the_waiver() {
+        let source = Arc::new(Source::new("m.yaml", "a: 1\nkind: x\n"));
+        let mut diagnostic = Diagnostic::new(
+            "metadata/kind",
+            Severity::Warning,
+            Some(source),
+            Some(Span::new(5, 9)),
+            "bad",
+            "fix it",
+        );
+        diagnostic.waived = Some("known".into());
+        let value = serde_json::to_value(diagnostic.to_json()).unwrap();
+        assert_eq!(value["line"], 2);
+        assert_eq!(value["end_line"], 2);
+        assert_eq!(value["end_column"], 5);
+        assert_eq!(value["severity"], "warning");
+        assert_eq!(value["waived"], "known");
+        let whole_run = Diagnostic::new("x", Severity::Info, None, None, "m", "h");
+        let value = serde_json::to_value(whole_run.to_json()).unwrap();
+        assert!(value["line"].is_null());
+        assert!(value.get("end_line").is_none() && value.get("waived").is_none());
     }
 }

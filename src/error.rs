@@ -13,6 +13,26 @@ pub enum ErrorClass {
     Failure,
 }
 
+impl ErrorClass {
+    /// The process exit code of the class: the one place the numbers are decided (`cli::Failure`
+    /// and the `exit_code` of JSON reports both read it).
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorClass::Refusal => 1,
+            ErrorClass::Failure => 2,
+        }
+    }
+
+    /// `Refusal` when `refusal`, else `Failure`.
+    pub fn refusal_if(refusal: bool) -> Self {
+        if refusal {
+            ErrorClass::Refusal
+        } else {
+            ErrorClass::Failure
+        }
+    }
+}
+
 /// An error that knows its class and, where it can, what the user should do about it.
 pub trait Classified: std::error::Error + Send + Sync + 'static {
     fn class(&self) -> ErrorClass;
@@ -25,5 +45,18 @@ pub trait Classified: std::error::Error + Send + Sync + 'static {
     /// Shorthand for `class() == Refusal`.
     fn is_refusal(&self) -> bool {
         self.class() == ErrorClass::Refusal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_exit_1_and_failures_exit_2() {
+        assert_eq!(ErrorClass::Refusal.exit_code(), 1);
+        assert_eq!(ErrorClass::Failure.exit_code(), 2);
+        assert_eq!(ErrorClass::refusal_if(true), ErrorClass::Refusal);
+        assert_eq!(ErrorClass::refusal_if(false), ErrorClass::Failure);
     }
 }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::error::{Classified, ErrorClass};
 use crate::provider::{FileRole, ProviderType};
 use crate::yaml::{self, Limits, Source, YamlFile};
 
@@ -152,6 +153,30 @@ pub enum ReadError {
     },
 }
 
+/// A link or a device where a release file should be: the release is wrong.
+impl Classified for NotRegular {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Refusal
+    }
+}
+
+/// A name clusterctl cannot fetch: the release is wrong.
+impl Classified for BadName {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Refusal
+    }
+}
+
+/// Not a regular file: refused; unreadable: capkg could not do its job.
+impl Classified for ReadError {
+    fn class(&self) -> ErrorClass {
+        match self {
+            ReadError::NotRegular(not_regular) => not_regular.class(),
+            ReadError::Io { .. } => ErrorClass::Failure,
+        }
+    }
+}
+
 /// What a file type is, for messages.
 pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
@@ -276,17 +301,24 @@ impl From<ReadError> for Error {
     }
 }
 
-impl Error {
-    /// True when the release itself is wrong (exit 1) rather than unreadable (exit 2).
-    pub fn is_refusal(&self) -> bool {
-        matches!(self, Error::NotRegular(_) | Error::BadName(_))
+impl Classified for Error {
+    /// A release that is itself wrong (a link, a bad name) is refused; one capkg cannot read or
+    /// find is a failure to do the job.
+    fn class(&self) -> ErrorClass {
+        match self {
+            Error::NotRegular(not_regular) => not_regular.class(),
+            Error::BadName(bad_name) => bad_name.class(),
+            Error::NotFound { .. }
+            | Error::Read { .. }
+            | Error::NoReleaseFiles { .. }
+            | Error::UnknownRole { .. } => ErrorClass::Failure,
+        }
     }
 
-    /// What to do about it, for errors that know.
-    pub fn hint(&self) -> Option<&'static str> {
+    fn hint(&self) -> Option<String> {
         match self {
             Error::NoReleaseFiles { .. } => Some(
-                "capkg looks for `*-components.yaml`, `metadata.yaml`, `cluster-template*.yaml` and `clusterclass-*.yaml`; point it at the folder that holds them",
+                "capkg looks for `*-components.yaml`, `metadata.yaml`, `cluster-template*.yaml` and `clusterclass-*.yaml`; point it at the folder that holds them".to_string(),
             ),
             _ => None,
         }
@@ -656,6 +688,28 @@ mod tests {
         let err = load_releases(&[dir.path().to_path_buf()], None).unwrap_err();
         assert!(matches!(err, Error::NoReleaseFiles { .. }));
         assert!(err.hint().is_some());
+        assert_eq!(err.class(), ErrorClass::Failure);
+    }
+
+    #[test]
+    fn a_wrong_release_is_refused_and_an_unreadable_one_is_a_failure() {
+        let bad = check_release_name("a b.yaml").unwrap_err();
+        assert_eq!(Error::BadName(bad).class(), ErrorClass::Refusal);
+        let link = NotRegular {
+            path: PathBuf::from("x.yaml"),
+            kind: "a symbolic link",
+        };
+        assert_eq!(
+            ReadError::NotRegular(link.clone()).class(),
+            ErrorClass::Refusal
+        );
+        assert_eq!(Error::NotRegular(link).class(), ErrorClass::Refusal);
+        let io = ReadError::Io {
+            path: PathBuf::from("x.yaml"),
+            source: std::io::Error::other("gone"),
+        };
+        assert_eq!(io.class(), ErrorClass::Failure);
+        assert_eq!(Error::from(io).class(), ErrorClass::Failure);
     }
 
     #[test]

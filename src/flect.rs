@@ -26,14 +26,14 @@
 //! clusterctl run without such files.
 //!
 //! Character classes: flect uses Go's Unicode categories (`unicode.IsUpper`, `IsLetter`, `IsDigit`,
-//! `IsPunct`). They are reproduced exactly for ASCII and Latin-1; beyond Latin-1 they are
-//! approximated with the standard library's Unicode properties (std has no general-category
-//! tables). The API server only accepts kinds that are DNS-1035 labels once lower-cased (ASCII
+//! `IsPunct`), which [`crate::go_unicode`] reproduces. The API server only accepts kinds that are DNS-1035 labels once lower-cased (ASCII
 //! letters, digits and `-`), so CRD names are never affected. Note that `-` is one of flect's
 //! separators: only the part after the last `-` is pluralised (`my-dns` -> `my-dnsDNSes`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
+
+use crate::go_unicode;
 
 /// Returns the name clusterctl expects for a CRD of `kind` in API group `group`:
 /// `<pluralize(lower(kind))>.<group>`, as Cluster API's `contract.CalculateCRDName`.
@@ -100,7 +100,7 @@ fn capitalize(s: &str) -> String {
     match chars.next() {
         Some(first) => {
             let mut out = String::with_capacity(s.len());
-            out.push(go_to_title(first));
+            out.push(go_unicode::to_title(first));
             out.push_str(chars.as_str());
             out
         }
@@ -140,8 +140,8 @@ fn to_parts(s: &str) -> Vec<String> {
     let mut current = String::with_capacity(s.len());
     for c in s.chars() {
         let starts_part = is_separator(c)
-            || (go_is_upper(c) && !go_is_upper(prev))
-            || (go_is_upper(c) && is_acronym(&go_to_upper(&current)));
+            || (go_unicode::is_upper(c) && !go_unicode::is_upper(prev))
+            || (go_unicode::is_upper(c) && is_acronym(&go_to_upper(&current)));
         if starts_part {
             push_part(&mut parts, &current);
             current.clear();
@@ -149,7 +149,11 @@ fn to_parts(s: &str) -> Vec<String> {
             prev = c;
             continue;
         }
-        if go_is_letter(c) || go_is_digit(c) || go_is_punct(c) || c == '`' {
+        if go_unicode::is_letter(c)
+            || go_unicode::is_digit(c)
+            || go_unicode::is_punct(c)
+            || c == '`'
+        {
             prev = c;
             current.push(c);
             continue;
@@ -185,120 +189,15 @@ fn push_part(parts: &mut Vec<String>, raw: &str) {
 // Go's character functions
 // ---------------------------------------------------------------------------------------------
 
-/// Go's `strings.ToLower`: every character through its simple (one-to-one) lower-case mapping.
-/// `İ` (U+0130) is the one character whose full mapping in std has two characters while Go maps it
-/// to a plain `i`. Unlike `str::to_lowercase`, no final-sigma rule.
+/// Go's `strings.ToLower`: every character by its simple lower-case mapping.
 fn go_to_lower(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{130}' => 'i',
-            c => single(c.to_lowercase()).unwrap_or(c),
-        })
-        .collect()
+    s.chars().map(go_unicode::to_lower).collect()
 }
 
 /// Go's `strings.ToUpper`: simple upper-case mapping; characters whose only upper-case form has
 /// several characters (`ß`, ligatures) stay as they are, as in Go.
 fn go_to_upper(s: &str) -> String {
-    s.chars()
-        .map(|c| single(c.to_uppercase()).unwrap_or(c))
-        .collect()
-}
-
-/// Go's `unicode.ToTitle`: as upper-case except for the four Latin digraphs with a title-case form.
-fn go_to_title(c: char) -> char {
-    match c {
-        '\u{1C4}'..='\u{1C6}' => '\u{1C5}',
-        '\u{1C7}'..='\u{1C9}' => '\u{1C8}',
-        '\u{1CA}'..='\u{1CC}' => '\u{1CB}',
-        '\u{1F1}'..='\u{1F3}' => '\u{1F2}',
-        c => single(c.to_uppercase()).unwrap_or(c),
-    }
-}
-
-fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
-    let first = it.next()?;
-    match it.next() {
-        None => Some(first),
-        Some(_) => None,
-    }
-}
-
-/// Go's `unicode.IsUpper` (category Lu). std's `is_uppercase` also includes Other_Uppercase
-/// (Roman numerals, circled and squared letters), which Go does not count.
-fn go_is_upper(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_uppercase();
-    }
-    let other_uppercase = matches!(
-        c,
-        '\u{2160}'..='\u{216F}'
-            | '\u{24B6}'..='\u{24CF}'
-            | '\u{1F130}'..='\u{1F149}'
-            | '\u{1F150}'..='\u{1F169}'
-            | '\u{1F170}'..='\u{1F189}'
-    );
-    c.is_uppercase() && !other_uppercase
-}
-
-/// Go's `unicode.IsLetter` (categories L*); exact up to Latin-1, approximated beyond.
-fn go_is_letter(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphabetic();
-    }
-    c.is_alphabetic()
-}
-
-/// Go's `unicode.IsDigit` (category Nd); exact up to Latin-1 (where `²`, `¹`, `¼`… are not digits),
-/// approximated beyond.
-fn go_is_digit(c: char) -> bool {
-    if u32::from(c) <= 0xFF {
-        return c.is_ascii_digit();
-    }
-    c.is_numeric()
-}
-
-/// Go's `unicode.IsPunct` (categories P*). In ASCII that excludes the symbols `$ + < = > ^ `` | ~`
-/// which std's `is_ascii_punctuation` includes. Beyond Latin-1 only the General Punctuation block
-/// and the CJK marks are recognised.
-fn go_is_punct(c: char) -> bool {
-    matches!(
-        c,
-        '!' | '"'
-            | '#'
-            | '%'
-            | '&'
-            | '\''
-            | '('
-            | ')'
-            | '*'
-            | ','
-            | '-'
-            | '.'
-            | '/'
-            | ':'
-            | ';'
-            | '?'
-            | '@'
-            | '['
-            | '\\'
-            | ']'
-            | '_'
-            | '{'
-            | '}'
-            | '\u{A1}'
-            | '\u{A7}'
-            | '\u{AB}'
-            | '\u{B6}'
-            | '\u{B7}'
-            | '\u{BB}'
-            | '\u{BF}'
-            | '\u{2010}'..='\u{2027}'
-            | '\u{2030}'..='\u{2043}'
-            | '\u{2045}'..='\u{2051}'
-            | '\u{2053}'..='\u{205E}'
-            | '\u{3001}'..='\u{3003}'
-    )
+    s.chars().map(go_unicode::to_upper).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1001,11 +900,16 @@ mod tests {
         assert_eq!(go_to_lower("ΟΔΟΣ"), "οδοσ");
         assert_eq!(go_to_lower("\u{130}"), "i");
         assert_eq!(go_to_upper("straße"), "STRAßE");
-        assert_eq!(go_to_title('ǆ'), 'ǅ');
-        assert!(!go_is_upper('\u{2160}'));
-        assert!(go_is_upper('Ä'));
-        assert!(!go_is_punct('$') && !go_is_punct('+') && !go_is_punct('~') && go_is_punct('_'));
-        assert!(!go_is_digit('²') && go_is_digit('7'));
+        assert_eq!(go_unicode::to_title('ǆ'), 'ǅ');
+        assert!(!go_unicode::is_upper('\u{2160}'));
+        assert!(go_unicode::is_upper('Ä'));
+        assert!(
+            !go_unicode::is_punct('$')
+                && !go_unicode::is_punct('+')
+                && !go_unicode::is_punct('~')
+                && go_unicode::is_punct('_')
+        );
+        assert!(!go_unicode::is_digit('²') && go_unicode::is_digit('7'));
     }
 
     // -----------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
 
 pub mod assemble;
+pub mod checksums;
 pub mod ci;
 pub mod cli;
 pub mod config;
@@ -33,6 +34,7 @@ pub mod files;
 pub mod flect;
 pub mod forge;
 pub mod go_sort;
+pub mod go_unicode;
 pub mod image_ref;
 pub mod k8s;
 pub mod operator;

@@ -8,6 +8,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::k8s::Object;
+use crate::yaml::Node;
+
 /// The seven provider types clusterctl knows, in its install order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ProviderType {
@@ -96,10 +99,18 @@ impl ProviderType {
     }
 }
 
-/// The provider name the `cluster.x-k8s.io/provider` labels give most often (the first seen on
-/// ties). A label with the type's prefix gives its name; a bare label (`kubevirt` where clusterctl
-/// writes `infrastructure-kubevirt`) that is a valid name is the name itself; a label with another
-/// type's prefix is ignored. Without a type, every prefixed label counts.
+/// The provider name the `cluster.x-k8s.io/provider` labels give: the one rule lint, assemble,
+/// render and publish all follow when no name is given.
+///
+/// - A label with the type's prefix (`infrastructure-aws`) gives the name after it.
+/// - A bare label that is a valid name (`kubevirt` where clusterctl writes
+///   `infrastructure-kubevirt`) is the name itself.
+/// - A label with another type's prefix, or one that is not a valid name (a `${VAR}`
+///   placeholder, say), is ignored. Without a type, every prefixed label counts.
+/// - The name given most often wins; on a tie, the first seen in file and document order.
+///
+/// Mixed labels are not refused here: lint reports them (`provider-label`), and every command
+/// still agrees on which provider the folder is.
 pub fn name_from_labels<'a>(
     provider_type: Option<ProviderType>,
     labels: impl Iterator<Item = &'a str>,
@@ -113,12 +124,33 @@ pub fn name_from_labels<'a>(
             (_, None) if validate_name(provider_type, label).is_ok() => label,
             (_, None) => continue,
         };
+        if name.contains("${") {
+            continue;
+        }
         match counts.iter_mut().find(|(n, _)| *n == name) {
             Some((_, count)) => *count += 1,
             None => counts.push((name, 1)),
         }
     }
     most_common(counts).map(str::to_string)
+}
+
+/// [`name_from_labels`] over the `cluster.x-k8s.io/provider` labels of these document roots
+/// (labels a YAML 1.1 reader sees as strings).
+pub fn name_from_objects<'a>(
+    provider_type: Option<ProviderType>,
+    roots: impl Iterator<Item = &'a Node>,
+) -> Option<String> {
+    name_from_labels(provider_type, provider_labels(roots))
+}
+
+/// The `cluster.x-k8s.io/provider` label of each of these document roots that has one.
+pub fn provider_labels<'a>(roots: impl Iterator<Item = &'a Node>) -> impl Iterator<Item = &'a str> {
+    roots.filter_map(|root| {
+        Object::new(root)?
+            .label(PROVIDER_LABEL)
+            .and_then(Node::as_str)
+    })
 }
 
 /// The item counted most often; the first seen on ties.
@@ -414,6 +446,45 @@ mod tests {
             Some("x")
         );
         assert_eq!(name_from_labels(infra, std::iter::empty()), None);
+    }
+
+    #[test]
+    fn placeholders_name_nothing_and_ties_go_to_the_first_seen() {
+        let infra = Some(ProviderType::Infrastructure);
+        let labels = [
+            "infrastructure-${NAME}",
+            "${NAME}",
+            "infrastructure-${NAME}",
+        ];
+        assert_eq!(name_from_labels(infra, labels.into_iter()), None);
+        let labels = [
+            "infrastructure-b",
+            "infrastructure-a",
+            "infrastructure-a",
+            "b",
+        ];
+        assert_eq!(
+            name_from_labels(infra, labels.into_iter()).as_deref(),
+            Some("b")
+        );
+    }
+
+    #[test]
+    fn names_come_from_the_labels_of_mapping_roots_read_as_strings() {
+        let file = crate::files::load_text(
+            "c.yaml",
+            "kind: A\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-a\n---\n- not an object\n---\nkind: B\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: 123\n".to_string(),
+            FileRole::Metadata,
+        );
+        let roots = || file.yaml.roots();
+        assert_eq!(
+            provider_labels(roots()).collect::<Vec<_>>(),
+            ["infrastructure-a"]
+        );
+        assert_eq!(
+            name_from_objects(Some(ProviderType::Infrastructure), roots()).as_deref(),
+            Some("a")
+        );
     }
 
     #[test]

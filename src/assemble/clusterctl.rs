@@ -18,9 +18,9 @@
 //! a management cluster's view (which ClusterClasses already exist).
 
 use crate::go_sort;
+use crate::image_ref as image_reference;
 use crate::k8s::{INJECT_CA_FROM, is_namespaced};
 use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL};
-use crate::rules::image_reference;
 use crate::subst::{self, Lookup};
 use crate::yaml::json_value::{JsonValue, ToJsonError};
 use crate::yaml::write_clusterctl::{self, WriteError};

@@ -47,6 +47,13 @@ pub enum ImagesError {
     },
 }
 
+/// An `images:` entry that cannot be applied is a configuration to fix.
+impl crate::error::Classified for ImagesError {
+    fn class(&self) -> crate::error::ErrorClass {
+        crate::error::ErrorClass::Refusal
+    }
+}
+
 /// The entries with `{version}` and `{semver}` replaced; an error when one needs a version and
 /// there is none.
 pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<Pin>, ImagesError> {

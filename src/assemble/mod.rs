@@ -25,7 +25,9 @@ pub mod write;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::checksums::CHECKSUMS_FILE;
 use crate::config::{self, ComponentsSource, Config, ProviderConfig};
+use crate::error::{Classified, ErrorClass};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Summary};
@@ -33,11 +35,11 @@ use crate::files::{self, Release, ReleaseFile};
 use crate::provider::{FileRole, PROVIDER_LABEL, Provider, ProviderType, ReleaseProvider};
 use crate::rules::{self};
 use crate::version::Version;
-use crate::yaml::{Node, Source, YamlFile};
+use crate::yaml::{Source, YamlFile};
 
 pub use sources::SourceError;
 pub use transform::{TransformError, TransformOptions, Transformed};
-pub use write::{CHECKSUMS_FILE, WriteError, checksums, sha256_hex};
+pub use write::WriteError;
 
 /// What `plan` needs besides the configuration.
 #[derive(Debug, Clone, Default)]
@@ -175,33 +177,26 @@ pub enum Error {
     BadName(#[from] files::BadName),
 }
 
-impl Error {
-    /// True when the sources are wrong (exit 1), false when capkg could not do its job (exit 2).
-    pub fn is_refusal(&self) -> bool {
-        matches!(
-            self,
+impl Classified for Error {
+    /// Wrong sources (or a result lint refuses) exit 1; what stops capkg from doing its job, 2.
+    fn class(&self) -> ErrorClass {
+        match self {
+            Error::Source(source) => source.class(),
             Error::Transform(_)
-                | Error::Images(_)
-                | Error::LintErrors { .. }
-                | Error::BadName(_)
-                | Error::Source(
-                    SourceError::CommandFailed { .. }
-                        | SourceError::CommandTimedOut { .. }
-                        | SourceError::CommandOutputTooLarge { .. }
-                        | SourceError::NotRegular(_)
-                        | SourceError::OutsideRepository { .. }
-                        | SourceError::BadName(_)
-                        | SourceError::CommandOutputEmpty { .. }
-                        | SourceError::CommandOutputNotText { .. }
-                        | SourceError::NotText { .. }
-                        | SourceError::NotATemplate { .. }
-                        | SourceError::DuplicateName { .. }
-                )
-        )
+            | Error::Images(_)
+            | Error::LintErrors { .. }
+            | Error::BadName(_) => ErrorClass::Refusal,
+            Error::Write(_)
+            | Error::NoComponents
+            | Error::NoProviderType
+            | Error::NoProviderName
+            | Error::UnnamedProvider { .. }
+            | Error::SameComponentsFile { .. }
+            | Error::SameProvider { .. } => ErrorClass::Failure,
+        }
     }
 
-    /// What to do about it, when known.
-    pub fn hint(&self) -> Option<String> {
+    fn hint(&self) -> Option<String> {
         match self {
             Error::NoComponents => {
                 Some("`capkg init` writes a capkg.yaml to start from".to_string())
@@ -294,7 +289,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     let checksums_of = |files: &[AssembledFile]| {
-        write::checksums(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())))
+        crate::checksums::write(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())))
     };
 
     // The release is linted provider by provider, each with the shared `metadata.yaml`, and the
@@ -440,8 +435,8 @@ fn assemble_provider(
     }
     let provider_name = match &provider_config.name {
         Some(name) => name.clone(),
-        None => name_from_labels(
-            provider_type,
+        None => crate::provider::name_from_objects(
+            Some(provider_type),
             parsed.iter().flat_map(|(_, _, _, objects)| objects.iter()),
         )
         .ok_or_else(|| {
@@ -541,18 +536,6 @@ fn type_from_file_names(provider: &ProviderConfig) -> Option<ProviderType> {
         }
         _ => None,
     })
-}
-
-/// The name the components' existing provider labels give most often.
-fn name_from_labels<'a>(
-    provider_type: ProviderType,
-    objects: impl Iterator<Item = &'a Node>,
-) -> Option<String> {
-    let labels = objects.filter_map(|root| {
-        root.path(&["metadata", "labels", PROVIDER_LABEL])
-            .and_then(Node::as_str)
-    });
-    crate::provider::name_from_labels(Some(provider_type), labels)
 }
 
 /// The provider of an assembled single-provider release, for reports (the first of several).

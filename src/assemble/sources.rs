@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::config::{Command, CommandLimits, ComponentsSource};
+use crate::error::{Classified, ErrorClass};
 use crate::files::{BadName, NotRegular, ReadError};
 use crate::provider::FileRole;
 
@@ -110,9 +111,28 @@ impl From<ReadError> for SourceError {
     }
 }
 
-impl SourceError {
-    /// The capkg.yaml key that raises the bound a command hit.
-    pub fn hint(&self) -> Option<String> {
+impl Classified for SourceError {
+    /// Sources that are wrong (a command that fails, a file outside the repository, a name
+    /// clusterctl cannot fetch) are refused; a file capkg cannot read is a failure.
+    fn class(&self) -> ErrorClass {
+        ErrorClass::refusal_if(matches!(
+            self,
+            SourceError::CommandFailed { .. }
+                | SourceError::CommandTimedOut { .. }
+                | SourceError::CommandOutputTooLarge { .. }
+                | SourceError::NotRegular(_)
+                | SourceError::OutsideRepository { .. }
+                | SourceError::BadName(_)
+                | SourceError::CommandOutputEmpty { .. }
+                | SourceError::CommandOutputNotText { .. }
+                | SourceError::NotText { .. }
+                | SourceError::NotATemplate { .. }
+                | SourceError::DuplicateName { .. }
+        ))
+    }
+
+    /// The capkg.yaml key that raises the bound a command hit, or where the file should be.
+    fn hint(&self) -> Option<String> {
         match self {
             SourceError::CommandTimedOut { .. } => Some(
                 "raise `timeout` in the components entry of capkg.yaml (`timeout: 30m`) if the command needs longer".to_string(),

@@ -1,4 +1,5 @@
-//! Writing an assembled release: `checksums.txt` and an atomic output folder.
+//! Writing an assembled release: an atomic output folder (`checksums.txt` is
+//! [`crate::checksums`]').
 //!
 //! The folder is built complete in a temporary folder beside the destination and renamed into
 //! place; a destination that already exists is moved aside first and removed only after the new
@@ -9,12 +10,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::provider::FileRole;
 
-/// The name of the checksum list (read back by `capkg publish`).
-pub use crate::targets::CHECKSUMS_FILE;
+use crate::checksums::CHECKSUMS_FILE;
 
 /// Why the release could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -34,27 +32,11 @@ pub enum WriteError {
     NotAFolder { path: PathBuf },
 }
 
-/// Lower-case hex SHA-256.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// `sha256sum` text-mode lines (`<hex>  <name>`), one per file, sorted by name. A name the list
-/// cannot hold on one line as written (a newline, a backslash, which `sha256sum` escapes, any
-/// character outside [`crate::files::check_release_name`]) is an error, never a line.
-pub fn checksums<'a>(
-    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-) -> Result<String, crate::files::BadName> {
-    let mut lines: Vec<(&str, String)> = Vec::new();
-    for (name, bytes) in files {
-        crate::files::check_release_name(name)?;
-        lines.push((name, sha256_hex(bytes)));
+/// The output folder could not be written: capkg could not do its job.
+impl crate::error::Classified for WriteError {
+    fn class(&self) -> crate::error::ErrorClass {
+        crate::error::ErrorClass::Failure
     }
-    lines.sort_by(|a, b| a.0.cmp(b.0));
-    Ok(lines
-        .into_iter()
-        .map(|(name, hash)| format!("{hash}  {name}\n"))
-        .collect())
 }
 
 /// Writes `files` (name, bytes) as the folder `out`, atomically.
@@ -132,18 +114,6 @@ pub fn write_dir(files: &[(String, Vec<u8>)], out: &Path) -> Result<(), WriteErr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn checksums_are_sha256sum_lines_sorted_by_name() {
-        let text = checksums([("b.yaml", &b"b"[..]), ("a.yaml", &b""[..])]).unwrap();
-        assert_eq!(
-            text,
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  a.yaml\n3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d  b.yaml\n"
-        );
-        for name in ["a\nb.yaml", "a\\b.yaml", "a\rb.yaml", "a\u{7}.yaml"] {
-            assert!(checksums([(name, &b""[..])]).is_err(), "{name:?}");
-        }
-    }
 
     #[test]
     fn replaces_a_release_folder_but_not_a_foreign_one() {

@@ -177,7 +177,7 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     }
     let mut shown = release.diagnostics.clone();
     if global.quiet {
-        shown.retain(|d| d.severity == crate::rules::Severity::Error);
+        shown.retain(|d| d.severity == crate::diagnostic::Severity::Error);
     }
     let report = |shown: &[crate::diagnostic::Diagnostic]| -> Result<(), Failure> {
         report::write_lint(
@@ -242,5 +242,5 @@ pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
 
 /// Exit 1 for sources that are wrong, 2 for what stops capkg from doing its job.
 fn failure(error: assemble::Error) -> Failure {
-    Failure::classified(error.is_refusal(), error.hint(), error)
+    Failure::from_classified(error)
 }

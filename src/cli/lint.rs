@@ -51,12 +51,8 @@ pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         }
         None => (Vec::new(), PathBuf::from(".")),
     };
-    let releases = crate::files::load_releases(&args.paths, args.provider.provider_type).map_err(
-        |e| match e {
-            other if other.is_refusal() => Failure::input(other),
-            other => Failure::internal(other),
-        },
-    )?;
+    let releases = crate::files::load_releases(&args.paths, args.provider.provider_type)
+        .map_err(Failure::from_classified)?;
     let options = rules::Options {
         provider_type: args.provider.provider_type,
         provider_name: args.provider.provider.clone(),

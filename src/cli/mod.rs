@@ -18,6 +18,7 @@ mod release;
 mod render;
 mod rules;
 mod subst;
+mod value_enums;
 mod variables;
 mod vars;
 mod verify;
@@ -29,6 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::error::{Classified, ErrorClass};
 use crate::provider::ProviderType;
 use crate::report::{ColorChoice, Format};
 use crate::version::Version;
@@ -161,7 +163,7 @@ impl Failure {
     pub fn input(error: impl Into<anyhow::Error>) -> Self {
         Self {
             error: error.into(),
-            exit: 1,
+            exit: ErrorClass::Refusal.exit_code(),
             hint: None,
         }
     }
@@ -170,12 +172,23 @@ impl Failure {
     pub fn internal(error: impl Into<anyhow::Error>) -> Self {
         Self {
             error: error.into(),
-            exit: 2,
+            exit: ErrorClass::Failure.exit_code(),
             hint: None,
         }
     }
 
+    /// The one mapping from a library error to an exit: its class decides 1 or 2, its hint is
+    /// shown under it, and the error itself (with its cause chain) is kept.
+    pub fn from_classified(error: impl Classified) -> Self {
+        Self {
+            exit: error.class().exit_code(),
+            hint: error.hint(),
+            error: anyhow::Error::new(error),
+        }
+    }
+
     /// Exit 1 when the library says the input (or a remote) refused, 2 otherwise; keeps the hint.
+    /// For error types that do not implement [`Classified`] yet; prefer [`Failure::from_classified`].
     pub fn classified(
         refusal: bool,
         hint: Option<String>,
@@ -371,8 +384,7 @@ fn known_hint(error: &anyhow::Error) -> Option<String> {
     error.chain().find_map(|cause| {
         cause
             .downcast_ref::<crate::files::Error>()
-            .and_then(|e| e.hint())
-            .map(str::to_string)
+            .and_then(Classified::hint)
     })
 }
 
@@ -463,6 +475,32 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_classified_error_keeps_its_class_hint_and_causes() {
+        let refused =
+            crate::files::Error::BadName(crate::files::check_release_name("a b.yaml").unwrap_err());
+        let failure = Failure::from_classified(refused);
+        assert_eq!(failure.exit, 1);
+        assert!(
+            failure
+                .error
+                .downcast_ref::<crate::files::Error>()
+                .is_some()
+        );
+        let unreadable = crate::files::Error::Read {
+            path: PathBuf::from("x.yaml"),
+            source: io::Error::other("disk on fire"),
+        };
+        let failure = Failure::from_classified(unreadable);
+        assert_eq!(failure.exit, 2);
+        let causes: Vec<String> = failure.error.chain().map(ToString::to_string).collect();
+        assert_eq!(causes, ["cannot read `x.yaml`", "disk on fire"]);
+        let none_found = crate::files::Error::NoReleaseFiles { paths: vec![] };
+        let failure = Failure::from_classified(none_found);
+        assert_eq!(failure.exit, 2);
+        assert!(failure.hint.is_some_and(|h| h.contains("metadata.yaml")));
     }
 
     #[test]

@@ -92,16 +92,7 @@ pub fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     write(global, &ci, &outcome)?;
     match &outcome.error {
         None => Ok(Status::Success),
-        Some(error) => {
-            let failure = match error.exit {
-                1 => Failure::input(anyhow::anyhow!("{}", error.message)),
-                _ => Failure::internal(anyhow::anyhow!("{}", error.message)),
-            };
-            Err(match &error.hint {
-                Some(hint) => failure.with_hint(hint.clone()),
-                None => failure,
-            })
-        }
+        Some(error) => Err(Failure::from_classified(error.clone())),
     }
 }
 

@@ -98,7 +98,7 @@ fn render_components(
     };
     let provider_name = match &args.provider.provider {
         Some(n) => n.clone(),
-        None => name_from_labels(&bytes, provider_type).ok_or_else(|| {
+        None => name_from_labels(&name, &bytes, provider_type).ok_or_else(|| {
             Failure::internal(anyhow::anyhow!(
                 "cannot tell the provider name of `{name}` (no `{PROVIDER_LABEL}` label)"
             ))
@@ -117,21 +117,16 @@ fn render_components(
     Ok(text.into_bytes())
 }
 
-fn name_from_labels(bytes: &[u8], provider_type: ProviderType) -> Option<String> {
-    let text = String::from_utf8_lossy(bytes);
-    for line in text.lines() {
-        let Some(value) = line.trim().strip_prefix(&format!("{PROVIDER_LABEL}:")) else {
-            continue;
-        };
-        let value = value.trim().trim_matches(['"', '\'']);
-        match ProviderType::split_label(value) {
-            Some((t, name)) if t == provider_type => return Some(name.to_string()),
-            Some(_) => {}
-            None if !value.is_empty() && !value.contains('$') => return Some(value.to_string()),
-            None => {}
-        }
-    }
-    None
+/// The provider name the file's `cluster.x-k8s.io/provider` labels give, by the rule every
+/// command follows ([`crate::provider::name_from_labels`]).
+fn name_from_labels(name: &str, bytes: &[u8], provider_type: ProviderType) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let role = FileRole::Components {
+        provider_type,
+        suffix: None,
+    };
+    let file = crate::files::load_text(name, text, role);
+    crate::provider::name_from_objects(Some(provider_type), file.yaml.roots())
 }
 
 /// The provider's manifest label, as clusterctl names the repository in its messages: from

@@ -73,6 +73,7 @@ use self::tags::{GitTags, TagCheck};
 use self::version::ResolvedVersion;
 use crate::ci::CiContext;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::error::{Classified, ErrorClass};
 use crate::files;
 use crate::provider::{ProviderType, ReleaseProvider};
 use crate::rules::{self};
@@ -798,8 +799,28 @@ pub struct ErrorReport {
     pub stage: Stage,
     pub message: String,
     pub hint: Option<String>,
-    /// 1: the input is wrong or the remote refused; 2: capkg could not do its job.
-    pub exit: u8,
+    /// Refused (the input is wrong or the remote said no) or failed (capkg could not do its job).
+    pub class: ErrorClass,
+}
+
+/// The report is the error `capkg release` exits with: its message is the whole story (the
+/// cause chain, what was done, what a re-run does), already flattened and redacted.
+impl std::fmt::Display for ErrorReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ErrorReport {}
+
+impl Classified for ErrorReport {
+    fn class(&self) -> ErrorClass {
+        self.class
+    }
+
+    fn hint(&self) -> Option<String> {
+        self.hint.clone()
+    }
 }
 
 /// `{"stage", "message", "hint", "exit", "exit_code"}`: the error object every command prints
@@ -811,8 +832,8 @@ impl Serialize for ErrorReport {
         object.serialize_field("stage", &self.stage)?;
         object.serialize_field("message", &self.message)?;
         object.serialize_field("hint", &self.hint)?;
-        object.serialize_field("exit", &self.exit)?;
-        object.serialize_field("exit_code", &self.exit)?;
+        object.serialize_field("exit", &self.class.exit_code())?;
+        object.serialize_field("exit_code", &self.class.exit_code())?;
         object.end()
     }
 }
@@ -860,7 +881,7 @@ fn chain_text(error: &dyn std::error::Error) -> String {
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(diagnostics.iter().map(crate::report::json::diagnostic))
+    s.collect_seq(diagnostics.iter().map(Diagnostic::to_json))
 }
 
 impl Outcome {
@@ -943,7 +964,7 @@ impl Outcome {
 
     /// The exit code: 0, or the error's.
     pub fn exit_code(&self) -> u8 {
-        self.error.as_ref().map_or(0, |e| e.exit)
+        self.error.as_ref().map_or(0, |e| e.class.exit_code())
     }
 
     fn set_error_once(&mut self, stage: Stage, error: &Error) {
@@ -952,21 +973,21 @@ impl Outcome {
                 stage,
                 message: chain(error),
                 hint: error.hint(),
-                exit: if error.is_refusal() { 1 } else { 2 },
+                class: error.class(),
             });
         }
     }
 
     /// Blocked by checks: every blocker is reported, nothing was touched.
     fn refuse(&mut self, plan: &ReleasePlan) {
-        let refusal = plan.blockers.iter().all(Error::is_refusal);
+        let refusal = plan.blockers.iter().all(Classified::is_refusal);
         let message = plan
             .blockers
             .iter()
             .map(|e| chain(e))
             .collect::<Vec<_>>()
             .join("; ");
-        let hint = plan.blockers.iter().find_map(Error::hint);
+        let hint = plan.blockers.iter().find_map(Classified::hint);
         self.status = if refusal {
             Status::Refused
         } else {
@@ -976,7 +997,7 @@ impl Outcome {
             stage: Stage::Checks,
             message: format!("release refused, nothing was published: {message}"),
             hint,
-            exit: if refusal { 1 } else { 2 },
+            class: ErrorClass::refusal_if(refusal),
         });
     }
 
@@ -1060,7 +1081,7 @@ impl Outcome {
             },
             message,
             hint: error.hint(),
-            exit: if error.is_refusal() { 1 } else { 2 },
+            class: error.class(),
         });
     }
 }
@@ -1139,10 +1160,10 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// True when the input is wrong or a remote refused (exit 1); false when capkg could not do
-    /// its job (exit 2).
-    pub fn is_refusal(&self) -> bool {
+impl Classified for Error {
+    /// The input is wrong or a remote refused (exit 1), or capkg could not do its job (exit 2);
+    /// a wrapped error keeps its own class.
+    fn class(&self) -> ErrorClass {
         match self {
             Error::NoVersion
             | Error::NoConfig { .. }
@@ -1150,21 +1171,23 @@ impl Error {
             | Error::SeveralProviders { .. }
             | Error::Git { .. }
             | Error::NoTargets
-            | Error::TargetNotConfigured { .. } => false,
+            | Error::TargetNotConfigured { .. } => ErrorClass::Failure,
             Error::TagNotSemver { .. }
             | Error::VersionNeedsV { .. }
             | Error::LintErrors { .. }
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
-            | Error::VerifyFailed { .. } => true,
-            Error::Assemble(source) => source.is_refusal(),
-            Error::Release(source) | Error::Target { source, .. } => source.is_refusal(),
-            Error::Verify { source, .. } => source.is_refusal(),
+            | Error::VerifyFailed { .. } => ErrorClass::Refusal,
+            Error::Assemble(source) => source.class(),
+            Error::Release(source) | Error::Target { source, .. } => {
+                ErrorClass::refusal_if(source.is_refusal())
+            }
+            Error::Verify { source, .. } => ErrorClass::refusal_if(source.is_refusal()),
         }
     }
 
     /// What to do about it.
-    pub fn hint(&self) -> Option<String> {
+    fn hint(&self) -> Option<String> {
         match self {
             Error::TagsNotCovered { series, .. } => Some(format!(
                 "add release series {series} to metadata.yaml (`- major: …`, `minor: …`, `contract: …`), then tag again"
@@ -1188,7 +1211,9 @@ impl Error {
             _ => None,
         }
     }
+}
 
+impl Error {
     /// The stage this error belongs to.
     pub fn stage(&self) -> Stage {
         match self {

@@ -89,6 +89,7 @@ pub fn resolve(
 mod tests {
     use super::*;
     use crate::ci::CiTag;
+    use crate::error::Classified;
 
     fn none() -> Result<Option<Version>, Error> {
         Ok(None)

@@ -1,5 +1,6 @@
 //! JSON output: wire types kept apart from the library's own, so the interface changes only on
-//! purpose.
+//! purpose. One diagnostic's JSON form is [`crate::diagnostic::JsonDiagnostic`], which `release`
+//! and `verify` reports embed too.
 //!
 //! Lint: `{"diagnostics":[{"rule","severity","file","line","column","message","help"
 //! [,"waived"]}], "summary":{"errors","warnings","infos","waived","files"}}`; line and column
@@ -10,31 +11,12 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::diagnostic::{Diagnostic, JsonDiagnostic, Summary};
 
 #[derive(Serialize)]
 struct LintReport<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
     summary: JsonSummary,
-}
-
-/// One diagnostic as JSON output shows it (also inside `release` and `verify` reports).
-#[derive(Serialize)]
-pub struct JsonDiagnostic<'a> {
-    rule: &'a str,
-    severity: Severity,
-    file: Option<&'a str>,
-    line: Option<usize>,
-    column: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end_line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end_column: Option<usize>,
-    message: &'a str,
-    help: &'a str,
-    /// The waiver's reason, for a finding the maintainer accepted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    waived: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -46,26 +28,6 @@ struct JsonSummary {
     files: usize,
 }
 
-pub fn diagnostic(d: &Diagnostic) -> JsonDiagnostic<'_> {
-    let start = d.position();
-    let end = match (&d.file, d.span) {
-        (Some(file), Some(span)) => Some(file.position(span.end)),
-        _ => None,
-    };
-    JsonDiagnostic {
-        rule: d.rule,
-        severity: d.severity,
-        file: d.file_name(),
-        line: start.map(|p| p.line),
-        column: start.map(|p| p.column),
-        end_line: end.map(|p| p.line),
-        end_column: end.map(|p| p.column),
-        message: &d.message,
-        help: &d.help,
-        waived: d.waived.as_deref(),
-    }
-}
-
 /// Writes the lint report as one JSON object and a newline.
 pub fn write_lint(
     out: &mut dyn Write,
@@ -73,7 +35,7 @@ pub fn write_lint(
     summary: &Summary,
 ) -> io::Result<()> {
     let report = LintReport {
-        diagnostics: diagnostics.iter().map(diagnostic).collect(),
+        diagnostics: diagnostics.iter().map(Diagnostic::to_json).collect(),
         summary: JsonSummary {
             errors: summary.errors,
             warnings: summary.warnings,
@@ -94,6 +56,7 @@ pub fn write_value<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
     use crate::yaml::{Source, Span};
     use std::sync::Arc;
 

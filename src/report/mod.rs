@@ -12,8 +12,8 @@ use std::io::{self, IsTerminal, Write};
 
 use crate::diagnostic::{Diagnostic, Summary};
 
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// `--format` (spelled on the command line by `cli`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     /// Diagnostics with source snippets, for people.
     #[default]
@@ -25,7 +25,7 @@ pub enum Format {
 }
 
 /// `--color`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ColorChoice {
     /// Colour when writing to a terminal and `NO_COLOR` is not set.
     #[default]

@@ -20,8 +20,6 @@ mod yaml;
 use std::sync::Arc;
 
 pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
-/// The reference parser lives in [`crate::image_ref`]; this path stays for existing callers.
-pub use crate::image_ref as image_reference;
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
 pub use waivers::Waiver;
 
@@ -112,10 +110,10 @@ impl<'a> Context<'a> {
         let provider_type = options
             .provider_type
             .or_else(|| release.provider_type_from_names());
-        let name = options
-            .provider_name
-            .clone()
-            .or_else(|| provider_name_from_labels(release, provider_type));
+        let name = options.provider_name.clone().or_else(|| {
+            let roots = release.components().flat_map(|file| file.yaml.roots());
+            crate::provider::name_from_objects(provider_type, roots)
+        });
         Self {
             release,
             provider: Provider {
@@ -141,16 +139,6 @@ impl<'a> Context<'a> {
                 .map(move |object| (file, object))
         })
     }
-}
-
-/// The name the components' `cluster.x-k8s.io/provider` labels give most often.
-fn provider_name_from_labels(
-    release: &Release,
-    provider_type: Option<ProviderType>,
-) -> Option<String> {
-    let labels = Context::objects_in(release.components())
-        .filter_map(|(_, object)| object.label(PROVIDER_LABEL).and_then(Node::as_str));
-    crate::provider::name_from_labels(provider_type, labels)
 }
 
 /// The `cluster.x-k8s.io/provider` label the components carry most often, whatever provider it

@@ -7,11 +7,11 @@
 //! and digit tests). This file holds those primitives so the parser, the evaluator and the listing
 //! code agree with Go and with each other.
 //!
-//! Unicode version: the category tables come from `unicode-general-category` (Unicode 16.0) and the
-//! case tables from Rust's core library; Go 1.21+ ships Unicode 15.0. Characters assigned after 15.0
-//! can therefore differ; nothing in a real template is affected.
+//! The character classes and case mappings themselves are [`crate::go_unicode`]'s.
 
-use unicode_general_category::{GeneralCategory, get_general_category};
+use crate::go_unicode;
+/// Go's `unicode.ToUpper` and `ToLower`, for the case operators.
+pub(crate) use crate::go_unicode::{to_lower as go_to_lower, to_upper as go_to_upper};
 
 /// What Go's `utf8.DecodeRune` returns for an invalid byte (and `string(rune)` for bad runes).
 pub(crate) const RUNE_ERROR: char = '\u{FFFD}';
@@ -85,54 +85,7 @@ pub(crate) fn push_char(out: &mut Vec<u8>, c: char) {
 /// letter of any L* category, a decimal digit (Nd only) or an underscore.
 #[inline]
 pub(crate) fn is_name_rune(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphanumeric() || c == '_';
-    }
-    matches!(
-        get_general_category(c),
-        GeneralCategory::UppercaseLetter
-            | GeneralCategory::LowercaseLetter
-            | GeneralCategory::TitlecaseLetter
-            | GeneralCategory::ModifierLetter
-            | GeneralCategory::OtherLetter
-            | GeneralCategory::DecimalNumber
-    )
-}
-
-/// Go's `unicode.ToUpper`: the simple (one rune to one rune) uppercase mapping.
-pub(crate) fn go_to_upper(c: char) -> char {
-    if c.is_ascii() {
-        return c.to_ascii_uppercase();
-    }
-    let mut it = c.to_uppercase();
-    match (it.next(), it.next()) {
-        (Some(u), None) => u,
-        // Rust applies SpecialCasing; where that expands to several chars the simple mapping is
-        // either the identity or, for the Greek letters with ypogegrammeni, the titlecase letter.
-        _ => match u32::from(c) {
-            0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7 => {
-                char::from_u32(u32::from(c) + 8).unwrap_or(c)
-            }
-            0x1FB3 => '\u{1FBC}',
-            0x1FC3 => '\u{1FCC}',
-            0x1FF3 => '\u{1FFC}',
-            _ => c,
-        },
-    }
-}
-
-/// Go's `unicode.ToLower`: the simple (one rune to one rune) lowercase mapping.
-pub(crate) fn go_to_lower(c: char) -> char {
-    if c.is_ascii() {
-        return c.to_ascii_lowercase();
-    }
-    let mut it = c.to_lowercase();
-    match (it.next(), it.next()) {
-        (Some(l), None) => l,
-        // Only U+0130 has a multi-char full lowercase mapping; its simple mapping is `i`.
-        _ if c == '\u{130}' => 'i',
-        _ => c,
-    }
+    c == '_' || go_unicode::is_letter(c) || go_unicode::is_digit(c)
 }
 
 /// Go's `strings.ToUpper` / `strings.ToLower`: every rune mapped, invalid bytes become U+FFFD.
@@ -169,25 +122,6 @@ pub(crate) fn go_upper_str(s: &str) -> String {
     s.chars().map(go_to_upper).collect()
 }
 
-/// Go's `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
-fn go_is_print(c: char) -> bool {
-    if c.is_ascii() {
-        return (' '..='~').contains(&c);
-    }
-    use GeneralCategory as G;
-    !matches!(
-        get_general_category(c),
-        G::SpaceSeparator
-            | G::LineSeparator
-            | G::ParagraphSeparator
-            | G::Control
-            | G::Format
-            | G::PrivateUse
-            | G::Surrogate
-            | G::Unassigned
-    )
-}
-
 /// Go's `strconv.Quote` (what `fmt.Sprintf("%q", s)` prints for a string), on bytes.
 pub(crate) fn go_quote(s: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -209,7 +143,7 @@ pub(crate) fn go_quote(s: &[u8]) -> String {
                 out.push('\\');
                 out.push(r);
             }
-            _ if go_is_print(r) => out.push(r),
+            _ if go_unicode::is_print(r) => out.push(r),
             '\u{7}' => out.push_str("\\a"),
             '\u{8}' => out.push_str("\\b"),
             '\u{C}' => out.push_str("\\f"),

@@ -49,11 +49,11 @@ use reqwest::{Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use super::release_dir::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
     ReleaseDir, ReleaseFile, ReleaseSummary, Secret, Services, Target, TargetKind, Transfer,
 };
+use crate::checksums::sha256_hex;
 use crate::forge::http::{self, Credential, Http, HttpError, Request, Retry};
 
 const FORGE: &str = "GitHub";

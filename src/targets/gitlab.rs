@@ -22,11 +22,11 @@ use futures_util::StreamExt;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, StatusCode, Url};
 
-use super::release_dir::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
     ReleaseDir, ReleaseFile, Secret, Services, Target, TargetKind, Transfer,
 };
+use crate::checksums::sha256_hex;
 use crate::forge::http::{self, Credential, Http, HttpError, Request};
 
 const FORGE: &str = "GitLab";

@@ -26,11 +26,11 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
-use super::release_dir::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Overrides, Plan,
     PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer,
 };
+use crate::checksums::sha256_hex;
 
 /// Where to write and what is allowed.
 #[derive(Debug, Clone)]

@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
 
-use super::release_dir::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
     ReleaseDir, Services, Target, TargetKind, Transfer,
 };
+use crate::checksums::sha256_hex;
 
 /// One release in the store.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -69,7 +69,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use crate::forge::http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
-pub use release_dir::{CHECKSUMS_FILE, ReleaseDir, ReleaseFile};
+pub use release_dir::{ReleaseDir, ReleaseFile};
 
 /// Which kind of destination a target writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -749,7 +749,7 @@ impl Error {
             | Error::ForeignPlan
             | Error::SeveralProviders { .. }
             | Error::Injected { .. } => false,
-            Error::ReleaseFile(source) => source.is_refusal(),
+            Error::ReleaseFile(source) => crate::error::Classified::is_refusal(source),
             Error::NoComponents { .. }
             | Error::NoMetadata { .. }
             | Error::ProviderTypeConflict { .. }

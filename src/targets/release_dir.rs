@@ -17,16 +17,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use sha2::{Digest, Sha256};
 
 use super::Error;
+use crate::checksums::{self, CHECKSUMS_FILE, sha256_hex};
 use crate::files;
-use crate::k8s::Object;
-use crate::provider::{self, FileRole, PROVIDER_LABEL, ProviderType, ReleaseProvider};
+use crate::provider::{self, FileRole, ProviderType, ReleaseProvider};
 use crate::version::Version;
-
-/// The `sha256sum`-format list the assemble step writes; published with the release.
-pub const CHECKSUMS_FILE: &str = "checksums.txt";
 
 /// One file to publish.
 #[derive(Debug, Clone)]
@@ -210,10 +206,12 @@ impl ReleaseDir {
             own.sort_by_key(|f| {
                 !matches!(&f.role, Some(FileRole::Components { suffix: None, .. }))
             });
-            let primary = own.first().copied().unwrap_or(first_components);
+            if own.is_empty() {
+                own.push(first_components);
+            }
             let provider_name = match provider_name {
                 Some(name) => name.to_string(),
-                None => name_from_labels(primary, provider_type)?,
+                None => name_from_labels(&own, provider_type)?,
             };
             provider::validate_name(Some(provider_type), &provider_name)
                 .map_err(|source| Error::ProviderName { source })?;
@@ -313,9 +311,7 @@ impl ReleaseDir {
             .collect();
         // Every name was checked when the folder was read (`files::check_release_name`), so the list
         // can be written; were one not, the part goes without a list rather than a wrong one.
-        let list = crate::assemble::checksums(
-            files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())),
-        );
+        let list = checksums::write(files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())));
         if let (Some(_), Ok(list)) = (self.file(CHECKSUMS_FILE), list) {
             let mut checksums = ReleaseFile::from_bytes(CHECKSUMS_FILE, list.into_bytes());
             checksums.path = self.dir.join(CHECKSUMS_FILE);
@@ -366,19 +362,14 @@ impl ReleaseDir {
         let Some(list) = self.file(CHECKSUMS_FILE) else {
             return Ok(());
         };
-        let text = String::from_utf8_lossy(&list.contents);
-        let mut listed = BTreeMap::new();
-        for (index, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let (digest, name) =
-                parse_checksum_line(line).ok_or_else(|| Error::ChecksumsSyntax {
-                    path: list.path.clone(),
-                    line: index + 1,
-                })?;
-            listed.insert(name.to_string(), digest.to_ascii_lowercase());
-        }
+        let entries = checksums::parse(&list.contents).map_err(|e| Error::ChecksumsSyntax {
+            path: list.path.clone(),
+            line: e.line,
+        })?;
+        let listed: BTreeMap<String, String> = entries
+            .into_iter()
+            .map(|entry| (entry.name, entry.sha256))
+            .collect();
         for file in self.files.iter().filter(|f| f.name != CHECKSUMS_FILE) {
             match listed.get(&file.name) {
                 None => {
@@ -417,71 +408,35 @@ fn publish_order(name: &str) -> (u8, &str) {
     }
 }
 
-/// `<hex>  <name>` or `<hex> *<name>` (binary mode).
-fn parse_checksum_line(line: &str) -> Option<(&str, &str)> {
-    let line = line.trim_end_matches('\r');
-    let digest = line.get(..64)?;
-    if !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let rest = line.get(64..)?;
-    let name = rest
-        .strip_prefix("  ")
-        .or_else(|| rest.strip_prefix(" *"))?;
-    (!name.is_empty()).then_some((digest, name))
-}
-
-/// The provider name from the `cluster.x-k8s.io/provider` labels of a components file.
-fn name_from_labels(file: &ReleaseFile, provider_type: ProviderType) -> Result<String, Error> {
-    let text = String::from_utf8_lossy(&file.contents).into_owned();
-    let role = file.role.clone().unwrap_or(FileRole::Components {
-        provider_type,
-        suffix: None,
-    });
-    let loaded = files::load_text(&file.name, text, role);
-    let labels: BTreeSet<String> = loaded
-        .yaml
-        .roots()
-        .filter_map(Object::new)
-        .filter_map(|object| {
-            object
-                .label(PROVIDER_LABEL)?
-                .scalar_text()
-                .map(str::to_string)
+/// The provider name from the `cluster.x-k8s.io/provider` labels of a provider's components
+/// files, by the rule every command follows ([`provider::name_from_labels`]); errors name the
+/// first file.
+fn name_from_labels(own: &[&ReleaseFile], provider_type: ProviderType) -> Result<String, Error> {
+    let loaded: Vec<files::ReleaseFile> = own
+        .iter()
+        .map(|file| {
+            let text = String::from_utf8_lossy(&file.contents).into_owned();
+            let role = file.role.clone().unwrap_or(FileRole::Components {
+                provider_type,
+                suffix: None,
+            });
+            files::load_text(&file.name, text, role)
         })
         .collect();
-    let label = match labels.iter().collect::<Vec<_>>().as_slice() {
-        [] => {
-            return Err(Error::UnknownProviderName {
-                path: file.path.clone(),
-            });
-        }
-        [only] => (*only).clone(),
-        _ => {
-            return Err(Error::ConflictingProviderLabels {
-                path: file.path.clone(),
-                labels: labels
-                    .iter()
-                    .map(|l| format!("`{l}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-    };
-    match ProviderType::split_label(&label) {
-        Some((found, name)) if found == provider_type => Ok(name.to_string()),
-        _ => Err(Error::LabelTypeMismatch {
-            path: file.path.clone(),
+    let roots = || loaded.iter().flat_map(|file| file.yaml.roots());
+    if let Some(name) = provider::name_from_objects(Some(provider_type), roots()) {
+        return Ok(name);
+    }
+    let path = own.first().map(|f| f.path.clone()).unwrap_or_default();
+    match provider::provider_labels(roots()).find(|label| !label.contains("${")) {
+        Some(label) => Err(Error::LabelTypeMismatch {
+            path,
             provider_type: provider_type.short_name().to_string(),
             expected: provider_type.manifest_label("<name>"),
-            label,
+            label: label.to_string(),
         }),
+        None => Err(Error::UnknownProviderName { path }),
     }
-}
-
-/// Lower-case hex SHA-256.
-pub fn sha256_hex(data: &[u8]) -> String {
-    hex::encode(Sha256::digest(data))
 }
 
 #[cfg(test)]
@@ -673,8 +628,7 @@ mod tests {
             ("metadata.yaml", METADATA),
             ("cluster-template.yaml", "kind: Cluster\n"),
         ];
-        let sums =
-            crate::assemble::checksums(files.iter().map(|(n, t)| (*n, t.as_bytes()))).unwrap();
+        let sums = checksums::write(files.iter().map(|(n, t)| (*n, t.as_bytes()))).unwrap();
         let mut all = files.to_vec();
         all.push((CHECKSUMS_FILE, &sums));
         let release = release(&all).unwrap();
@@ -711,20 +665,5 @@ mod tests {
         let text =
             String::from_utf8_lossy(&bootstrap.file(CHECKSUMS_FILE).unwrap().contents).into_owned();
         assert!(!text.contains("infrastructure-components.yaml"), "{text}");
-    }
-
-    #[test]
-    fn checksum_lines_in_both_modes() {
-        let hex = "a".repeat(64);
-        assert_eq!(
-            parse_checksum_line(&format!("{hex}  x.yaml")),
-            Some((hex.as_str(), "x.yaml"))
-        );
-        assert_eq!(
-            parse_checksum_line(&format!("{hex} *x.yaml")),
-            Some((hex.as_str(), "x.yaml"))
-        );
-        assert_eq!(parse_checksum_line(&format!("{hex} x.yaml")), None);
-        assert_eq!(parse_checksum_line("zz  x"), None);
     }
 }

@@ -34,12 +34,13 @@ use serde::{Serialize, Serializer};
 
 use self::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepository, Repository};
 use self::source::{LATEST, ProviderSource, SourceError};
+use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
 use crate::forge::http::{self, Credential, Http, HttpError};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::{self};
-use crate::targets::{CHECKSUMS_FILE, Secret, Services};
+use crate::targets::{Secret, Services};
 use crate::version::Version;
 
 const DEFAULT_GITHUB_API: &str = "https://api.github.com";
@@ -167,7 +168,11 @@ pub struct VerifyReport {
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(diagnostics.iter().map(crate::report::json::diagnostic))
+    s.collect_seq(
+        diagnostics
+            .iter()
+            .map(crate::diagnostic::Diagnostic::to_json),
+    )
 }
 
 impl VerifyReport {
@@ -337,7 +342,7 @@ impl Error {
             Error::Metadata { source, .. } | Error::Components { source, .. } => {
                 source.is_refusal()
             }
-            Error::Files(source) => source.is_refusal(),
+            Error::Files(source) => crate::error::Classified::is_refusal(source),
             Error::Unexpected { .. } | Error::ApiUrl(_) => false,
         }
     }
@@ -363,7 +368,7 @@ impl Error {
                 Some(403) => Some("the token cannot read this repository, or the API rate limit is exhausted: set GITHUB_TOKEN".into()),
                 _ => None,
             },
-            Error::Files(e) => e.hint().map(str::to_string),
+            Error::Files(e) => crate::error::Classified::hint(e),
             _ => None,
         }
     }
@@ -847,11 +852,6 @@ fn checksum_check(list: &[u8], files: &[VerifiedFile]) -> Check {
             message: problems.join("; "),
         }
     }
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(bytes))
 }
 
 #[cfg(test)]

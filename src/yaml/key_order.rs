@@ -11,30 +11,7 @@
 //! so capkg always prints one of the orders clusterctl can print, and the same one every time.
 //! Letters and digits are Unicode's (categories L* and Nd, as Go's `unicode` package has them).
 
-use unicode_general_category::{GeneralCategory, get_general_category};
-
-/// Go's `unicode.IsLetter` (categories Lu, Ll, Lt, Lm, Lo).
-fn is_letter(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphabetic();
-    }
-    matches!(
-        get_general_category(c),
-        GeneralCategory::UppercaseLetter
-            | GeneralCategory::LowercaseLetter
-            | GeneralCategory::TitlecaseLetter
-            | GeneralCategory::ModifierLetter
-            | GeneralCategory::OtherLetter
-    )
-}
-
-/// Go's `unicode.IsDigit` (category Nd).
-fn is_digit(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_digit();
-    }
-    get_general_category(c) == GeneralCategory::DecimalNumber
-}
+use crate::go_unicode::{is_digit, is_letter};
 
 /// go-yaml v2's `keyList.Less` for two string keys, given as characters.
 pub fn key_less(a: &[char], b: &[char]) -> bool {

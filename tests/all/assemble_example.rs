@@ -62,7 +62,7 @@ fn the_example_provider_assembles_into_a_release_lint_passes() {
     for line in sums.lines() {
         let (hash, name) = line.split_once("  ").unwrap();
         let bytes = std::fs::read(out.join(name)).unwrap();
-        assert_eq!(hash, capkg::assemble::sha256_hex(&bytes), "{name}");
+        assert_eq!(hash, capkg::checksums::sha256_hex(&bytes), "{name}");
     }
     // Templates are copied byte for byte.
     assert_eq!(

@@ -18,6 +18,7 @@ mod lint;
 mod lint_contract;
 mod multi_provider;
 mod output_contract;
+mod provider_identity;
 mod publish_fakes;
 mod publish_github;
 mod publish_gitlab;
