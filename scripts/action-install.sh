@@ -64,7 +64,10 @@ case ${1:-} in
       fi
       installer=$(mktemp)
       trap 'rm -f "$installer"' EXIT
-      curl --proto '=https,http' --fail --silent --show-error --location --retry 3 \
+      # HTTPS only, also across redirects; plain HTTP only for a test server on this machine.
+      proto='=https'
+      case $url in http://127.0.0.1:*) proto='=http' ;; esac
+      curl --proto "$proto" --tlsv1.2 --fail --silent --show-error --location --retry 3 \
         --output "$installer" "$url/capkg-installer.sh"
       # The installer downloads from the same place, checks the archive's checksum and installs
       # into $dir only (no profile or PATH edits).
