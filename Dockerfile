@@ -3,8 +3,6 @@
 # The binary is the release's own, not compiled here: scripts/image-context.sh unpacks dist's
 # musl archives to target/image/linux/<arch>/ first (README, "Container image").
 
-FROM registry.k8s.io/kubectl:v1.34.2 AS kubectl
-
 FROM alpine:3.22
 ARG TARGETPLATFORM
 ARG CAPKG_VERSION=dev
@@ -13,13 +11,13 @@ LABEL org.opencontainers.image.title="capkg" \
       org.opencontainers.image.source="https://github.com/capkg/capkg" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.version="${CAPKG_VERSION}"
-# Alpine's branch pins these; a rebuild takes its security fixes. CI checkouts belong to another
-# user than the image's, and git refuses such a repository unless it is marked safe.
+# Alpine's branch pins these (apk checks their signatures); a rebuild takes its security fixes.
+# CI checkouts belong to another user than the image's, and git refuses such a repository unless
+# it is marked safe.
 # hadolint ignore=DL3018
-RUN apk add --no-cache ca-certificates git \
+RUN apk add --no-cache ca-certificates git kubectl \
     && adduser -D -u 10001 -h /home/capkg capkg \
     && git config --system --add safe.directory '*'
-COPY --from=kubectl /bin/kubectl /usr/local/bin/kubectl
 COPY target/image/${TARGETPLATFORM}/capkg /usr/local/bin/capkg
 USER 10001:10001
 WORKDIR /home/capkg

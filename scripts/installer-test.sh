@@ -97,4 +97,4 @@ grep -q "checksum mismatch" "$work/corrupt.log" || fail "no checksum message: $(
 passed=$((passed + 1))
 
 echo "installer-test: $(basename "$archive") from $base"
-echo "installer: $passed passed, 0 failed"
+echo "installer-test: all $passed checks passed"
