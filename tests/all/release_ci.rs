@@ -62,7 +62,10 @@ fn the_ci_files_pin_the_capkg_that_wrote_them() {
         workflow.contains(&format!("uses: capkg/capkg@v{version}\n")),
         "{workflow}"
     );
-    assert!(workflow.contains(&format!("#   - run: {fallback}\n")), "{workflow}");
+    assert!(
+        workflow.contains(&format!("#   - run: {fallback}\n")),
+        "{workflow}"
+    );
     let job = rendered(GITLAB_JOB_PATH);
     assert!(
         job.contains(&format!("name: ghcr.io/capkg/capkg:{version}\n")),
@@ -96,6 +99,32 @@ fn assert_action_declares(outputs: &[(String, String)], label: &str) {
             "action.yml does not declare the output `{name}`"
         );
     }
+}
+
+/// README's "Install" leads with the installer, the action and the image of this version;
+/// compiling with `cargo install` comes last.
+#[test]
+fn readme_install_leads_with_the_prebuilt_binaries_of_this_version() {
+    let version = env!("CARGO_PKG_VERSION");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("\n## Install\n")
+        .expect("README has `## Install`");
+    let section = &readme[start..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |i| i + 1)];
+    let at = |needle: &str| {
+        section
+            .find(needle)
+            .unwrap_or_else(|| panic!("`## Install` does not name {needle}"))
+    };
+    let installer = at(&format!(
+        "https://github.com/capkg/capkg/releases/download/v{version}/capkg-installer.sh | sh"
+    ));
+    let action = at(&format!("uses: capkg/capkg@v{version}"));
+    let image = at(&format!("ghcr.io/capkg/capkg:{version}"));
+    let cargo_install = at("cargo install --locked");
+    assert!(installer < action && action < image && image < cargo_install);
 }
 
 #[test]
