@@ -805,6 +805,8 @@ pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
             .replace("{{{templates}}}", &template_lines(detected))
             .replace("{{{output}}}", OUTPUT_DIR)
             .replace("{{{targets}}}", &target_lines(detected))
+            // The CI files pin capkg's action and image to the capkg that wrote them.
+            .replace("{{{version}}}", env!("CARGO_PKG_VERSION"))
     };
     let mut files = vec![(PathBuf::from(crate::config::FILE_NAME), fill(CAPKG_YAML))];
     match &detected.forge {

@@ -52,6 +52,82 @@ fn readme_block(heading: &str) -> String {
 }
 
 #[test]
+fn the_ci_files_pin_the_capkg_that_wrote_them() {
+    let version = env!("CARGO_PKG_VERSION");
+    let fallback = format!(
+        "cargo install --locked --git https://github.com/capkg/capkg --tag v{version} capkg"
+    );
+    let workflow = rendered(WORKFLOW_PATH);
+    assert!(
+        workflow.contains(&format!("uses: capkg/capkg@v{version}\n")),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains(&format!("#   - run: {fallback}\n")),
+        "{workflow}"
+    );
+    let job = rendered(GITLAB_JOB_PATH);
+    assert!(
+        job.contains(&format!("name: ghcr.io/capkg/capkg:{version}\n")),
+        "{job}"
+    );
+    assert!(job.contains(&format!("#   - {fallback}\n")), "{job}");
+    for text in [&workflow, &job] {
+        assert!(!text.contains("{{{"), "a placeholder left: {text}");
+        let uncommented = text.lines().filter(|l| !l.trim_start().starts_with('#'));
+        assert!(
+            uncommented.clone().all(|l| !l.contains("cargo install")),
+            "{text}"
+        );
+    }
+}
+
+/// Every output `capkg release` writes for a one-provider GitHub release, but those named after
+/// the provider, is one action.yml declares (a composite action's outputs are listed ahead).
+fn assert_action_declares(outputs: &[(String, String)], label: &str) {
+    let action =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let section = &action[action.find("\noutputs:\n").expect("action.yml has outputs")..];
+    let section = &section[..section.find("\nruns:").expect("action.yml has runs")];
+    for (name, _) in outputs {
+        if name.contains(label) {
+            continue;
+        }
+        assert!(
+            section.contains(&format!("\n  {name}:\n"))
+                && section.contains(&format!("steps.run.outputs.{name} }}}}")),
+            "action.yml does not declare the output `{name}`"
+        );
+    }
+}
+
+/// README's "Install" leads with the installer, the action and the image of this version;
+/// compiling with `cargo install` comes last.
+#[test]
+fn readme_install_leads_with_the_prebuilt_binaries_of_this_version() {
+    let version = env!("CARGO_PKG_VERSION");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("\n## Install\n")
+        .expect("README has `## Install`");
+    let section = &readme[start..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |i| i + 1)];
+    let at = |needle: &str| {
+        section
+            .find(needle)
+            .unwrap_or_else(|| panic!("`## Install` does not name {needle}"))
+    };
+    let installer = at(&format!(
+        "https://github.com/capkg/capkg/releases/download/v{version}/capkg-installer.sh | sh"
+    ));
+    let action = at(&format!("uses: capkg/capkg@v{version}"));
+    let image = at(&format!("ghcr.io/capkg/capkg:{version}"));
+    let cargo_install = at("cargo install --locked");
+    assert!(installer < action && action < image && image < cargo_install);
+}
+
+#[test]
 fn readme_snippets_are_what_init_writes() {
     assert_eq!(
         readme_block("Use in GitHub Actions"),
@@ -60,14 +136,20 @@ fn readme_snippets_are_what_init_writes() {
     assert_eq!(readme_block("Use in GitLab CI"), rendered(GITLAB_JOB_PATH));
 }
 
-/// The arguments after `capkg` on the template line running `capkg release`, split as a shell
-/// would (double quotes, `$NAME` and `${NAME}` expanded from `vars`).
+/// The arguments after `capkg` on the template line running `capkg release` (or the action's
+/// `args: release …`), split as a shell would (double quotes, `$NAME` and `${NAME}` expanded from
+/// `vars`). Comment lines (the compile-it-yourself fallbacks) are not run.
 fn release_arguments(text: &str, vars: &BTreeMap<&str, String>) -> Vec<String> {
     let line = text
         .lines()
-        .find(|l| l.contains("capkg release"))
+        .map(str::trim_start)
+        .filter(|l| !l.starts_with('#'))
+        .find(|l| l.contains("capkg release") || l.starts_with("args: release"))
         .expect("a `capkg release` line");
-    let command = &line[line.find("capkg release").unwrap()..];
+    let command = match line.strip_prefix("args: ") {
+        Some(args) => format!("capkg {args}"),
+        None => line[line.find("capkg release").unwrap()..].to_string(),
+    };
     let mut words = Vec::new();
     let mut word = String::new();
     let mut quoted = false;
@@ -133,10 +215,7 @@ fn the_github_actions_step_releases_on_a_tag_push() {
         ("GITHUB_OUTPUT", actions.output().display().to_string()),
     ]);
     let args = release_arguments(&rendered(WORKFLOW_PATH), &vars);
-    assert_eq!(
-        args,
-        ["release", "--format", "github", "--version", "v1.2.3"]
-    );
+    assert_eq!(args, ["release", "--format", "github"]);
     let output = clean_capkg()
         .args(&args)
         .envs(&vars)
@@ -155,6 +234,8 @@ fn the_github_actions_step_releases_on_a_tag_push() {
     assert!(text.contains("ok   git tags: 2 semver tag(s)"), "{text}");
     let url = "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml";
     assert_eq!(actions.output_value("clusterctl-url").as_deref(), Some(url));
+    assert_eq!(actions.output_value("version").as_deref(), Some("v1.2.3"));
+    assert_action_declares(&actions.outputs(), "infrastructure-");
     let summary = std::fs::read_to_string(actions.summary()).unwrap();
     assert!(
         summary.contains("## ✅ capkg release v1.2.3: published"),
