@@ -34,6 +34,7 @@ pub mod forge;
 pub mod go_sort;
 pub mod image_ref;
 pub mod k8s;
+pub mod operator;
 pub mod provider;
 pub mod release;
 pub mod report;

@@ -57,6 +57,19 @@ impl ProviderType {
         }
     }
 
+    /// cluster-api-operator's type string (`GetType()`): `runtimeextension` has no dash.
+    pub fn operator_name(self) -> &'static str {
+        match self {
+            ProviderType::Core => "core",
+            ProviderType::Bootstrap => "bootstrap",
+            ProviderType::ControlPlane => "control-plane",
+            ProviderType::Infrastructure => "infrastructure",
+            ProviderType::Ipam => "ipam",
+            ProviderType::RuntimeExtension => "runtimeextension",
+            ProviderType::Addon => "addon",
+        }
+    }
+
     /// The components file name capkg writes (`infrastructure-components.yaml`).
     pub fn components_file_name(self) -> String {
         format!("{}-components.yaml", self.short_name())

@@ -316,7 +316,7 @@ pub fn choose(
                 }
                 None => None,
             },
-            TargetKind::Memory => None,
+            TargetKind::Memory | TargetKind::Oci => None,
         };
         match spec {
             Some(spec) => chosen.push(spec),

@@ -1026,6 +1026,9 @@ impl Outcome {
                 (TargetKind::Local, _) => format!(
                     "stopped while {step}; the version folder was not put in place"
                 ),
+                (TargetKind::Oci, _) => format!(
+                    "stopped while {step}; the artifact was not tagged, so the operator cannot see it"
+                ),
                 (TargetKind::Memory, _) => format!("stopped while {step}"),
             };
             format!("{} ({state})", t.target)
