@@ -15,6 +15,7 @@ mod init_scaffold;
 mod lint;
 mod lint_contract;
 mod multi_provider;
+mod oci_e2e;
 mod output_contract;
 mod publish_fakes;
 mod publish_github;

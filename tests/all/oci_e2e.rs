@@ -1,0 +1,356 @@
+//! The OCI target, `verify oci://` and the image check against a real registry: Debian's
+//! `docker-registry` (CNCF Distribution) on a loopback port with a temporary configuration, with
+//! and without htpasswd auth; every pushed artifact is read back with `skopeo`, an independent
+//! client. Both must be installed (`.ci/run` installs them): these tests fail without them.
+
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+use crate::common::copy_example_provider;
+use crate::publish_fakes::{capkg, sha256};
+
+/// A user and password the htpasswd registry accepts (`HTPASSWD` holds its bcrypt hash).
+pub const USER: &str = "capkg";
+pub const PASSWORD: &str = "capkg-registry-pass";
+const HTPASSWD: &str = "capkg:$2b$04$U/wLODQfv5zRjcoYx8JhJ.yJ0sP57Z7wJp5wr8V/8QE6fkDJLdo7a\n";
+
+/// A `docker-registry` on 127.0.0.1, stopped on drop.
+pub struct LocalRegistry {
+    child: Child,
+    pub port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl LocalRegistry {
+    /// Starts a registry; with `htpasswd`, it asks for `USER`/`PASSWORD`.
+    pub fn start(htpasswd: bool) -> Self {
+        let binary = "docker-registry";
+        assert!(
+            Command::new(binary)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success()),
+            "`docker-registry` is needed for this test; `.ci/run` installs it (apt-get install -y docker-registry)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let auth = if htpasswd {
+            std::fs::write(dir.path().join("htpasswd"), HTPASSWD).unwrap();
+            format!(
+                "auth:\n  htpasswd:\n    realm: capkg-test\n    path: {}\n",
+                dir.path().join("htpasswd").display()
+            )
+        } else {
+            String::new()
+        };
+        let config = format!(
+            "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n{auth}",
+            dir.path().join("data").display()
+        );
+        let config_path = dir.path().join("config.yml");
+        std::fs::write(&config_path, config).unwrap();
+        let log = std::fs::File::create(dir.path().join("registry.log")).unwrap();
+        let child = Command::new(binary)
+            .arg("serve")
+            .arg(&config_path)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start docker-registry");
+        let registry = Self {
+            child,
+            port,
+            _dir: dir,
+        };
+        registry.wait_until_up();
+        registry
+    }
+
+    fn wait_until_up(&self) {
+        // Readiness, not timing: the test proceeds as soon as the port accepts connections.
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("docker-registry did not listen on 127.0.0.1:{}", self.port);
+    }
+
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// `http://127.0.0.1:PORT/PATH`.
+    pub fn reference(&self, path: &str) -> String {
+        format!("http://{}/{path}", self.host())
+    }
+}
+
+impl Drop for LocalRegistry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `capkg` without OCI logins from the machine: an empty Docker config folder.
+pub fn oci_capkg(docker_config: &Path) -> Command {
+    let mut command = capkg();
+    for name in [
+        "OCI_USERNAME",
+        "OCI_PASSWORD",
+        "OCI_ACCESS_TOKEN",
+        "SOURCE_DATE_EPOCH",
+        "GITHUB_ACTIONS",
+    ] {
+        command.env_remove(name);
+    }
+    command.env("DOCKER_CONFIG", docker_config);
+    command
+}
+
+pub fn text(output: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The example provider assembled into `work/out`.
+pub fn assembled_example(work: &Path) -> PathBuf {
+    let source = work.join("provider");
+    std::fs::create_dir_all(&source).unwrap();
+    copy_example_provider(&source);
+    let out = capkg()
+        .args(["assemble", "--config"])
+        .arg(source.join("capkg.yaml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    source.join("out")
+}
+
+fn skopeo(args: &[&str]) -> Output {
+    let out = Command::new("skopeo").args(args).output().unwrap_or_else(|e| {
+        panic!("`skopeo` is needed for this test; `.ci/run` installs it (apt-get install -y skopeo): {e}")
+    });
+    assert!(out.status.success(), "skopeo {args:?}: {}", text(&out));
+    out
+}
+
+/// What skopeo reads at `reference` (`host/path:tag`): the manifest, and every layer's content
+/// by title, copied to an `oci:` layout.
+pub fn skopeo_read(reference: &str, creds: Option<&str>) -> (Value, BTreeMap<String, Vec<u8>>) {
+    let source = format!("docker://{reference}");
+    let mut inspect = vec!["inspect", "--raw", "--tls-verify=false"];
+    if let Some(creds) = creds {
+        inspect.extend(["--creds", creds]);
+    }
+    inspect.push(&source);
+    let manifest: Value = serde_json::from_slice(&skopeo(&inspect).stdout).unwrap();
+    let layout = tempfile::tempdir().unwrap();
+    let destination = format!("oci:{}:copy", layout.path().display());
+    let mut copy = vec!["copy", "--src-tls-verify=false"];
+    if let Some(creds) = creds {
+        copy.extend(["--src-creds", creds]);
+    }
+    copy.extend([source.as_str(), destination.as_str()]);
+    skopeo(&copy);
+    let mut layers = BTreeMap::new();
+    for layer in manifest["layers"].as_array().unwrap() {
+        let title = layer["annotations"]["org.opencontainers.image.title"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let digest = layer["digest"].as_str().unwrap();
+        let hex = digest.strip_prefix("sha256:").unwrap();
+        let content = std::fs::read(layout.path().join("blobs/sha256").join(hex)).unwrap();
+        assert_eq!(sha256(&content), hex, "skopeo's copy of `{title}`");
+        layers.insert(title, content);
+    }
+    (manifest, layers)
+}
+
+fn publish(dir: &Path, docker_config: &Path, reference: &str) -> Command {
+    let mut command = oci_capkg(docker_config);
+    command
+        .args(["--format", "json", "publish", "oci"])
+        .arg(dir)
+        .args(["--version", "v0.1.0", "--repository", reference]);
+    command
+}
+
+fn outcomes(output: &Output) -> Vec<String> {
+    let json: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(output)));
+    json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["outcome"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn publish_oci_of_the_example_is_read_by_skopeo_and_a_second_run_pushes_nothing() {
+    let registry = LocalRegistry::start(false);
+    let work = tempfile::tempdir().unwrap();
+    let out = assembled_example(work.path());
+    let docker = tempfile::tempdir().unwrap();
+    let reference = registry.reference("capi/example");
+
+    let first = publish(&out, docker.path(), &reference).output().unwrap();
+    assert!(first.status.success(), "{}", text(&first));
+    assert!(outcomes(&first).iter().all(|o| o == "uploaded"));
+
+    let tagged = format!("{}/capi/example:v0.1.0", registry.host());
+    let (manifest, layers) = skopeo_read(&tagged, None);
+    assert_eq!(
+        manifest["mediaType"],
+        "application/vnd.oci.image.manifest.v1+json"
+    );
+    assert_eq!(
+        manifest["artifactType"],
+        "application/vnd.capkg.cluster-api.provider-release.v1"
+    );
+    assert!(manifest["annotations"]["org.opencontainers.image.created"].is_null());
+    let titles: Vec<&str> = layers.keys().map(String::as_str).collect();
+    assert_eq!(
+        titles,
+        [
+            "checksums.txt",
+            "cluster-template-topology.yaml",
+            "cluster-template.yaml",
+            "clusterclass-example.yaml",
+            "infrastructure-components.yaml",
+            "infrastructure-example-v0.1.0-components.yaml",
+            "infrastructure-example-v0.1.0-metadata.yaml",
+            "metadata.yaml",
+        ]
+    );
+    for (title, content) in &layers {
+        let file = match title.as_str() {
+            "infrastructure-example-v0.1.0-components.yaml" => "infrastructure-components.yaml",
+            "infrastructure-example-v0.1.0-metadata.yaml" => "metadata.yaml",
+            other => other,
+        };
+        assert_eq!(
+            content,
+            &std::fs::read(out.join(file)).unwrap(),
+            "layer `{title}`"
+        );
+    }
+    let digest_before = sha256(
+        &skopeo(&[
+            "inspect",
+            "--raw",
+            "--tls-verify=false",
+            &format!("docker://{tagged}"),
+        ])
+        .stdout,
+    );
+
+    let second = publish(&out, docker.path(), &reference).output().unwrap();
+    assert!(second.status.success(), "{}", text(&second));
+    assert!(
+        outcomes(&second).iter().all(|o| o == "skipped"),
+        "{}",
+        text(&second)
+    );
+    let digest_after = sha256(
+        &skopeo(&[
+            "inspect",
+            "--raw",
+            "--tls-verify=false",
+            &format!("docker://{tagged}"),
+        ])
+        .stdout,
+    );
+    assert_eq!(digest_before, digest_after);
+}
+
+#[test]
+fn publish_oci_to_a_registry_with_htpasswd_needs_the_login() {
+    let registry = LocalRegistry::start(true);
+    let work = tempfile::tempdir().unwrap();
+    let out = assembled_example(work.path());
+    let docker = tempfile::tempdir().unwrap();
+    let reference = registry.reference("capi/example");
+
+    let anonymous = publish(&out, docker.path(), &reference).output().unwrap();
+    assert_eq!(anonymous.status.code(), Some(1), "{}", text(&anonymous));
+    let message = String::from_utf8_lossy(&anonymous.stderr);
+    assert!(message.contains(&registry.host()), "{message}");
+    assert!(message.contains("without a login"), "{message}");
+    assert!(message.contains("OCI_USERNAME"), "{message}");
+
+    let wrong = publish(&out, docker.path(), &reference)
+        .env("OCI_USERNAME", USER)
+        .env("OCI_PASSWORD", "not-the-password-1")
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(1), "{}", text(&wrong));
+    assert!(!text(&wrong).contains("not-the-password-1"));
+
+    let with_env = publish(&out, docker.path(), &reference)
+        .env("OCI_USERNAME", USER)
+        .env("OCI_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    assert!(with_env.status.success(), "{}", text(&with_env));
+    assert!(!text(&with_env).contains(PASSWORD));
+
+    // The Docker config file's entry for the registry, as `docker login` writes it.
+    let auth = base64(format!("{USER}:{PASSWORD}").as_bytes());
+    std::fs::write(
+        docker.path().join("config.json"),
+        format!(
+            r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#,
+            registry.host()
+        ),
+    )
+    .unwrap();
+    let with_file = publish(&out, docker.path(), &registry.reference("capi/other"))
+        .output()
+        .unwrap();
+    assert!(with_file.status.success(), "{}", text(&with_file));
+    skopeo_read(
+        &format!("{}/capi/other:v0.1.0", registry.host()),
+        Some(&format!("{USER}:{PASSWORD}")),
+    );
+}
+
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
