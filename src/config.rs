@@ -187,6 +187,16 @@ pub struct Targets {
     pub github: Option<GitHubTarget>,
     pub gitlab: Option<GitLabTarget>,
     pub local: Option<LocalTarget>,
+    pub oci: Option<OciTarget>,
+}
+
+/// `targets.oci`: an artifact cluster-api-operator reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciTarget {
+    /// `[http://]HOST[:PORT]/PATH[:TAG]`.
+    pub repository: String,
+    /// The tag when the repository has none; `{version}` is replaced (default `{version}`).
+    pub tag: Option<String>,
 }
 
 /// `targets.github`.
@@ -1050,7 +1060,7 @@ impl Reader<'_> {
 
     fn targets(&self, node: &Node) -> Result<Targets, ConfigError> {
         let mut targets = Targets::default();
-        for (key, value) in self.fields(node, "`targets`", &["github", "gitlab", "local"])? {
+        for (key, value) in self.fields(node, "`targets`", &["github", "gitlab", "local", "oci"])? {
             match key {
                 "github" => {
                     let mut repo = None;
@@ -1108,6 +1118,25 @@ impl Reader<'_> {
                     let repository = repository
                         .ok_or_else(|| self.error(value, "`targets.local` needs `repository`"))?;
                     targets.local = Some(LocalTarget { repository });
+                }
+                "oci" => {
+                    let mut repository = None;
+                    let mut tag = None;
+                    for (k, v) in self.fields(value, "`targets.oci`", &["repository", "tag"])? {
+                        let text = self.string(v)?;
+                        match k {
+                            "repository" => {
+                                crate::forge::oci::Reference::parse(&text)
+                                    .map_err(|e| self.error(v, e.to_string()))?;
+                                repository = Some(text);
+                            }
+                            "tag" => tag = Some(text),
+                            _ => {}
+                        }
+                    }
+                    let repository = repository
+                        .ok_or_else(|| self.error(value, "`targets.oci` needs `repository`"))?;
+                    targets.oci = Some(OciTarget { repository, tag });
                 }
                 _ => {}
             }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::Error;
-use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, TargetsConfig};
+use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, OciConfig, TargetsConfig};
 use crate::assemble::{self, AssembleOptions};
 use crate::config::{self, Config};
 use crate::diagnostic::Diagnostic;
@@ -152,6 +152,10 @@ fn targets(targets: &config::Targets) -> TargetsConfig {
             project: g.project.clone(),
             package: g.package.clone(),
             api_url: g.api_url.clone(),
+        }),
+        oci: targets.oci.as_ref().map(|o| OciConfig {
+            repository: o.repository.clone(),
+            tag: o.tag.clone(),
         }),
     }
 }

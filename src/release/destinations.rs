@@ -31,6 +31,16 @@ pub struct TargetsConfig {
     pub local: Option<LocalConfig>,
     pub github: Option<GitHubConfig>,
     pub gitlab: Option<GitLabConfig>,
+    pub oci: Option<OciConfig>,
+}
+
+/// `targets.oci`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciConfig {
+    /// `[http://]HOST[:PORT]/PATH[:TAG]`.
+    pub repository: String,
+    /// The tag template when the repository has no tag (`{version}`).
+    pub tag: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +82,10 @@ pub enum TargetSpec {
         package: Option<String>,
         api_url: Option<String>,
     },
+    Oci {
+        repository: String,
+        tag: Option<String>,
+    },
     /// For tests of the layers above.
     Memory(Arc<MemoryStore>),
 }
@@ -82,6 +96,7 @@ impl TargetSpec {
             TargetSpec::Local { .. } => TargetKind::Local,
             TargetSpec::GitHub { .. } => TargetKind::Github,
             TargetSpec::GitLab { .. } => TargetKind::Gitlab,
+            TargetSpec::Oci { .. } => TargetKind::Oci,
             TargetSpec::Memory(_) => TargetKind::Memory,
         }
     }
@@ -110,6 +125,9 @@ impl TargetSpec {
                 api_url.as_deref(),
                 env,
             )?),
+            TargetSpec::Oci { repository, tag } => TargetRequest::Oci(
+                targets::oci::OciRequest::resolve(repository, tag.as_deref(), env)?,
+            ),
             TargetSpec::Memory(store) => TargetRequest::Memory(store.clone()),
         })
     }
@@ -191,6 +209,19 @@ impl TargetSpec {
                         .collect(),
                 )
             }
+            TargetSpec::Oci { repository, tag } => {
+                let reference = oci_reference(repository, tag.as_deref(), &version);
+                (
+                    reference.clone(),
+                    format!("{reference} "),
+                    vec![
+                        format!("look the tag up in `{reference}`; a different artifact there stops the run"),
+                        "upload the missing layers, push the manifest untagged".into(),
+                        "read the manifest and every uploaded layer back and compare digests".into(),
+                        "tag the manifest".into(),
+                    ],
+                )
+            }
             TargetSpec::Memory(_) => {
                 let base = format!("memory://{}/{version}/", release.provider_label());
                 (base.clone(), base, vec!["store the files".into()])
@@ -216,6 +247,12 @@ impl TargetSpec {
                         format!("memory://{}/{version}/{components}", provider.label())
                     }
                     TargetSpec::GitLab { .. } => format!("{url_prefix}{components}"),
+                    TargetSpec::Oci { repository, tag } => {
+                        format!(
+                            "oci://{}",
+                            oci_reference(repository, tag.as_deref(), &version)
+                        )
+                    }
                 }
             })
             .collect();
@@ -252,6 +289,25 @@ impl TargetSpec {
     }
 }
 
+/// The operator's `spec.fetchConfig.oci` for a release at `version` (the repository as written
+/// when it cannot be parsed: the configuration was checked when it was read).
+fn oci_reference(repository: &str, tag: Option<&str>, version: &str) -> String {
+    let Ok(reference) = crate::forge::oci::Reference::parse(repository) else {
+        return repository.to_string();
+    };
+    let request = targets::oci::OciRequest {
+        reference,
+        tag: tag.map(str::to_string),
+        force: false,
+        login: None,
+        source_date_epoch: None,
+    };
+    match request.tag_for(version) {
+        Ok(t) => targets::oci::operator_reference(&request.reference, &t),
+        Err(_) => repository.to_string(),
+    }
+}
+
 /// `group/project` -> `group%2Fproject`, as GitLab's API wants a project path (escaped once,
 /// as publish escapes it); `$CI_PROJECT_ID`-style placeholders stay.
 fn escape_project(project: &str) -> String {
@@ -273,7 +329,12 @@ pub fn choose(
     let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let wants = |kind| wanted.is_empty() || wanted.contains(&kind);
     let mut chosen = Vec::new();
-    for kind in [TargetKind::Local, TargetKind::Github, TargetKind::Gitlab] {
+    for kind in [
+        TargetKind::Local,
+        TargetKind::Oci,
+        TargetKind::Github,
+        TargetKind::Gitlab,
+    ] {
         if !wants(kind) {
             continue;
         }
@@ -316,7 +377,11 @@ pub fn choose(
                 }
                 None => None,
             },
-            TargetKind::Memory | TargetKind::Oci => None,
+            TargetKind::Oci => config.oci.as_ref().map(|o| TargetSpec::Oci {
+                repository: o.repository.clone(),
+                tag: o.tag.clone(),
+            }),
+            TargetKind::Memory => None,
         };
         match spec {
             Some(spec) => chosen.push(spec),
@@ -406,6 +471,7 @@ mod tests {
                 api_url: None,
             }),
             gitlab: None,
+            oci: None,
         }
     }
 

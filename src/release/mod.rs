@@ -558,6 +558,7 @@ pub async fn publish(
                     source: url.clone(),
                     provider_name: Some(provider.name.clone()),
                     provider_type: Some(provider.provider_type),
+                    version: Some(release.version.to_string()),
                 },
                 &settings,
                 services.clone(),

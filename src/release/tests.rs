@@ -78,6 +78,7 @@ fn fixed(root: &Path, metadata: &'static str) -> Fixed {
                 api_url: None,
             }),
             gitlab: None,
+            oci: None,
         },
     }
 }

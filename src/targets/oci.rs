@@ -354,7 +354,8 @@ impl OciTarget {
 
     fn destination(&self, release: &ReleaseDir, tag: &str) -> Destination {
         let reference = operator_reference(&self.request.reference, tag);
-        let urls = vec![reference.clone(); release.providers.len()];
+        // `capkg verify` reads `oci://` + the operator's reference.
+        let urls = vec![format!("oci://{reference}"); release.providers.len()];
         let mut destination = Destination::new(
             TargetKind::Oci,
             release,

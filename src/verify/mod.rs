@@ -23,6 +23,7 @@
 //! [`Error`]s. Findings in what was read are in the report (`ok: false`).
 
 pub mod latest;
+pub mod oci;
 pub mod repository;
 pub mod source;
 
@@ -53,6 +54,9 @@ pub struct VerifyRequest {
     pub provider_name: Option<String>,
     /// `--type`.
     pub provider_type: Option<ProviderType>,
+    /// `--version`: the operator's `spec.version` for `oci://` sources (the tag in the reference
+    /// when not given); other sources carry their version in the URL.
+    pub version: Option<String>,
 }
 
 /// Where verify reads from and with which tokens; built from flags and the environment by
@@ -64,6 +68,8 @@ pub struct Settings {
     pub github_token: Option<Secret>,
     /// Not yet bound to an origin: it is sent only to the origin of the GitLab URL verified.
     pub gitlab_credential: Option<Credential>,
+    /// Where an `oci://` registry's login comes from.
+    pub oci_env: oci::OciEnv,
 }
 
 impl Settings {
@@ -90,6 +96,7 @@ impl Settings {
             github_api,
             github_token: secret("GITHUB_TOKEN").or_else(|| secret("GH_TOKEN")),
             gitlab_credential,
+            oci_env: oci::OciEnv::capture(env),
         })
     }
 }
@@ -102,6 +109,7 @@ pub enum RepositoryKind {
     Gitlab,
     Local,
     Directory,
+    Oci,
 }
 
 /// One file verify read.
@@ -358,6 +366,9 @@ pub async fn verify(
     settings: &Settings,
     services: Services,
 ) -> Result<VerifyReport, Error> {
+    if let Some(reference) = oci::oci_source(&request.source) {
+        return oci::verify(request, reference, &settings.oci_env, services).await;
+    }
     let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
     let http = |credential: Option<Credential>| {
         Http::new(

@@ -354,3 +354,187 @@ pub fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// A copy of `testdata/<example>` whose `targets:` is an `oci:` repository.
+pub fn example_with_oci_target(example: &str, repository: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(example);
+    for entry in walkdir::WalkDir::new(&from) {
+        let entry = entry.unwrap();
+        let relative = entry.path().strip_prefix(&from).unwrap();
+        if relative.starts_with("out") || relative.starts_with("out-repository") {
+            continue;
+        }
+        let target = dir.path().join(relative);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    let config = dir.path().join("capkg.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let (head, _) = text.split_once("targets:").unwrap();
+    std::fs::write(
+        &config,
+        format!("{head}targets:\n  oci:\n    repository: {repository}\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// `capkg release` of the provider in `root`, without CI variables or OCI logins.
+pub fn release_oci(root: &Path, docker_config: &Path) -> Command {
+    let mut command = crate::release_common::clean_capkg();
+    for name in [
+        "OCI_USERNAME",
+        "OCI_PASSWORD",
+        "OCI_ACCESS_TOKEN",
+        "SOURCE_DATE_EPOCH",
+    ] {
+        command.env_remove(name);
+    }
+    command
+        .env("DOCKER_CONFIG", docker_config)
+        .args([
+            "--format",
+            "json",
+            "release",
+            "--version",
+            "v0.1.0",
+            "--config",
+        ])
+        .arg(root.join("capkg.yaml"))
+        .current_dir(root);
+    command
+}
+
+#[test]
+fn release_of_both_examples_to_oci_is_read_by_skopeo_and_verify_and_a_rerun_pushes_nothing() {
+    let registry = LocalRegistry::start(false);
+    let docker = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &[&str]); 2] = [
+        (
+            "example-provider",
+            "capi/example",
+            &["infrastructure-example"],
+        ),
+        (
+            "example-multi-provider",
+            "capi/multi",
+            &["bootstrap-example", "control-plane-example"],
+        ),
+    ];
+    for (example, path, labels) in cases {
+        let provider = example_with_oci_target(example, &registry.reference(path));
+        let first = release_oci(provider.path(), docker.path())
+            .output()
+            .unwrap();
+        assert_eq!(first.status.code(), Some(0), "{example}: {}", text(&first));
+        let report: Value = serde_json::from_slice(&first.stdout).unwrap();
+        assert_eq!(report["status"], "published", "{example}");
+        let target = &report["targets"][0];
+        assert_eq!(target["target"], "oci");
+        let verified: Vec<bool> = target["providers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["verify"]["ok"].as_bool().unwrap())
+            .collect();
+        assert_eq!(verified, vec![true; labels.len()], "{example}");
+
+        let tagged = format!("{}/{path}:v0.1.0", registry.host());
+        let (manifest, layers) = skopeo_read(&tagged, None);
+        assert_eq!(manifest["layers"].as_array().unwrap().len(), layers.len());
+        for label in labels {
+            for kind in ["metadata", "components"] {
+                let title = format!("{label}-v0.1.0-{kind}.yaml");
+                assert!(layers.contains_key(&title), "{example}: no `{title}`");
+            }
+        }
+        // Several providers: no plain `metadata.yaml`, which would not say whose it is.
+        assert_eq!(layers.contains_key("metadata.yaml"), labels.len() == 1);
+        assert!(layers.contains_key("checksums.txt"));
+
+        let verify = oci_capkg(docker.path())
+            .args(["verify", &format!("oci://http://{tagged}")])
+            .output()
+            .unwrap();
+        assert_eq!(verify.status.code(), Some(0), "{}", text(&verify));
+
+        let second = release_oci(provider.path(), docker.path())
+            .output()
+            .unwrap();
+        assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+        let report: Value = serde_json::from_slice(&second.stdout).unwrap();
+        let target = &report["targets"][0];
+        assert_eq!(target["state"], "unchanged", "{example}");
+        assert!(
+            target["result"]["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["outcome"] == "skipped"),
+            "{example}: {target}"
+        );
+        let stderr = String::from_utf8_lossy(&second.stderr);
+        assert!(!stderr.contains("uploaded"), "{stderr}");
+    }
+}
+
+#[test]
+fn verify_oci_reads_as_the_operator_and_says_what_it_lacks() {
+    let registry = LocalRegistry::start(false);
+    let work = tempfile::tempdir().unwrap();
+    let out = assembled_example(work.path());
+    let docker = tempfile::tempdir().unwrap();
+    let published = publish(&out, docker.path(), &registry.reference("capi/example"))
+        .output()
+        .unwrap();
+    assert!(published.status.success(), "{}", text(&published));
+    let source = format!("oci://http://{}/capi/example:v0.1.0", registry.host());
+
+    // `spec.version` names the layers: another version finds only the plain names.
+    let other = oci_capkg(docker.path())
+        .args(["--format", "json", "verify", &source, "--version", "v0.2.0"])
+        .args(["--type", "infrastructure", "--provider", "example"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&other.stdout).unwrap();
+    let layers_check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "operator-layers")
+        .unwrap();
+    assert_eq!(
+        layers_check["message"],
+        "infrastructure-example: the operator reads `metadata.yaml` and `infrastructure-components.yaml`"
+    );
+
+    // A runtime extension's layers are looked for under the operator's type string.
+    let missing = oci_capkg(docker.path())
+        .args(["--format", "json", "verify", &source])
+        .args(["--type", "runtime-extension", "--provider", "example"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1), "{}", text(&missing));
+    let report: Value = serde_json::from_slice(&missing.stdout).unwrap();
+    assert!(
+        report["checks"].as_array().unwrap().iter().any(|c| c["message"]
+            == "runtime-extension-example: collected artifact needs to provide components as runtimeextension-example-v0.1.0-components.yaml or runtimeextension-components.yaml or components.yaml file"),
+        "{report}"
+    );
+
+    let absent = oci_capkg(docker.path())
+        .args([
+            "verify",
+            &format!("oci://http://{}/capi/example:v9", registry.host()),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(absent.status.code(), Some(1), "{}", text(&absent));
+    assert!(String::from_utf8_lossy(&absent.stderr).contains("no artifact is tagged `v9`"));
+}
