@@ -97,6 +97,9 @@ _capkg() {
             capkg__subcmd__help__subcmd__publish,local)
                 cmd="capkg__subcmd__help__subcmd__publish__subcmd__local"
                 ;;
+            capkg__subcmd__help__subcmd__publish,oci)
+                cmd="capkg__subcmd__help__subcmd__publish__subcmd__oci"
+                ;;
             capkg__subcmd__publish,github)
                 cmd="capkg__subcmd__publish__subcmd__github"
                 ;;
@@ -109,6 +112,9 @@ _capkg() {
             capkg__subcmd__publish,local)
                 cmd="capkg__subcmd__publish__subcmd__local"
                 ;;
+            capkg__subcmd__publish,oci)
+                cmd="capkg__subcmd__publish__subcmd__oci"
+                ;;
             capkg__subcmd__publish__subcmd__help,github)
                 cmd="capkg__subcmd__publish__subcmd__help__subcmd__github"
                 ;;
@@ -120,6 +126,9 @@ _capkg() {
                 ;;
             capkg__subcmd__publish__subcmd__help,local)
                 cmd="capkg__subcmd__publish__subcmd__help__subcmd__local"
+                ;;
+            capkg__subcmd__publish__subcmd__help,oci)
+                cmd="capkg__subcmd__publish__subcmd__help__subcmd__oci"
                 ;;
             *)
                 ;;
@@ -318,7 +327,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__publish)
-            opts="local github gitlab"
+            opts="local github gitlab oci"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,6 +369,20 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__publish__subcmd__local)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__help__subcmd__publish__subcmd__oci)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -530,7 +553,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish)
-            opts="-q -v -h --format --color --quiet --verbose --help local github gitlab help"
+            opts="-q -v -h --format --color --quiet --verbose --help local github gitlab oci help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,7 +703,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish__subcmd__help)
-            opts="local github gitlab help"
+            opts="local github gitlab oci help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -749,6 +772,20 @@ _capkg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capkg__subcmd__publish__subcmd__help__subcmd__oci)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capkg__subcmd__publish__subcmd__local)
             opts="-q -v -h --version --dry-run --provider --type --repository --force --overrides --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -791,6 +828,68 @@ _capkg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capkg__subcmd__publish__subcmd__oci)
+            opts="-q -v -h --version --dry-run --provider --type --repository --tag --force --max-wait --retries --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repository)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capkg__subcmd__release)
             opts="-q -v -h --config --version --target --dry-run --provider --type --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -807,7 +906,7 @@ _capkg() {
                     return 0
                     ;;
                 --target)
-                    COMPREPLY=($(compgen -W "github gitlab local" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
                     return 0
                     ;;
                 --provider)
@@ -986,13 +1085,17 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --provider --type --config --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

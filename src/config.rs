@@ -80,6 +80,8 @@ pub struct Config {
     pub images: Vec<ImagePin>,
     /// `lint: allow:`: findings the maintainer accepts.
     pub waivers: Vec<crate::rules::Waiver>,
+    /// `check_images:` (default true): `capkg release` looks every image up in its registry.
+    pub check_images: Option<bool>,
 }
 
 /// One `images:` entry, with kustomize's field names and meaning.
@@ -348,6 +350,7 @@ impl Config {
                 "targets",
                 "images",
                 "lint",
+                "check_images",
             ],
         )? {
             match key {
@@ -381,6 +384,15 @@ impl Config {
                 "targets" => config.targets = reader.targets(value)?,
                 "images" => config.images = reader.images(value)?,
                 "lint" => config.waivers = reader.lint(value, &source)?,
+                "check_images" => {
+                    config.check_images = Some(match value.scalar_text() {
+                        Some("true") => true,
+                        Some("false") => false,
+                        _ => {
+                            return Err(reader.error(value, "`check_images` is `true` or `false`"));
+                        }
+                    })
+                }
                 _ => {}
             }
         }
@@ -1230,7 +1242,7 @@ mod tests {
         );
         assert_eq!(
             error("output: out\ntemplate: x\n"),
-            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint"
+            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint, check_images"
         );
         assert_eq!(
             error("targets:\n  github:\n    repository: o/r\n"),

@@ -189,7 +189,11 @@ mod tests {
     #[test]
     fn layers_are_chosen_in_the_operator_order() {
         let t = ProviderType::RuntimeExtension;
-        let cases: &[(&[(&str, &str)], Result<(&str, &str), &str>)] = &[
+        type Case<'a> = (
+            &'a [(&'a str, &'a str)],
+            Result<(&'a str, &'a str), &'a str>,
+        );
+        let cases: &[Case] = &[
             (
                 &[
                     ("metadata.yaml", "m"),

@@ -34,6 +34,8 @@ pub struct Assembled {
     pub targets: TargetsConfig,
     /// The configuration's `lint: allow:`, applied again when the published release is verified.
     pub waivers: Vec<crate::rules::Waiver>,
+    /// `check_images:` (default true): look every image up before publishing.
+    pub check_images: bool,
 }
 
 /// Builds the release for a version.
@@ -135,6 +137,7 @@ impl Assembler for ConfigAssembler {
             providers: release.providers,
             targets: targets(&config.targets),
             waivers: config.waivers.clone(),
+            check_images: config.check_images.unwrap_or(true),
         })
     }
 }

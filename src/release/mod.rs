@@ -59,6 +59,7 @@
 
 pub mod assembly;
 pub mod destinations;
+pub mod images_exist;
 pub mod summary;
 pub mod tags;
 pub mod version;
@@ -112,6 +113,10 @@ pub struct ReleasePlan {
     /// `lint: allow:`, applied to what verify finds in the published release too.
     pub waivers: Vec<rules::Waiver>,
     pub warnings: Vec<String>,
+    /// The images the components name, looked up before publishing ([`images_exist`]).
+    pub images: Vec<images_exist::ImageUse>,
+    /// Why the image check is off (`check_images: false`), when it is.
+    pub images_off: Option<String>,
 }
 
 impl ReleasePlan {
@@ -141,6 +146,7 @@ pub fn plan(
         providers,
         targets: _,
         waivers,
+        check_images,
     } = assembled;
     // Flags describe the one provider of a single-provider release (the assembler refuses them
     // for several); lint below runs only when the assembler did not.
@@ -265,6 +271,14 @@ pub fn plan(
         blockers,
         waivers,
         warnings,
+        images: images_exist::image_uses(&[&linted.release]),
+        images_off: if !check_images {
+            Some("`check_images: false` in capkg.yaml".to_string())
+        } else if env("CAPKG_CHECK_IMAGES").is_some_and(|v| v.trim() == "false") {
+            Some("CAPKG_CHECK_IMAGES=false".to_string())
+        } else {
+            None
+        },
     })
 }
 
@@ -342,6 +356,11 @@ pub async fn dry_run(
     services: Services,
 ) -> Outcome {
     let mut outcome = Outcome::from_plan(plan, Status::DryRun, true);
+    if outcome.checks.images.is_none() {
+        outcome.checks.images = Some(images_exist::ImageCheck::skipped(
+            "--dry-run makes no network requests",
+        ));
+    }
     if plan.is_blocked() {
         outcome.refuse(plan);
     }
@@ -435,6 +454,21 @@ pub async fn publish(
             return outcome;
         }
     };
+
+    // Every image exists, before anything is made public.
+    if plan.images_off.is_none() {
+        let found = images_exist::check(&plan.images, env, &services).await;
+        outcome.warnings.extend(found.warnings());
+        let missing = (!found.ok()).then(|| Error::ImagesMissing {
+            count: found.missing.len(),
+            images: found.missing_text(),
+        });
+        outcome.checks.images = Some(found);
+        if let Some(error) = missing {
+            outcome.stop_before_publishing(&error);
+            return outcome;
+        }
+    }
 
     // Open and plan every target before any of them writes.
     let mut opened = Vec::new();
@@ -791,6 +825,9 @@ pub struct FileSummary {
 pub struct Checks {
     pub version_series: Option<Check>,
     pub tags: TagCheck,
+    /// Every image exists ([`images_exist`]); `skipped` says why it did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<images_exist::ImageCheck>,
 }
 
 /// Why a run stopped.
@@ -881,6 +918,7 @@ impl Outcome {
             checks: Checks {
                 version_series: None,
                 tags: TagCheck::default(),
+                images: None,
             },
             targets: Vec::new(),
             warnings: Vec::new(),
@@ -935,6 +973,10 @@ impl Outcome {
             checks: Checks {
                 version_series: plan.version_series.clone(),
                 tags: plan.tags.clone(),
+                images: plan
+                    .images_off
+                    .clone()
+                    .map(images_exist::ImageCheck::skipped),
             },
             targets: Vec::new(),
             warnings: plan.warnings.clone(),
@@ -1072,6 +1114,8 @@ impl Outcome {
 /// Why a release stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    #[error("{count} image(s) the components name are not in their registry: {images}")]
+    ImagesMissing { count: usize, images: String },
     #[error(
         "no version to release: pass `--version vX.Y.Z`, or run on a tag push (GITHUB_REF_NAME with GITHUB_REF_TYPE=tag, CI_COMMIT_TAG)"
     )]
@@ -1160,7 +1204,8 @@ impl Error {
             | Error::LintErrors { .. }
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
-            | Error::VerifyFailed { .. } => true,
+            | Error::VerifyFailed { .. }
+            | Error::ImagesMissing { .. } => true,
             Error::Assemble(source) => source.is_refusal(),
             Error::Release(source) | Error::Target { source, .. } => source.is_refusal(),
             Error::Verify { source, .. } => source.is_refusal(),
@@ -1177,6 +1222,9 @@ impl Error {
                 "add the version's major.minor to `releaseSeries` in metadata.yaml before tagging".into(),
             ),
             Error::LintErrors { .. } => Some("fix the errors above; `capkg rules RULE` explains each rule".into()),
+            Error::ImagesMissing { .. } => Some(
+                "push the images first (or fix their names or tags in the components or capkg.yaml `images:`); `check_images: false` in capkg.yaml turns the check off".into(),
+            ),
             // `capkg release` never replaces what is published, and has no flag to.
             Error::Target {
                 source: targets::Error::Differs { .. } | targets::Error::FolderDiffers { .. },
@@ -1209,6 +1257,7 @@ impl Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::Git { .. }
+            | Error::ImagesMissing { .. }
             | Error::Release(_) => Stage::Checks,
             Error::Target {
                 step: Step::Plan, ..

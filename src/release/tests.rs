@@ -61,6 +61,7 @@ impl Assembler for Fixed {
             providers: Vec::new(),
             targets: self.targets.clone(),
             waivers: Vec::new(),
+            check_images: true,
         })
     }
 }

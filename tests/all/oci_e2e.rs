@@ -538,3 +538,162 @@ fn verify_oci_reads_as_the_operator_and_says_what_it_lacks() {
     assert_eq!(absent.status.code(), Some(1), "{}", text(&absent));
     assert!(String::from_utf8_lossy(&absent.stderr).contains("no artifact is tagged `v9`"));
 }
+
+/// The example provider with its manager image pinned to `image` (`images:` in capkg.yaml),
+/// released to a local repository; `extra` is appended to capkg.yaml.
+fn example_naming_image(image: &str, extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_example_provider(dir.path());
+    let (name, tag) = image.rsplit_once(':').unwrap();
+    let config = dir.path().join("capkg.yaml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "images:\n  - name: registry.example.com/capi-example/manager\n    newName: {name}\n    newTag: \"{tag}\"\n# The test registry is on loopback, which users' clusters cannot pull from.\nlint:\n  allow:\n    - rule: components/image-registry\n      reason: the image check is tested against a loopback registry\n{extra}"
+    ));
+    std::fs::write(&config, text).unwrap();
+    dir
+}
+
+/// `capkg release` with the image check on (the shared helper turns it off).
+fn release_checking_images(root: &Path, docker_config: &Path) -> Command {
+    let mut command = release_oci(root, docker_config);
+    command.env_remove("CAPKG_CHECK_IMAGES");
+    command
+}
+
+fn images_check(output: &Output) -> Value {
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(output)));
+    report["checks"]["images"].clone()
+}
+
+/// Pushes something under `path:tag` of the registry, as an image would be.
+fn push_image(registry: &LocalRegistry, path: &str, creds: Option<(&str, &str)>) {
+    let work = tempfile::tempdir().unwrap();
+    let out = assembled_example(work.path());
+    let docker = tempfile::tempdir().unwrap();
+    let (repository, tag) = path.rsplit_once(':').unwrap();
+    let mut command = oci_capkg(docker.path());
+    command.args(["publish", "oci"]).arg(&out).args([
+        "--version",
+        tag,
+        "--repository",
+        &registry.reference(repository),
+    ]);
+    if let Some((user, password)) = creds {
+        command
+            .env("OCI_USERNAME", user)
+            .env("OCI_PASSWORD", password);
+    }
+    let pushed = command.output().unwrap();
+    assert!(pushed.status.success(), "{}", text(&pushed));
+}
+
+#[test]
+fn every_image_must_exist_before_a_release_is_made_public() {
+    let registry = LocalRegistry::start(false);
+    push_image(&registry, "capx/manager:v0.1.0", None);
+    let docker = tempfile::tempdir().unwrap();
+
+    // An image pushed there passes.
+    let present = format!("{}/capx/manager:v0.1.0", registry.host());
+    let provider = example_naming_image(&present, "");
+    let released = release_checking_images(provider.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(released.status.code(), Some(0), "{}", text(&released));
+    let check = images_check(&released);
+    assert_eq!(check["found"], serde_json::json!([present]));
+    assert!(check["skipped"].is_null());
+
+    // A tag that is not there fails, naming the Deployment and the image; nothing is published.
+    let absent = format!("{}/capx/manager:v9.9.9", registry.host());
+    let provider = example_naming_image(&absent, "");
+    let refused = release_checking_images(provider.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let report: Value = serde_json::from_slice(&refused.stdout).unwrap();
+    assert_eq!(report["status"], "refused");
+    let message = report["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&absent), "{message}");
+    assert!(
+        message.contains("Deployment `capx-controller-manager`, container `manager`"),
+        "{message}"
+    );
+    assert!(!provider.path().join("out-repository").exists());
+
+    // `--dry-run` and `check_images: false` say the check was skipped.
+    let dry = release_checking_images(provider.path(), docker.path())
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_eq!(dry.status.code(), Some(0), "{}", text(&dry));
+    assert!(
+        images_check(&dry)["skipped"]
+            .as_str()
+            .unwrap()
+            .contains("--dry-run")
+    );
+    let off = example_naming_image(&absent, "check_images: false\n");
+    let unchecked = release_checking_images(off.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(unchecked.status.code(), Some(0), "{}", text(&unchecked));
+    assert!(
+        images_check(&unchecked)["skipped"]
+            .as_str()
+            .unwrap()
+            .contains("check_images: false")
+    );
+
+    // An unreachable registry is a warning saying what was not checked.
+    let closed = format!("127.0.0.1:{}/capx/manager:v0.1.0", free_port());
+    let provider = example_naming_image(&closed, "");
+    let warned = release_checking_images(provider.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(warned.status.code(), Some(0), "{}", text(&warned));
+    let check = images_check(&warned);
+    assert_eq!(check["unchecked"][0]["image"], closed.as_str());
+    let report: Value = serde_json::from_slice(&warned.stdout).unwrap();
+    assert!(
+        report["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains(&format!("image `{closed}` was not checked"))),
+        "{report}"
+    );
+}
+
+#[test]
+fn images_on_a_registry_that_needs_a_login_are_checked_with_it() {
+    let registry = LocalRegistry::start(true);
+    push_image(&registry, "capx/manager:v0.1.0", Some((USER, PASSWORD)));
+    let docker = tempfile::tempdir().unwrap();
+    let image = format!("{}/capx/manager:v0.1.0", registry.host());
+    let provider = example_naming_image(&image, "");
+
+    // Without a login: not checked, and said so.
+    let anonymous = release_checking_images(provider.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(anonymous.status.code(), Some(0), "{}", text(&anonymous));
+    let check = images_check(&anonymous);
+    let reason = check["unchecked"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("without a login"), "{reason}");
+
+    // With one: found.
+    let provider = example_naming_image(&image, "");
+    let with_login = release_checking_images(provider.path(), docker.path())
+        .env("OCI_USERNAME", USER)
+        .env("OCI_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    assert_eq!(with_login.status.code(), Some(0), "{}", text(&with_login));
+    assert_eq!(
+        images_check(&with_login)["found"],
+        serde_json::json!([image])
+    );
+    assert!(!text(&with_login).contains(PASSWORD));
+}
