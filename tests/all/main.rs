@@ -16,6 +16,7 @@ mod lint;
 mod lint_contract;
 mod multi_provider;
 mod oci_e2e;
+mod oci_faults;
 mod output_contract;
 mod publish_fakes;
 mod publish_github;
