@@ -54,6 +54,7 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
         version: args.version,
+        check_images: true,
     };
     let config_path = match &args.config {
         Some(path) => Some(path.clone()),
@@ -62,6 +63,12 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let config = match &config_path {
         Some(path) => Some(crate::config::Config::load(path).map_err(Failure::internal)?),
         None => None,
+    };
+    // The same switches as `capkg release`: capkg.yaml `check_images: false`, or the variable.
+    let request = VerifyRequest {
+        check_images: config.as_ref().and_then(|c| c.check_images) != Some(false)
+            && env("CAPKG_CHECK_IMAGES").is_none_or(|v| v.trim() != "false"),
+        ..request
     };
     let services = services(global, &args.limits);
     let mut report = runtime()?

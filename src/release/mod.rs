@@ -593,6 +593,8 @@ pub async fn publish(
                     provider_name: Some(provider.name.clone()),
                     provider_type: Some(provider.provider_type),
                     version: Some(release.version.to_string()),
+                    // Looked up before publishing already.
+                    check_images: false,
                 },
                 &settings,
                 services.clone(),

@@ -57,6 +57,9 @@ pub struct VerifyRequest {
     /// `--version`: the operator's `spec.version` for `oci://` sources (the tag in the reference
     /// when not given); other sources carry their version in the URL.
     pub version: Option<String>,
+    /// Look every image the components name up in its registry
+    /// ([`crate::release::images_exist`]); not for folders.
+    pub check_images: bool,
 }
 
 /// Where verify reads from and with which tokens; built from flags and the environment by
@@ -367,7 +370,7 @@ pub async fn verify(
     services: Services,
 ) -> Result<VerifyReport, Error> {
     if let Some(reference) = oci::oci_source(&request.source) {
-        return oci::verify(request, reference, &settings.oci_env, services).await;
+        return oci::verify(request, reference, settings, services).await;
     }
     let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
     let http = |credential: Option<Credential>| {
@@ -599,6 +602,9 @@ pub async fn verify(
         )),
     }
     let diagnostics = rules::run(std::slice::from_ref(&release), &options);
+    if request.check_images {
+        images_check(&[&release], settings, &services, &mut checks, &mut warnings).await;
+    }
     Ok(VerifyReport {
         source: request.source.clone(),
         repository: kind,
@@ -614,6 +620,31 @@ pub async fn verify(
         ok: false,
     }
     .finish())
+}
+
+/// Looks up every image of `releases` and records the result as the `images` check (missing
+/// images fail it) and warnings (images that could not be checked).
+pub(crate) async fn images_check(
+    releases: &[&Release],
+    settings: &Settings,
+    services: &Services,
+    checks: &mut Vec<Check>,
+    warnings: &mut Vec<String>,
+) {
+    use crate::release::images_exist;
+    let uses = images_exist::image_uses(releases);
+    let env = |name: &str| settings.oci_env.get(name);
+    let found = images_exist::check(&uses, &env, services).await;
+    warnings.extend(found.warnings());
+    checks.push(Check {
+        name: "images",
+        ok: found.ok(),
+        message: if found.ok() {
+            found.summary()
+        } else {
+            format!("not in their registry: {}", found.missing_text())
+        },
+    });
 }
 
 /// A folder: lint it; a `{label}/{version}/` folder also gets the series check.

@@ -115,9 +115,10 @@ fn registry_error(what: &str, url: &str, err: OciError) -> Error {
 pub async fn verify(
     request: &VerifyRequest,
     oci_ref: &str,
-    env: &OciEnv,
+    settings: &super::Settings,
     services: Services,
 ) -> Result<VerifyReport, Error> {
+    let env = &settings.oci_env;
     let spec_version = request.version.clone().unwrap_or_default();
     let parsed = parse_oci_source(oci_ref, &spec_version);
     if parsed.tag.is_empty() {
@@ -232,6 +233,7 @@ pub async fn verify(
     let parsed_version = Version::parse(&version).ok();
     let mut diagnostics = Vec::new();
     let mut labels = Vec::new();
+    let mut linted: Vec<Release> = Vec::new();
     let templates: Vec<files::ReleaseFile> = layers
         .iter()
         .filter_map(|(title, content)| {
@@ -302,6 +304,11 @@ pub async fn verify(
             )),
         }
         diagnostics.extend(rules::run(std::slice::from_ref(&release), &options));
+        linted.push(release);
+    }
+    if request.check_images {
+        let releases: Vec<&Release> = linted.iter().collect();
+        super::images_check(&releases, settings, &services, &mut checks, &mut warnings).await;
     }
 
     if let Some((_, list)) = layers.iter().find(|(t, _)| t == CHECKSUMS_FILE) {

@@ -697,3 +697,56 @@ fn images_on_a_registry_that_needs_a_login_are_checked_with_it() {
     );
     assert!(!text(&with_login).contains(PASSWORD));
 }
+
+#[test]
+fn verify_looks_every_image_up_too() {
+    let registry = LocalRegistry::start(false);
+    push_image(&registry, "capx/manager:v0.1.0", None);
+    let docker = tempfile::tempdir().unwrap();
+    for (tag, ok) in [("v0.1.0", true), ("v9.9.9", false)] {
+        let image = format!("{}/capx/manager:{tag}", registry.host());
+        let provider = example_naming_image(&image, "");
+        let assembled = capkg()
+            .args(["assemble", "--config"])
+            .arg(provider.path().join("capkg.yaml"))
+            .output()
+            .unwrap();
+        assert!(assembled.status.success(), "{}", text(&assembled));
+        let path = format!("capi/images-{}", tag.replace('.', "-"));
+        let published = publish(
+            &provider.path().join("out"),
+            docker.path(),
+            &registry.reference(&path),
+        )
+        .output()
+        .unwrap();
+        assert!(published.status.success(), "{}", text(&published));
+        let verified = oci_capkg(docker.path())
+            .env_remove("CAPKG_CHECK_IMAGES")
+            .args(["--format", "json", "verify"])
+            .arg(format!("oci://http://{}/{path}:v0.1.0", registry.host()))
+            .arg("--config")
+            .arg(provider.path().join("capkg.yaml"))
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&verified.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", text(&verified)));
+        let check = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "images")
+            .unwrap_or_else(|| panic!("no images check: {report}"))
+            .clone();
+        assert_eq!(check["ok"], ok, "{check}");
+        assert_eq!(verified.status.code(), Some(if ok { 0 } else { 1 }));
+        if !ok {
+            let message = check["message"].as_str().unwrap();
+            assert!(message.contains(&image), "{message}");
+            assert!(
+                message.contains("Deployment `capx-controller-manager`"),
+                "{message}"
+            );
+        }
+    }
+}
