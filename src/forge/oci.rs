@@ -503,10 +503,13 @@ impl Registry {
             .header("www-authenticate")
             .and_then(parse_challenge);
         let message = rejection.message.clone();
+        // After a redirect (registry.k8s.io sends pulls to a regional Artifact Registry) the
+        // challenge comes from the storage registry: its token is for it.
+        let challenger = rejection.url.clone();
         let Some(challenge) = challenge else {
             return Err(self.unauthorized(message));
         };
-        let credential = self.answer(&challenge).await?;
+        let credential = self.answer(&challenge, &challenger).await?;
         let Some(credential) = credential else {
             return Err(self.unauthorized(message));
         };
@@ -536,7 +539,11 @@ impl Registry {
     }
 
     /// The credential that answers `challenge`, or `None` when there is nothing to answer with.
-    async fn answer(&self, challenge: &Challenge) -> Result<Option<Credential>, OciError> {
+    async fn answer(
+        &self,
+        challenge: &Challenge,
+        challenger: &Url,
+    ) -> Result<Option<Credential>, OciError> {
         match challenge {
             Challenge::Basic => Ok(match &self.login {
                 Some(Login::Basic { user, password }) => {
@@ -604,7 +611,11 @@ impl Registry {
                         url: without_query(&url),
                         reason: "the token answer has no `token`".into(),
                     })?;
-                Ok(Some(Credential::bearer(token).for_origin(&self.base)))
+                Ok(Some(
+                    Credential::bearer(token)
+                        .for_origin(&self.base)
+                        .for_origin(challenger),
+                ))
             }
         }
     }
@@ -613,7 +624,9 @@ impl Registry {
     pub async fn head_manifest(&self, reference: &str) -> Result<Option<ManifestInfo>, OciError> {
         let url = self.url(&format!("manifests/{reference}"))?;
         let what = format!("look up `{}:{reference}`", self.reference.name());
-        let request = Request::new(Method::HEAD, url, what).header(ACCEPT, MANIFEST_ACCEPT);
+        let request = Request::new(Method::HEAD, url, what)
+            .header(ACCEPT, MANIFEST_ACCEPT)
+            .follow_redirects();
         match self.send(request).await {
             Ok(response) => Ok(Some(ManifestInfo {
                 digest: response.header(DIGEST_HEADER).map(str::to_string),
@@ -631,7 +644,9 @@ impl Registry {
     ) -> Result<Option<(Bytes, ManifestInfo)>, OciError> {
         let url = self.url(&format!("manifests/{reference}"))?;
         let what = format!("read the manifest `{}:{reference}`", self.reference.name());
-        let request = Request::new(Method::GET, url, what).header(ACCEPT, MANIFEST_ACCEPT);
+        let request = Request::new(Method::GET, url, what)
+            .header(ACCEPT, MANIFEST_ACCEPT)
+            .follow_redirects();
         match self.send(request).await {
             Ok(response) => {
                 let computed = digest_of(&response.body);
@@ -986,6 +1001,65 @@ mod tests {
         }
         assert_eq!(crate::forge::http::base64_padded(b"ab"), "YWI=");
         assert!(base64_decode("a*b").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_redirected_lookup_answers_the_storage_registrys_challenge() {
+        use wiremock::matchers::{header, method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let front = MockServer::start().await;
+        let storage = MockServer::start().await;
+        const TOKEN: &str = "storage-token-0123456789";
+        Mock::given(method("HEAD"))
+            .and(path("/v2/pause/manifests/3.9"))
+            .respond_with(ResponseTemplate::new(307).insert_header(
+                "location",
+                format!("{}/v2/pause/manifests/3.9", storage.uri()).as_str(),
+            ))
+            .mount(&front)
+            .await;
+        Mock::given(method("HEAD"))
+            .and(path("/v2/pause/manifests/3.9"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .respond_with(
+                ResponseTemplate::new(200).insert_header("docker-content-digest", "sha256:abc"),
+            )
+            .with_priority(1)
+            .mount(&storage)
+            .await;
+        Mock::given(method("HEAD"))
+            .and(path("/v2/pause/manifests/3.9"))
+            .respond_with(
+                ResponseTemplate::new(401).insert_header(
+                    "www-authenticate",
+                    format!(
+                        r#"Bearer realm="{}/token",service="storage""#,
+                        storage.uri()
+                    )
+                    .as_str(),
+                ),
+            )
+            .with_priority(2)
+            .mount(&storage)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/token"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(serde_json::json!({"token": TOKEN})),
+            )
+            .mount(&storage)
+            .await;
+        let http = Http::new(
+            crate::forge::http::RetryPolicy::default(),
+            std::sync::Arc::new(crate::forge::http::SystemClock),
+            std::sync::Arc::new(crate::targets::NoProgress),
+            None,
+        )
+        .unwrap();
+        let reference = Reference::parse(&format!("{}/pause", front.uri())).unwrap();
+        let registry = Registry::new(&http, &reference, None, false).unwrap();
+        let found = registry.head_manifest("3.9").await.unwrap();
+        assert_eq!(found.and_then(|f| f.digest).as_deref(), Some("sha256:abc"));
     }
 
     #[test]
