@@ -166,7 +166,11 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> R
     }
     if report.ok {
         if !global.quiet {
-            writeln!(out, "Verified {what}: clusterctl can read it.")?;
+            let reader = match report.repository {
+                verify::RepositoryKind::Oci => "cluster-api-operator",
+                _ => "clusterctl",
+            };
+            writeln!(out, "Verified {what}: {reader} can read it.")?;
         }
     } else {
         let failed: Vec<&str> = report

@@ -213,7 +213,7 @@ impl TargetSpec {
                 let reference = oci_reference(repository, tag.as_deref(), &version);
                 (
                     reference.clone(),
-                    format!("{reference} "),
+                    String::new(),
                     vec![
                         format!("look the tag up in `{reference}`; a different artifact there stops the run"),
                         "upload the missing layers, push the manifest untagged".into(),
@@ -260,7 +260,7 @@ impl TargetSpec {
             steps.push(format!("verify `{url}` as clusterctl reads it"));
         }
         let providers = ProviderDestination::all(release, &urls);
-        TargetPlan {
+        let mut plan = TargetPlan {
             target: self.kind(),
             destination,
             clusterctl_config: Destination::providers_snippet(release, &urls),
@@ -285,7 +285,32 @@ impl TargetSpec {
                 "not compared with what the destination holds: a dry run makes no network requests; a real run compares every file before writing any"
                     .into(),
             ),
+        };
+        if let TargetSpec::Oci { .. } = self {
+            // The artifact's layers (their digests need no network), and the operator's
+            // provider resources instead of clusterctl's configuration.
+            let reference = plan.destination.clone();
+            let bare = reference.trim_start_matches("http://");
+            let name = bare.rsplit_once(':').map_or(bare, |(n, _)| n);
+            let artifact = targets::oci::artifact(release, None);
+            plan.files = artifact
+                .layers
+                .iter()
+                .map(|layer| TargetFile {
+                    name: layer.title.clone(),
+                    size: layer.contents.len() as u64,
+                    sha256: layer.digest.trim_start_matches("sha256:").to_string(),
+                    url: format!("{name}@{}", layer.digest),
+                    action: None,
+                    reason: Some("upload unless the repository has the blob".into()),
+                })
+                .collect();
+            plan.clusterctl_config = targets::oci::operator_snippet(release, &reference);
+            plan.warnings.push(
+                "clusterctl cannot read an OCI artifact: the URL and configuration printed are cluster-api-operator's `spec.fetchConfig.oci`".into(),
+            );
         }
+        plan
     }
 }
 

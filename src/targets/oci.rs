@@ -245,7 +245,8 @@ pub fn operator_reference(reference: &Reference, tag: &str) -> String {
     format!("{scheme}{}:{tag}", reference.name())
 }
 
-/// The provider resources (`InfrastructureProvider`, …) that read the artifact.
+/// The provider resources (`InfrastructureProvider`, …) that read the artifact, each in a
+/// namespace of its own (`<label>-system`; any namespace works).
 pub fn operator_snippet(release: &ReleaseDir, oci_reference: &str) -> String {
     let mut out = String::new();
     for provider in &release.providers {
@@ -254,7 +255,9 @@ pub fn operator_snippet(release: &ReleaseDir, oci_reference: &str) -> String {
             "---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: {}\nmetadata:\n  name: {}\n  namespace: {}-system\nspec:\n  version: {}\n  fetchConfig:\n    oci: \"{}\"\n",
             provider.provider_type.clusterctl_name(),
             provider.name,
-            provider.name,
+            // One namespace per provider: two providers of one name (kubeadm's bootstrap and
+            // control plane) must not share one.
+            provider.label(),
             release.version,
             oci_reference
         );
