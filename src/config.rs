@@ -1235,6 +1235,29 @@ mod tests {
     }
 
     #[test]
+    fn the_oci_target_and_the_image_switch_are_read_and_checked() {
+        let config = parse(
+            "targets:\n  oci:\n    repository: ghcr.io/o/capi\n    tag: \"r-{version}\"\ncheck_images: false\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.targets.oci,
+            Some(OciTarget {
+                repository: "ghcr.io/o/capi".into(),
+                tag: Some("r-{version}".into()),
+            })
+        );
+        assert_eq!(config.check_images, Some(false));
+        assert!(
+            error("targets:\n  oci:\n    tag: x\n").contains("`targets.oci` needs `repository`")
+        );
+        assert!(
+            error("targets:\n  oci:\n    repository: ghcr.io/O/capi\n").contains("capkg.yaml:3:17")
+        );
+        assert!(error("check_images: maybe\n").contains("`check_images` is `true` or `false`"));
+    }
+
+    #[test]
     fn unknown_fields_are_errors_with_a_position() {
         assert_eq!(
             error("provider:\n  name: aws\n  typo: x\n"),

@@ -750,3 +750,46 @@ fn verify_looks_every_image_up_too() {
         }
     }
 }
+
+#[test]
+fn a_dry_run_to_oci_lists_the_layers_without_the_network() {
+    // Nothing listens there: a dry run must not ask.
+    let reference = format!("http://127.0.0.1:{}/capi/multi", free_port());
+    let provider = example_with_oci_target("example-multi-provider", &reference);
+    let docker = tempfile::tempdir().unwrap();
+    let output = release_checking_images(provider.path(), docker.path())
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let plan = &report["targets"][0]["plan"];
+    let names: Vec<&str> = plan["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "bootstrap-example-v0.1.0-components.yaml",
+            "bootstrap-example-v0.1.0-metadata.yaml",
+            "checksums.txt",
+            "control-plane-example-v0.1.0-components.yaml",
+            "control-plane-example-v0.1.0-metadata.yaml",
+        ]
+    );
+    let config = plan["clusterctl_config"].as_str().unwrap();
+    assert!(config.contains("kind: ControlPlaneProvider"), "{config}");
+    assert!(
+        config.contains(&format!("oci: \"{reference}:v0.1.0\"")),
+        "{config}"
+    );
+    assert!(
+        report["checks"]["images"]["skipped"]
+            .as_str()
+            .unwrap()
+            .contains("--dry-run")
+    );
+}
