@@ -170,6 +170,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
             [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
             [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('oci', 'oci', [CompletionResultType]::ParameterValue, 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -240,10 +241,34 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'capkg;publish;oci' {
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being published (`v1.2.3`)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--repository', '--repository', [CompletionResultType]::ParameterName, 'The repository, `[http://]HOST[:PORT]/PATH[:TAG]` (`http://` only for loopback)')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'The tag when REF has none; `{version}` is replaced (default `{version}`)')
+            [CompletionResult]::new('--max-wait', '--max-wait', [CompletionResultType]::ParameterName, 'The longest capkg waits before a retry; a server that asks for more (a rate limit that resets in an hour) makes publish fail at once, saying how long it asked for (`90s`, `10m`, `1h`)')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Tries per request for failures worth retrying (5xx, cut connections, rate limits)')
+            [CompletionResult]::new('--http-timeout', '--http-timeout', [CompletionResultType]::ParameterName, 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)')
+            [CompletionResult]::new('--min-transfer-rate', '--min-transfer-rate', [CompletionResultType]::ParameterName, 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)')
+            [CompletionResult]::new('--max-download', '--max-download', [CompletionResultType]::ParameterName, 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Move the tag when it points at a different artifact')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'capkg;publish;help' {
             [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
             [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
             [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('oci', 'oci', [CompletionResultType]::ParameterValue, 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -254,6 +279,9 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             break
         }
         'capkg;publish;help;gitlab' {
+            break
+        }
+        'capkg;publish;help;oci' {
             break
         }
         'capkg;publish;help;help' {
@@ -281,6 +309,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         }
         'capkg;verify' {
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF)')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one')
@@ -368,6 +397,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
             [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
             [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('oci', 'oci', [CompletionResultType]::ParameterValue, 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file')
             break
         }
         'capkg;help;publish;local' {
@@ -377,6 +407,9 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             break
         }
         'capkg;help;publish;gitlab' {
+            break
+        }
+        'capkg;help;publish;oci' {
             break
         }
         'capkg;help;release' {

@@ -22,9 +22,6 @@ _capkg() {
             capkg,completions)
                 cmd="capkg__subcmd__completions"
                 ;;
-            capkg,configmaps)
-                cmd="capkg__subcmd__configmaps"
-                ;;
             capkg,help)
                 cmd="capkg__subcmd__help"
                 ;;
@@ -60,9 +57,6 @@ _capkg() {
                 ;;
             capkg__subcmd__help,completions)
                 cmd="capkg__subcmd__help__subcmd__completions"
-                ;;
-            capkg__subcmd__help,configmaps)
-                cmd="capkg__subcmd__help__subcmd__configmaps"
                 ;;
             capkg__subcmd__help,help)
                 cmd="capkg__subcmd__help__subcmd__help"
@@ -103,6 +97,9 @@ _capkg() {
             capkg__subcmd__help__subcmd__publish,local)
                 cmd="capkg__subcmd__help__subcmd__publish__subcmd__local"
                 ;;
+            capkg__subcmd__help__subcmd__publish,oci)
+                cmd="capkg__subcmd__help__subcmd__publish__subcmd__oci"
+                ;;
             capkg__subcmd__publish,github)
                 cmd="capkg__subcmd__publish__subcmd__github"
                 ;;
@@ -114,6 +111,9 @@ _capkg() {
                 ;;
             capkg__subcmd__publish,local)
                 cmd="capkg__subcmd__publish__subcmd__local"
+                ;;
+            capkg__subcmd__publish,oci)
+                cmd="capkg__subcmd__publish__subcmd__oci"
                 ;;
             capkg__subcmd__publish__subcmd__help,github)
                 cmd="capkg__subcmd__publish__subcmd__help__subcmd__github"
@@ -127,6 +127,9 @@ _capkg() {
             capkg__subcmd__publish__subcmd__help,local)
                 cmd="capkg__subcmd__publish__subcmd__help__subcmd__local"
                 ;;
+            capkg__subcmd__publish__subcmd__help,oci)
+                cmd="capkg__subcmd__publish__subcmd__help__subcmd__oci"
+                ;;
             *)
                 ;;
         esac
@@ -134,7 +137,7 @@ _capkg() {
 
     case "${cmd}" in
         capkg)
-            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify configmaps completions help"
+            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -239,58 +242,8 @@ _capkg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        capkg__subcmd__configmaps)
-            opts="-n -o -q -v -h --version --namespace --output --provider --type --format --color --quiet --verbose --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --version)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -n)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --provider)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --type)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         capkg__subcmd__help)
-            opts="lint rules subst vars render assemble init publish release verify configmaps completions help"
+            opts="lint rules subst vars render assemble init publish release verify completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -318,20 +271,6 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__completions)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        capkg__subcmd__help__subcmd__configmaps)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -388,7 +327,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__publish)
-            opts="local github gitlab"
+            opts="local github gitlab oci"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -430,6 +369,20 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__publish__subcmd__local)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__help__subcmd__publish__subcmd__oci)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -600,7 +553,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish)
-            opts="-q -v -h --format --color --quiet --verbose --help local github gitlab help"
+            opts="-q -v -h --format --color --quiet --verbose --help local github gitlab oci help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -750,7 +703,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__publish__subcmd__help)
-            opts="local github gitlab help"
+            opts="local github gitlab oci help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -819,6 +772,20 @@ _capkg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capkg__subcmd__publish__subcmd__help__subcmd__oci)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capkg__subcmd__publish__subcmd__local)
             opts="-q -v -h --version --dry-run --provider --type --repository --force --overrides --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -861,6 +828,68 @@ _capkg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capkg__subcmd__publish__subcmd__oci)
+            opts="-q -v -h --version --dry-run --provider --type --repository --tag --force --max-wait --retries --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repository)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capkg__subcmd__release)
             opts="-q -v -h --config --version --target --dry-run --provider --type --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -877,7 +906,7 @@ _capkg() {
                     return 0
                     ;;
                 --target)
-                    COMPREPLY=($(compgen -W "github gitlab local" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
                     return 0
                     ;;
                 --provider)
@@ -1056,13 +1085,17 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1075,10 +1108,6 @@ _capkg() {
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

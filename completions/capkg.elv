@@ -159,6 +159,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
             cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand oci 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'capkg;publish;local'= {
@@ -225,10 +226,33 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'capkg;publish;oci'= {
+            cand --version 'The version being published (`v1.2.3`)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --repository 'The repository, `[http://]HOST[:PORT]/PATH[:TAG]` (`http://` only for loopback)'
+            cand --tag 'The tag when REF has none; `{version}` is replaced (default `{version}`)'
+            cand --max-wait 'The longest capkg waits before a retry; a server that asks for more (a rate limit that resets in an hour) makes publish fail at once, saying how long it asked for (`90s`, `10m`, `1h`)'
+            cand --retries 'Tries per request for failures worth retrying (5xx, cut connections, rate limits)'
+            cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
+            cand --min-transfer-rate 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)'
+            cand --max-download 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --dry-run 'Print the plan and touch nothing'
+            cand --force 'Move the tag when it points at a different artifact'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'capkg;publish;help'= {
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
             cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand oci 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'capkg;publish;help;local'= {
@@ -236,6 +260,8 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;publish;help;github'= {
         }
         &'capkg;publish;help;gitlab'= {
+        }
+        &'capkg;publish;help;oci'= {
         }
         &'capkg;publish;help;help'= {
         }
@@ -260,6 +286,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;verify'= {
             cand --api-url 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets'
+            cand --version 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF)'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --config 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one'
@@ -336,12 +363,15 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
             cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand oci 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
         }
         &'capkg;help;publish;local'= {
         }
         &'capkg;help;publish;github'= {
         }
         &'capkg;help;publish;gitlab'= {
+        }
+        &'capkg;help;publish;oci'= {
         }
         &'capkg;help;release'= {
         }

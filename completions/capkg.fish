@@ -144,19 +144,20 @@ complete -c capkg -n "__fish_capkg_using_subcommand init" -l force -d 'Overwrite
 complete -c capkg -n "__fish_capkg_using_subcommand init" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand init" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -s q -l quiet -d 'Print only errors and the data asked for'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "oci" -d 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l version -d 'The version being published (`v1.2.3`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
@@ -218,15 +219,38 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l version -d 'The version being published (`v1.2.3`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l repository -d 'The repository, `[http://]HOST[:PORT]/PATH[:TAG]` (`http://` only for loopback)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l tag -d 'The tag when REF has none; `{version}` is replaced (default `{version}`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l max-wait -d 'The longest capkg waits before a retry; a server that asks for more (a rate limit that resets in an hour) makes publish fail at once, saying how long it asked for (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l retries -d 'Tries per request for failures worth retrying (5xx, cut connections, rate limits)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l dry-run -d 'Print the plan and touch nothing'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l force -d 'Move the tag when it points at a different artifact'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "oci" -d 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l version -d 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publish only to these targets of the configuration (repeatable)' -r -f -a "github\t''
 gitlab\t''
-local\t''"
+local\t''
+oci\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
@@ -243,6 +267,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'P
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l version -d 'For `oci://REF`: the provider\'s `spec.version`, which names the layers the operator reads (default: the tag in REF)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l config -d 'capkg\'s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one' -r -F
@@ -298,3 +323,4 @@ complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_su
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "oci" -d 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'

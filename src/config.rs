@@ -80,6 +80,8 @@ pub struct Config {
     pub images: Vec<ImagePin>,
     /// `lint: allow:`: findings the maintainer accepts.
     pub waivers: Vec<crate::rules::Waiver>,
+    /// `check_images:` (default true): `capkg release` looks every image up in its registry.
+    pub check_images: Option<bool>,
 }
 
 /// One `images:` entry, with kustomize's field names and meaning.
@@ -187,6 +189,16 @@ pub struct Targets {
     pub github: Option<GitHubTarget>,
     pub gitlab: Option<GitLabTarget>,
     pub local: Option<LocalTarget>,
+    pub oci: Option<OciTarget>,
+}
+
+/// `targets.oci`: an artifact cluster-api-operator reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciTarget {
+    /// `[http://]HOST[:PORT]/PATH[:TAG]`.
+    pub repository: String,
+    /// The tag when the repository has none; `{version}` is replaced (default `{version}`).
+    pub tag: Option<String>,
 }
 
 /// `targets.github`.
@@ -353,6 +365,7 @@ impl Config {
                 "targets",
                 "images",
                 "lint",
+                "check_images",
             ],
         )? {
             match key {
@@ -386,6 +399,15 @@ impl Config {
                 "targets" => config.targets = reader.targets(value)?,
                 "images" => config.images = reader.images(value)?,
                 "lint" => config.waivers = reader.lint(value, &source)?,
+                "check_images" => {
+                    config.check_images = Some(match value.scalar_text() {
+                        Some("true") => true,
+                        Some("false") => false,
+                        _ => {
+                            return Err(reader.error(value, "`check_images` is `true` or `false`"));
+                        }
+                    })
+                }
                 _ => {}
             }
         }
@@ -1065,7 +1087,7 @@ impl Reader<'_> {
 
     fn targets(&self, node: &Node) -> Result<Targets, ConfigError> {
         let mut targets = Targets::default();
-        for (key, value) in self.fields(node, "`targets`", &["github", "gitlab", "local"])? {
+        for (key, value) in self.fields(node, "`targets`", &["github", "gitlab", "local", "oci"])? {
             match key {
                 "github" => {
                     let mut repo = None;
@@ -1123,6 +1145,25 @@ impl Reader<'_> {
                     let repository = repository
                         .ok_or_else(|| self.error(value, "`targets.local` needs `repository`"))?;
                     targets.local = Some(LocalTarget { repository });
+                }
+                "oci" => {
+                    let mut repository = None;
+                    let mut tag = None;
+                    for (k, v) in self.fields(value, "`targets.oci`", &["repository", "tag"])? {
+                        let text = self.string(v)?;
+                        match k {
+                            "repository" => {
+                                crate::forge::oci::Reference::parse(&text)
+                                    .map_err(|e| self.error(v, e.to_string()))?;
+                                repository = Some(text);
+                            }
+                            "tag" => tag = Some(text),
+                            _ => {}
+                        }
+                    }
+                    let repository = repository
+                        .ok_or_else(|| self.error(value, "`targets.oci` needs `repository`"))?;
+                    targets.oci = Some(OciTarget { repository, tag });
                 }
                 _ => {}
             }
@@ -1209,6 +1250,29 @@ mod tests {
     }
 
     #[test]
+    fn the_oci_target_and_the_image_switch_are_read_and_checked() {
+        let config = parse(
+            "targets:\n  oci:\n    repository: ghcr.io/o/capi\n    tag: \"r-{version}\"\ncheck_images: false\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.targets.oci,
+            Some(OciTarget {
+                repository: "ghcr.io/o/capi".into(),
+                tag: Some("r-{version}".into()),
+            })
+        );
+        assert_eq!(config.check_images, Some(false));
+        assert!(
+            error("targets:\n  oci:\n    tag: x\n").contains("`targets.oci` needs `repository`")
+        );
+        assert!(
+            error("targets:\n  oci:\n    repository: ghcr.io/O/capi\n").contains("capkg.yaml:3:17")
+        );
+        assert!(error("check_images: maybe\n").contains("`check_images` is `true` or `false`"));
+    }
+
+    #[test]
     fn unknown_fields_are_errors_with_a_position() {
         assert_eq!(
             error("provider:\n  name: aws\n  typo: x\n"),
@@ -1216,7 +1280,7 @@ mod tests {
         );
         assert_eq!(
             error("output: out\ntemplate: x\n"),
-            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint"
+            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint, check_images"
         );
         assert_eq!(
             error("targets:\n  github:\n    repository: o/r\n"),

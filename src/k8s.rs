@@ -122,6 +122,44 @@ impl<'a> Object<'a> {
             .unwrap_or(self.root)
     }
 
+    /// Every container image of a workload's pod spec, with the container name (`?` when
+    /// unnamed): `containers`, `initContainers` and `ephemeralContainers` of Deployments,
+    /// DaemonSets, StatefulSets, ReplicaSets, ReplicationControllers, Jobs, CronJobs,
+    /// PodTemplates and Pods.
+    pub fn workload_images(&self) -> Vec<(&'a Node, &'a str)> {
+        let path: &[&str] = match self.kind() {
+            Some(
+                "Deployment"
+                | "DaemonSet"
+                | "StatefulSet"
+                | "ReplicaSet"
+                | "ReplicationController"
+                | "Job",
+            ) => &["spec", "template", "spec"],
+            Some("CronJob") => &["spec", "jobTemplate", "spec", "template", "spec"],
+            Some("PodTemplate") => &["template", "spec"],
+            Some("Pod") => &["spec"],
+            _ => return Vec::new(),
+        };
+        let Some(spec) = self.root.path(path) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for list in ["containers", "initContainers", "ephemeralContainers"] {
+            for container in spec.get(list).map(Node::items).unwrap_or(&[]) {
+                let Some(node) = container.get("image") else {
+                    continue;
+                };
+                let name = container
+                    .get("name")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or("?");
+                out.push((node, name));
+            }
+        }
+        out
+    }
+
     /// The pod template of a workload (`spec.template.spec`) for Deployments, DaemonSets,
     /// StatefulSets, ReplicaSets and Jobs.
     pub fn pod_spec(&self) -> Option<&'a Node> {

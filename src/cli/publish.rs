@@ -1,4 +1,4 @@
-//! `capkg publish local|github|gitlab DIR`: publish an assembled release directory.
+//! `capkg publish local|github|gitlab|oci DIR`: publish an assembled release directory.
 //!
 //! This file turns flags and environment into a [`TargetRequest`], runs the target's plan (and,
 //! unless `--dry-run`, apply, read-back and finish) on a tokio runtime of its own, and prints the
@@ -159,6 +159,23 @@ pub enum PublishTarget {
         #[command(flatten)]
         network: NetworkArgs,
     },
+    /// An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from
+    /// OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file.
+    Oci {
+        #[command(flatten)]
+        common: CommonPublishArgs,
+        /// The repository, `[http://]HOST[:PORT]/PATH[:TAG]` (`http://` only for loopback).
+        #[arg(long, value_name = "REF")]
+        repository: String,
+        /// The tag when REF has none; `{version}` is replaced (default `{version}`).
+        #[arg(long, value_name = "TAG")]
+        tag: Option<String>,
+        /// Move the tag when it points at a different artifact.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        network: NetworkArgs,
+    },
 }
 
 fn environment(name: &str) -> Option<String> {
@@ -227,6 +244,19 @@ pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
             .map_err(failure)?;
             request.clobber = clobber;
             (common, TargetRequest::GitLab(request), policy(&network))
+        }
+        PublishTarget::Oci {
+            common,
+            repository,
+            tag,
+            force,
+            network,
+        } => {
+            let mut request =
+                crate::targets::oci::OciRequest::resolve(&repository, tag.as_deref(), &environment)
+                    .map_err(failure)?;
+            request.force = force;
+            (common, TargetRequest::Oci(request), policy(&network))
         }
     };
 

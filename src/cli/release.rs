@@ -30,6 +30,7 @@ pub enum TargetKind {
     Github,
     Gitlab,
     Local,
+    Oci,
 }
 
 impl From<TargetKind> for targets::TargetKind {
@@ -38,6 +39,7 @@ impl From<TargetKind> for targets::TargetKind {
             TargetKind::Github => targets::TargetKind::Github,
             TargetKind::Gitlab => targets::TargetKind::Gitlab,
             TargetKind::Local => targets::TargetKind::Local,
+            TargetKind::Oci => targets::TargetKind::Oci,
         }
     }
 }

@@ -22,7 +22,8 @@ use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// A provider URL as in clusterctl's configuration (GitHub release, GitLab package,
-    /// `file://`), or a directory.
+    /// `file://`), a directory, or `oci://REF` with REF as cluster-api-operator's
+    /// `spec.fetchConfig.oci` holds it (`http://` for a plain-http registry).
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else
@@ -30,6 +31,10 @@ pub struct VerifyArgs {
     /// releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets.
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
+    /// For `oci://REF`: the provider's `spec.version`, which names the layers the operator
+    /// reads (default: the tag in REF).
+    #[arg(long, value_name = "VERSION")]
+    pub version: Option<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
     /// capkg's configuration file, for its `lint: allow:` waivers; default: the nearest
@@ -52,6 +57,8 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         source: args.source,
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
+        version: args.version,
+        check_images: true,
     };
     let config_path = match &args.config {
         Some(path) => Some(path.clone()),
@@ -60,6 +67,12 @@ pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let config = match &config_path {
         Some(path) => Some(crate::config::Config::load(path).map_err(Failure::internal)?),
         None => None,
+    };
+    // The same switches as `capkg release`: capkg.yaml `check_images: false`, or the variable.
+    let request = VerifyRequest {
+        check_images: config.as_ref().and_then(|c| c.check_images) != Some(false)
+            && env("CAPKG_CHECK_IMAGES").is_none_or(|v| v.trim() != "false"),
+        ..request
     };
     let mut services = services(global, &args.limits);
     services.policy.max_wait = args.max_wait;
@@ -158,7 +171,11 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> R
     }
     if report.ok {
         if !global.quiet {
-            writeln!(out, "Verified {what}: clusterctl can read it.")?;
+            let reader = match report.repository {
+                verify::RepositoryKind::Oci => "cluster-api-operator",
+                _ => "clusterctl",
+            };
+            writeln!(out, "Verified {what}: {reader} can read it.")?;
         }
     } else {
         let failed: Vec<&str> = report

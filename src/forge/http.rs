@@ -276,6 +276,21 @@ fn base64(bytes: &[u8], alphabet: &[u8; 64]) -> String {
     out
 }
 
+/// Standard base64 with `=` padding (HTTP Basic credentials).
+pub(crate) fn base64_padded(bytes: &[u8]) -> String {
+    let whole = bytes.len() / 3 * 3;
+    let mut out = base64(&bytes[..whole], STANDARD_ALPHABET);
+    let rest = &bytes[whole..];
+    if !rest.is_empty() {
+        let mut group = [0u8; 3];
+        group[..rest.len()].copy_from_slice(rest);
+        let encoded = base64(&group, STANDARD_ALPHABET);
+        out.push_str(&encoded[..rest.len() + 1]);
+        out.push_str(if rest.len() == 1 { "==" } else { "=" });
+    }
+    out
+}
+
 /// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`):
 /// the one escaping capkg uses for a URL path segment (a GitLab project path, a tag).
 pub fn percent_encode(text: &str) -> String {
@@ -365,6 +380,18 @@ impl Credential {
             secret,
             origins: Vec::new(),
         }
+    }
+
+    /// `Authorization: Basic base64(user:password)` (a registry or its token realm), sent nowhere
+    /// until [`Credential::for_origin`]. The password and the encoded pair are both redacted.
+    pub fn basic(user: &str, password: &Secret) -> Option<Self> {
+        let encoded = base64_padded(format!("{user}:{}", password.expose()).as_bytes());
+        Some(Self {
+            header: reqwest::header::AUTHORIZATION,
+            prefix: "Basic ",
+            secret: Secret::new(encoded)?,
+            origins: Vec::new(),
+        })
     }
 
     /// Sends the token to requests on `origin`'s origin (scheme, host, port): the configured
@@ -807,6 +834,15 @@ impl Http {
 
     pub fn credential(&self) -> Option<&Credential> {
         self.credential.as_ref()
+    }
+
+    /// The same client (connections, policy, clock, progress) with another credential: a
+    /// registry's token changes during a session (anonymous, then the realm's token).
+    pub fn with_credential(&self, credential: Option<Credential>) -> Http {
+        Http {
+            credential,
+            ..self.clone()
+        }
     }
 
     /// Removes the token from text that may have come from a server.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::Error;
-use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, TargetsConfig};
+use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, OciConfig, TargetsConfig};
 use crate::assemble::{self, AssembleOptions};
 use crate::config::{self, Config};
 use crate::diagnostic::Diagnostic;
@@ -34,6 +34,8 @@ pub struct Assembled {
     pub targets: TargetsConfig,
     /// The configuration's `lint: allow:`, applied again when the published release is verified.
     pub waivers: Vec<crate::rules::Waiver>,
+    /// `check_images:` (default true): look every image up before publishing.
+    pub check_images: bool,
 }
 
 /// Builds the release for a version.
@@ -135,6 +137,7 @@ impl Assembler for ConfigAssembler {
             providers: release.providers,
             targets: targets(&config.targets),
             waivers: config.waivers.clone(),
+            check_images: config.check_images.unwrap_or(true),
         })
     }
 }
@@ -152,6 +155,10 @@ fn targets(targets: &config::Targets) -> TargetsConfig {
             project: g.project.clone(),
             package: g.package.clone(),
             api_url: g.api_url.clone(),
+        }),
+        oci: targets.oci.as_ref().map(|o| OciConfig {
+            repository: o.repository.clone(),
+            tag: o.tag.clone(),
         }),
     }
 }

@@ -31,6 +31,16 @@ pub struct TargetsConfig {
     pub local: Option<LocalConfig>,
     pub github: Option<GitHubConfig>,
     pub gitlab: Option<GitLabConfig>,
+    pub oci: Option<OciConfig>,
+}
+
+/// `targets.oci`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciConfig {
+    /// `[http://]HOST[:PORT]/PATH[:TAG]`.
+    pub repository: String,
+    /// The tag template when the repository has no tag (`{version}`).
+    pub tag: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +82,10 @@ pub enum TargetSpec {
         package: Option<String>,
         api_url: Option<String>,
     },
+    Oci {
+        repository: String,
+        tag: Option<String>,
+    },
     /// For tests of the layers above.
     Memory(Arc<MemoryStore>),
 }
@@ -82,6 +96,7 @@ impl TargetSpec {
             TargetSpec::Local { .. } => TargetKind::Local,
             TargetSpec::GitHub { .. } => TargetKind::Github,
             TargetSpec::GitLab { .. } => TargetKind::Gitlab,
+            TargetSpec::Oci { .. } => TargetKind::Oci,
             TargetSpec::Memory(_) => TargetKind::Memory,
         }
     }
@@ -110,6 +125,9 @@ impl TargetSpec {
                 api_url.as_deref(),
                 env,
             )?),
+            TargetSpec::Oci { repository, tag } => TargetRequest::Oci(
+                targets::oci::OciRequest::resolve(repository, tag.as_deref(), env)?,
+            ),
             TargetSpec::Memory(store) => TargetRequest::Memory(store.clone()),
         })
     }
@@ -191,6 +209,19 @@ impl TargetSpec {
                         .collect(),
                 )
             }
+            TargetSpec::Oci { repository, tag } => {
+                let reference = oci_reference(repository, tag.as_deref(), &version);
+                (
+                    reference.clone(),
+                    String::new(),
+                    vec![
+                        format!("look the tag up in `{reference}`; a different artifact there stops the run"),
+                        "upload the missing layers, push the manifest untagged".into(),
+                        "read the manifest and every uploaded layer back and compare digests".into(),
+                        "tag the manifest".into(),
+                    ],
+                )
+            }
             TargetSpec::Memory(_) => {
                 let base = format!("memory://{}/{version}/", release.provider_label());
                 (base.clone(), base, vec!["store the files".into()])
@@ -216,6 +247,12 @@ impl TargetSpec {
                         format!("memory://{}/{version}/{components}", provider.label())
                     }
                     TargetSpec::GitLab { .. } => format!("{url_prefix}{components}"),
+                    TargetSpec::Oci { repository, tag } => {
+                        format!(
+                            "oci://{}",
+                            oci_reference(repository, tag.as_deref(), &version)
+                        )
+                    }
                 }
             })
             .collect();
@@ -223,7 +260,7 @@ impl TargetSpec {
             steps.push(format!("verify `{url}` as clusterctl reads it"));
         }
         let providers = ProviderDestination::all(release, &urls);
-        TargetPlan {
+        let mut plan = TargetPlan {
             target: self.kind(),
             destination,
             clusterctl_config: Destination::providers_snippet(release, &urls),
@@ -248,7 +285,51 @@ impl TargetSpec {
                 "not compared with what the destination holds: a dry run makes no network requests; a real run compares every file before writing any"
                     .into(),
             ),
+        };
+        if let TargetSpec::Oci { .. } = self {
+            // The artifact's layers (their digests need no network), and the operator's
+            // provider resources instead of clusterctl's configuration.
+            let reference = plan.destination.clone();
+            let bare = reference.trim_start_matches("http://");
+            let name = bare.rsplit_once(':').map_or(bare, |(n, _)| n);
+            let artifact = targets::oci::artifact(release, None);
+            plan.files = artifact
+                .layers
+                .iter()
+                .map(|layer| TargetFile {
+                    name: layer.title.clone(),
+                    size: layer.contents.len() as u64,
+                    sha256: layer.digest.trim_start_matches("sha256:").to_string(),
+                    url: format!("{name}@{}", layer.digest),
+                    action: None,
+                    reason: Some("upload unless the repository has the blob".into()),
+                })
+                .collect();
+            plan.clusterctl_config = targets::oci::operator_snippet(release, &reference);
+            plan.warnings.push(
+                "clusterctl cannot read an OCI artifact: the URL and configuration printed are cluster-api-operator's `spec.fetchConfig.oci`".into(),
+            );
         }
+        plan
+    }
+}
+
+/// The operator's `spec.fetchConfig.oci` for a release at `version` (the repository as written
+/// when it cannot be parsed: the configuration was checked when it was read).
+fn oci_reference(repository: &str, tag: Option<&str>, version: &str) -> String {
+    let Ok(reference) = crate::forge::oci::Reference::parse(repository) else {
+        return repository.to_string();
+    };
+    let request = targets::oci::OciRequest {
+        reference,
+        tag: tag.map(str::to_string),
+        force: false,
+        login: None,
+        source_date_epoch: None,
+    };
+    match request.tag_for(version) {
+        Ok(t) => targets::oci::operator_reference(&request.reference, &t),
+        Err(_) => repository.to_string(),
     }
 }
 
@@ -273,7 +354,12 @@ pub fn choose(
     let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let wants = |kind| wanted.is_empty() || wanted.contains(&kind);
     let mut chosen = Vec::new();
-    for kind in [TargetKind::Local, TargetKind::Github, TargetKind::Gitlab] {
+    for kind in [
+        TargetKind::Local,
+        TargetKind::Oci,
+        TargetKind::Github,
+        TargetKind::Gitlab,
+    ] {
         if !wants(kind) {
             continue;
         }
@@ -316,6 +402,10 @@ pub fn choose(
                 }
                 None => None,
             },
+            TargetKind::Oci => config.oci.as_ref().map(|o| TargetSpec::Oci {
+                repository: o.repository.clone(),
+                tag: o.tag.clone(),
+            }),
             TargetKind::Memory => None,
         };
         match spec {
@@ -406,6 +496,7 @@ mod tests {
                 api_url: None,
             }),
             gitlab: None,
+            oci: None,
         }
     }
 

@@ -59,6 +59,7 @@
 
 pub mod assembly;
 pub mod destinations;
+pub mod images_exist;
 pub mod summary;
 pub mod tags;
 pub mod version;
@@ -113,6 +114,10 @@ pub struct ReleasePlan {
     /// `lint: allow:`, applied to what verify finds in the published release too.
     pub waivers: Vec<rules::Waiver>,
     pub warnings: Vec<String>,
+    /// The images the components name, looked up before publishing ([`images_exist`]).
+    pub images: Vec<images_exist::ImageUse>,
+    /// Why the image check is off (`check_images: false`), when it is.
+    pub images_off: Option<String>,
 }
 
 impl ReleasePlan {
@@ -142,6 +147,7 @@ pub fn plan(
         providers,
         targets: _,
         waivers,
+        check_images,
     } = assembled;
     // Flags describe the one provider of a single-provider release (the assembler refuses them
     // for several); lint below runs only when the assembler did not.
@@ -266,6 +272,14 @@ pub fn plan(
         blockers,
         waivers,
         warnings,
+        images: images_exist::image_uses(&[&linted.release]),
+        images_off: if !check_images {
+            Some("`check_images: false` in capkg.yaml".to_string())
+        } else if env("CAPKG_CHECK_IMAGES").is_some_and(|v| v.trim() == "false") {
+            Some("CAPKG_CHECK_IMAGES=false".to_string())
+        } else {
+            None
+        },
     })
 }
 
@@ -343,6 +357,11 @@ pub async fn dry_run(
     services: Services,
 ) -> Outcome {
     let mut outcome = Outcome::from_plan(plan, Status::DryRun, true);
+    if outcome.checks.images.is_none() {
+        outcome.checks.images = Some(images_exist::ImageCheck::skipped(
+            "--dry-run makes no network requests",
+        ));
+    }
     if plan.is_blocked() {
         outcome.refuse(plan);
     }
@@ -436,6 +455,21 @@ pub async fn publish(
             return outcome;
         }
     };
+
+    // Every image exists, before anything is made public.
+    if plan.images_off.is_none() {
+        let found = images_exist::check(&plan.images, env, &services).await;
+        outcome.warnings.extend(found.warnings());
+        let missing = (!found.ok()).then(|| Error::ImagesMissing {
+            count: found.missing.len(),
+            images: found.missing_text(),
+        });
+        outcome.checks.images = Some(found);
+        if let Some(error) = missing {
+            outcome.stop_before_publishing(&error);
+            return outcome;
+        }
+    }
 
     // Open and plan every target before any of them writes.
     let mut opened = Vec::new();
@@ -559,6 +593,9 @@ pub async fn publish(
                     source: url.clone(),
                     provider_name: Some(provider.name.clone()),
                     provider_type: Some(provider.provider_type),
+                    version: Some(release.version.to_string()),
+                    // Looked up before publishing already.
+                    check_images: false,
                 },
                 &settings,
                 services.clone(),
@@ -791,6 +828,9 @@ pub struct FileSummary {
 pub struct Checks {
     pub version_series: Option<Check>,
     pub tags: TagCheck,
+    /// Every image exists ([`images_exist`]); `skipped` says why it did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<images_exist::ImageCheck>,
 }
 
 /// Why a run stopped.
@@ -901,6 +941,7 @@ impl Outcome {
             checks: Checks {
                 version_series: None,
                 tags: TagCheck::default(),
+                images: None,
             },
             targets: Vec::new(),
             warnings: Vec::new(),
@@ -955,6 +996,10 @@ impl Outcome {
             checks: Checks {
                 version_series: plan.version_series.clone(),
                 tags: plan.tags.clone(),
+                images: plan
+                    .images_off
+                    .clone()
+                    .map(images_exist::ImageCheck::skipped),
             },
             targets: Vec::new(),
             warnings: plan.warnings.clone(),
@@ -1047,6 +1092,9 @@ impl Outcome {
                 (TargetKind::Local, _) => format!(
                     "stopped while {step}; the version folder was not put in place"
                 ),
+                (TargetKind::Oci, _) => format!(
+                    "stopped while {step}; the artifact was not tagged, so the operator cannot see it"
+                ),
                 (TargetKind::Memory, _) => format!("stopped while {step}"),
             };
             format!("{} ({state})", t.target)
@@ -1089,6 +1137,8 @@ impl Outcome {
 /// Why a release stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    #[error("{count} image(s) the components name are not in their registry: {images}")]
+    ImagesMissing { count: usize, images: String },
     #[error(
         "no version to release: pass `--version vX.Y.Z`, or run on a tag push (GITHUB_REF_NAME with GITHUB_REF_TYPE=tag, CI_COMMIT_TAG)"
     )]
@@ -1177,7 +1227,8 @@ impl Classified for Error {
             | Error::LintErrors { .. }
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
-            | Error::VerifyFailed { .. } => ErrorClass::Refusal,
+            | Error::VerifyFailed { .. }
+            | Error::ImagesMissing { .. } => ErrorClass::Refusal,
             Error::Assemble(source) => source.class(),
             Error::Release(source) | Error::Target { source, .. } => {
                 ErrorClass::refusal_if(source.is_refusal())
@@ -1196,6 +1247,9 @@ impl Classified for Error {
                 "add the version's major.minor to `releaseSeries` in metadata.yaml before tagging".into(),
             ),
             Error::LintErrors { .. } => Some("fix the errors above; `capkg rules RULE` explains each rule".into()),
+            Error::ImagesMissing { .. } => Some(
+                "push the images first (or fix their names or tags in the components or capkg.yaml `images:`); `check_images: false` in capkg.yaml turns the check off".into(),
+            ),
             // `capkg release` never replaces what is published, and has no flag to.
             Error::Target {
                 source: targets::Error::Differs { .. } | targets::Error::FolderDiffers { .. },
@@ -1230,6 +1284,7 @@ impl Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::Git { .. }
+            | Error::ImagesMissing { .. }
             | Error::Release(_) => Stage::Checks,
             Error::Target {
                 step: Step::Plan, ..

@@ -61,6 +61,7 @@ impl Assembler for Fixed {
             providers: Vec::new(),
             targets: self.targets.clone(),
             waivers: Vec::new(),
+            check_images: true,
         })
     }
 }
@@ -78,6 +79,7 @@ fn fixed(root: &Path, metadata: &'static str) -> Fixed {
                 api_url: None,
             }),
             gitlab: None,
+            oci: None,
         },
     }
 }

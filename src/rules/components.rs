@@ -804,45 +804,21 @@ pub static PROVIDER_IDENTITY: Rule = Rule {
         };
     },
 };
-/// Every container image of every Pod template in a components file, with the object and the
-/// container name: `containers`, `initContainers` and `ephemeralContainers` of Deployments,
-/// DaemonSets, StatefulSets, ReplicaSets, Jobs, CronJobs, PodTemplates and Pods.
+/// Every container image of every workload in a components file, with the object and the
+/// container name ([`Object::workload_images`]).
 fn workload_images<'s, 'a>(
     components: &'s Components<'a>,
 ) -> Vec<(&'s Object<'a>, &'a Node, &'a str)> {
-    let mut out = Vec::new();
-    for object in &components.objects {
-        let path: &[&str] = match object.kind() {
-            Some(
-                "Deployment"
-                | "DaemonSet"
-                | "StatefulSet"
-                | "ReplicaSet"
-                | "ReplicationController"
-                | "Job",
-            ) => &["spec", "template", "spec"],
-            Some("CronJob") => &["spec", "jobTemplate", "spec", "template", "spec"],
-            Some("PodTemplate") => &["template", "spec"],
-            Some("Pod") => &["spec"],
-            _ => continue,
-        };
-        let Some(spec) = object.root.path(path) else {
-            continue;
-        };
-        for list in ["containers", "initContainers", "ephemeralContainers"] {
-            for container in spec.get(list).map(Node::items).unwrap_or(&[]) {
-                let Some(node) = container.get("image") else {
-                    continue;
-                };
-                let name = container
-                    .get("name")
-                    .and_then(Node::scalar_text)
-                    .unwrap_or("?");
-                out.push((object, node, name));
-            }
-        }
-    }
-    out
+    components
+        .objects
+        .iter()
+        .flat_map(|object| {
+            object
+                .workload_images()
+                .into_iter()
+                .map(move |(node, name)| (object, node, name))
+        })
+        .collect()
 }
 
 /// The `images:` entry that pins an image for the release, as flow YAML for a hint.

@@ -23,7 +23,7 @@
 //!
 //! ```json
 //! {
-//!   "target": "local | github | gitlab | memory",
+//!   "target": "local | github | gitlab | memory | oci",
 //!   "version": "v1.2.3",
 //!   "provider": {"type": "InfrastructureProvider", "name": "aws"},
 //!   "provider_label": "infrastructure-aws",
@@ -58,6 +58,7 @@ pub mod github;
 pub mod gitlab;
 pub mod local;
 pub mod memory;
+pub mod oci;
 mod release_dir;
 
 use std::any::Any;
@@ -79,6 +80,7 @@ pub enum TargetKind {
     Github,
     Gitlab,
     Memory,
+    Oci,
 }
 
 impl fmt::Display for TargetKind {
@@ -88,6 +90,7 @@ impl fmt::Display for TargetKind {
             TargetKind::Github => "github",
             TargetKind::Gitlab => "gitlab",
             TargetKind::Memory => "memory",
+            TargetKind::Oci => "oci",
         })
     }
 }
@@ -134,6 +137,7 @@ pub enum TargetRequest {
     GitHub(github::GitHubRequest),
     GitLab(gitlab::GitLabRequest),
     Memory(Arc<memory::MemoryStore>),
+    Oci(oci::OciRequest),
 }
 
 /// What targets need from their caller: how to retry, what time it is, where progress goes.
@@ -169,6 +173,7 @@ pub fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target
         TargetRequest::GitHub(request) => Box::new(github::GitHubTarget::new(request, services)?),
         TargetRequest::GitLab(request) => Box::new(gitlab::GitLabTarget::new(request, services)?),
         TargetRequest::Memory(store) => Box::new(memory::MemoryTarget::new(store, services)),
+        TargetRequest::Oci(request) => Box::new(oci::OciTarget::new(request, services)?),
     })
 }
 

@@ -23,6 +23,7 @@
 //! [`Error`]s. Findings in what was read are in the report (`ok: false`).
 
 pub mod latest;
+pub mod oci;
 pub mod repository;
 pub mod source;
 
@@ -54,6 +55,12 @@ pub struct VerifyRequest {
     pub provider_name: Option<String>,
     /// `--type`.
     pub provider_type: Option<ProviderType>,
+    /// `--version`: the operator's `spec.version` for `oci://` sources (the tag in the reference
+    /// when not given); other sources carry their version in the URL.
+    pub version: Option<String>,
+    /// Look every image the components name up in its registry
+    /// ([`crate::release::images_exist`]); not for folders.
+    pub check_images: bool,
 }
 
 /// Where verify reads from and with which tokens; built from flags and the environment by
@@ -65,6 +72,8 @@ pub struct Settings {
     pub github_token: Option<Secret>,
     /// Not yet bound to an origin: it is sent only to the origin of the GitLab URL verified.
     pub gitlab_credential: Option<Credential>,
+    /// Where an `oci://` registry's login comes from.
+    pub oci_env: oci::OciEnv,
 }
 
 impl Settings {
@@ -91,6 +100,7 @@ impl Settings {
             github_api,
             github_token: secret("GITHUB_TOKEN").or_else(|| secret("GH_TOKEN")),
             gitlab_credential,
+            oci_env: oci::OciEnv::capture(env),
         })
     }
 }
@@ -103,6 +113,7 @@ pub enum RepositoryKind {
     Gitlab,
     Local,
     Directory,
+    Oci,
 }
 
 /// One file verify read.
@@ -395,6 +406,9 @@ pub async fn verify(
     if let (Some(provider_type), Some(name)) = (request.provider_type, &request.provider_name) {
         crate::provider::validate_name(Some(provider_type), name)?;
     }
+    if let Some(reference) = oci::oci_source(&request.source) {
+        return oci::verify(request, reference, settings, services).await;
+    }
     let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
     let refusal = source::clusterctl_refusal(&parsed).map(str::to_string);
     let result = read_and_check(request, parsed, settings, services).await;
@@ -644,6 +658,9 @@ async fn read_and_check(
         )),
     }
     let diagnostics = rules::run(std::slice::from_ref(&release), &options);
+    if request.check_images {
+        images_check(&[&release], settings, &services, &mut checks, &mut warnings).await;
+    }
     Ok(VerifyReport {
         source: request.source.clone(),
         repository: kind,
@@ -683,6 +700,31 @@ fn repository_label(
         (Some(ProviderType::Core), None) => crate::provider::CORE_PROVIDER_NAME.to_string(),
         _ => "(unknown: pass --provider and --type)".to_string(),
     }
+}
+
+/// Looks up every image of `releases` and records the result as the `images` check (missing
+/// images fail it) and warnings (images that could not be checked).
+pub(crate) async fn images_check(
+    releases: &[&Release],
+    settings: &Settings,
+    services: &Services,
+    checks: &mut Vec<Check>,
+    warnings: &mut Vec<String>,
+) {
+    use crate::release::images_exist;
+    let uses = images_exist::image_uses(releases);
+    let env = |name: &str| settings.oci_env.get(name);
+    let found = images_exist::check(&uses, &env, services).await;
+    warnings.extend(found.warnings());
+    checks.push(Check {
+        name: "images",
+        ok: found.ok(),
+        message: if found.ok() {
+            found.summary()
+        } else {
+            format!("not in their registry: {}", found.missing_text())
+        },
+    });
 }
 
 /// A folder: lint it; a `{label}/{version}/` folder also gets the series check.
@@ -887,6 +929,8 @@ mod tests {
             source: String::new(),
             provider_name: name.map(str::to_string),
             provider_type,
+            version: None,
+            check_images: false,
         };
         let local = (ProviderType::Bootstrap, "kubeadm".to_string());
         assert_eq!(

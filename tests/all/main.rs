@@ -17,6 +17,8 @@ mod init_scaffold;
 mod lint;
 mod lint_contract;
 mod multi_provider;
+mod oci_e2e;
+mod oci_faults;
 mod output_contract;
 mod provider_identity;
 mod publish_fakes;

@@ -350,10 +350,6 @@ fn urls_clusterctl_refuses_are_refused_with_its_words() {
             "invalid url: a GitHub repository url should be in the form",
         ),
         (
-            "oci://ghcr.io/o/r:v1.0.0",
-            "there are no provider implementation for \"oci\" schema",
-        ),
-        (
             "https://gitlab.com/api/v4/projects/group/project/packages/generic/p/v1.0.0/f.yaml",
             "invalid url: a GitLab repository url should be in the form",
         ),

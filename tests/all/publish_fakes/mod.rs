@@ -103,5 +103,7 @@ pub fn capkg() -> Command {
     ] {
         command.env_remove(name);
     }
+    // Hermetic: the fixtures name images on public registries; `oci_e2e` tests the image check.
+    command.env("CAPKG_CHECK_IMAGES", "false");
     command
 }

@@ -164,6 +164,8 @@ pub fn clean_capkg() -> Command {
     ] {
         command.env_remove(name);
     }
+    // Hermetic: the fixtures name images on public registries; `oci_e2e` tests the check.
+    command.env("CAPKG_CHECK_IMAGES", "false");
     command
 }
 

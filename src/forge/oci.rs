@@ -1,0 +1,1070 @@
+//! A container registry, spoken to with the distribution API (`/v2/<repository>/…`) on the
+//! shared [`Http`] client: manifests (HEAD, GET, PUT), blob existence, blob reads and monolithic
+//! blob uploads (`POST` a session, `PUT` the bytes with their digest).
+//!
+//! Why not the `oci-client` crate: it builds its own reqwest client and sends the credential by
+//! its own rules (the login goes to whatever token realm a registry names; plain http is a
+//! client-wide switch), with neither capkg's retries, rate-limit waits and timeouts nor its
+//! redaction. Here every request goes through [`Http::send`], whose [`Credential`] is bound to
+//! origins: the login (Basic) only to the registry and the token realm it names, the bearer token
+//! only to the registry, and neither over plain http except to loopback addresses.
+//!
+//! Authentication follows the registry's `401` challenge (`WWW-Authenticate`):
+//! - `Bearer realm=…,service=…,scope=…`: a token is fetched from the realm (anonymously, or with
+//!   the login as Basic credentials), then sent as `Authorization: Bearer` to the registry;
+//! - `Basic realm=…`: the login is sent to the registry as Basic credentials.
+//!
+//! An access token (`OCI_ACCESS_TOKEN`, as cluster-api-operator reads it) is sent as a bearer
+//! token from the first request on.
+//!
+//! Where the login comes from ([`Login::resolve`]): `OCI_ACCESS_TOKEN`, else `OCI_USERNAME` and
+//! `OCI_PASSWORD` (cluster-api-operator's variables), else `GITHUB_TOKEN` for `ghcr.io` in GitHub
+//! Actions, else the Docker config file's `auths` entry for the registry.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName};
+use reqwest::{Method, StatusCode, Url};
+
+use crate::error::{Classified, ErrorClass};
+use crate::forge::http::{Credential, Http, HttpError, Request, Retry, Secret};
+
+/// An OCI image manifest.
+pub const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
+/// An OCI image index.
+pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
+/// Docker's image manifest (schema 2) and manifest list.
+pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
+pub const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
+/// Docker's old signed manifest, still served for some images.
+pub const DOCKER_V1_SIGNED: &str = "application/vnd.docker.distribution.manifest.v1+prettyjws";
+/// Every manifest type capkg accepts when it looks an image up.
+pub const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v1+prettyjws";
+
+const DIGEST_HEADER: &str = "docker-content-digest";
+
+/// A repository in a registry, as `capkg publish oci --repository` and `targets: oci:` name it:
+/// `[http://]HOST[:PORT]/PATH[:TAG]` (an `oci://` or `https://` prefix is accepted too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// `http://` was written: the registry speaks plain http (capkg accepts it for loopback
+    /// addresses only).
+    pub plain_http: bool,
+    /// `host[:port]`.
+    pub registry: String,
+    /// The path inside the registry (`org/providers/aws`).
+    pub repository: String,
+    pub tag: Option<String>,
+}
+
+impl Reference {
+    pub fn parse(text: &str) -> Result<Reference, OciError> {
+        let bad = |reason: &str| OciError::BadReference {
+            reference: text.to_string(),
+            reason: reason.to_string(),
+        };
+        let trimmed = text.trim();
+        let (plain_http, rest) = if let Some(rest) = trimmed.strip_prefix("http://") {
+            (true, rest)
+        } else if let Some(rest) = trimmed.strip_prefix("https://") {
+            (false, rest)
+        } else {
+            (false, trimmed.strip_prefix("oci://").unwrap_or(trimmed))
+        };
+        if rest.contains('@') {
+            return Err(bad(
+                "a digest (`@sha256:…`) cannot be published to; name a tag or leave it out",
+            ));
+        }
+        let Some((registry, path)) = rest.split_once('/') else {
+            return Err(bad(
+                "it names no repository: write `HOST[:PORT]/PATH[:TAG]` (`ghcr.io/org/provider`)",
+            ));
+        };
+        if registry.is_empty()
+            || !registry
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+        {
+            return Err(bad(&format!("`{registry}` is not a registry host")));
+        }
+        let (repository, tag) = match path.rsplit_once(':') {
+            Some((repository, tag)) if !tag.contains('/') => (repository, Some(tag)),
+            _ => (path, None),
+        };
+        for component in repository.split('/') {
+            if !valid_path_component(component) {
+                return Err(bad(&format!(
+                    "the path component `{component}` must be lower-case letters and digits, separated by `.`, `_`, `__` or `-`"
+                )));
+            }
+        }
+        if let Some(tag) = tag
+            && !valid_tag(tag)
+        {
+            return Err(bad(&format!(
+                "the tag `{tag}` must be 1 to 128 letters, digits, `_`, `.` or `-`, not starting with `.` or `-`"
+            )));
+        }
+        Ok(Reference {
+            plain_http,
+            registry: registry.to_string(),
+            repository: repository.to_string(),
+            tag: tag.map(str::to_string),
+        })
+    }
+
+    /// `http://host:port` or `https://host[:port]`.
+    pub fn base_url(&self) -> Result<Url, OciError> {
+        let scheme = if self.plain_http { "http" } else { "https" };
+        Url::parse(&format!("{scheme}://{}", self.registry)).map_err(|err| OciError::BadReference {
+            reference: self.registry.clone(),
+            reason: err.to_string(),
+        })
+    }
+
+    /// `host/repository` (without tag).
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.registry, self.repository)
+    }
+}
+
+fn valid_path_component(component: &str) -> bool {
+    // distribution/reference: [a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*
+    let bytes = component.as_bytes();
+    if bytes.is_empty()
+        || !bytes[0].is_ascii_alphanumeric()
+        || !bytes[bytes.len() - 1].is_ascii_alphanumeric()
+    {
+        return false;
+    }
+    let mut separator = String::new();
+    for &b in bytes {
+        if b.is_ascii_lowercase() || b.is_ascii_digit() {
+            if !matches!(separator.as_str(), "" | "." | "_" | "__")
+                && !separator.bytes().all(|c| c == b'-')
+            {
+                return false;
+            }
+            separator.clear();
+        } else if matches!(b, b'.' | b'_' | b'-') {
+            separator.push(char::from(b));
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// `[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}`.
+pub fn valid_tag(tag: &str) -> bool {
+    let bytes = tag.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 128
+        && (bytes[0].is_ascii_alphanumeric() || bytes[0] == b'_')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// The credentials for one registry.
+#[derive(Clone, Debug)]
+pub enum Login {
+    /// A user and password: Basic to the registry, or to its token realm for a token.
+    Basic { user: String, password: Secret },
+    /// A bearer token sent to the registry as it is (`OCI_ACCESS_TOKEN`).
+    Token(Secret),
+}
+
+/// Where a login was found, for messages (never the value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoginSource {
+    Environment(&'static str),
+    DockerConfig(PathBuf),
+}
+
+impl std::fmt::Display for LoginSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoginSource::Environment(names) => f.write_str(names),
+            LoginSource::DockerConfig(path) => write!(f, "`{}`", path.display()),
+        }
+    }
+}
+
+/// The variables and file a login may come from, for hints.
+pub const LOGIN_SOURCES: &str = "OCI_USERNAME and OCI_PASSWORD, OCI_ACCESS_TOKEN, or the Docker config file (`docker login`; DOCKER_CONFIG)";
+
+impl Login {
+    /// The login for `registry` (`host[:port]`): `OCI_ACCESS_TOKEN`, else `OCI_USERNAME` and
+    /// `OCI_PASSWORD`, else `GITHUB_TOKEN` for `ghcr.io` when `GITHUB_ACTIONS` is `true`, else the
+    /// Docker config file (`$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`). `None`:
+    /// anonymous.
+    pub fn resolve(
+        registry: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<(Login, LoginSource)>, OciError> {
+        let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        if let Some(token) = non_empty("OCI_ACCESS_TOKEN").and_then(Secret::new) {
+            return Ok(Some((
+                Login::Token(token),
+                LoginSource::Environment("OCI_ACCESS_TOKEN"),
+            )));
+        }
+        if let (Some(user), Some(password)) = (
+            non_empty("OCI_USERNAME"),
+            non_empty("OCI_PASSWORD").and_then(Secret::new),
+        ) {
+            return Ok(Some((
+                Login::Basic { user, password },
+                LoginSource::Environment("OCI_USERNAME and OCI_PASSWORD"),
+            )));
+        }
+        if registry == "ghcr.io"
+            && env("GITHUB_ACTIONS").as_deref() == Some("true")
+            && let Some(token) = non_empty("GITHUB_TOKEN").and_then(Secret::new)
+        {
+            // ghcr.io takes any user name with a token as the password.
+            let user = non_empty("GITHUB_ACTOR").unwrap_or_else(|| "github-actions".into());
+            return Ok(Some((
+                Login::Basic {
+                    user,
+                    password: token,
+                },
+                LoginSource::Environment("GITHUB_TOKEN"),
+            )));
+        }
+        let config = match non_empty("DOCKER_CONFIG") {
+            Some(dir) => Some(PathBuf::from(dir).join("config.json")),
+            None => non_empty("HOME").map(|home| Path::new(&home).join(".docker/config.json")),
+        };
+        match config {
+            Some(path) => docker_config_login(&path, registry),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The `auths` entry for `registry` in a Docker config file: `auth` (base64 `user:password`) or
+/// `username` and `password`. A missing file is no login; an unreadable or malformed one is an
+/// error naming it. Credential helpers (`credsStore`, `credHelpers`) are not run.
+pub fn docker_config_login(
+    path: &Path,
+    registry: &str,
+) -> Result<Option<(Login, LoginSource)>, OciError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(OciError::DockerConfig {
+                path: path.to_path_buf(),
+                reason: source.to_string(),
+            });
+        }
+    };
+    let bad = |reason: String| OciError::DockerConfig {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|err| bad(format!("not JSON: {err}")))?;
+    let Some(auths) = json.get("auths").and_then(|a| a.as_object()) else {
+        return Ok(None);
+    };
+    let keys = [
+        registry.to_string(),
+        format!("https://{registry}"),
+        format!("http://{registry}"),
+        format!("https://{registry}/v2/"),
+        format!("https://{registry}/v1/"),
+    ];
+    let docker_hub = matches!(
+        registry,
+        "docker.io" | "registry-1.docker.io" | "index.docker.io"
+    );
+    let entry = keys.iter().find_map(|key| auths.get(key)).or_else(|| {
+        docker_hub
+            .then(|| auths.get("https://index.docker.io/v1/"))
+            .flatten()
+    });
+    let Some(entry) = entry else {
+        return Ok(None);
+    };
+    let source = LoginSource::DockerConfig(path.to_path_buf());
+    let field = |name: &str| {
+        entry
+            .get(name)
+            .and_then(|v| v.as_str())
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(auth) = field("auth") {
+        let decoded = base64_decode(auth)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| bad(format!("the `auth` of `{registry}` is not base64 text")))?;
+        let Some((user, password)) = decoded.split_once(':') else {
+            return Err(bad(format!(
+                "the `auth` of `{registry}` is not `user:password`"
+            )));
+        };
+        return Ok(Secret::new(password).map(|password| {
+            (
+                Login::Basic {
+                    user: user.to_string(),
+                    password,
+                },
+                source,
+            )
+        }));
+    }
+    if let (Some(user), Some(password)) = (field("username"), field("password")) {
+        return Ok(Secret::new(password).map(|password| {
+            (
+                Login::Basic {
+                    user: user.to_string(),
+                    password,
+                },
+                source,
+            )
+        }));
+    }
+    Ok(None)
+}
+
+/// Standard base64, padding optional; `None` for anything else.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for byte in text.trim().trim_end_matches('=').bytes() {
+        let value = match byte {
+            b'A'..=b'Z' => byte - b'A',
+            b'a'..=b'z' => byte - b'a' + 26,
+            b'0'..=b'9' => byte - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        buffer = (buffer << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// A registry's `401` challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Challenge {
+    Bearer {
+        realm: String,
+        service: Option<String>,
+        scope: Option<String>,
+    },
+    Basic,
+}
+
+/// Parses `WWW-Authenticate` (`Bearer realm="…",service="…",scope="…"` or `Basic realm="…"`).
+pub fn parse_challenge(header: &str) -> Option<Challenge> {
+    let header = header.trim();
+    let (scheme, params) = header.split_once(' ').unwrap_or((header, ""));
+    if scheme.eq_ignore_ascii_case("basic") {
+        return Some(Challenge::Basic);
+    }
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return None;
+    }
+    let mut realm = None;
+    let mut service = None;
+    let mut scope = None;
+    let mut rest = params.trim();
+    while !rest.is_empty() {
+        let (key, after) = rest.split_once('=')?;
+        let key = key
+            .trim()
+            .trim_start_matches(',')
+            .trim()
+            .to_ascii_lowercase();
+        let after = after.trim_start();
+        let (value, remaining) = if let Some(quoted) = after.strip_prefix('"') {
+            let end = quoted.find('"')?;
+            (&quoted[..end], &quoted[end + 1..])
+        } else {
+            let end = after.find(',').unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        match key.as_str() {
+            "realm" => realm = Some(value.to_string()),
+            "service" => service = Some(value.to_string()),
+            "scope" => scope = Some(value.to_string()),
+            _ => {}
+        }
+        rest = remaining.trim_start().trim_start_matches(',').trim_start();
+    }
+    Some(Challenge::Bearer {
+        realm: realm?,
+        service,
+        scope,
+    })
+}
+
+/// A manifest as the registry described it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestInfo {
+    /// `sha256:…`, from `Docker-Content-Digest` (or computed from the body).
+    pub digest: Option<String>,
+    pub media_type: Option<String>,
+}
+
+/// One repository of one registry, with the session's token.
+pub struct Registry {
+    http: Http,
+    base: Url,
+    reference: Reference,
+    login: Option<Login>,
+    /// `pull` or `pull,push`: the scope asked of a token realm.
+    actions: &'static str,
+    /// The credential requests carry now (none, Basic, or the realm's token).
+    current: Mutex<Option<Credential>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("base", &self.base.as_str())
+            .field("repository", &self.reference.repository)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// `http`'s own credential is ignored: the registry's comes from `login` and the challenge.
+    pub fn new(
+        http: &Http,
+        reference: &Reference,
+        login: Option<Login>,
+        push: bool,
+    ) -> Result<Registry, OciError> {
+        let base = reference.base_url()?;
+        crate::forge::http::check_url(&base).map_err(|err| OciError::Http(Box::new(err)))?;
+        let current = match &login {
+            Some(Login::Token(token)) => Some(Credential::bearer(token.clone()).for_origin(&base)),
+            _ => None,
+        };
+        Ok(Registry {
+            http: http.with_credential(None),
+            base,
+            reference: reference.clone(),
+            login,
+            actions: if push { "pull,push" } else { "pull" },
+            current: Mutex::new(current),
+        })
+    }
+
+    pub fn reference(&self) -> &Reference {
+        &self.reference
+    }
+
+    fn url(&self, tail: &str) -> Result<Url, OciError> {
+        let text = format!(
+            "{}v2/{}/{tail}",
+            self.base.as_str(),
+            self.reference.repository
+        );
+        Url::parse(&text).map_err(|err| OciError::BadReference {
+            reference: text,
+            reason: err.to_string(),
+        })
+    }
+
+    fn credential(&self) -> Option<Credential> {
+        self.current.lock().ok().and_then(|c| c.clone())
+    }
+
+    /// Sends `request` with the session's credential; on a `401`, answers the challenge once
+    /// and sends it again.
+    async fn send(&self, request: Request) -> Result<crate::forge::http::Response, OciError> {
+        let first = self
+            .http
+            .with_credential(self.credential())
+            .send(request.clone())
+            .await;
+        let rejection = match &first {
+            Err(HttpError::Rejected(rejection)) if rejection.status == StatusCode::UNAUTHORIZED => {
+                rejection
+            }
+            _ => return first.map_err(|err| OciError::Http(Box::new(err))),
+        };
+        let challenge = rejection
+            .header("www-authenticate")
+            .and_then(parse_challenge);
+        let message = rejection.message.clone();
+        // After a redirect (registry.k8s.io sends pulls to a regional Artifact Registry) the
+        // challenge comes from the storage registry: its token is for it.
+        let challenger = rejection.url.clone();
+        let Some(challenge) = challenge else {
+            return Err(self.unauthorized(message));
+        };
+        let credential = self.answer(&challenge, &challenger).await?;
+        let Some(credential) = credential else {
+            return Err(self.unauthorized(message));
+        };
+        if let Ok(mut current) = self.current.lock() {
+            *current = Some(credential.clone());
+        }
+        match self
+            .http
+            .with_credential(Some(credential))
+            .send(request)
+            .await
+        {
+            Err(HttpError::Rejected(rejection)) if rejection.status == StatusCode::UNAUTHORIZED => {
+                Err(self.unauthorized(rejection.message.clone()))
+            }
+            other => other.map_err(|err| OciError::Http(Box::new(err))),
+        }
+    }
+
+    fn unauthorized(&self, message: String) -> OciError {
+        OciError::Unauthorized {
+            registry: self.reference.registry.clone(),
+            repository: self.reference.repository.clone(),
+            message,
+            with_login: self.login.is_some(),
+        }
+    }
+
+    /// The credential that answers `challenge`, or `None` when there is nothing to answer with.
+    async fn answer(
+        &self,
+        challenge: &Challenge,
+        challenger: &Url,
+    ) -> Result<Option<Credential>, OciError> {
+        match challenge {
+            Challenge::Basic => Ok(match &self.login {
+                Some(Login::Basic { user, password }) => {
+                    Credential::basic(user, password).map(|c| c.for_origin(&self.base))
+                }
+                _ => None,
+            }),
+            Challenge::Bearer {
+                realm,
+                service,
+                scope,
+            } => {
+                if matches!(self.login, Some(Login::Token(_))) {
+                    // The access token was refused as it is; there is nothing else to try.
+                    return Ok(None);
+                }
+                let mut url = Url::parse(realm).map_err(|err| OciError::Unexpected {
+                    url: self.base.to_string(),
+                    reason: format!("its token realm `{realm}` is not a URL: {err}"),
+                })?;
+                let ours = format!("repository:{}:{}", self.reference.repository, self.actions);
+                {
+                    let mut query = url.query_pairs_mut();
+                    if let Some(service) = service {
+                        query.append_pair("service", service);
+                    }
+                    query.append_pair("scope", &ours);
+                    if let Some(scope) = scope
+                        && scope != &ours
+                    {
+                        query.append_pair("scope", scope);
+                    }
+                }
+                let login = match &self.login {
+                    Some(Login::Basic { user, password }) => {
+                        Credential::basic(user, password).map(|c| c.for_origin(&url))
+                    }
+                    _ => None,
+                };
+                let what = format!("get a token for `{}`", self.reference.name());
+                let response = self
+                    .http
+                    .with_credential(login)
+                    .send(Request::new(Method::GET, url.clone(), what))
+                    .await
+                    .map_err(|err| match err {
+                        HttpError::Rejected(rejection)
+                            if matches!(rejection.status.as_u16(), 401 | 403) =>
+                        {
+                            self.unauthorized(rejection.message.clone())
+                        }
+                        other => OciError::Http(Box::new(other)),
+                    })?;
+                let json: serde_json::Value =
+                    serde_json::from_slice(&response.body).map_err(|_| OciError::Unexpected {
+                        url: without_query(&url),
+                        reason: "the token answer is not JSON".into(),
+                    })?;
+                let token = json
+                    .get("token")
+                    .or_else(|| json.get("access_token"))
+                    .and_then(|t| t.as_str())
+                    .and_then(Secret::new)
+                    .ok_or_else(|| OciError::Unexpected {
+                        url: without_query(&url),
+                        reason: "the token answer has no `token`".into(),
+                    })?;
+                Ok(Some(
+                    Credential::bearer(token)
+                        .for_origin(&self.base)
+                        .for_origin(challenger),
+                ))
+            }
+        }
+    }
+
+    /// The manifest `reference` (a tag or a digest) points at, or `None` when there is none.
+    pub async fn head_manifest(&self, reference: &str) -> Result<Option<ManifestInfo>, OciError> {
+        let url = self.url(&format!("manifests/{reference}"))?;
+        let what = format!("look up `{}:{reference}`", self.reference.name());
+        let request = Request::new(Method::HEAD, url, what)
+            .header(ACCEPT, MANIFEST_ACCEPT)
+            .follow_redirects();
+        match self.send(request).await {
+            Ok(response) => Ok(Some(ManifestInfo {
+                digest: response.header(DIGEST_HEADER).map(str::to_string),
+                media_type: response.header("content-type").map(str::to_string),
+            })),
+            Err(err) if err.is_not_found() => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The manifest's bytes and media type; `None` when there is none.
+    pub async fn get_manifest(
+        &self,
+        reference: &str,
+    ) -> Result<Option<(Bytes, ManifestInfo)>, OciError> {
+        let url = self.url(&format!("manifests/{reference}"))?;
+        let what = format!("read the manifest `{}:{reference}`", self.reference.name());
+        let request = Request::new(Method::GET, url, what)
+            .header(ACCEPT, MANIFEST_ACCEPT)
+            .follow_redirects();
+        match self.send(request).await {
+            Ok(response) => {
+                let computed = digest_of(&response.body);
+                Ok(Some((
+                    response.body.clone(),
+                    ManifestInfo {
+                        digest: Some(computed),
+                        media_type: response.header("content-type").map(str::to_string),
+                    },
+                )))
+            }
+            Err(err) if err.is_not_found() => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Stores a manifest under `reference` (a tag or its digest); returns the digest the
+    /// registry reports. The same bytes may be put again harmlessly, so it is retried.
+    pub async fn put_manifest(
+        &self,
+        reference: &str,
+        media_type: &str,
+        body: Bytes,
+    ) -> Result<Option<String>, OciError> {
+        let url = self.url(&format!("manifests/{reference}"))?;
+        let what = format!("push the manifest `{}:{reference}`", self.reference.name());
+        let request = Request::new(Method::PUT, url, what)
+            .header(CONTENT_TYPE, media_type)
+            .body(body)
+            .retry(Retry::Idempotent);
+        let response = self.send(request).await?;
+        Ok(response.header(DIGEST_HEADER).map(str::to_string))
+    }
+
+    /// Whether the repository holds the blob.
+    pub async fn blob_exists(&self, digest: &str) -> Result<bool, OciError> {
+        let url = self.url(&format!("blobs/{digest}"))?;
+        let what = format!("look up blob `{digest}` in `{}`", self.reference.name());
+        match self.send(Request::new(Method::HEAD, url, what)).await {
+            Ok(_) => Ok(true),
+            Err(err) if err.is_not_found() => Ok(false),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The blob's bytes (registries may redirect to storage, which gets no credential).
+    pub async fn get_blob(&self, digest: &str) -> Result<Bytes, OciError> {
+        let url = self.url(&format!("blobs/{digest}"))?;
+        let what = format!("read blob `{digest}` from `{}`", self.reference.name());
+        let response = self
+            .send(Request::new(Method::GET, url, what).follow_redirects())
+            .await?;
+        Ok(response.body)
+    }
+
+    /// Uploads a blob in one piece: `POST` opens a session, `PUT` sends the bytes with their
+    /// digest. A failure whose effect is unknown (a cut connection, a 5xx) is followed by a
+    /// look at what the registry kept, and the whole upload is tried again when the blob is not
+    /// there: a blob is stored under its digest, so uploading it twice does no harm.
+    pub async fn upload_blob(&self, digest: &str, body: Bytes) -> Result<(), OciError> {
+        let attempts = self.http.policy().attempts.max(1);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.upload_blob_once(digest, body.clone()).await {
+                Ok(()) => return Ok(()),
+                Err(err) if err.is_uncertain() && attempt < attempts => {
+                    if self.blob_exists(digest).await.unwrap_or(false) {
+                        return Ok(());
+                    }
+                    let delay = self.http.policy().backoff(attempt);
+                    self.http.clock().sleep(delay).await;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    async fn upload_blob_once(&self, digest: &str, body: Bytes) -> Result<(), OciError> {
+        let url = self.url("blobs/uploads/")?;
+        let name = self.reference.name();
+        // Opening a session changes nothing visible: safe to repeat.
+        let start = Request::new(
+            Method::POST,
+            url.clone(),
+            format!("start an upload to `{name}`"),
+        )
+        .retry(Retry::Idempotent);
+        let response = self.send(start).await?;
+        let location = response
+            .header("location")
+            .ok_or_else(|| OciError::Unexpected {
+                url: url.to_string(),
+                reason: "the upload session has no `Location`".into(),
+            })?;
+        let mut put_url = url.join(location).map_err(|err| OciError::Unexpected {
+            url: url.to_string(),
+            reason: format!("its upload `Location` is not a URL: {err}"),
+        })?;
+        put_url.query_pairs_mut().append_pair("digest", digest);
+        let put = Request::new(
+            Method::PUT,
+            put_url,
+            format!("upload blob `{digest}` to `{name}`"),
+        )
+        .header(CONTENT_TYPE, "application/octet-stream")
+        .body(body)
+        .retry(Retry::RateLimitsOnly);
+        self.send(put).await?;
+        Ok(())
+    }
+}
+
+fn without_query(url: &Url) -> String {
+    let mut clean = url.clone();
+    clean.set_query(None);
+    clean.to_string()
+}
+
+/// `sha256:<hex>` of `bytes`.
+pub fn digest_of(bytes: &[u8]) -> String {
+    format!("sha256:{}", crate::checksums::sha256_hex(bytes))
+}
+
+/// A registry tag with every character it may not hold replaced (`+` of semver build metadata
+/// becomes `_`, as Helm does).
+pub fn tag_for(version: &str) -> String {
+    version
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Why talking to a registry failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OciError {
+    #[error("`{reference}` is not a registry reference: {reason}")]
+    BadReference { reference: String, reason: String },
+    #[error("cannot read the Docker config file `{}`: {reason}", path.display())]
+    DockerConfig { path: PathBuf, reason: String },
+    #[error(
+        "the registry `{registry}` refused access to `{repository}`{}{}",
+        if *with_login { " with the login given" } else { " without a login" },
+        if message.is_empty() { String::new() } else { format!(" ({message})") }
+    )]
+    Unauthorized {
+        registry: String,
+        repository: String,
+        message: String,
+        with_login: bool,
+    },
+    #[error("the registry answered `{url}` with something capkg cannot read: {reason}")]
+    Unexpected { url: String, reason: String },
+    #[error(transparent)]
+    Http(Box<HttpError>),
+}
+
+impl OciError {
+    /// A `404` (or the `401`/`403` some registries give for a repository that does not exist
+    /// is not treated so: that is a refusal).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, OciError::Http(err) if err.rejection().is_some_and(|r| r.status == StatusCode::NOT_FOUND))
+    }
+
+    /// A cut connection or a 5xx: what the registry did is unknown.
+    pub fn is_uncertain(&self) -> bool {
+        matches!(self, OciError::Http(err) if err.is_uncertain())
+    }
+
+    /// The registry could not be reached or failed (not a refusal of what was asked).
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            OciError::Http(err) => {
+                err.rejection().is_none()
+                    && !matches!(
+                        **err,
+                        HttpError::Insecure { .. }
+                            | HttpError::BadUrl { .. }
+                            | HttpError::CleartextCredential { .. }
+                    )
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Classified for OciError {
+    fn class(&self) -> ErrorClass {
+        match self {
+            OciError::BadReference { .. } | OciError::Unauthorized { .. } => ErrorClass::Refusal,
+            OciError::Http(err) if err.rejection().is_some() => ErrorClass::Refusal,
+            OciError::Http(err) if matches!(**err, HttpError::Insecure { .. }) => {
+                ErrorClass::Refusal
+            }
+            _ => ErrorClass::Failure,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            OciError::Unauthorized {
+                with_login: false, ..
+            } => Some(format!("give a login: {LOGIN_SOURCES}")),
+            OciError::Unauthorized {
+                with_login: true, ..
+            } => Some(format!(
+                "the login is wrong, expired or lacks access to the repository; check {LOGIN_SOURCES}"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// The header name of the digest, for tests of fakes.
+pub fn digest_header() -> HeaderName {
+    HeaderName::from_static(DIGEST_HEADER)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_parse_with_and_without_tag_port_and_scheme() {
+        let r = Reference::parse("ghcr.io/org/providers/aws:v1.2.3").unwrap();
+        assert_eq!(
+            (
+                r.plain_http,
+                r.registry.as_str(),
+                r.repository.as_str(),
+                r.tag.as_deref()
+            ),
+            (false, "ghcr.io", "org/providers/aws", Some("v1.2.3"))
+        );
+        let r = Reference::parse("http://127.0.0.1:5000/capi/aws").unwrap();
+        assert!(r.plain_http);
+        assert_eq!(r.registry, "127.0.0.1:5000");
+        assert_eq!(r.tag, None);
+        assert_eq!(r.base_url().unwrap().as_str(), "http://127.0.0.1:5000/");
+        let r = Reference::parse("oci://localhost:5000/a/b:latest").unwrap();
+        assert_eq!(r.tag.as_deref(), Some("latest"));
+        assert!(Reference::parse("ghcr.io").is_err());
+        assert!(Reference::parse("ghcr.io/Org/aws").is_err());
+        assert!(Reference::parse("ghcr.io/org/aws@sha256:00").is_err());
+        assert!(Reference::parse("ghcr.io/org/aws:-bad").is_err());
+        assert!(Reference::parse("ghcr.io/org//aws").is_err());
+    }
+
+    #[test]
+    fn challenges_parse_bearer_and_basic() {
+        assert_eq!(
+            parse_challenge(
+                r#"Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull""#
+            ),
+            Some(Challenge::Bearer {
+                realm: "https://auth.example/token".into(),
+                service: Some("registry.example".into()),
+                scope: Some("repository:a/b:pull".into()),
+            })
+        );
+        assert_eq!(
+            parse_challenge(r#"Basic realm="Registry Realm""#),
+            Some(Challenge::Basic)
+        );
+        assert_eq!(parse_challenge("Negotiate"), None);
+        assert_eq!(parse_challenge(r#"Bearer service="x""#), None);
+    }
+
+    #[test]
+    fn docker_config_entries_give_logins() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let auth = crate::forge::http::base64_padded(b"alice:s3cret-pass");
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"auths":{{"registry.example:5000":{{"auth":"{auth}"}},"https://other.example":{{"username":"bob","password":"pw-bob-123"}}}}}}"#
+            ),
+        )
+        .unwrap();
+        let Some((Login::Basic { user, password }, _)) =
+            docker_config_login(&path, "registry.example:5000").unwrap()
+        else {
+            panic!("no login");
+        };
+        assert_eq!((user.as_str(), password.expose()), ("alice", "s3cret-pass"));
+        let Some((Login::Basic { user, .. }, _)) =
+            docker_config_login(&path, "other.example").unwrap()
+        else {
+            panic!("no login");
+        };
+        assert_eq!(user, "bob");
+        assert!(
+            docker_config_login(&path, "third.example")
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            docker_config_login(&dir.path().join("missing.json"), "x")
+                .unwrap()
+                .is_none()
+        );
+        std::fs::write(&path, "{not json").unwrap();
+        let err = docker_config_login(&path, "x").unwrap_err().to_string();
+        assert!(err.contains("config.json"), "{err}");
+    }
+
+    #[test]
+    fn logins_come_from_the_operator_variables_first() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let token =
+            Login::resolve("r.example", &env(&[("OCI_ACCESS_TOKEN", "tok-123456789")])).unwrap();
+        assert!(matches!(token, Some((Login::Token(_), _))));
+        let basic = Login::resolve(
+            "r.example",
+            &env(&[("OCI_USERNAME", "u"), ("OCI_PASSWORD", "p-123456789")]),
+        )
+        .unwrap();
+        assert!(matches!(basic, Some((Login::Basic { .. }, _))));
+        let ghcr = env(&[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_TOKEN", "ghs_abcdefgh12345"),
+        ]);
+        assert!(matches!(
+            Login::resolve("ghcr.io", &ghcr).unwrap(),
+            Some((
+                Login::Basic { .. },
+                LoginSource::Environment("GITHUB_TOKEN")
+            ))
+        ));
+        // The GitHub token goes to ghcr.io only.
+        assert!(Login::resolve("quay.io", &ghcr).unwrap().is_none());
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for text in ["", "a", "ab", "abc", "user:pässword"] {
+            let encoded = crate::forge::http::base64_padded(text.as_bytes());
+            assert_eq!(base64_decode(&encoded).unwrap(), text.as_bytes());
+        }
+        assert_eq!(crate::forge::http::base64_padded(b"ab"), "YWI=");
+        assert!(base64_decode("a*b").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_redirected_lookup_answers_the_storage_registrys_challenge() {
+        use wiremock::matchers::{header, method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let front = MockServer::start().await;
+        let storage = MockServer::start().await;
+        const TOKEN: &str = "storage-token-0123456789";
+        Mock::given(method("HEAD"))
+            .and(path("/v2/pause/manifests/3.9"))
+            .respond_with(ResponseTemplate::new(307).insert_header(
+                "location",
+                format!("{}/v2/pause/manifests/3.9", storage.uri()).as_str(),
+            ))
+            .mount(&front)
+            .await;
+        Mock::given(method("HEAD"))
+            .and(path("/v2/pause/manifests/3.9"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .respond_with(
+                ResponseTemplate::new(200).insert_header("docker-content-digest", "sha256:abc"),
+            )
+            .with_priority(1)
+            .mount(&storage)
+            .await;
+        Mock::given(method("HEAD"))
+            .and(path("/v2/pause/manifests/3.9"))
+            .respond_with(
+                ResponseTemplate::new(401).insert_header(
+                    "www-authenticate",
+                    format!(
+                        r#"Bearer realm="{}/token",service="storage""#,
+                        storage.uri()
+                    )
+                    .as_str(),
+                ),
+            )
+            .with_priority(2)
+            .mount(&storage)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/token"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(serde_json::json!({"token": TOKEN})),
+            )
+            .mount(&storage)
+            .await;
+        let http = Http::new(
+            crate::forge::http::RetryPolicy::default(),
+            std::sync::Arc::new(crate::forge::http::SystemClock),
+            std::sync::Arc::new(crate::targets::NoProgress),
+            None,
+        )
+        .unwrap();
+        let reference = Reference::parse(&format!("{}/pause", front.uri())).unwrap();
+        let registry = Registry::new(&http, &reference, None, false).unwrap();
+        let found = registry.head_manifest("3.9").await.unwrap();
+        assert_eq!(found.and_then(|f| f.digest).as_deref(), Some("sha256:abc"));
+    }
+
+    #[test]
+    fn tags_replace_what_a_tag_cannot_hold() {
+        assert_eq!(tag_for("v1.2.3+build.5"), "v1.2.3_build.5");
+        assert!(valid_tag(&tag_for("v1.2.3-rc.1")));
+    }
+}

@@ -1,0 +1,350 @@
+//! Every image exists: before a release is made public (and in `capkg verify`), each container
+//! image the components name is looked up in its registry with a manifest `HEAD` by tag or
+//! digest ([`crate::forge::oci::Registry::head_manifest`]): anonymously through the registry's
+//! token flow for public registries, with the login of [`Login::resolve`] for private ones.
+//!
+//! - a missing image (`404`) is an error naming the object and the image;
+//! - a registry that cannot be reached, fails, or refuses without a login is a warning saying
+//!   which images were not checked;
+//! - an image written with a `${VARIABLE}` is not checked (clusterctl substitutes it at install
+//!   time), and said so.
+//!
+//! Loopback registries (`localhost:5000`, `127.0.0.1:5000`) are asked over plain http, as Docker
+//! and containerd treat them as insecure registries by default; every other registry over https.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::files::Release;
+use crate::forge::http::Http;
+use crate::forge::oci::{Login, OciError, Reference, Registry};
+use crate::image_ref::Parts;
+use crate::k8s::Object;
+use crate::targets::Services;
+
+/// One image one container of one object names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImageUse {
+    pub image: String,
+    /// `Deployment `capx-controller-manager`` (container `manager`).
+    pub object: String,
+    pub file: String,
+}
+
+impl ImageUse {
+    fn describe(&self) -> String {
+        format!("`{}` ({} in `{}`)", self.image, self.object, self.file)
+    }
+}
+
+/// Every workload image of every components file of `releases`, each (image, object) once.
+pub fn image_uses(releases: &[&Release]) -> Vec<ImageUse> {
+    let mut out: Vec<ImageUse> = Vec::new();
+    for release in releases {
+        for file in release.components() {
+            for root in file.yaml.roots() {
+                let Some(object) = Object::new(root) else {
+                    continue;
+                };
+                for (node, container) in object.workload_images() {
+                    let Some(image) = node.scalar_text() else {
+                        continue;
+                    };
+                    let use_ = ImageUse {
+                        image: image.to_string(),
+                        object: format!("{}, container `{container}`", object.display()),
+                        file: file.file_name().to_string(),
+                    };
+                    if !out.contains(&use_) {
+                        out.push(use_);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What the check found; `--format json` prints it as `checks.images`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ImageCheck {
+    /// Why the check did not run (`--dry-run`, `check_images: false`), when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Images found in their registry.
+    pub found: Vec<String>,
+    /// Images their registry does not have: errors.
+    pub missing: Vec<ImageUse>,
+    /// Images that could not be checked, with why: warnings.
+    pub unchecked: Vec<Unchecked>,
+}
+
+/// An image that could not be looked up.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unchecked {
+    pub image: String,
+    pub reason: String,
+}
+
+impl ImageCheck {
+    pub fn skipped(reason: impl Into<String>) -> Self {
+        Self {
+            skipped: Some(reason.into()),
+            ..Self::default()
+        }
+    }
+
+    pub fn ok(&self) -> bool {
+        self.missing.is_empty()
+    }
+
+    /// One line per missing image, for the error.
+    pub fn missing_text(&self) -> String {
+        self.missing
+            .iter()
+            .map(ImageUse::describe)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The warnings: what was not checked, and why.
+    pub fn warnings(&self) -> Vec<String> {
+        self.unchecked
+            .iter()
+            .map(|u| format!("image `{}` was not checked: {}", u.image, u.reason))
+            .collect()
+    }
+
+    /// One line for a summary.
+    pub fn summary(&self) -> String {
+        match &self.skipped {
+            Some(reason) => format!("images: not checked ({reason})"),
+            None => format!(
+                "images: {} found, {} missing, {} not checked",
+                self.found.len(),
+                self.missing.len(),
+                self.unchecked.len()
+            ),
+        }
+    }
+}
+
+/// Where an image is: the registry reference, and the tag or digest to ask for.
+fn locate(image: &str) -> Result<(Reference, String), String> {
+    let parts = Parts::parse(image)?;
+    let (registry, path) = match parts.registry() {
+        Some(registry) => (registry, &parts.name[registry.len() + 1..]),
+        None => ("docker.io", parts.name),
+    };
+    let (registry, path) = match registry {
+        "docker.io" | "index.docker.io" => (
+            "registry-1.docker.io",
+            if path.contains('/') {
+                path.to_string()
+            } else {
+                format!("library/{path}")
+            },
+        ),
+        other => (other, path.to_string()),
+    };
+    let host = registry.rsplit_once(':').map_or(registry, |(h, _)| h);
+    let loopback = host == "localhost"
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    let reference = Reference {
+        plain_http: loopback,
+        registry: registry.to_string(),
+        repository: path,
+        tag: None,
+    };
+    let wanted = parts.digest.or(parts.tag).unwrap_or("latest").to_string();
+    Ok((reference, wanted))
+}
+
+/// Looks every image up. `env` gives the logins ([`Login::resolve`]).
+pub async fn check(
+    uses: &[ImageUse],
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    services: &Services,
+) -> ImageCheck {
+    let mut result = ImageCheck::default();
+    // A lookup is a courtesy check: an unreachable registry is a warning, so it gets two tries,
+    // not the publishing retries.
+    let policy = crate::forge::http::RetryPolicy {
+        attempts: services.policy.attempts.min(2),
+        ..services.policy.clone()
+    };
+    let http = match Http::new(
+        policy,
+        services.clock.clone(),
+        services.progress.clone(),
+        None,
+    ) {
+        Ok(http) => http,
+        Err(err) => {
+            result.unchecked = uses
+                .iter()
+                .map(|u| Unchecked {
+                    image: u.image.clone(),
+                    reason: format!("cannot start the HTTP client: {err}"),
+                })
+                .collect();
+            return result;
+        }
+    };
+    // Each image once, whatever number of objects name it.
+    let mut by_image: BTreeMap<&str, Vec<&ImageUse>> = BTreeMap::new();
+    for use_ in uses {
+        by_image.entry(&use_.image).or_default().push(use_);
+    }
+    for (image, users) in by_image {
+        if image.contains("${") {
+            result.unchecked.push(Unchecked {
+                image: image.to_string(),
+                reason: "it holds a variable clusterctl substitutes at install time".into(),
+            });
+            continue;
+        }
+        let (reference, wanted) = match locate(image) {
+            Ok(located) => located,
+            Err(reason) => {
+                result.unchecked.push(Unchecked {
+                    image: image.to_string(),
+                    reason: format!("not an image reference: {reason}"),
+                });
+                continue;
+            }
+        };
+        let login = match Login::resolve(&reference.registry, env) {
+            Ok(login) => login.map(|(login, _)| login),
+            Err(err) => {
+                result.unchecked.push(Unchecked {
+                    image: image.to_string(),
+                    reason: err.to_string(),
+                });
+                continue;
+            }
+        };
+        let found = match Registry::new(&http, &reference, login, false) {
+            Ok(registry) => registry.head_manifest(&wanted).await,
+            Err(err) => Err(err),
+        };
+        match found {
+            Ok(Some(_)) => result.found.push(image.to_string()),
+            Ok(None) => result.missing.extend(users.into_iter().cloned()),
+            Err(err) if is_missing_repository(&err) => {
+                result.missing.extend(users.into_iter().cloned())
+            }
+            Err(err) => result.unchecked.push(Unchecked {
+                image: image.to_string(),
+                reason: crate::forge::http::redact(&error_chain(&err)),
+            }),
+        }
+    }
+    result
+}
+
+/// Distribution answers `404 NAME_UNKNOWN` for a repository it does not have: the image is
+/// missing too. (A `401` without a login is not taken for missing: private registries say it.)
+fn is_missing_repository(err: &OciError) -> bool {
+    err.is_not_found()
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_are_located_as_docker_pulls_them() {
+        let cases = [
+            (
+                "gcr.io/org/manager:v1.2.3",
+                "gcr.io",
+                "org/manager",
+                "v1.2.3",
+                false,
+            ),
+            (
+                "nginx",
+                "registry-1.docker.io",
+                "library/nginx",
+                "latest",
+                false,
+            ),
+            (
+                "docker.io/org/img:v1",
+                "registry-1.docker.io",
+                "org/img",
+                "v1",
+                false,
+            ),
+            (
+                "localhost:5000/capx/manager:v1",
+                "localhost:5000",
+                "capx/manager",
+                "v1",
+                true,
+            ),
+            (
+                "127.0.0.1:5000/m@sha256:0123456789012345678901234567890123456789012345678901234567890123",
+                "127.0.0.1:5000",
+                "m",
+                "sha256:0123456789012345678901234567890123456789012345678901234567890123",
+                true,
+            ),
+        ];
+        for (image, registry, repository, wanted, plain) in cases {
+            let (reference, got) = locate(image).unwrap();
+            assert_eq!(
+                (
+                    reference.registry.as_str(),
+                    reference.repository.as_str(),
+                    got.as_str(),
+                    reference.plain_http
+                ),
+                (registry, repository, wanted, plain),
+                "{image}"
+            );
+        }
+    }
+
+    #[test]
+    fn images_of_every_workload_are_listed_once_with_their_object() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capx-controller-manager\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: gcr.io/x/manager:v1\n      initContainers:\n      - name: init\n        image: gcr.io/x/init:v1\n---\nkind: ConfigMap\ndata:\n  image: not/an-image:v1\n";
+        let file = crate::files::load_text(
+            "infrastructure-components.yaml",
+            text.to_string(),
+            crate::provider::FileRole::Components {
+                provider_type: crate::provider::ProviderType::Infrastructure,
+                suffix: None,
+            },
+        );
+        let release = Release {
+            dir: "out".into(),
+            files: vec![file],
+            near_misses: Vec::new(),
+        };
+        let uses = image_uses(&[&release]);
+        let images: Vec<_> = uses.iter().map(|u| u.image.as_str()).collect();
+        assert_eq!(images, ["gcr.io/x/manager:v1", "gcr.io/x/init:v1"]);
+        assert_eq!(
+            uses[0].object,
+            "Deployment `capx-controller-manager`, container `manager`"
+        );
+    }
+}

@@ -1,0 +1,468 @@
+//! `capkg verify oci://REF`: read an OCI artifact exactly as cluster-api-operator reads
+//! `spec.fetchConfig.oci: REF` ([`crate::operator::oci`]): its reference parsing (`http://`
+//! meaning plain http, the tag from REF else `--version`), the whole manifest's titled layers,
+//! and for each provider the layers it selects by title in its order of preference, with its
+//! error texts. Then the checksums of `checksums.txt` and every rule, as for other sources.
+//!
+//! The provider is `--type`/`--provider` (the operator's CR kind and name); without them every
+//! provider named by a `<type>-<name>-<version>-components.yaml` layer is read. `--version` is
+//! `spec.version`; without it the tag in REF is taken for it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use bytes::Bytes;
+
+use super::{
+    Check, Error, RepositoryKind, VerifiedFile, VerifyReport, VerifyRequest, series_check,
+    sha256_hex,
+};
+use crate::diagnostic::Summary;
+use crate::files::{self, Release};
+use crate::forge::http::Http;
+use crate::forge::oci::{Login, OciError, Reference, Registry, digest_of};
+use crate::operator::oci::{TITLE_ANNOTATION, parse_oci_source, select};
+use crate::provider::{FileRole, ProviderType};
+use crate::rules;
+use crate::checksums::CHECKSUMS_FILE;
+use crate::targets::Services;
+use crate::version::Version;
+
+/// The variables a registry login may come from, captured once ([`Login::resolve`]).
+#[derive(Clone, Default)]
+pub struct OciEnv(BTreeMap<String, String>);
+
+impl std::fmt::Debug for OciEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OciEnv([redacted])")
+    }
+}
+
+impl OciEnv {
+    pub fn capture(env: &dyn Fn(&str) -> Option<String>) -> Self {
+        let names = [
+            "OCI_USERNAME",
+            "OCI_PASSWORD",
+            "OCI_ACCESS_TOKEN",
+            "GITHUB_ACTIONS",
+            "GITHUB_TOKEN",
+            "GITHUB_ACTOR",
+            "DOCKER_CONFIG",
+            "HOME",
+        ];
+        Self(
+            names
+                .iter()
+                .filter_map(|name| env(name).map(|value| (name.to_string(), value)))
+                .collect(),
+        )
+    }
+
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.0.get(name).cloned()
+    }
+}
+
+/// `REF` of `oci://REF`, when SOURCE is one.
+pub fn oci_source(source: &str) -> Option<&str> {
+    source.trim().strip_prefix("oci://")
+}
+
+/// The registry reference the operator's parse gives: `host[:port]/path` and plain http.
+fn registry_reference(
+    source: &str,
+    repository: &str,
+    plain_http: bool,
+) -> Result<Reference, Error> {
+    let bad = |reason: String| {
+        Error::Source(super::SourceError {
+        source_text: source.to_string(),
+        message: reason,
+        hint: Some("write `oci://[http://]HOST[:PORT]/PATH[:TAG]`, as `spec.fetchConfig.oci` holds it after `oci://`".into()),
+    })
+    };
+    let mut reference = Reference::parse(repository).map_err(|e| bad(e.to_string()))?;
+    reference.plain_http = plain_http;
+    reference.tag = None;
+    Ok(reference)
+}
+
+fn registry_error(what: &str, url: &str, err: OciError) -> Error {
+    use crate::error::Classified;
+    if err.is_not_found() {
+        return Error::NotFound {
+            what: what.to_string(),
+            url: url.to_string(),
+        };
+    }
+    let hint = err.hint();
+    match err {
+        OciError::Http(source) => Error::Http {
+            what: what.to_string(),
+            source,
+        },
+        other if other.is_refusal() => Error::Refused {
+            message: other.to_string(),
+            hint,
+        },
+        other => Error::Unexpected {
+            url: url.to_string(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// Reads and checks `oci://REF`.
+pub async fn verify(
+    request: &VerifyRequest,
+    oci_ref: &str,
+    settings: &super::Settings,
+    services: Services,
+) -> Result<VerifyReport, Error> {
+    let env = &settings.oci_env;
+    let spec_version = request.version.clone().unwrap_or_default();
+    let parsed = parse_oci_source(oci_ref, &spec_version);
+    if parsed.tag.is_empty() {
+        return Err(Error::Source(super::SourceError {
+            source_text: request.source.clone(),
+            message: "the reference has no tag and no `--version` was given (the operator tags with `spec.version`)".into(),
+            hint: Some("pass `--version`, the provider's `spec.version`".into()),
+        }));
+    }
+    let version = if spec_version.is_empty() {
+        parsed.tag.clone()
+    } else {
+        spec_version
+    };
+    let reference = registry_reference(&request.source, &parsed.repository, parsed.plain_http)?;
+    let login = Login::resolve(&reference.registry, &|name| env.get(name))
+        .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
+        .map(|(login, _)| login);
+    let http = Http::new(
+        services.policy.clone(),
+        services.clock.clone(),
+        services.progress.clone(),
+        None,
+    )
+    .map_err(|e| Error::http("start the HTTP client".into(), e))?;
+    let registry = Registry::new(&http, &reference, login, false)
+        .map_err(|e| registry_error("open the registry", &reference.name(), e))?;
+    let tagged = format!("{}:{}", reference.name(), parsed.tag);
+    let (manifest, _) = registry
+        .get_manifest(&parsed.tag)
+        .await
+        .map_err(|e| registry_error("read the manifest", &tagged, e))?
+        .ok_or_else(|| Error::NotFound {
+            what: format!("no artifact is tagged `{}`", parsed.tag),
+            url: tagged.clone(),
+        })?;
+    let json: serde_json::Value =
+        serde_json::from_slice(&manifest).map_err(|e| Error::Unexpected {
+            url: tagged.clone(),
+            reason: format!("the manifest is not JSON: {e}"),
+        })?;
+    let mut warnings = Vec::new();
+    if json.get("manifests").is_some() {
+        return Err(Error::Unexpected {
+            url: tagged,
+            reason: "it is an image index, not an artifact manifest".into(),
+        });
+    }
+    let mut layers: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut files = Vec::new();
+    let mut checks = Vec::new();
+    let mut digest_problems = Vec::new();
+    for layer in json
+        .get("layers")
+        .and_then(|l| l.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let Some(title) = layer
+            .get("annotations")
+            .and_then(|a| a.get(TITLE_ANNOTATION))
+            .and_then(|t| t.as_str())
+        else {
+            warnings.push("a layer without an `org.opencontainers.image.title` annotation is ignored, as the operator cannot name it".into());
+            continue;
+        };
+        let Some(digest) = layer.get("digest").and_then(|d| d.as_str()) else {
+            continue;
+        };
+        let body: Bytes = registry
+            .get_blob(digest)
+            .await
+            .map_err(|e| registry_error(&format!("read the layer `{title}`"), &tagged, e))?;
+        if digest_of(&body) != digest {
+            digest_problems.push(format!("`{title}` does not match its digest {digest}"));
+        }
+        files.push(VerifiedFile {
+            name: title.to_string(),
+            size: body.len() as u64,
+            sha256: sha256_hex(&body),
+            url: format!("{}@{digest}", reference.name()),
+        });
+        layers.push((title.to_string(), body.to_vec()));
+    }
+    if !digest_problems.is_empty() {
+        checks.push(Check {
+            name: "digests",
+            ok: false,
+            message: digest_problems.join("; "),
+        });
+    }
+
+    // Which providers to read: the one asked for, else those the full components names name.
+    let providers: Vec<(ProviderType, String)> =
+        match (request.provider_type, request.provider_name.clone()) {
+            (Some(t), Some(n)) => vec![(t, n)],
+            (t, n) => providers_in(&layers, &version)
+                .into_iter()
+                .filter(|(pt, pn)| t.is_none_or(|t| t == *pt) && n.as_ref().is_none_or(|n| n == pn))
+                .collect(),
+        };
+    if providers.is_empty() {
+        checks.push(Check {
+            name: "operator-layers",
+            ok: false,
+            message: format!(
+                "no layer is titled `<type>-<name>-{version}-components.yaml`; pass `--type` and `--provider` (the provider resource's kind and name) to read the plain names"
+            ),
+        });
+    }
+
+    let parsed_version = Version::parse(&version).ok();
+    let mut diagnostics = Vec::new();
+    let mut labels = Vec::new();
+    let mut linted: Vec<Release> = Vec::new();
+    let templates: Vec<files::ReleaseFile> = layers
+        .iter()
+        .filter_map(|(title, content)| {
+            let role = FileRole::from_file_name(title).filter(FileRole::is_template)?;
+            Some(files::load_text(
+                title,
+                String::from_utf8_lossy(content).into_owned(),
+                role,
+            ))
+        })
+        .collect();
+    for (index, (provider_type, name)) in providers.iter().enumerate() {
+        let label = provider_type.manifest_label(name);
+        labels.push(label.clone());
+        let selected = match select(&layers, *provider_type, name, &version) {
+            Ok(selected) => selected,
+            Err(message) => {
+                checks.push(Check {
+                    name: "operator-layers",
+                    ok: false,
+                    message: format!("{label}: {message}"),
+                });
+                continue;
+            }
+        };
+        checks.push(Check {
+            name: "operator-layers",
+            ok: true,
+            message: format!(
+                "{label}: the operator reads `{}` and `{}`",
+                selected.metadata.0, selected.components.0
+            ),
+        });
+        let components_name = provider_type.components_file_name();
+        let mut release_files = vec![
+            files::load_text(
+                "metadata.yaml",
+                String::from_utf8_lossy(selected.metadata.1).into_owned(),
+                FileRole::Metadata,
+            ),
+            files::load_text(
+                &components_name,
+                String::from_utf8_lossy(selected.components.1).into_owned(),
+                FileRole::Components {
+                    provider_type: *provider_type,
+                    suffix: None,
+                },
+            ),
+        ];
+        // Templates are linted once, with the first provider.
+        if index == 0 {
+            release_files.extend(templates.iter().cloned());
+        }
+        let release = Release {
+            dir: PathBuf::from(format!("{label}/{version}")),
+            files: release_files,
+            near_misses: Vec::new(),
+        };
+        let options = rules::Options {
+            provider_type: Some(*provider_type),
+            provider_name: Some(name.clone()),
+            version: parsed_version.clone(),
+        };
+        match &parsed_version {
+            Some(v) => checks.push(series_check(&release, v, Some(&label))),
+            None => warnings.push(format!(
+                "`{version}` is not a semantic version: the operator cannot install it, and the release series check was skipped"
+            )),
+        }
+        diagnostics.extend(rules::run(std::slice::from_ref(&release), &options));
+        linted.push(release);
+    }
+    if request.check_images {
+        let releases: Vec<&Release> = linted.iter().collect();
+        super::images_check(&releases, settings, &services, &mut checks, &mut warnings).await;
+    }
+
+    if let Some((_, list)) = layers.iter().find(|(t, _)| t == CHECKSUMS_FILE) {
+        let mut named = providers_in(&layers, &version);
+        named.extend(providers.iter().cloned());
+        checks.push(checksums(list, &layers, &named, &version));
+    }
+
+    Ok(VerifyReport {
+        source: request.source.clone(),
+        repository: RepositoryKind::Oci,
+        requested_version: Some(parsed.tag),
+        version: Some(version),
+        latest: None,
+        provider_label: (labels.len() == 1).then(|| labels.remove(0)),
+        files,
+        checks,
+        diagnostics,
+        summary: Summary::default(),
+        warnings,
+        ok: false,
+    }
+    .finish())
+}
+
+/// `(type, name)` of every `<type>-<name>-<version>-components.yaml` layer.
+fn providers_in(layers: &[(String, Vec<u8>)], version: &str) -> Vec<(ProviderType, String)> {
+    let suffix = format!("-{version}-components.yaml");
+    let mut found = Vec::new();
+    for (title, _) in layers {
+        let Some(stem) = title.strip_suffix(&suffix) else {
+            continue;
+        };
+        // `control-plane` holds a dash: try the longest type strings first.
+        let mut types = ProviderType::ALL;
+        types.sort_by_key(|t| std::cmp::Reverse(t.operator_name().len()));
+        if let Some((t, name)) = types.iter().find_map(|t| {
+            let name = stem.strip_prefix(t.operator_name())?.strip_prefix('-')?;
+            (!name.is_empty()).then(|| (*t, name.to_string()))
+        }) && !found.contains(&(t, name.clone()))
+        {
+            found.push((t, name));
+        }
+    }
+    found
+}
+
+/// Every layer against `checksums.txt`: by its title, or, for the operator's names, by the
+/// release file it carries (`metadata.yaml`, `<type>-components.yaml`).
+fn checksums(
+    list: &[u8],
+    layers: &[(String, Vec<u8>)],
+    providers: &[(ProviderType, String)],
+    version: &str,
+) -> Check {
+    let text = String::from_utf8_lossy(list);
+    let sums: BTreeMap<&str, &str> = text
+        .lines()
+        .filter_map(|line| {
+            let (sum, name) = line.split_once(char::is_whitespace)?;
+            Some((name.trim_start().trim_start_matches('*'), sum))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for (title, content) in layers {
+        if title == CHECKSUMS_FILE {
+            continue;
+        }
+        let listed_as = providers.iter().find_map(|(t, n)| {
+            if *title == crate::operator::oci::metadata_title(*t, n, version) {
+                Some("metadata.yaml".to_string())
+            } else if *title == crate::operator::oci::components_title(*t, n, version) {
+                Some(t.components_file_name())
+            } else {
+                None
+            }
+        });
+        let name = listed_as.unwrap_or_else(|| title.clone());
+        let actual = sha256_hex(content);
+        match sums.get(name.as_str()) {
+            Some(sum) if sum.eq_ignore_ascii_case(&actual) => {}
+            Some(sum) => problems.push(format!(
+                "`{title}` has SHA-256 {actual}, `{CHECKSUMS_FILE}` says {sum} for `{name}`"
+            )),
+            None => problems.push(format!("`{CHECKSUMS_FILE}` does not list `{name}`")),
+        }
+    }
+    if problems.is_empty() {
+        Check {
+            name: "checksums",
+            ok: true,
+            message: format!("every layer matches `{CHECKSUMS_FILE}`"),
+        }
+    } else {
+        Check {
+            name: "checksums",
+            ok: false,
+            message: problems.join("; "),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn providers_come_from_the_full_components_names() {
+        let layers: Vec<(String, Vec<u8>)> = [
+            "control-plane-kubeadm-v1.2.3-components.yaml",
+            "bootstrap-kubeadm-v1.2.3-components.yaml",
+            "bootstrap-kubeadm-v1.2.3-metadata.yaml",
+            "infrastructure-components.yaml",
+            "core-cluster-api-v9-components.yaml",
+        ]
+        .iter()
+        .map(|t| (t.to_string(), b"x".to_vec()))
+        .collect();
+        assert_eq!(
+            providers_in(&layers, "v1.2.3"),
+            [
+                (ProviderType::ControlPlane, "kubeadm".to_string()),
+                (ProviderType::Bootstrap, "kubeadm".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn checksums_cover_operator_names_through_the_file_they_carry() {
+        let m = b"metadata".to_vec();
+        let list = format!(
+            "{}  metadata.yaml\n{}  infrastructure-components.yaml\n",
+            sha256_hex(&m),
+            sha256_hex(b"c")
+        );
+        let layers = vec![
+            ("infrastructure-aws-v1-metadata.yaml".to_string(), m.clone()),
+            (
+                "infrastructure-aws-v1-components.yaml".to_string(),
+                b"c".to_vec(),
+            ),
+            ("metadata.yaml".to_string(), m),
+        ];
+        let providers = [(ProviderType::Infrastructure, "aws".to_string())];
+        assert!(checksums(list.as_bytes(), &layers, &providers, "v1").ok);
+        let mut bad = layers.clone();
+        bad[1].1 = b"changed".to_vec();
+        let check = checksums(list.as_bytes(), &bad, &providers, "v1");
+        assert!(!check.ok);
+        assert!(
+            check
+                .message
+                .contains("infrastructure-aws-v1-components.yaml")
+        );
+    }
+}
