@@ -22,6 +22,9 @@ _capkg() {
             capkg,completions)
                 cmd="capkg__subcmd__completions"
                 ;;
+            capkg,configmaps)
+                cmd="capkg__subcmd__configmaps"
+                ;;
             capkg,help)
                 cmd="capkg__subcmd__help"
                 ;;
@@ -57,6 +60,9 @@ _capkg() {
                 ;;
             capkg__subcmd__help,completions)
                 cmd="capkg__subcmd__help__subcmd__completions"
+                ;;
+            capkg__subcmd__help,configmaps)
+                cmd="capkg__subcmd__help__subcmd__configmaps"
                 ;;
             capkg__subcmd__help,help)
                 cmd="capkg__subcmd__help__subcmd__help"
@@ -137,7 +143,7 @@ _capkg() {
 
     case "${cmd}" in
         capkg)
-            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify completions help"
+            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -242,8 +248,58 @@ _capkg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capkg__subcmd__configmaps)
+            opts="-n -o -q -v -h --version --namespace --output --provider --type --format --color --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capkg__subcmd__help)
-            opts="lint rules subst vars render assemble init publish release verify completions help"
+            opts="lint rules subst vars render assemble init publish release verify configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,6 +327,20 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__help__subcmd__configmaps)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1085,7 +1155,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --version --provider --type --config --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1108,6 +1178,10 @@ _capkg() {
                     return 0
                     ;;
                 --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
