@@ -93,7 +93,7 @@ pub(super) struct Tracer {
 impl Tracer {
     /// The trace, unless the tree written is outside the conventions it follows.
     pub(super) fn finish(self) -> Option<Trace> {
-        self.supported.then(|| Trace {
+        self.supported.then_some(Trace {
             records: self.records,
             documents: self.documents,
         })
