@@ -22,9 +22,9 @@ use crate::k8s::{INJECT_CA_FROM, is_namespaced};
 use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL};
 use crate::rules::image_reference;
 use crate::subst::{self, Lookup};
+use crate::yaml::Source;
 use crate::yaml::json_value::{JsonValue, ToJsonError};
 use crate::yaml::write_clusterctl::{self, WriteError};
-use crate::yaml::{self, Limits, Source};
 
 use super::typed::{self, TypedError};
 
@@ -102,7 +102,8 @@ fn ordinalize(n: usize) -> String {
 /// document.
 pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError> {
     let source = std::sync::Arc::new(Source::new(name, text));
-    let file = yaml::parse_str(source.clone(), Limits::default());
+    // Both cores for large files; the same documents and errors as one thread.
+    let file = super::parallel::parse(source.clone());
     if let Some(error) = file.errors.first() {
         let position = source.position(error.span.start);
         return Err(ClusterctlError::Yaml {
@@ -278,6 +279,7 @@ pub fn generate_provider(
         subst::process(bytes, values).map_err(ClusterctlError::SubstComponents)?
     };
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
+    let large = text.len() >= super::parallel::PARALLEL_FROM;
     let mut objects = decode(name, &text)?;
     fix_images(&mut objects)?;
     let namespaces: Vec<String> = objects
@@ -304,9 +306,11 @@ pub fn generate_provider(
             ),
         ]));
     }
-    for object in &mut objects {
-        fix_target_namespace(object, &target)?;
-    }
+    // Each object on its own (the CRDs' typed round trips are most of the work), so two threads
+    // share them; the first error in the objects' order is the one returned, as with one loop.
+    super::parallel::try_for_each_in_order(&mut objects, large, |object| {
+        fix_target_namespace(object, &target)
+    })?;
     for object in &mut objects {
         add_common_labels(object, &options.provider_label);
     }
@@ -515,11 +519,17 @@ pub fn sort_objects(objects: &mut [JsonValue]) {
 /// `FromUnstructured` + `JoinYaml`: each object printed by sigs.k8s.io/yaml, joined by `---`,
 /// without a final line break.
 pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
-    let parts = objects
-        .iter()
-        .map(write_clusterctl::write_value)
-        .collect::<Result<Vec<_>, _>>()?;
+    let parts =
+        super::parallel::map_in_order(objects, is_large(objects), write_clusterctl::write_value)
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?;
     Ok(write_clusterctl::join_documents(&parts))
+}
+
+/// Whether writing `objects` is worth a second thread: a components file has a few dozen
+/// objects, CRDs of tens or hundreds of KB among them; a template has a handful of small ones.
+fn is_large(objects: &[JsonValue]) -> bool {
+    objects.len() >= 8
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,11 +545,12 @@ pub fn process_template(
 ) -> Result<Vec<JsonValue>, ClusterctlError> {
     let substituted = subst::process(bytes, values).map_err(ClusterctlError::Subst)?;
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
+    let large = text.len() >= super::parallel::PARALLEL_FROM;
     let mut objects = decode(name, &text)?;
     if let Some(target) = target_namespace.filter(|t| !t.is_empty()) {
-        for object in &mut objects {
-            fix_target_namespace(object, target)?;
-        }
+        super::parallel::try_for_each_in_order(&mut objects, large, |object| {
+            fix_target_namespace(object, target)
+        })?;
     }
     Ok(objects)
 }
