@@ -22,9 +22,9 @@ use crate::image_ref as image_reference;
 use crate::k8s::{INJECT_CA_FROM, is_namespaced};
 use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL};
 use crate::subst::{self, Lookup};
+use crate::yaml::{self, Source};
 use crate::yaml::json_value::{JsonValue, ToJsonError};
 use crate::yaml::write_clusterctl::{self, WriteError};
-use crate::yaml::{self, Limits, Source};
 
 use super::typed::{self, TypedError};
 
@@ -106,7 +106,8 @@ fn ordinalize(n: usize) -> String {
 /// [`JsonValue::from_node`] ([`duplicate_keys`] lists them for a warning).
 pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError> {
     let source = std::sync::Arc::new(Source::new(name, text));
-    let file = yaml::parse_str(source.clone(), Limits::default());
+    // Both cores for large files; the same documents and errors as one thread.
+    let file = super::parallel::parse(source.clone());
     // clusterctl reads documents in order and stops at the first it cannot read.
     let first_error = file
         .errors
@@ -173,7 +174,7 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
 /// value without a word, capkg keeps it too and says so (`capkg lint` reports them as errors).
 pub fn duplicate_keys(name: &str, text: &str) -> Vec<String> {
     let source = std::sync::Arc::new(Source::new(name, text));
-    let file = yaml::parse_str(source.clone(), Limits::default());
+    let file = super::parallel::parse(source.clone());
     file.errors
         .iter()
         .filter(|e| e.kind == yaml::ErrorKind::DuplicateKey)
@@ -326,6 +327,7 @@ pub fn generate_provider(
         subst::process(bytes, values).map_err(ClusterctlError::SubstComponents)?
     };
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
+    let large = text.len() >= super::parallel::PARALLEL_FROM;
     let mut objects = decode(name, &text)?;
     fix_images(&mut objects)?;
     let namespaces: Vec<String> = objects
@@ -352,9 +354,11 @@ pub fn generate_provider(
             ),
         ]));
     }
-    for object in &mut objects {
-        fix_target_namespace(object, &target)?;
-    }
+    // Each object on its own (the CRDs' typed round trips are most of the work), so two threads
+    // share them; the first error in the objects' order is the one returned, as with one loop.
+    super::parallel::try_for_each_in_order(&mut objects, large, |object| {
+        fix_target_namespace(object, &target)
+    })?;
     for object in &mut objects {
         add_common_labels(object, &options.provider_label);
     }
@@ -563,11 +567,17 @@ pub fn sort_objects(objects: &mut [JsonValue]) {
 /// `FromUnstructured` + `JoinYaml`: each object printed by sigs.k8s.io/yaml, joined by `---`,
 /// without a final line break.
 pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
-    let parts = objects
-        .iter()
-        .map(write_clusterctl::write_value)
-        .collect::<Result<Vec<_>, _>>()?;
+    let parts =
+        super::parallel::map_in_order(objects, is_large(objects), write_clusterctl::write_value)
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?;
     Ok(write_clusterctl::join_documents(&parts))
+}
+
+/// Whether writing `objects` is worth a second thread: a components file has a few dozen
+/// objects, CRDs of tens or hundreds of KB among them; a template has a handful of small ones.
+fn is_large(objects: &[JsonValue]) -> bool {
+    objects.len() >= 8
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -583,11 +593,12 @@ pub fn process_template(
 ) -> Result<Vec<JsonValue>, ClusterctlError> {
     let substituted = subst::process(bytes, values).map_err(ClusterctlError::Subst)?;
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
+    let large = text.len() >= super::parallel::PARALLEL_FROM;
     let mut objects = decode(name, &text)?;
     if let Some(target) = target_namespace.filter(|t| !t.is_empty()) {
-        for object in &mut objects {
-            fix_target_namespace(object, target)?;
-        }
+        super::parallel::try_for_each_in_order(&mut objects, large, |object| {
+            fix_target_namespace(object, target)
+        })?;
     }
     Ok(objects)
 }

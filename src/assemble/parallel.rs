@@ -21,6 +21,49 @@ pub fn parse(source: Arc<Source>) -> YamlFile {
     yaml::parse_str_on_two_threads(source, Limits::default())
 }
 
+/// `f` over `items`, the second half on another thread when `large`; the results in the items'
+/// order, so what a caller makes of them never depends on scheduling.
+pub fn map_in_order<T: Sync, R: Send>(
+    items: &[T],
+    large: bool,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    if !large || items.len() < 2 {
+        return items.iter().map(&f).collect();
+    }
+    let (first, second) = items.split_at(items.len() / 2);
+    let (mut out, rest) = std::thread::scope(|scope| {
+        let rest = scope.spawn(|| second.iter().map(&f).collect::<Vec<_>>());
+        (first.iter().map(&f).collect::<Vec<_>>(), rest.join())
+    });
+    // A panic on the other thread would be a bug; do that half here, as one thread would.
+    out.extend(rest.unwrap_or_else(|_| second.iter().map(&f).collect()));
+    out
+}
+
+/// `f` on every item, the second half on another thread when `large`, each half stopping at its
+/// first error; the error returned is the first in the items' order, the one a loop returns.
+pub fn try_for_each_in_order<T: Send, E: Send>(
+    items: &mut [T],
+    large: bool,
+    f: impl Fn(&mut T) -> Result<(), E> + Sync,
+) -> Result<(), E> {
+    if !large || items.len() < 2 {
+        return items.iter_mut().try_for_each(&f);
+    }
+    let middle = items.len() / 2;
+    let (first, second) = items.split_at_mut(middle);
+    let (first, rest) = std::thread::scope(|scope| {
+        let rest = scope.spawn(|| second.iter_mut().try_for_each(&f));
+        (first.iter_mut().try_for_each(&f), rest.join())
+    });
+    first?;
+    match rest {
+        Ok(result) => result,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
 /// What [`write_layout_read_back`] wrote.
 pub struct Written {
     pub text: String,
@@ -162,5 +205,34 @@ mod tests {
         assert_eq!(balanced_split(&sized(&[1000, 1, 1])), 1);
         assert_eq!(balanced_split(&sized(&[1, 1, 1000])), 2);
         assert_eq!(balanced_split(&sized(&[0, 0])), 1);
+    }
+
+    #[test]
+    fn mapping_on_two_threads_keeps_the_items_order() {
+        let items: Vec<u32> = (0..101).collect();
+        let one = map_in_order(&items, false, |n| n * 3);
+        let two = map_in_order(&items, true, |n| n * 3);
+        assert_eq!(one, two);
+        assert_eq!(two.first(), Some(&0));
+        assert_eq!(two.last(), Some(&300));
+        assert!(map_in_order(&[] as &[u32], true, |n| *n).is_empty());
+    }
+
+    #[test]
+    fn the_first_error_in_order_wins_whichever_thread_finds_it_first() {
+        // Errors in both halves: the first half's, as a loop returns it.
+        let mut items: Vec<u32> = (0..40).collect();
+        let fail_at = |n: &mut u32| if *n == 7 || *n == 30 { Err(*n) } else { Ok(()) };
+        assert_eq!(try_for_each_in_order(&mut items, true, fail_at), Err(7));
+        // Only in the second half: that one.
+        let fail_late = |n: &mut u32| if *n == 30 { Err(*n) } else { Ok(()) };
+        assert_eq!(try_for_each_in_order(&mut items, true, fail_late), Err(30));
+        // No error: every item changed, on either thread.
+        let double = |n: &mut u32| {
+            *n *= 2;
+            Ok::<(), u32>(())
+        };
+        assert_eq!(try_for_each_in_order(&mut items, true, double), Ok(()));
+        assert_eq!(items, (0..40).map(|n| n * 2).collect::<Vec<u32>>());
     }
 }

@@ -16,6 +16,7 @@ mod key_order;
 mod node;
 mod parse;
 pub mod resolve;
+mod scalar_analysis;
 mod source;
 pub mod write_clusterctl;
 pub mod write_layout;

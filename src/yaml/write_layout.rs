@@ -37,8 +37,13 @@ use std::collections::HashSet;
 use super::node::{Node, ScalarStyle, Value};
 use super::parse::{Document, Limits};
 use super::resolve::Resolved;
+use super::scalar_analysis::{analyze_scalar, is_printable};
 use super::source::Span;
-use super::write_clusterctl::{analyze_scalar, is_printable};
+
+mod trace;
+
+pub use trace::Trace;
+use trace::Tracer;
 
 /// Longest key written as an implicit (`key: value`) key; YAML allows 1024 characters.
 const MAX_IMPLICIT_KEY: usize = 1024;
@@ -60,24 +65,6 @@ pub fn write_documents<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String 
     writer.out
 }
 
-/// Where [`write_documents_traced`] wrote each node, in the order written.
-#[derive(Debug)]
-pub struct Trace {
-    records: Vec<Record>,
-    /// Each document's text (what the loader's document splitting makes of it).
-    documents: Vec<Span>,
-}
-
-/// Where one node went: its span in the text as the loader reports it, and how it was written.
-#[derive(Debug, Clone, Copy)]
-struct Record {
-    span: Span,
-    /// The style a scalar was written in.
-    style: ScalarStyle,
-    /// An empty plain key, written (and so read back as) `~`.
-    tilde: bool,
-}
-
 /// [`write_documents`] of a slice, with the [`Trace`] from which [`Trace::into_documents`] makes
 /// the documents a reader loads from the text; no trace for trees outside the conventions the
 /// trace follows (see the module documentation). The text is written into `buffer`, emptied
@@ -89,13 +76,7 @@ pub fn write_documents_traced(nodes: &[Node], buffer: String) -> (String, Option
     writer.out.clear();
     writer.out.reserve(nodes.len() * 64);
     writer.write_all(nodes);
-    let trace = writer
-        .tracer
-        .filter(|tracer| tracer.supported)
-        .map(|tracer| Trace {
-            records: tracer.records,
-            documents: tracer.documents,
-        });
+    let trace = writer.tracer.and_then(Tracer::finish);
     (writer.out, trace)
 }
 
@@ -107,60 +88,6 @@ pub fn write_documents_read_back(nodes: Vec<Node>) -> (String, Option<Vec<Docume
     let (text, trace) = write_documents_traced(&nodes, String::new());
     let documents = trace.and_then(|trace| trace.into_documents(nodes, 0, 0));
     (text, documents)
-}
-
-impl Trace {
-    /// The documents a reader loads from the traced text: `nodes` (the nodes written, in the same
-    /// order) with the spans and styles they were written with. `offset` is where the traced text
-    /// starts in the file it is part of, `first_index` the index of its first document there.
-    /// `None` when `nodes` are not the nodes traced.
-    pub fn into_documents(
-        self,
-        mut nodes: Vec<Node>,
-        offset: usize,
-        first_index: usize,
-    ) -> Option<Vec<Document>> {
-        if nodes.len() != self.documents.len() {
-            return None;
-        }
-        let shift = |span: Span| Span::new(span.start + offset, span.end + offset);
-        let mut records = self.records.iter();
-        let mut stack: Vec<&mut Node> = nodes.iter_mut().rev().collect();
-        while let Some(node) = stack.pop() {
-            let record = records.next()?;
-            node.span = shift(record.span);
-            match &mut node.value {
-                Value::Scalar { text, style } => {
-                    *style = record.style;
-                    if record.tilde {
-                        *text = "~".to_string();
-                    }
-                }
-                Value::Sequence(items) => stack.extend(items.iter_mut().rev()),
-                Value::Mapping(mapping) => {
-                    for (key, value) in mapping.entries.iter_mut().rev() {
-                        stack.push(value);
-                        stack.push(key);
-                    }
-                }
-            }
-        }
-        if records.next().is_some() {
-            return None;
-        }
-        Some(
-            nodes
-                .into_iter()
-                .zip(self.documents)
-                .enumerate()
-                .map(|(index, (root, span))| Document {
-                    index: first_index + index,
-                    span: shift(span),
-                    root: Some(root),
-                })
-                .collect(),
-        )
-    }
 }
 
 /// Where a node is written: at the start of a document, after `key:`, or after an indicator
@@ -251,66 +178,6 @@ enum Task<'n> {
 struct Writer {
     out: String,
     tracer: Option<Tracer>,
-}
-
-/// The span bookkeeping of traced writing.
-struct Tracer {
-    /// One per node (keys included), in the order written.
-    records: Vec<Record>,
-    /// Records whose end is where the next token starts: a block collection's, a literal
-    /// block's. A literal block without content lines starts there too, or at its header
-    /// (`Some(header)`) when the document ends first.
-    pending: Vec<(usize, Option<usize>)>,
-    documents: Vec<Span>,
-    supported: bool,
-}
-
-impl Tracer {
-    fn record(&mut self, style: ScalarStyle) -> usize {
-        self.records.push(Record {
-            span: Span::default(),
-            style,
-            tilde: false,
-        });
-        self.records.len() - 1
-    }
-
-    fn set(&mut self, index: usize, span: Span) {
-        if let Some(record) = self.records.get_mut(index) {
-            record.span = span;
-        }
-    }
-
-    fn set_start(&mut self, index: usize, start: usize) {
-        if let Some(record) = self.records.get_mut(index) {
-            record.span.start = start;
-        }
-    }
-
-    /// A token starts at `offset`: whatever waited for the next token ends there.
-    fn token(&mut self, offset: usize) {
-        for (index, empty_block) in self.pending.drain(..) {
-            if let Some(record) = self.records.get_mut(index) {
-                record.span.end = offset;
-                if empty_block.is_some() {
-                    record.span.start = offset;
-                }
-            }
-        }
-    }
-
-    /// A document's text ends at `end`: what waits for a token ends with it.
-    fn end_document(&mut self, start: usize, end: usize) {
-        for (index, empty_block) in self.pending.drain(..) {
-            if let Some(record) = self.records.get_mut(index) {
-                record.span.end = end;
-                if let Some(header) = empty_block {
-                    record.span.start = header;
-                }
-            }
-        }
-        self.documents.push(Span::new(start, end));
-    }
 }
 
 impl Writer {

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Peak resident memory of `capkg lint` and `capkg assemble` on generated components files of about
+# 20 MB and 100 MB, against the input size (issue 17's goal: at most 3x the input).
+#
+#   benches/peak_rss.sh [SIZES_MB...]     (default: 20 100; needs /usr/bin/time: apt-get install time)
+#
+# The file is what a large provider ships: a Namespace, then Deployments (one `manager` container,
+# a pinned image, args, env, probes) alternating with ConfigMaps holding a literal block, all
+# labelled, so that lint finds nothing and assemble writes the release. Peak RSS is read with
+# `/usr/bin/time -f %M` (KiB). Exits 1 when a figure is above 3x the input.
+set -euo pipefail
+
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(20 100)
+here="$(cd "$(dirname "$0")/.." && pwd)"
+[ -x /usr/bin/time ] || { echo "/usr/bin/time not installed (apt-get install time)" >&2; exit 2; }
+cargo build --quiet --release --bin capkg --manifest-path "$here/Cargo.toml"
+bin="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/capkg"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export HOME="$work" XDG_CONFIG_HOME="$work"
+
+generate() { # generate MB FOLDER
+    mkdir -p "$2"
+    python3 - "$1" "$2/infrastructure-components.yaml" <<'PY'
+import sys
+size, path = int(sys.argv[1]) * 1000 * 1000, sys.argv[2]
+head = """apiVersion: v1
+kind: Namespace
+metadata:
+  labels:
+    cluster.x-k8s.io/provider: infrastructure-bench
+  name: capb-system
+"""
+parts, total, i = [head], len(head), 0
+while total < size:
+    doc = f"""---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    cluster.x-k8s.io/provider: infrastructure-bench
+    control-plane: controller-{i}
+  name: controller-{i}
+  namespace: capb-system
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      control-plane: controller-{i}
+  template:
+    metadata:
+      labels:
+        control-plane: controller-{i}
+    spec:
+      containers:
+      - args:
+        - --leader-elect
+        - --metrics-bind-addr=localhost:8080
+        - --feature-gates=MachinePool=${{EXP_MACHINE_POOL:=false}}
+        env:
+        - name: POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
+        image: registry.example.com/bench/controller:v1.2.{i}
+        livenessProbe:
+          httpGet:
+            path: /healthz
+            port: healthz
+        name: manager
+        ports:
+        - containerPort: 9443
+          name: webhook-server
+          protocol: TCP
+---
+apiVersion: v1
+data:
+  script.sh: |
+    #!/bin/sh
+    echo "controller {i} starting"
+    exec /manager --v=2
+kind: ConfigMap
+metadata:
+  labels:
+    cluster.x-k8s.io/provider: infrastructure-bench
+  name: controller-{i}-script
+  namespace: capb-system
+"""
+    parts.append(doc)
+    total += len(doc)
+    i += 1
+open(path, "w").write("".join(parts))
+PY
+    cat > "$2/metadata.yaml" <<'YAML'
+apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
+kind: Metadata
+releaseSeries:
+- major: 0
+  minor: 1
+  contract: v1beta1
+YAML
+    cat > "$2/capkg.yaml" <<'YAML'
+provider: {name: bench, type: infrastructure}
+components: {file: infrastructure-components.yaml}
+metadata: metadata.yaml
+namespace: bench-system
+YAML
+}
+
+peak() { # peak KiB of "$@" (exit 1, findings, is accepted; anything else fails the bench)
+    local code=0
+    /usr/bin/time -f %M -o "$work/rss" "$@" > /dev/null 2>&1 || code=$?
+    [ "$code" -le 1 ] || { echo "failed ($code): $*" >&2; exit 2; }
+    tail -1 "$work/rss"
+}
+
+status=0
+printf '%6s  %10s  %12s %6s  %12s %6s\n' MB input_KiB lint_KiB ratio assemble_KiB ratio
+for mb in "${sizes[@]}"; do
+    folder="$work/release-$mb"
+    generate "$mb" "$folder"
+    input_kib=$(( $(stat -c %s "$folder/infrastructure-components.yaml") / 1024 ))
+    lint=$(peak "$bin" --format json lint "$folder")
+    assemble=$(peak "$bin" -q --format json assemble --config "$folder/capkg.yaml" --out "$work/out-$mb")
+    lr=$(awk "BEGIN { printf \"%.2f\", $lint / $input_kib }")
+    ar=$(awk "BEGIN { printf \"%.2f\", $assemble / $input_kib }")
+    printf '%6s  %10d  %12d %5sx  %12d %5sx\n' "$mb" "$input_kib" "$lint" "$lr" "$assemble" "$ar"
+    awk "BEGIN { exit !($lr > 3 || $ar > 3) }" && status=1
+    rm -rf "$folder" "$work/out-$mb"
+done
+exit "$status"

@@ -1,0 +1,147 @@
+//! The read-back tracer of traced layout writing: where every node went in the text written, and
+//! from that the documents a YAML reader loads from the text, without reading it (see the
+//! [`super`] module documentation for the span conventions it follows).
+
+use crate::yaml::node::{Node, ScalarStyle, Value};
+use crate::yaml::parse::Document;
+use crate::yaml::source::Span;
+
+/// Where [`super::write_documents_traced`] wrote each node, in the order written.
+#[derive(Debug)]
+pub struct Trace {
+    records: Vec<Record>,
+    /// Each document's text (what the loader's document splitting makes of it).
+    documents: Vec<Span>,
+}
+
+/// Where one node went: its span in the text as the loader reports it, and how it was written.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Record {
+    pub(super) span: Span,
+    /// The style a scalar was written in.
+    pub(super) style: ScalarStyle,
+    /// An empty plain key, written (and so read back as) `~`.
+    pub(super) tilde: bool,
+}
+
+impl Trace {
+    /// The documents a reader loads from the traced text: `nodes` (the nodes written, in the same
+    /// order) with the spans and styles they were written with. `offset` is where the traced text
+    /// starts in the file it is part of, `first_index` the index of its first document there.
+    /// `None` when `nodes` are not the nodes traced.
+    pub fn into_documents(
+        self,
+        mut nodes: Vec<Node>,
+        offset: usize,
+        first_index: usize,
+    ) -> Option<Vec<Document>> {
+        if nodes.len() != self.documents.len() {
+            return None;
+        }
+        let shift = |span: Span| Span::new(span.start + offset, span.end + offset);
+        let mut records = self.records.iter();
+        let mut stack: Vec<&mut Node> = nodes.iter_mut().rev().collect();
+        while let Some(node) = stack.pop() {
+            let record = records.next()?;
+            node.span = shift(record.span);
+            match &mut node.value {
+                Value::Scalar { text, style } => {
+                    *style = record.style;
+                    if record.tilde {
+                        *text = "~".to_string();
+                    }
+                }
+                Value::Sequence(items) => stack.extend(items.iter_mut().rev()),
+                Value::Mapping(mapping) => {
+                    for (key, value) in mapping.entries.iter_mut().rev() {
+                        stack.push(value);
+                        stack.push(key);
+                    }
+                }
+            }
+        }
+        if records.next().is_some() {
+            return None;
+        }
+        Some(
+            nodes
+                .into_iter()
+                .zip(self.documents)
+                .enumerate()
+                .map(|(index, (root, span))| Document {
+                    index: first_index + index,
+                    span: shift(span),
+                    root: Some(root),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The span bookkeeping of traced writing.
+pub(super) struct Tracer {
+    /// One per node (keys included), in the order written.
+    pub(super) records: Vec<Record>,
+    /// Records whose end is where the next token starts: a block collection's, a literal
+    /// block's. A literal block without content lines starts there too, or at its header
+    /// (`Some(header)`) when the document ends first.
+    pub(super) pending: Vec<(usize, Option<usize>)>,
+    pub(super) documents: Vec<Span>,
+    pub(super) supported: bool,
+}
+
+impl Tracer {
+    /// The trace, unless the tree written is outside the conventions it follows.
+    pub(super) fn finish(self) -> Option<Trace> {
+        self.supported.then_some(Trace {
+            records: self.records,
+            documents: self.documents,
+        })
+    }
+
+    pub(super) fn record(&mut self, style: ScalarStyle) -> usize {
+        self.records.push(Record {
+            span: Span::default(),
+            style,
+            tilde: false,
+        });
+        self.records.len() - 1
+    }
+
+    pub(super) fn set(&mut self, index: usize, span: Span) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.span = span;
+        }
+    }
+
+    pub(super) fn set_start(&mut self, index: usize, start: usize) {
+        if let Some(record) = self.records.get_mut(index) {
+            record.span.start = start;
+        }
+    }
+
+    /// A token starts at `offset`: whatever waited for the next token ends there.
+    pub(super) fn token(&mut self, offset: usize) {
+        for (index, empty_block) in self.pending.drain(..) {
+            if let Some(record) = self.records.get_mut(index) {
+                record.span.end = offset;
+                if empty_block.is_some() {
+                    record.span.start = offset;
+                }
+            }
+        }
+    }
+
+    /// A document's text ends at `end`: what waits for a token ends with it.
+    pub(super) fn end_document(&mut self, start: usize, end: usize) {
+        for (index, empty_block) in self.pending.drain(..) {
+            if let Some(record) = self.records.get_mut(index) {
+                record.span.end = end;
+                if let Some(header) = empty_block {
+                    record.span.start = header;
+                }
+            }
+        }
+        self.documents.push(Span::new(start, end));
+    }
+}
