@@ -157,7 +157,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'capkg;publish;local'= {
@@ -227,7 +227,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;publish;help'= {
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'capkg;publish;help;local'= {
@@ -315,7 +315,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;help;publish'= {
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
         }
         &'capkg;help;publish;local'= {
         }

@@ -15,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::error::Classified;
 use crate::forge::http::human_duration;
 use crate::report::Format;
 use crate::targets::github::GitHubRequest;
@@ -139,7 +140,7 @@ pub enum PublishTarget {
         #[command(flatten)]
         network: NetworkArgs,
     },
-    /// A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN).
+    /// A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN).
     Gitlab {
         #[command(flatten)]
         common: CommonPublishArgs,

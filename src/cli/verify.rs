@@ -14,6 +14,7 @@ use super::publish::HttpLimitArgs;
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::error::Classified;
 use crate::forge::http::human_duration;
 use crate::report::{self, Format, Style};
 use crate::targets::{Event, Progress, Services};

@@ -180,7 +180,7 @@ impl TargetSpec {
                 let dir = dirs.first().cloned().unwrap_or_else(|| repository.clone());
                 (
                     dir.display().to_string(),
-                    format!("{}/", crate::targets::local::file_url(&dir)),
+                    format!("{}/", crate::forge::url::file_url(&dir)),
                     dirs.iter()
                         .map(|d| {
                             format!(
@@ -208,7 +208,7 @@ impl TargetSpec {
                     }
                     TargetSpec::Local { repository } => format!(
                         "{}/{components}",
-                        crate::targets::local::file_url(
+                        crate::forge::url::file_url(
                             &repository.join(provider.label()).join(&version)
                         )
                     ),
@@ -258,7 +258,7 @@ fn escape_project(project: &str) -> String {
     if project.starts_with('$') {
         return project.to_string();
     }
-    crate::targets::gitlab::escape_project(project)
+    crate::forge::gitlab::escape_project(project)
 }
 
 /// The targets to publish to: the configured ones, or those of `wanted`. A wanted target that

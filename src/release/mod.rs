@@ -73,6 +73,7 @@ use self::tags::{GitTags, TagCheck};
 use self::version::ResolvedVersion;
 use crate::ci::CiContext;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::error::Classified;
 use crate::files;
 use crate::provider::{ProviderType, ReleaseProvider};
 use crate::rules::{self};

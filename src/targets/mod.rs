@@ -60,15 +60,16 @@ pub mod local;
 pub mod memory;
 mod release_dir;
 
+use crate::error::{Classified, ErrorClass};
 use std::any::Any;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
 
 pub use crate::forge::http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
+pub use crate::forge::progress::{Event, NoProgress, Progress, Transfer};
 pub use release_dir::{CHECKSUMS_FILE, ReleaseDir, ReleaseFile};
 
 /// Which kind of destination a target writes to.
@@ -170,50 +171,6 @@ pub fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target
         TargetRequest::GitLab(request) => Box::new(gitlab::GitLabTarget::new(request, services)?),
         TargetRequest::Memory(store) => Box::new(memory::MemoryTarget::new(store, services)),
     })
-}
-
-/// Receives what a target is doing, for progress bars or log lines. Never sees a token.
-pub trait Progress: Send + Sync {
-    fn event(&self, event: &Event<'_>);
-}
-
-/// Ignores every event.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn event(&self, _event: &Event<'_>) {}
-}
-
-/// Something a target is doing.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Event<'a> {
-    /// A step besides moving files ("create draft release `v1.2.3`").
-    Step(&'a str),
-    /// A file transfer starts.
-    Started {
-        name: &'a str,
-        size: u64,
-        transfer: Transfer,
-    },
-    /// A file transfer ended well.
-    Finished {
-        name: &'a str,
-        size: u64,
-        transfer: Transfer,
-    },
-    /// Waiting before a retry (rate limit, backoff).
-    Waiting { reason: &'a str, delay: Duration },
-}
-
-/// The direction of a transfer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transfer {
-    /// Writing a file to the destination.
-    Upload,
-    /// Reading a file back from the destination to compare it.
-    ReadBack,
 }
 
 /// What a target will do with one file.
@@ -736,7 +693,7 @@ impl Error {
     /// existing release, a refused token or permission, a rate limit that would not clear. False
     /// when capkg could not do its job (exit 2): unreadable paths, missing settings, unreachable
     /// servers, a read-back that does not match.
-    pub fn is_refusal(&self) -> bool {
+    fn refusal(&self) -> bool {
         match self {
             Error::Read { .. }
             | Error::NotAFolder { .. }
@@ -780,7 +737,7 @@ impl Error {
     }
 
     /// What to do about it, for errors that know.
-    pub fn hint(&self) -> Option<String> {
+    fn hint_text(&self) -> Option<String> {
         match self {
             Error::Unauthorized { variables, .. } => Some(format!(
                 "the token in {variables} is missing, expired or for another server"
@@ -804,5 +761,19 @@ impl Error {
             }
             _ => None,
         }
+    }
+}
+
+impl Classified for Error {
+    fn class(&self) -> ErrorClass {
+        if self.refusal() {
+            ErrorClass::Refusal
+        } else {
+            ErrorClass::Failure
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        self.hint_text()
     }
 }
