@@ -12,7 +12,6 @@
 //! every target against the remote before any of them writes anything.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -20,6 +19,7 @@ use super::Error;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
 use crate::targets::local::LocalRequest;
+#[cfg(test)]
 use crate::targets::memory::MemoryStore;
 use crate::targets::{
     self, Action, Destination, Plan, ProviderDestination, ReleaseDir, TargetKind, TargetRequest,
@@ -73,7 +73,8 @@ pub enum TargetSpec {
         api_url: Option<String>,
     },
     /// For tests of the layers above.
-    Memory(Arc<MemoryStore>),
+    #[cfg(test)]
+    Memory(std::sync::Arc<MemoryStore>),
 }
 
 impl TargetSpec {
@@ -82,6 +83,7 @@ impl TargetSpec {
             TargetSpec::Local { .. } => TargetKind::Local,
             TargetSpec::GitHub { .. } => TargetKind::Github,
             TargetSpec::GitLab { .. } => TargetKind::Gitlab,
+            #[cfg(test)]
             TargetSpec::Memory(_) => TargetKind::Memory,
         }
     }
@@ -110,6 +112,7 @@ impl TargetSpec {
                 api_url.as_deref(),
                 env,
             )?),
+            #[cfg(test)]
             TargetSpec::Memory(store) => TargetRequest::Memory(store.clone()),
         })
     }
@@ -191,6 +194,7 @@ impl TargetSpec {
                         .collect(),
                 )
             }
+            #[cfg(test)]
             TargetSpec::Memory(_) => {
                 let base = format!("memory://{}/{version}/", release.provider_label());
                 (base.clone(), base, vec!["store the files".into()])
@@ -212,6 +216,7 @@ impl TargetSpec {
                             &repository.join(provider.label()).join(&version)
                         )
                     ),
+                    #[cfg(test)]
                     TargetSpec::Memory(_) => {
                         format!("memory://{}/{version}/{components}", provider.label())
                     }

@@ -352,7 +352,10 @@ pub async fn dry_run(
     for spec in &plan.destinations {
         let mut report = TargetReport::new(spec.kind());
         let planned = match spec {
-            TargetSpec::Local { .. } | TargetSpec::Memory(_) => {
+            TargetSpec::GitHub { .. } | TargetSpec::GitLab { .. } => {
+                Ok(spec.intended(release, env))
+            }
+            _ => {
                 match spec
                     .request(env)
                     .and_then(|r| targets::open(r, services.clone()))
@@ -370,7 +373,6 @@ pub async fn dry_run(
                     Err(err) => Err(err),
                 }
             }
-            _ => Ok(spec.intended(release, env)),
         };
         match planned {
             Ok(target_plan) => {

@@ -57,6 +57,7 @@
 pub mod github;
 pub mod gitlab;
 pub mod local;
+#[cfg(test)]
 pub mod memory;
 mod release_dir;
 
@@ -134,6 +135,7 @@ pub enum TargetRequest {
     Local(local::LocalRequest),
     GitHub(github::GitHubRequest),
     GitLab(gitlab::GitLabRequest),
+    #[cfg(test)]
     Memory(Arc<memory::MemoryStore>),
 }
 
@@ -169,6 +171,7 @@ pub fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target
         TargetRequest::Local(request) => Box::new(local::LocalTarget::new(request, services)),
         TargetRequest::GitHub(request) => Box::new(github::GitHubTarget::new(request, services)?),
         TargetRequest::GitLab(request) => Box::new(gitlab::GitLabTarget::new(request, services)?),
+        #[cfg(test)]
         TargetRequest::Memory(store) => Box::new(memory::MemoryTarget::new(store, services)),
     })
 }
@@ -684,6 +687,7 @@ pub enum Error {
     },
     #[error("the plan was made by another target or already used")]
     ForeignPlan,
+    #[cfg(test)]
     #[error("the in-memory target was told to fail at `{name}`")]
     Injected { name: String },
 }
@@ -706,8 +710,9 @@ impl Error {
             | Error::Unexpected { .. }
             | Error::ReadBackMismatch { .. }
             | Error::ForeignPlan
-            | Error::SeveralProviders { .. }
-            | Error::Injected { .. } => false,
+            | Error::SeveralProviders { .. } => false,
+            #[cfg(test)]
+            Error::Injected { .. } => false,
             Error::ReleaseFile(source) => source.is_refusal(),
             Error::NoComponents { .. }
             | Error::NoMetadata { .. }
