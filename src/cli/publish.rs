@@ -266,10 +266,11 @@ pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
             return Ok(Report::Plan(plan));
         }
         reporter.begin(&plan);
-        let mut outcome = target.apply(&release, plan).await?;
-        reporter.begin_read_back(&outcome);
-        target.read_back(&release, &mut outcome).await?;
-        target.finish(&mut outcome).await?;
+        let outcome = targets::carry_out(target.as_ref(), &release, plan, &|outcome| {
+            reporter.begin_read_back(outcome)
+        })
+        .await
+        .map_err(|(_, err)| err)?;
         Ok(Report::Outcome(outcome))
     });
     reporter.end();

@@ -89,6 +89,40 @@ pub fn repo_api(api: &Url, owner: &str, repo: &str, path: &str) -> String {
     )
 }
 
+/// The web host of an API: `api.github.com` -> `github.com`, `api.TENANT.ghe.com` ->
+/// `TENANT.ghe.com`, `HOST/api/v3` -> `HOST`; anything else (a test server) is its own web host.
+pub fn web_base(api: &Url) -> String {
+    let host = api.host_str().unwrap_or_default();
+    if host == "api.github.com" {
+        "https://github.com".to_string()
+    } else if let Some(tenant) = host
+        .strip_prefix("api.")
+        .filter(|h| h.ends_with(".ghe.com"))
+    {
+        format!("https://{tenant}")
+    } else if api.path().trim_end_matches('/').ends_with("/api/v3") {
+        api.origin().ascii_serialization()
+    } else {
+        api.as_str().trim_end_matches('/').to_string()
+    }
+}
+
+/// A release's page: `{web}/{owner}/{repo}/releases/tag/{tag}` (`web` from [`web_base`]).
+pub fn tag_url(web: &str, repo_path: &str, tag: &str) -> String {
+    format!("{web}/{repo_path}/releases/tag/{tag}")
+}
+
+/// Where an asset downloads from: `{web}/{owner}/{repo}/releases/download/{tag}/{name}`.
+pub fn download_url(web: &str, repo_path: &str, tag: &str, name: &str) -> String {
+    format!("{web}/{repo_path}/releases/download/{tag}/{name}")
+}
+
+/// The URL clusterctl's `providers:` entry uses: github.com (the only host clusterctl reads
+/// GitHub releases from), no `download/`.
+pub fn clusterctl_url(repo_path: &str, tag: &str, components: &str) -> String {
+    format!("https://github.com/{repo_path}/releases/{tag}/{components}")
+}
+
 /// A request with the headers every GitHub API call carries.
 pub fn request(method: Method, url: Url, what: String) -> Request {
     Request::new(method, url, what)

@@ -47,6 +47,16 @@ pub fn escape_project(project: &str) -> String {
     http::percent_encode(&String::from_utf8_lossy(&http::percent_decode(project)))
 }
 
+/// `{api}/projects/{project}/packages/generic/{package}/{version}/`: where a generic package's
+/// files are, and (with the components file's name) clusterctl's URL. `project` is already in
+/// its URL form ([`escape_project`], or a `$CI_PROJECT_ID` placeholder in a dry run).
+pub fn package_base(api: &str, project: &str, package: &str, version: &str) -> String {
+    format!(
+        "{}/projects/{project}/packages/generic/{package}/{version}/",
+        api.trim_end_matches('/')
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -483,22 +483,16 @@ pub async fn publish(
     for (index, (target, target_plan)) in opened.into_iter().enumerate() {
         let kind = target.kind();
         let unchanged = target_plan.is_noop();
-        let step_result = async {
-            let mut result = target
-                .apply(release, target_plan)
-                .await
-                .map_err(|e| (Step::Upload, e))?;
-            target
-                .read_back(release, &mut result)
-                .await
-                .map_err(|e| (Step::ReadBack, e))?;
-            target
-                .finish(&mut result)
-                .await
-                .map_err(|e| (Step::Publish, e))?;
-            Ok::<_, (Step, targets::Error)>(result)
-        }
-        .await;
+        let step_result = targets::carry_out(target.as_ref(), release, target_plan, &|_| {})
+            .await
+            .map_err(|(stage, e)| {
+                let step = match stage {
+                    targets::Stage::Apply => Step::Upload,
+                    targets::Stage::ReadBack => Step::ReadBack,
+                    targets::Stage::Finish => Step::Publish,
+                };
+                (step, e)
+            });
         let Some(report) = outcome.targets.get_mut(index) else {
             break;
         };

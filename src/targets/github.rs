@@ -166,39 +166,16 @@ impl GitHubTarget {
         })
     }
 
-    /// The web host of the API: `api.github.com` -> `github.com`, `HOST/api/v3` -> `HOST`.
     fn web_base(&self) -> String {
-        let api = &self.request.api_url;
-        let host = api.host_str().unwrap_or_default();
-        let origin = api.origin().ascii_serialization();
-        if host == "api.github.com" {
-            "https://github.com".to_string()
-        } else if let Some(tenant) = host
-            .strip_prefix("api.")
-            .filter(|h| h.ends_with(".ghe.com"))
-        {
-            format!("https://{tenant}")
-        } else if api.path().trim_end_matches('/').ends_with("/api/v3") {
-            origin
-        } else {
-            api.as_str().trim_end_matches('/').to_string()
-        }
+        forge::web_base(&self.request.api_url)
     }
 
     fn tag_url(&self, tag: &str) -> String {
-        format!(
-            "{}/{}/releases/tag/{tag}",
-            self.web_base(),
-            self.repo_path()
-        )
+        forge::tag_url(&self.web_base(), &self.repo_path(), tag)
     }
 
     fn download_url(&self, tag: &str, name: &str) -> String {
-        format!(
-            "{}/{}/releases/download/{tag}/{name}",
-            self.web_base(),
-            self.repo_path()
-        )
+        forge::download_url(&self.web_base(), &self.repo_path(), tag, name)
     }
 
     fn call(&self, method: Method, url: Url, what: String) -> Request {
@@ -492,13 +469,7 @@ impl GitHubTarget {
         let urls = release
             .providers
             .iter()
-            .map(|p| {
-                format!(
-                    "https://github.com/{}/releases/{tag}/{}",
-                    self.repo_path(),
-                    p.components_name()
-                )
-            })
+            .map(|p| forge::clusterctl_url(&self.repo_path(), &tag, &p.components_name()))
             .collect();
         if self.request.api_url.host_str() != Some("api.github.com") {
             warnings.push(format!(

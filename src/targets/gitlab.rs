@@ -123,12 +123,11 @@ impl GitLabTarget {
 
     /// `{api}/projects/{project}/packages/generic/{package}/{version}/`, the project escaped.
     fn package_base(&self, release: &ReleaseDir) -> String {
-        format!(
-            "{}/projects/{}/packages/generic/{}/{}/",
-            self.request.api_url.as_str().trim_end_matches('/'),
-            escape_project(&self.request.project),
-            self.package(release),
-            release.version
+        crate::forge::gitlab::package_base(
+            self.request.api_url.as_str(),
+            &escape_project(&self.request.project),
+            &self.package(release),
+            &release.version.to_string(),
         )
     }
 

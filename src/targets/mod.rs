@@ -123,9 +123,41 @@ pub trait Target: Send + Sync {
 /// Plan, apply, read back and finish, in that order.
 pub async fn publish(target: &dyn Target, release: &ReleaseDir) -> Result<Outcome, Error> {
     let plan = target.plan(release).await?;
-    let mut outcome = target.apply(release, plan).await?;
-    target.read_back(release, &mut outcome).await?;
-    target.finish(&mut outcome).await?;
+    carry_out(target, release, plan, &|_| {})
+        .await
+        .map_err(|(_, err)| err)
+}
+
+/// The step after the plan that failed, for callers that report it (`release` does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Apply,
+    ReadBack,
+    Finish,
+}
+
+/// Carries out a plan: apply, read back, finish. The one place this order is written; `publish`,
+/// `capkg publish` and `capkg release` all go through it. `before_read_back` sees what was
+/// written before it is read back (the CLI switches its progress display there).
+pub async fn carry_out(
+    target: &dyn Target,
+    release: &ReleaseDir,
+    plan: Plan,
+    before_read_back: &(dyn Fn(&Outcome) + Sync),
+) -> Result<Outcome, (Stage, Error)> {
+    let mut outcome = target
+        .apply(release, plan)
+        .await
+        .map_err(|e| (Stage::Apply, e))?;
+    before_read_back(&outcome);
+    target
+        .read_back(release, &mut outcome)
+        .await
+        .map_err(|e| (Stage::ReadBack, e))?;
+    target
+        .finish(&mut outcome)
+        .await
+        .map_err(|e| (Stage::Finish, e))?;
     Ok(outcome)
 }
 
