@@ -6,6 +6,7 @@ mod assemble_example;
 mod assemble_transform;
 mod common;
 mod completions;
+mod forge_facts;
 mod hostile_files;
 mod hostile_network;
 mod hostile_yaml;
