@@ -1188,7 +1188,7 @@ mod tests {
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
-    use crate::targets::NoProgress;
+    use crate::forge::progress::NoProgress;
 
     /// A clock that never sleeps and records what it was asked to wait.
     #[derive(Default)]

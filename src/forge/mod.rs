@@ -8,3 +8,35 @@ pub mod gitlab;
 pub mod http;
 pub mod progress;
 pub mod url;
+
+use std::fmt;
+use std::sync::Arc;
+
+use self::http::{Clock, RetryPolicy, SystemClock};
+use self::progress::{NoProgress, Progress};
+
+/// What a forge client (a target, verify) needs from its caller: how to retry, what time it is, where progress goes.
+#[derive(Clone)]
+pub struct Services {
+    pub policy: RetryPolicy,
+    pub clock: Arc<dyn Clock>,
+    pub progress: Arc<dyn Progress>,
+}
+
+impl Default for Services {
+    fn default() -> Self {
+        Self {
+            policy: RetryPolicy::default(),
+            clock: Arc::new(SystemClock),
+            progress: Arc::new(NoProgress),
+        }
+    }
+}
+
+impl fmt::Debug for Services {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Services")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}

@@ -65,10 +65,10 @@ use crate::error::{Classified, ErrorClass};
 use std::any::Any;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use crate::forge::Services;
 pub use crate::forge::http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
 pub use crate::forge::progress::{Event, NoProgress, Progress, Transfer};
 pub use release_dir::{CHECKSUMS_FILE, ReleaseDir, ReleaseFile};
@@ -168,33 +168,7 @@ pub enum TargetRequest {
     GitHub(github::GitHubRequest),
     GitLab(gitlab::GitLabRequest),
     #[cfg(test)]
-    Memory(Arc<memory::MemoryStore>),
-}
-
-/// What targets need from their caller: how to retry, what time it is, where progress goes.
-#[derive(Clone)]
-pub struct Services {
-    pub policy: RetryPolicy,
-    pub clock: Arc<dyn Clock>,
-    pub progress: Arc<dyn Progress>,
-}
-
-impl Default for Services {
-    fn default() -> Self {
-        Self {
-            policy: RetryPolicy::default(),
-            clock: Arc::new(SystemClock),
-            progress: Arc::new(NoProgress),
-        }
-    }
-}
-
-impl fmt::Debug for Services {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Services")
-            .field("policy", &self.policy)
-            .finish_non_exhaustive()
-    }
+    Memory(std::sync::Arc<memory::MemoryStore>),
 }
 
 /// Chooses and builds the target for a request.

@@ -37,11 +37,12 @@ use self::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepositor
 use self::source::{LATEST, ProviderSource, SourceError};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
+use crate::forge::Services;
 use crate::forge::http::{Credential, Http, HttpError, Secret};
 use crate::forge::{self};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::{self};
-use crate::targets::{CHECKSUMS_FILE, Services};
+use crate::targets::CHECKSUMS_FILE;
 use crate::version::Version;
 
 /// What to verify.
