@@ -169,7 +169,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
             [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
-            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)')
             [CompletionResult]::new('oci', 'oci', [CompletionResultType]::ParameterValue, 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -267,7 +267,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         'capkg;publish;help' {
             [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
             [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
-            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)')
             [CompletionResult]::new('oci', 'oci', [CompletionResultType]::ParameterValue, 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -396,7 +396,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         'capkg;help;publish' {
             [CompletionResult]::new('local', 'local', [CompletionResultType]::ParameterValue, 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`')
             [CompletionResult]::new('github', 'github', [CompletionResultType]::ParameterValue, 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)')
-            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)')
+            [CompletionResult]::new('gitlab', 'gitlab', [CompletionResultType]::ParameterValue, 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)')
             [CompletionResult]::new('oci', 'oci', [CompletionResultType]::ParameterValue, 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file')
             break
         }

@@ -158,7 +158,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
             cand oci 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -251,7 +251,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;publish;help'= {
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
             cand oci 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -362,7 +362,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;help;publish'= {
             cand local 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
             cand github 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+            cand gitlab 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
             cand oci 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
         }
         &'capkg;help;publish;local'= {

@@ -155,7 +155,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "oci" -d 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l version -d 'The version being published (`v1.2.3`)' -r
@@ -242,7 +242,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "oci" -d 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
@@ -322,5 +322,5 @@ complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_su
 complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "oci" -d 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'

@@ -22,9 +22,9 @@ use crate::image_ref as image_reference;
 use crate::k8s::{INJECT_CA_FROM, is_namespaced};
 use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL};
 use crate::subst::{self, Lookup};
-use crate::yaml::{self, Source};
 use crate::yaml::json_value::{JsonValue, ToJsonError};
 use crate::yaml::write_clusterctl::{self, WriteError};
+use crate::yaml::{self, Source};
 
 use super::typed::{self, TypedError};
 

@@ -15,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::error::Classified;
 use crate::forge::http::human_duration;
 use crate::report::Format;
 use crate::targets::github::GitHubRequest;
@@ -139,7 +140,7 @@ pub enum PublishTarget {
         #[command(flatten)]
         network: NetworkArgs,
     },
-    /// A GitLab generic package (token from GITLAB_TOKEN or CI_JOB_TOKEN).
+    /// A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN).
     Gitlab {
         #[command(flatten)]
         common: CommonPublishArgs,
@@ -295,10 +296,11 @@ pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
             return Ok(Report::Plan(plan));
         }
         reporter.begin(&plan);
-        let mut outcome = target.apply(&release, plan).await?;
-        reporter.begin_read_back(&outcome);
-        target.read_back(&release, &mut outcome).await?;
-        target.finish(&mut outcome).await?;
+        let outcome = targets::carry_out(target.as_ref(), &release, plan, &|outcome| {
+            reporter.begin_read_back(outcome)
+        })
+        .await
+        .map_err(|(_, err)| err)?;
         Ok(Report::Outcome(outcome))
     });
     reporter.end();

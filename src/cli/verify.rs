@@ -14,9 +14,11 @@ use super::publish::HttpLimitArgs;
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::error::Classified;
+use crate::forge::Services;
 use crate::forge::http::human_duration;
+use crate::forge::progress::{Event, Progress};
 use crate::report::{self, Format, Style};
-use crate::targets::{Event, Progress, Services};
 use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
 
 #[derive(Debug, Args)]

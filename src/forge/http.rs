@@ -37,7 +37,6 @@
 
 use std::fmt;
 use std::future::Future;
-use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,7 +46,7 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 
-use crate::targets::{Event, Progress};
+use super::progress::{Event, Progress};
 
 /// A boxed future, so that [`crate::targets::Target`] can be used as a trait object.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -720,14 +719,7 @@ fn redact_userinfo_text(text: &str) -> String {
 }
 
 fn is_loopback(url: &Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    match bare.parse::<IpAddr>() {
-        Ok(ip) => ip.is_loopback(),
-        Err(_) => bare.eq_ignore_ascii_case("localhost"),
-    }
+    url.host_str().is_some_and(super::url::is_loopback_host)
 }
 
 /// Same scheme, host and port.
@@ -1232,7 +1224,7 @@ mod tests {
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
-    use crate::targets::NoProgress;
+    use crate::forge::progress::NoProgress;
 
     /// A clock that never sleeps and records what it was asked to wait.
     #[derive(Default)]

@@ -1,4 +1,43 @@
 //! What publish and verify both need to talk to a forge or registry: the HTTP client with its
-//! retries, credentials bound to origins and redaction ([`http`]).
+//! retries, credentials bound to origins and redaction ([`http`]), progress events
+//! ([`progress`]), and per forge its API's defaults, URL building, token resolution, pagination
+//! and the response models capkg reads ([`github`], [`gitlab`]). Nothing here imports
+//! `targets` or `verify`: both build on this layer.
+pub mod github;
+pub mod gitlab;
 pub mod http;
 pub mod oci;
+pub mod progress;
+pub mod url;
+
+use std::fmt;
+use std::sync::Arc;
+
+use self::http::{Clock, RetryPolicy, SystemClock};
+use self::progress::{NoProgress, Progress};
+
+/// What a forge client (a target, verify) needs from its caller: how to retry, what time it is, where progress goes.
+#[derive(Clone)]
+pub struct Services {
+    pub policy: RetryPolicy,
+    pub clock: Arc<dyn Clock>,
+    pub progress: Arc<dyn Progress>,
+}
+
+impl Default for Services {
+    fn default() -> Self {
+        Self {
+            policy: RetryPolicy::default(),
+            clock: Arc::new(SystemClock),
+            progress: Arc::new(NoProgress),
+        }
+    }
+}
+
+impl fmt::Debug for Services {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Services")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}

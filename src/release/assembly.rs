@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::Error;
-use super::destinations::{GitHubConfig, GitLabConfig, LocalConfig, OciConfig, TargetsConfig};
+use super::destinations::TargetsConfig;
 use crate::assemble::{self, AssembleOptions};
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::provider::{ProviderType, ReleaseProvider};
 use crate::targets::ReleaseFile;
@@ -135,30 +135,9 @@ impl Assembler for ConfigAssembler {
             files,
             diagnostics: Some(release.diagnostics),
             providers: release.providers,
-            targets: targets(&config.targets),
+            targets: config.targets.clone(),
             waivers: config.waivers.clone(),
             check_images: config.check_images.unwrap_or(true),
         })
-    }
-}
-
-fn targets(targets: &config::Targets) -> TargetsConfig {
-    TargetsConfig {
-        local: targets.local.as_ref().map(|l| LocalConfig {
-            repository: l.repository.clone(),
-        }),
-        github: targets.github.as_ref().map(|g| GitHubConfig {
-            repo: g.repo.clone(),
-            api_url: g.api_url.clone(),
-        }),
-        gitlab: targets.gitlab.as_ref().map(|g| GitLabConfig {
-            project: g.project.clone(),
-            package: g.package.clone(),
-            api_url: g.api_url.clone(),
-        }),
-        oci: targets.oci.as_ref().map(|o| OciConfig {
-            repository: o.repository.clone(),
-            tag: o.tag.clone(),
-        }),
     }
 }

@@ -12,60 +12,26 @@
 //! every target against the remote before any of them writes anything.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::Error;
+use crate::forge;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
 use crate::targets::local::LocalRequest;
+#[cfg(test)]
 use crate::targets::memory::MemoryStore;
 use crate::targets::{
     self, Action, Destination, Plan, ProviderDestination, ReleaseDir, TargetKind, TargetRequest,
 };
 
-/// `targets:` of the configuration.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TargetsConfig {
-    pub local: Option<LocalConfig>,
-    pub github: Option<GitHubConfig>,
-    pub gitlab: Option<GitLabConfig>,
-    pub oci: Option<OciConfig>,
-}
-
-/// `targets.oci`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OciConfig {
-    /// `[http://]HOST[:PORT]/PATH[:TAG]`.
-    pub repository: String,
-    /// The tag template when the repository has no tag (`{version}`).
-    pub tag: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalConfig {
-    /// The repository's base folder; relative to the configuration's folder.
-    pub repository: PathBuf,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitHubConfig {
-    /// `OWNER/NAME`.
-    pub repo: String,
-    /// API base URL; default `GITHUB_API_URL`, else `https://api.github.com`.
-    pub api_url: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitLabConfig {
-    /// Project id or path; default `CI_PROJECT_ID`.
-    pub project: Option<String>,
-    /// Package name; default the (first) provider label.
-    pub package: Option<String>,
-    /// API base URL; default `CI_API_V4_URL`.
-    pub api_url: Option<String>,
-}
+/// `targets:` of the configuration: the types `config` reads, under the names release uses (one
+/// owner for a target's capkg.yaml section).
+pub use crate::config::{
+    GitHubTarget as GitHubConfig, GitLabTarget as GitLabConfig, LocalTarget as LocalConfig,
+    OciTarget as OciConfig, Targets as TargetsConfig,
+};
 
 /// One destination of this release.
 #[derive(Debug, Clone)]
@@ -87,7 +53,8 @@ pub enum TargetSpec {
         tag: Option<String>,
     },
     /// For tests of the layers above.
-    Memory(Arc<MemoryStore>),
+    #[cfg(test)]
+    Memory(std::sync::Arc<MemoryStore>),
 }
 
 impl TargetSpec {
@@ -97,6 +64,7 @@ impl TargetSpec {
             TargetSpec::GitHub { .. } => TargetKind::Github,
             TargetSpec::GitLab { .. } => TargetKind::Gitlab,
             TargetSpec::Oci { .. } => TargetKind::Oci,
+            #[cfg(test)]
             TargetSpec::Memory(_) => TargetKind::Memory,
         }
     }
@@ -128,6 +96,7 @@ impl TargetSpec {
             TargetSpec::Oci { repository, tag } => TargetRequest::Oci(
                 targets::oci::OciRequest::resolve(repository, tag.as_deref(), env)?,
             ),
+            #[cfg(test)]
             TargetSpec::Memory(store) => TargetRequest::Memory(store.clone()),
         })
     }
@@ -142,9 +111,9 @@ impl TargetSpec {
         let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         // Per target: the destination, the folder URL files go to, the steps besides verifying.
         let (destination, url_prefix, mut steps) = match self {
-            TargetSpec::GitHub { repo, .. } => (
-                format!("https://github.com/{repo}/releases/tag/{version}"),
-                format!("https://github.com/{repo}/releases/download/{version}/"),
+            TargetSpec::GitHub { repo, api_url } => (
+                forge::github::tag_url(&github_web(api_url.as_deref()), repo, &version),
+                forge::github::download_url(&github_web(api_url.as_deref()), repo, &version, ""),
                 vec![
                     format!(
                         "find the release `{version}` of `{repo}` (drafts included), or create it as a draft"
@@ -165,16 +134,17 @@ impl TargetSpec {
                 let api = api_url
                     .clone()
                     .or_else(|| non_empty("CI_API_V4_URL"))
-                    .map(|a| a.trim_end_matches('/').to_string())
                     .unwrap_or_else(|| "$CI_API_V4_URL".into());
                 let project = project
                     .clone()
                     .or_else(|| non_empty("CI_PROJECT_ID"))
                     .unwrap_or_else(|| "$CI_PROJECT_ID".into());
                 let package = package.clone().unwrap_or_else(|| release.provider_label());
-                let base = format!(
-                    "{api}/projects/{}/packages/generic/{package}/{version}/",
-                    escape_project(&project)
+                let base = forge::gitlab::package_base(
+                    &api,
+                    &escape_project(&project),
+                    &package,
+                    &version,
                 );
                 (
                     base.clone(),
@@ -198,7 +168,7 @@ impl TargetSpec {
                 let dir = dirs.first().cloned().unwrap_or_else(|| repository.clone());
                 (
                     dir.display().to_string(),
-                    format!("{}/", crate::targets::local::file_url(&dir)),
+                    format!("{}/", crate::forge::url::file_url(&dir)),
                     dirs.iter()
                         .map(|d| {
                             format!(
@@ -222,6 +192,7 @@ impl TargetSpec {
                     ],
                 )
             }
+            #[cfg(test)]
             TargetSpec::Memory(_) => {
                 let base = format!("memory://{}/{version}/", release.provider_label());
                 (base.clone(), base, vec!["store the files".into()])
@@ -235,14 +206,15 @@ impl TargetSpec {
                 match self {
                     // clusterctl's GitHub URLs have no `download/`.
                     TargetSpec::GitHub { repo, .. } => {
-                        format!("https://github.com/{repo}/releases/{version}/{components}")
+                        forge::github::clusterctl_url(repo, &version, &components)
                     }
                     TargetSpec::Local { repository } => format!(
                         "{}/{components}",
-                        crate::targets::local::file_url(
+                        crate::forge::url::file_url(
                             &repository.join(provider.label()).join(&version)
                         )
                     ),
+                    #[cfg(test)]
                     TargetSpec::Memory(_) => {
                         format!("memory://{}/{version}/{components}", provider.label())
                     }
@@ -333,13 +305,24 @@ fn oci_reference(repository: &str, tag: Option<&str>, version: &str) -> String {
     }
 }
 
+/// The web host of a configured GitHub target: its `api_url`'s, else github.com. A dry run reads
+/// no environment for it, so its URLs do not depend on where it runs.
+fn github_web(api_url: Option<&str>) -> String {
+    api_url
+        .and_then(|text| forge::http::parse_base_url(text).ok())
+        .map_or_else(
+            || "https://github.com".to_string(),
+            |api| forge::github::web_base(&api),
+        )
+}
+
 /// `group/project` -> `group%2Fproject`, as GitLab's API wants a project path (escaped once,
 /// as publish escapes it); `$CI_PROJECT_ID`-style placeholders stay.
 fn escape_project(project: &str) -> String {
     if project.starts_with('$') {
         return project.to_string();
     }
-    crate::targets::gitlab::escape_project(project)
+    crate::forge::gitlab::escape_project(project)
 }
 
 /// The targets to publish to: the configured ones, or those of `wanted`. A wanted target that

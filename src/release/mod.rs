@@ -371,7 +371,10 @@ pub async fn dry_run(
     for spec in &plan.destinations {
         let mut report = TargetReport::new(spec.kind());
         let planned = match spec {
-            TargetSpec::Local { .. } | TargetSpec::Memory(_) => {
+            TargetSpec::GitHub { .. } | TargetSpec::GitLab { .. } => {
+                Ok(spec.intended(release, env))
+            }
+            _ => {
                 match spec
                     .request(env)
                     .and_then(|r| targets::open(r, services.clone()))
@@ -389,7 +392,6 @@ pub async fn dry_run(
                     Err(err) => Err(err),
                 }
             }
-            _ => Ok(spec.intended(release, env)),
         };
         match planned {
             Ok(target_plan) => {
@@ -515,22 +517,16 @@ pub async fn publish(
     for (index, (target, target_plan)) in opened.into_iter().enumerate() {
         let kind = target.kind();
         let unchanged = target_plan.is_noop();
-        let step_result = async {
-            let mut result = target
-                .apply(release, target_plan)
-                .await
-                .map_err(|e| (Step::Upload, e))?;
-            target
-                .read_back(release, &mut result)
-                .await
-                .map_err(|e| (Step::ReadBack, e))?;
-            target
-                .finish(&mut result)
-                .await
-                .map_err(|e| (Step::Publish, e))?;
-            Ok::<_, (Step, targets::Error)>(result)
-        }
-        .await;
+        let step_result = targets::carry_out(target.as_ref(), release, target_plan, &|_| {})
+            .await
+            .map_err(|(stage, e)| {
+                let step = match stage {
+                    targets::Stage::Apply => Step::Upload,
+                    targets::Stage::ReadBack => Step::ReadBack,
+                    targets::Stage::Finish => Step::Publish,
+                };
+                (step, e)
+            });
         let Some(report) = outcome.targets.get_mut(index) else {
             break;
         };

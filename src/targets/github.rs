@@ -28,22 +28,17 @@
 //! origin). A release whose `upload_url` is anywhere else is refused before any upload; a `Link`
 //! to another origin is read without the token.
 //!
-//! # octocrab and reqwest
+//! # Requests
 //!
-//! octocrab provides the response models ([`Release`], [`Asset`], which carry `digest` and
-//! `immutable`). The requests go through capkg's reqwest client ([`crate::forge::http`]) because
-//! octocrab 0.54's transport does not fit the rules above: its retry layer retries 5xx and cut
-//! connections immediately with no backoff, for every method including uploads (whose effect is
-//! then unknown), waits at least 5 s for `x-ratelimit-reset`, uses the real clock (no way to
-//! pass a clock or a cap on waits), and has no notion of a `--max-wait`; its `upload_asset` GETs
-//! the release before every upload (doubling the requests) and does not percent-encode the
-//! asset name; it has no draft lookup by tag, no digest comparison and no download that drops the token on a redirect to the storage host. Those
-//! are the calls this target makes, so all of them use reqwest, with one retry policy.
+//! The models ([`Release`], [`Asset`], which carry `digest` and `immutable`), URL building,
+//! pagination and the token come from [`crate::forge::github`], which verify shares. Every call
+//! goes through capkg's HTTP client ([`crate::forge::http`]) with one retry policy: uploads are
+//! never blindly repeated, waits are bounded by `--max-wait`, and downloads drop the token on a
+//! redirect to the storage host.
 
 use std::collections::BTreeMap;
 
 use futures_util::StreamExt;
-use octocrab::models::repos::{Asset, Release};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
@@ -54,13 +49,10 @@ use super::{
     ReleaseDir, ReleaseFile, ReleaseSummary, Secret, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
+use crate::forge::github::{self as forge, Asset, Release, TOKEN_VARIABLES};
 use crate::forge::http::{self, Credential, Http, HttpError, Request, Retry};
 
 const FORGE: &str = "GitHub";
-const TOKEN_VARIABLES: &str = "GITHUB_TOKEN or GH_TOKEN";
-const DEFAULT_API: &str = "https://api.github.com";
-/// The REST API version capkg is written against.
-const API_VERSION: &str = "2022-11-28";
 /// Name prefixes of the temporary assets of a `--clobber` replace.
 const TEMP_PREFIX: &str = "capkg-tmp-";
 const OLD_PREFIX: &str = "capkg-old-";
@@ -96,18 +88,11 @@ impl GitHubRequest {
                 value: repo.to_string(),
                 reason: "use `OWNER/NAME`".into(),
             })?;
-        let api_text = api_url
-            .map(str::to_string)
-            .or_else(|| env("GITHUB_API_URL").filter(|v| !v.trim().is_empty()))
-            .unwrap_or_else(|| DEFAULT_API.to_string());
-        let api_url = http::parse_base_url(&api_text).map_err(|e| Error::Url(Box::new(e)))?;
-        let token = env("GITHUB_TOKEN")
-            .and_then(Secret::new)
-            .or_else(|| env("GH_TOKEN").and_then(Secret::new))
-            .ok_or(Error::MissingToken {
-                forge: FORGE,
-                variables: TOKEN_VARIABLES,
-            })?;
+        let api_url = forge::api_url(api_url, env).map_err(|e| Error::Url(Box::new(e)))?;
+        let token = forge::token(env).ok_or(Error::MissingToken {
+            forge: FORGE,
+            variables: TOKEN_VARIABLES,
+        })?;
         Ok(Self {
             owner: owner.to_string(),
             repo: name.to_string(),
@@ -168,12 +153,11 @@ impl GitHubTarget {
     }
 
     fn api(&self, path: &str) -> Result<Url, Error> {
-        let text = format!(
-            "{}/repos/{}/{}{}",
-            self.request.api_url.as_str().trim_end_matches('/'),
-            self.request.owner,
-            self.request.repo,
-            path
+        let text = forge::repo_api(
+            &self.request.api_url,
+            &self.request.owner,
+            &self.request.repo,
+            path,
         );
         Url::parse(&text).map_err(|err| Error::Invalid {
             what: "GitHub API URL",
@@ -182,48 +166,20 @@ impl GitHubTarget {
         })
     }
 
-    /// The web host of the API: `api.github.com` -> `github.com`, `HOST/api/v3` -> `HOST`.
     fn web_base(&self) -> String {
-        let api = &self.request.api_url;
-        let host = api.host_str().unwrap_or_default();
-        let origin = api.origin().ascii_serialization();
-        if host == "api.github.com" {
-            "https://github.com".to_string()
-        } else if let Some(tenant) = host
-            .strip_prefix("api.")
-            .filter(|h| h.ends_with(".ghe.com"))
-        {
-            format!("https://{tenant}")
-        } else if api.path().trim_end_matches('/').ends_with("/api/v3") {
-            origin
-        } else {
-            api.as_str().trim_end_matches('/').to_string()
-        }
+        forge::web_base(&self.request.api_url)
     }
 
     fn tag_url(&self, tag: &str) -> String {
-        format!(
-            "{}/{}/releases/tag/{tag}",
-            self.web_base(),
-            self.repo_path()
-        )
+        forge::tag_url(&self.web_base(), &self.repo_path(), tag)
     }
 
     fn download_url(&self, tag: &str, name: &str) -> String {
-        format!(
-            "{}/{}/releases/download/{tag}/{name}",
-            self.web_base(),
-            self.repo_path()
-        )
+        forge::download_url(&self.web_base(), &self.repo_path(), tag, name)
     }
 
     fn call(&self, method: Method, url: Url, what: String) -> Request {
-        Request::new(method, url, what)
-            .header(ACCEPT, "application/vnd.github+json")
-            .header(
-                reqwest::header::HeaderName::from_static("x-github-api-version"),
-                API_VERSION,
-            )
+        forge::request(method, url, what)
     }
 
     async fn send_json<T: DeserializeOwned>(
@@ -293,24 +249,30 @@ impl GitHubTarget {
     /// Every release of the repository, drafts included (listing is the only way to see drafts).
     async fn list_releases(&self) -> Result<Vec<Release>, Error> {
         let action = format!("list the releases of `{}`", self.repo_path());
-        let mut url = self.api("/releases?per_page=100")?;
-        let mut releases = Vec::new();
-        for _page in 0..100 {
-            let request = self.call(Method::GET, url.clone(), action.clone());
-            let (page, response): (Vec<Release>, _) = self.send_json(request, &action).await?;
-            releases.extend(page);
-            match next_page(response.header("link")) {
-                Some(next) => {
-                    url = Url::parse(&next).map_err(|e| Error::Unexpected {
-                        forge: FORGE,
-                        url: next.clone(),
-                        reason: e.to_string(),
-                    })?
-                }
-                None => break,
-            }
-        }
-        Ok(releases)
+        let first = self.api("/releases?per_page=100")?;
+        self.all_pages(first, &action).await
+    }
+
+    /// Every item of a paginated list.
+    async fn all_pages<T: DeserializeOwned>(
+        &self,
+        first: Url,
+        action: &str,
+    ) -> Result<Vec<T>, Error> {
+        forge::all_pages(
+            first,
+            |url| async move {
+                let request = self.call(Method::GET, url, action.to_string());
+                let (page, response): (Vec<T>, _) = self.send_json(request, action).await?;
+                Ok((page, response.header("link").map(str::to_string)))
+            },
+            |url, reason| Error::Unexpected {
+                forge: FORGE,
+                url,
+                reason,
+            },
+        )
+        .await
     }
 
     /// The release for `tag`: the published one, else the only draft.
@@ -352,7 +314,7 @@ impl GitHubTarget {
         {
             return Ok(digest.to_ascii_lowercase());
         }
-        let bytes = self.download(asset.id.into_inner(), &asset.name).await?;
+        let bytes = self.download(asset.id, &asset.name).await?;
         Ok(sha256_hex(&bytes))
     }
 
@@ -379,7 +341,7 @@ impl GitHubTarget {
     ) -> Result<(&'f ReleaseFile, Option<(Asset, Option<String>)>), Error> {
         let verdict = match existing {
             None => None,
-            Some(asset) if asset.state != "uploaded" => Some((asset, None)),
+            Some(asset) if !asset.is_uploaded() => Some((asset, None)),
             Some(asset) => {
                 let sha = self.asset_sha256(&asset).await?;
                 Some((asset, Some(sha)))
@@ -507,13 +469,7 @@ impl GitHubTarget {
         let urls = release
             .providers
             .iter()
-            .map(|p| {
-                format!(
-                    "https://github.com/{}/releases/{tag}/{}",
-                    self.repo_path(),
-                    p.components_name()
-                )
-            })
+            .map(|p| forge::clusterctl_url(&self.repo_path(), &tag, &p.components_name()))
             .collect();
         if self.request.api_url.host_str() != Some("api.github.com") {
             warnings.push(format!(
@@ -523,7 +479,7 @@ impl GitHubTarget {
         }
         let mut destination = Destination::new(TargetKind::Github, release, destination_url, urls);
         destination.release = Some(ReleaseSummary {
-            id: found.as_ref().map(|r| r.id.into_inner()),
+            id: found.as_ref().map(|r| r.id),
             url: destination.destination.clone(),
             draft: will_be_draft,
             prerelease: found.as_ref().map_or(prerelease, |r| r.prerelease),
@@ -599,24 +555,14 @@ impl GitHubTarget {
     }
 
     async fn list_assets(&self, release_id: u64) -> Result<Vec<Asset>, Error> {
-        let action = "list the release's assets".to_string();
-        let mut url = self.api(&format!("/releases/{release_id}/assets?per_page=100"))?;
-        let mut assets = Vec::new();
-        for _page in 0..100 {
-            let request = self.call(Method::GET, url.clone(), action.clone());
-            let (page, response): (Vec<Asset>, _) = self.send_json(request, &action).await?;
-            assets.extend(page);
-            match next_page(response.header("link")).and_then(|n| Url::parse(&n).ok()) {
-                Some(next) => url = next,
-                None => break,
-            }
-        }
-        Ok(assets)
+        let action = "list the release's assets";
+        let first = self.api(&format!("/releases/{release_id}/assets?per_page=100"))?;
+        self.all_pages(first, action).await
     }
 
     async fn delete_asset(&self, asset: &Asset) -> Result<(), Error> {
         let action = format!("delete the asset `{}`", asset.name);
-        let url = self.api(&format!("/releases/assets/{}", asset.id.into_inner()))?;
+        let url = self.api(&format!("/releases/assets/{}", asset.id))?;
         match self
             .http
             .send(self.call(Method::DELETE, url, action.clone()))
@@ -700,12 +646,12 @@ impl GitHubTarget {
             }
             // Look at what the server kept before trying again.
             let existing = self
-                .list_assets(release.id.into_inner())
+                .list_assets(release.id)
                 .await?
                 .into_iter()
                 .find(|a| a.name == name);
             match existing {
-                Some(asset) if asset.state == "uploaded" => {
+                Some(asset) if asset.is_uploaded() => {
                     let sha = self.asset_sha256(&asset).await?;
                     if sha == file.sha256 {
                         // The upload went through although the answer said otherwise.
@@ -744,12 +690,9 @@ impl GitHubTarget {
         let temp_name = format!("{TEMP_PREFIX}{nonce}-{}", file.name);
         let aside_name = format!("{OLD_PREFIX}{nonce}-{}", file.name);
         let new = self.upload(release, file, &temp_name).await?;
-        let old_id = old.id.into_inner();
+        let old_id = old.id;
         self.rename_asset(old_id, &file.name, &aside_name).await?;
-        match self
-            .rename_asset(new.id.into_inner(), &temp_name, &file.name)
-            .await
-        {
+        match self.rename_asset(new.id, &temp_name, &file.name).await {
             Ok(renamed) => {
                 self.delete_asset(old).await?;
                 Ok(renamed)
@@ -797,7 +740,7 @@ impl GitHubTarget {
                         transfer: Transfer::Upload,
                     });
                     let old = state.replaced.get(&file.name).ok_or(Error::ForeignPlan)?;
-                    if old.state == "uploaded" {
+                    if old.is_uploaded() {
                         Some(self.swap(&gh_release, file, old).await?)
                     } else {
                         self.delete_asset(old).await?;
@@ -811,7 +754,7 @@ impl GitHubTarget {
                     size: file.size,
                     transfer: Transfer::Upload,
                 });
-                written.insert(file.name.clone(), asset.id.into_inner());
+                written.insert(file.name.clone(), asset.id);
             }
             outcomes.push(FileOutcome {
                 name: planned.name.clone(),
@@ -822,7 +765,7 @@ impl GitHubTarget {
             });
         }
         if let Some(summary) = plan.destination.release.as_mut() {
-            summary.id = Some(gh_release.id.into_inner());
+            summary.id = Some(gh_release.id);
             summary.url = gh_release.html_url.to_string();
         }
         plan.destination.destination = gh_release.html_url.to_string();
@@ -889,7 +832,7 @@ impl GitHubTarget {
         if !applied.release.draft || self.request.draft {
             return Ok(());
         }
-        let id = applied.release.id.into_inner();
+        let id = applied.release.id;
         let prerelease = applied.prerelease;
         let action = format!("publish the release `{}`", applied.release.tag_name);
         self.http.progress().event(&Event::Step(&action));
@@ -1000,23 +943,6 @@ fn upload_origin(api: &Url) -> Option<Url> {
     Url::parse(&format!("https://{uploads}")).ok()
 }
 
-/// The `rel="next"` URL of a `Link` header.
-pub(crate) fn next_page(link: Option<&str>) -> Option<String> {
-    link?.split(',').find_map(|part| {
-        let (target, params) = part.split_once(';')?;
-        params
-            .split(';')
-            .any(|p| p.trim() == "rel=\"next\"")
-            .then(|| {
-                target
-                    .trim()
-                    .trim_start_matches('<')
-                    .trim_end_matches('>')
-                    .to_string()
-            })
-    })
-}
-
 fn content_type(name: &str) -> &'static str {
     if name.ends_with(".yaml") || name.ends_with(".yml") {
         "application/yaml"
@@ -1118,16 +1044,5 @@ mod tests {
         assert!(!server.allows(&url("https://uploads.ghe.example.com/x")));
         let local = credential(&token, &url("http://127.0.0.1:8080"));
         assert!(!local.allows(&url("http://127.0.0.1:8081/x")));
-    }
-
-    #[test]
-    fn link_headers_give_the_next_page() {
-        let link = r#"<https://api.github.com/repos/o/r/releases?page=2>; rel="next", <https://api.github.com/repos/o/r/releases?page=5>; rel="last""#;
-        assert_eq!(
-            next_page(Some(link)).as_deref(),
-            Some("https://api.github.com/repos/o/r/releases?page=2")
-        );
-        assert_eq!(next_page(Some(r#"<https://x>; rel="prev""#)), None);
-        assert_eq!(next_page(None), None);
     }
 }

@@ -24,33 +24,14 @@ use reqwest::{Method, StatusCode, Url};
 
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
-    ReleaseDir, ReleaseFile, Secret, Services, Target, TargetKind, Transfer,
+    ReleaseDir, ReleaseFile, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
-use crate::forge::http::{self, Credential, Http, HttpError, Request};
+pub use crate::forge::gitlab::GitLabToken;
+use crate::forge::gitlab::{TOKEN_VARIABLES, escape_project};
+use crate::forge::http::{self, Http, HttpError, Request};
 
 const FORGE: &str = "GitLab";
-const TOKEN_VARIABLES: &str = "GITLAB_TOKEN or CI_JOB_TOKEN";
-
-/// A GitLab token and the header it goes in.
-#[derive(Debug, Clone)]
-pub enum GitLabToken {
-    /// A personal, project or group access token: `PRIVATE-TOKEN`.
-    Private(Secret),
-    /// `CI_JOB_TOKEN`: `JOB-TOKEN`.
-    Job(Secret),
-}
-
-impl GitLabToken {
-    /// The token in its header; bind it to an origin with [`Credential::for_origin`].
-    fn credential(&self) -> Credential {
-        match self {
-            GitLabToken::Private(secret) => Credential::header("private-token", secret.clone()),
-            GitLabToken::Job(secret) => Credential::header("job-token", secret.clone()),
-        }
-    }
-}
-
 /// Where to publish and what is allowed.
 #[derive(Debug, Clone)]
 pub struct GitLabRequest {
@@ -67,8 +48,7 @@ pub struct GitLabRequest {
 
 impl GitLabRequest {
     /// Resolves flags and environment: API from `api_url`, else `CI_API_V4_URL`; project from
-    /// `project`, else `CI_PROJECT_ID`; token `GITLAB_TOKEN` (as `PRIVATE-TOKEN`), else
-    /// `CI_JOB_TOKEN` (as `JOB-TOKEN`).
+    /// `project`, else `CI_PROJECT_ID`; the token as [`crate::forge::gitlab::token`] finds it.
     pub fn resolve(
         project: Option<&str>,
         package: Option<&str>,
@@ -93,18 +73,10 @@ impl GitLabRequest {
                 flag: "--project ID_OR_PATH",
                 env: Some("CI_PROJECT_ID"),
             })?;
-        let token = env("GITLAB_TOKEN")
-            .and_then(Secret::new)
-            .map(GitLabToken::Private)
-            .or_else(|| {
-                env("CI_JOB_TOKEN")
-                    .and_then(Secret::new)
-                    .map(GitLabToken::Job)
-            })
-            .ok_or(Error::MissingToken {
-                forge: FORGE,
-                variables: TOKEN_VARIABLES,
-            })?;
+        let token = crate::forge::gitlab::token(env).ok_or(Error::MissingToken {
+            forge: FORGE,
+            variables: TOKEN_VARIABLES,
+        })?;
         if let Some(package) = package {
             check_file_name("package name", package)?;
         }
@@ -151,12 +123,11 @@ impl GitLabTarget {
 
     /// `{api}/projects/{project}/packages/generic/{package}/{version}/`, the project escaped.
     fn package_base(&self, release: &ReleaseDir) -> String {
-        format!(
-            "{}/projects/{}/packages/generic/{}/{}/",
-            self.request.api_url.as_str().trim_end_matches('/'),
-            escape_project(&self.request.project),
-            self.package(release),
-            release.version
+        crate::forge::gitlab::package_base(
+            self.request.api_url.as_str(),
+            &escape_project(&self.request.project),
+            &self.package(release),
+            &release.version.to_string(),
         )
     }
 
@@ -523,13 +494,6 @@ impl Target for GitLabTarget {
         // GitLab has no drafts: files are visible as soon as they are uploaded.
         Box::pin(async { Ok(()) })
     }
-}
-
-/// `group/sub/project` -> `group%2Fsub%2Fproject`; a numeric id stays as it is; an already
-/// escaped path (`group%2Fproject`, the form GitLab's URLs show) is escaped once, not again.
-/// GitLab paths hold no `%`, so decoding first is lossless.
-pub(crate) fn escape_project(project: &str) -> String {
-    http::percent_encode(&String::from_utf8_lossy(&http::percent_decode(project)))
 }
 
 /// GitLab's rule for package and file names (`A-Z a-z 0-9 . - _`); clusterctl also needs a file

@@ -31,6 +31,7 @@ use super::{
     PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
+use crate::forge::url::file_url;
 
 /// Where to write and what is allowed.
 #[derive(Debug, Clone)]
@@ -528,46 +529,6 @@ fn absolute(path: &Path) -> Result<PathBuf, Error> {
     })
 }
 
-/// `file:///abs/path`, as clusterctl's `providers:` entries spell local URLs: without `.` or
-/// `..` components (a `repository: ../repo` would otherwise print `/work/x/../repo`).
-pub fn file_url(path: &Path) -> String {
-    let text = lexically_normal(path).display().to_string();
-    if text.starts_with('/') {
-        format!("file://{text}")
-    } else {
-        // Windows: `file:///C:/...`, with forward slashes.
-        format!("file:///{}", text.replace('\\', "/"))
-    }
-}
-
-/// `path` with `.` dropped and each `..` taking away the component before it, without asking
-/// the file system (a `..` after a symbolic link means the same to clusterctl's `file://` reader,
-/// which does the same cleaning with Go's `filepath.Clean`).
-pub fn lexically_normal(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                let last = out.components().next_back();
-                match last {
-                    Some(Component::Normal(_)) => {
-                        out.pop();
-                    }
-                    Some(Component::RootDir | Component::Prefix(_)) => {}
-                    _ => out.push(".."),
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push(".");
-    }
-    out
-}
-
 /// Makes a rename or a new file in `dir` durable.
 fn sync_dir(dir: &Path) -> Result<(), Error> {
     #[cfg(unix)]
@@ -589,21 +550,8 @@ fn sync_dir(dir: &Path) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Classified;
 
-    #[test]
-    fn file_urls_have_no_dot_components() {
-        assert_eq!(
-            file_url(Path::new(
-                "/work/x/../repo/./infrastructure-a/v1.0.0/c.yaml"
-            )),
-            "file:///work/repo/infrastructure-a/v1.0.0/c.yaml"
-        );
-        assert_eq!(lexically_normal(Path::new("/../a")), PathBuf::from("/a"));
-        assert_eq!(
-            lexically_normal(Path::new("../a/b/..")),
-            PathBuf::from("../a")
-        );
-    }
     use crate::targets::{FileResult, ReleaseFile, publish};
     use crate::version::Version;
 

@@ -57,19 +57,21 @@
 pub mod github;
 pub mod gitlab;
 pub mod local;
+#[cfg(test)]
 pub mod memory;
 pub mod oci;
 mod release_dir;
 
+use crate::error::{Classified, ErrorClass};
 use std::any::Any;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
 
+pub use crate::forge::Services;
 pub use crate::forge::http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
+pub use crate::forge::progress::{Event, NoProgress, Progress, Transfer};
 pub use release_dir::{ReleaseDir, ReleaseFile};
 
 /// Which kind of destination a target writes to.
@@ -124,9 +126,41 @@ pub trait Target: Send + Sync {
 /// Plan, apply, read back and finish, in that order.
 pub async fn publish(target: &dyn Target, release: &ReleaseDir) -> Result<Outcome, Error> {
     let plan = target.plan(release).await?;
-    let mut outcome = target.apply(release, plan).await?;
-    target.read_back(release, &mut outcome).await?;
-    target.finish(&mut outcome).await?;
+    carry_out(target, release, plan, &|_| {})
+        .await
+        .map_err(|(_, err)| err)
+}
+
+/// The step after the plan that failed, for callers that report it (`release` does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Apply,
+    ReadBack,
+    Finish,
+}
+
+/// Carries out a plan: apply, read back, finish. The one place this order is written; `publish`,
+/// `capkg publish` and `capkg release` all go through it. `before_read_back` sees what was
+/// written before it is read back (the CLI switches its progress display there).
+pub async fn carry_out(
+    target: &dyn Target,
+    release: &ReleaseDir,
+    plan: Plan,
+    before_read_back: &(dyn Fn(&Outcome) + Sync),
+) -> Result<Outcome, (Stage, Error)> {
+    let mut outcome = target
+        .apply(release, plan)
+        .await
+        .map_err(|e| (Stage::Apply, e))?;
+    before_read_back(&outcome);
+    target
+        .read_back(release, &mut outcome)
+        .await
+        .map_err(|e| (Stage::ReadBack, e))?;
+    target
+        .finish(&mut outcome)
+        .await
+        .map_err(|e| (Stage::Finish, e))?;
     Ok(outcome)
 }
 
@@ -136,34 +170,9 @@ pub enum TargetRequest {
     Local(local::LocalRequest),
     GitHub(github::GitHubRequest),
     GitLab(gitlab::GitLabRequest),
-    Memory(Arc<memory::MemoryStore>),
+    #[cfg(test)]
+    Memory(std::sync::Arc<memory::MemoryStore>),
     Oci(oci::OciRequest),
-}
-
-/// What targets need from their caller: how to retry, what time it is, where progress goes.
-#[derive(Clone)]
-pub struct Services {
-    pub policy: RetryPolicy,
-    pub clock: Arc<dyn Clock>,
-    pub progress: Arc<dyn Progress>,
-}
-
-impl Default for Services {
-    fn default() -> Self {
-        Self {
-            policy: RetryPolicy::default(),
-            clock: Arc::new(SystemClock),
-            progress: Arc::new(NoProgress),
-        }
-    }
-}
-
-impl fmt::Debug for Services {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Services")
-            .field("policy", &self.policy)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Chooses and builds the target for a request.
@@ -172,53 +181,10 @@ pub fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target
         TargetRequest::Local(request) => Box::new(local::LocalTarget::new(request, services)),
         TargetRequest::GitHub(request) => Box::new(github::GitHubTarget::new(request, services)?),
         TargetRequest::GitLab(request) => Box::new(gitlab::GitLabTarget::new(request, services)?),
+        #[cfg(test)]
         TargetRequest::Memory(store) => Box::new(memory::MemoryTarget::new(store, services)),
         TargetRequest::Oci(request) => Box::new(oci::OciTarget::new(request, services)?),
     })
-}
-
-/// Receives what a target is doing, for progress bars or log lines. Never sees a token.
-pub trait Progress: Send + Sync {
-    fn event(&self, event: &Event<'_>);
-}
-
-/// Ignores every event.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn event(&self, _event: &Event<'_>) {}
-}
-
-/// Something a target is doing.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Event<'a> {
-    /// A step besides moving files ("create draft release `v1.2.3`").
-    Step(&'a str),
-    /// A file transfer starts.
-    Started {
-        name: &'a str,
-        size: u64,
-        transfer: Transfer,
-    },
-    /// A file transfer ended well.
-    Finished {
-        name: &'a str,
-        size: u64,
-        transfer: Transfer,
-    },
-    /// Waiting before a retry (rate limit, backoff).
-    Waiting { reason: &'a str, delay: Duration },
-}
-
-/// The direction of a transfer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transfer {
-    /// Writing a file to the destination.
-    Upload,
-    /// Reading a file back from the destination to compare it.
-    ReadBack,
 }
 
 /// What a target will do with one file.
@@ -730,6 +696,7 @@ pub enum Error {
     },
     #[error("the plan was made by another target or already used")]
     ForeignPlan,
+    #[cfg(test)]
     #[error("the in-memory target was told to fail at `{name}`")]
     Injected { name: String },
 }
@@ -739,7 +706,7 @@ impl Error {
     /// existing release, a refused token or permission, a rate limit that would not clear. False
     /// when capkg could not do its job (exit 2): unreadable paths, missing settings, unreachable
     /// servers, a read-back that does not match.
-    pub fn is_refusal(&self) -> bool {
+    fn refusal(&self) -> bool {
         match self {
             Error::Read { .. }
             | Error::NotAFolder { .. }
@@ -752,8 +719,9 @@ impl Error {
             | Error::Unexpected { .. }
             | Error::ReadBackMismatch { .. }
             | Error::ForeignPlan
-            | Error::SeveralProviders { .. }
-            | Error::Injected { .. } => false,
+            | Error::SeveralProviders { .. } => false,
+            #[cfg(test)]
+            Error::Injected { .. } => false,
             Error::ReleaseFile(source) => crate::error::Classified::is_refusal(source),
             Error::NoComponents { .. }
             | Error::NoMetadata { .. }
@@ -783,7 +751,7 @@ impl Error {
     }
 
     /// What to do about it, for errors that know.
-    pub fn hint(&self) -> Option<String> {
+    fn hint_text(&self) -> Option<String> {
         match self {
             Error::Unauthorized { variables, .. } => Some(format!(
                 "the token in {variables} is missing, expired or for another server"
@@ -807,5 +775,19 @@ impl Error {
             }
             _ => None,
         }
+    }
+}
+
+impl Classified for Error {
+    fn class(&self) -> ErrorClass {
+        if self.refusal() {
+            ErrorClass::Refusal
+        } else {
+            ErrorClass::Failure
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        self.hint_text()
     }
 }

@@ -28,11 +28,11 @@ use std::fmt::Write as _;
 
 use bytes::Bytes;
 
-use crate::checksums::sha256_hex;
 use super::{
     Action, BoxFuture, Destination, Error, Event, FileOutcome, HttpError, Outcome, Plan,
     PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer,
 };
+use crate::checksums::sha256_hex;
 use crate::forge::http::Http;
 use crate::forge::oci::{
     self, LOGIN_SOURCES, Login, LoginSource, OCI_MANIFEST, OciError, Reference, Registry,

@@ -442,6 +442,7 @@ fn name_from_labels(own: &[&ReleaseFile], provider_type: ProviderType) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Classified;
 
     const COMPONENTS: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capa-system\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: m\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n";
     const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 2\n  contract: v1beta1\n";

@@ -27,6 +27,7 @@ pub mod oci;
 pub mod repository;
 pub mod source;
 
+use crate::error::{Classified, ErrorClass};
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
@@ -38,13 +39,12 @@ use self::source::{LATEST, ProviderSource, SourceError};
 use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
-use crate::forge::http::{self, Credential, Http, HttpError};
+use crate::forge::Services;
+use crate::forge::http::{Credential, Http, HttpError, Secret};
+use crate::forge::{self};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::{self};
-use crate::targets::{Secret, Services};
 use crate::version::Version;
-
-const DEFAULT_GITHUB_API: &str = "https://api.github.com";
 
 /// What to verify.
 #[derive(Debug, Clone, Default)]
@@ -77,29 +77,18 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// `--api-url`, else `GITHUB_API_URL`, else `https://api.github.com`; GitHub token from
-    /// `GITHUB_TOKEN` or `GH_TOKEN`; GitLab token from `GITLAB_ACCESS_TOKEN` (clusterctl's, as a
-    /// bearer token), else `GITLAB_TOKEN` (`PRIVATE-TOKEN`), else `CI_JOB_TOKEN` (`JOB-TOKEN`).
-    /// Tokens are optional: public releases need none.
+    /// The GitHub API and both tokens as [`crate::forge::github::api_url`],
+    /// [`crate::forge::github::token`] and [`crate::forge::gitlab::token`] find them (the order
+    /// publish uses too). Tokens are optional: public releases need none.
     pub fn resolve(
         api_url: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, Error> {
-        let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-        let api_text = api_url
-            .map(str::to_string)
-            .or_else(|| non_empty("GITHUB_API_URL"))
-            .unwrap_or_else(|| DEFAULT_GITHUB_API.to_string());
-        let github_api = http::parse_base_url(&api_text).map_err(Error::ApiUrl)?;
-        let secret = |name: &str| env(name).and_then(Secret::new);
-        let gitlab_credential = secret("GITLAB_ACCESS_TOKEN")
-            .map(Credential::bearer)
-            .or_else(|| secret("GITLAB_TOKEN").map(|s| Credential::header("private-token", s)))
-            .or_else(|| secret("CI_JOB_TOKEN").map(|s| Credential::header("job-token", s)));
+        let github_api = forge::github::api_url(api_url, env).map_err(Error::ApiUrl)?;
         Ok(Self {
             github_api,
-            github_token: secret("GITHUB_TOKEN").or_else(|| secret("GH_TOKEN")),
-            gitlab_credential,
+            github_token: forge::github::token(env),
+            gitlab_credential: forge::gitlab::token(env).map(|token| token.credential()),
             oci_env: oci::OciEnv::capture(env),
         })
     }
@@ -333,7 +322,7 @@ impl Error {
 
     /// True when what was read (or not found) is wrong (exit 1); false when capkg could not do
     /// its job (exit 2): an unreachable server, an unreadable path, a bad flag.
-    pub fn is_refusal(&self) -> bool {
+    fn refusal(&self) -> bool {
         match self {
             Error::Source(_)
             | Error::NotFound { .. }
@@ -359,7 +348,7 @@ impl Error {
     }
 
     /// What to do about it, for errors that know.
-    pub fn hint(&self) -> Option<String> {
+    fn hint_text(&self) -> Option<String> {
         match self {
             Error::Source(e) => e.hint.clone(),
             Error::Refused { hint, .. } => hint.clone(),
@@ -382,6 +371,20 @@ impl Error {
             Error::Files(e) => crate::error::Classified::hint(e),
             _ => None,
         }
+    }
+}
+
+impl Classified for Error {
+    fn class(&self) -> ErrorClass {
+        if self.refusal() {
+            ErrorClass::Refusal
+        } else {
+            ErrorClass::Failure
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        self.hint_text()
     }
 }
 

@@ -17,6 +17,7 @@ use super::{
     Check, Error, RepositoryKind, VerifiedFile, VerifyReport, VerifyRequest, series_check,
     sha256_hex,
 };
+use crate::checksums::CHECKSUMS_FILE;
 use crate::diagnostic::Summary;
 use crate::files::{self, Release};
 use crate::forge::http::Http;
@@ -24,7 +25,6 @@ use crate::forge::oci::{Login, OciError, Reference, Registry, digest_of};
 use crate::operator::oci::{TITLE_ANNOTATION, parse_oci_source, select};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules;
-use crate::checksums::CHECKSUMS_FILE;
 use crate::targets::Services;
 use crate::version::Version;
 

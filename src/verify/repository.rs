@@ -19,16 +19,14 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, HeaderName};
+use reqwest::header::ACCEPT;
 use reqwest::{Method, StatusCode, Url};
-use serde::Deserialize;
 
 use super::Error;
 use super::source::{GitHubSource, GitLabSource, LocalSource};
-use crate::forge::http::{Http, HttpError, Request};
-use crate::targets::BoxFuture;
-use crate::targets::github::next_page;
-use crate::targets::local::file_url;
+use crate::forge::github::{self as forge, Release};
+use crate::forge::http::{BoxFuture, Http, HttpError, Request};
+use crate::forge::url::file_url;
 use crate::version::Version;
 
 /// Why a file could not be read; `NotFound` is what clusterctl's latest resolution skips.
@@ -64,27 +62,11 @@ pub trait Repository: Send + Sync {
 
 // --- GitHub ---
 
-/// The parts of GitHub's release object verify reads.
-#[derive(Debug, Clone, Deserialize)]
-struct ReleaseJson {
-    tag_name: String,
-    #[serde(default)]
-    assets: Vec<AssetJson>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct AssetJson {
-    id: u64,
-    name: String,
-    #[serde(default)]
-    state: Option<String>,
-}
-
 pub struct GitHubRepository {
     source: GitHubSource,
     api: Url,
     http: Http,
-    releases: Mutex<HashMap<String, Option<ReleaseJson>>>,
+    releases: Mutex<HashMap<String, Option<Release>>>,
 }
 
 impl GitHubRepository {
@@ -102,11 +84,7 @@ impl GitHubRepository {
     }
 
     fn api_url(&self, path: &str) -> Result<Url, Error> {
-        let text = format!(
-            "{}/repos/{}{path}",
-            self.api.as_str().trim_end_matches('/'),
-            self.repo()
-        );
+        let text = forge::repo_api(&self.api, &self.source.owner, &self.source.repo, path);
         Url::parse(&text).map_err(|e| Error::Unexpected {
             url: text,
             reason: e.to_string(),
@@ -114,17 +92,12 @@ impl GitHubRepository {
     }
 
     fn call(&self, url: Url, what: String) -> Request {
-        Request::new(Method::GET, url, what)
-            .header(ACCEPT, "application/vnd.github+json")
-            .header(
-                HeaderName::from_static("x-github-api-version"),
-                "2022-11-28",
-            )
+        forge::request(Method::GET, url, what)
     }
 
     /// The release for `tag`, `None` on 404 (drafts are hidden by this endpoint, as for
     /// clusterctl).
-    async fn release(&self, tag: &str) -> Result<Option<ReleaseJson>, Error> {
+    async fn release(&self, tag: &str) -> Result<Option<Release>, Error> {
         if let Ok(cache) = self.releases.lock()
             && let Some(found) = cache.get(tag)
         {
@@ -133,7 +106,7 @@ impl GitHubRepository {
         let url = self.api_url(&format!("/releases/tags/{}", escape_segment(tag)))?;
         let what = format!("read the release `{tag}` of `{}`", self.repo());
         let found = match self.http.send(self.call(url, what.clone())).await {
-            Ok(response) => Some(json::<ReleaseJson>(&response.body, &response.url)?),
+            Ok(response) => Some(json::<Release>(&response.body, &response.url)?),
             Err(HttpError::Rejected(rejection)) if rejection.status == StatusCode::NOT_FOUND => {
                 None
             }
@@ -181,7 +154,7 @@ impl GitHubRepository {
                     url: self.web_url(version, file),
                 })
             })?;
-        if asset.state.as_deref().is_some_and(|s| s != "uploaded") {
+        if !asset.is_uploaded() {
             return Err(Fetch::Failed(Error::NotFound {
                 what: format!(
                     "the asset {name:?} of release {version:?} is not completely uploaded"
@@ -206,26 +179,27 @@ impl GitHubRepository {
 
     async fn list_versions(&self) -> Result<Vec<String>, Error> {
         let what = format!("list the releases of `{}`", self.repo());
-        let mut url = self.api_url("/releases?per_page=100")?;
-        let mut versions = Vec::new();
-        for _page in 0..100 {
-            let response = self
-                .http
-                .send(self.call(url.clone(), what.clone()))
-                .await
-                .map_err(|e| github_error(what.clone(), e))?;
-            let page: Vec<ReleaseJson> = json(&response.body, &response.url)?;
-            versions.extend(
-                page.into_iter()
-                    .map(|r| r.tag_name)
-                    .filter(|tag| Version::parse(tag).is_ok()),
-            );
-            match next_page(response.header("link")).and_then(|next| Url::parse(&next).ok()) {
-                Some(next) => url = next,
-                None => break,
-            }
-        }
-        Ok(versions)
+        let first = self.api_url("/releases?per_page=100")?;
+        let what = what.as_str();
+        let releases: Vec<Release> = forge::all_pages(
+            first,
+            |url| async move {
+                let response = self
+                    .http
+                    .send(self.call(url, what.to_string()))
+                    .await
+                    .map_err(|e| github_error(what.to_string(), e))?;
+                let page: Vec<Release> = json(&response.body, &response.url)?;
+                Ok((page, response.header("link").map(str::to_string)))
+            },
+            |url, reason| Error::Unexpected { url, reason },
+        )
+        .await?;
+        Ok(releases
+            .into_iter()
+            .map(|r| r.tag_name)
+            .filter(|tag| Version::parse(tag).is_ok())
+            .collect())
     }
 
     /// The github.com URL clusterctl's configuration holds, each segment escaped as in a URL

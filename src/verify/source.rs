@@ -164,7 +164,7 @@ pub fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, Sourc
     if url.path().starts_with("/api/v4/projects/") {
         let mut warnings = Vec::new();
         if scheme != "https" {
-            if !is_loopback(&host) {
+            if !crate::forge::url::is_loopback_host(&host) {
                 return Err(fail(&no_implementation(&scheme)));
             }
             warnings.push(format!(
@@ -353,14 +353,6 @@ fn clean(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-fn is_loopback(host: &str) -> bool {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    bare.eq_ignore_ascii_case("localhost")
-        || bare
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod clusterctl_words;
 mod common;
 mod completions;
 mod configmaps;
+mod forge_facts;
 mod hostile_files;
 mod hostile_network;
 mod hostile_yaml;

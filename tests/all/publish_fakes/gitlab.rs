@@ -133,7 +133,8 @@ impl State {
 
     fn route(&mut self, request: &Incoming) -> Reply {
         let authorized = request.header("private-token") == Some(TOKEN)
-            || request.header("job-token") == Some(JOB_TOKEN);
+            || request.header("job-token") == Some(JOB_TOKEN)
+            || request.header("authorization") == Some(format!("Bearer {TOKEN}").as_str());
         if !authorized {
             return Reply::json(401, json!({"message": "401 Unauthorized"}));
         }

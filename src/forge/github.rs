@@ -1,0 +1,231 @@
+//! GitHub's REST API as publish and verify both use it: the default API, the headers every call
+//! carries, URL building, the token, pagination and the parts of the release and asset objects
+//! capkg reads.
+//!
+//! The models are capkg's own, with only the fields read (GitHub sends many more; serde ignores
+//! them), so a response that lacks a field capkg does not need still parses.
+
+use std::future::Future;
+
+use reqwest::header::{ACCEPT, HeaderName};
+use reqwest::{Method, Url};
+use serde::Deserialize;
+
+use super::http::{self, HttpError, Request, Secret};
+
+/// github.com's API; `--api-url` or `GITHUB_API_URL` point elsewhere (GitHub Enterprise, tests).
+pub const DEFAULT_API: &str = "https://api.github.com";
+/// The REST API version capkg is written against.
+pub const API_VERSION: &str = "2022-11-28";
+/// The variables [`token`] reads, in its order, for messages.
+pub const TOKEN_VARIABLES: &str = "GITHUB_TOKEN or GH_TOKEN";
+/// How many pages [`all_pages`] reads at most (100 items each): a bound on a runaway `Link`.
+const MAX_PAGES: usize = 100;
+
+/// A release, as `GET /repos/{o}/{r}/releases` and friends return it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Release {
+    pub id: u64,
+    pub tag_name: String,
+    #[serde(default)]
+    pub html_url: String,
+    #[serde(default)]
+    pub upload_url: String,
+    #[serde(default)]
+    pub draft: bool,
+    #[serde(default)]
+    pub prerelease: bool,
+    /// Set on releases of repositories with immutable releases turned on.
+    #[serde(default)]
+    pub immutable: Option<bool>,
+    #[serde(default)]
+    pub assets: Vec<Asset>,
+}
+
+/// A release asset.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Asset {
+    pub id: u64,
+    pub name: String,
+    /// `uploaded` once complete; `starter` for an upload that did not finish.
+    #[serde(default)]
+    pub state: Option<String>,
+    /// `sha256:HEX` where GitHub computed it (not on older servers).
+    #[serde(default)]
+    pub digest: Option<String>,
+}
+
+impl Asset {
+    /// Complete: `state` is `uploaded` (or absent, as on servers that do not report it).
+    pub fn is_uploaded(&self) -> bool {
+        self.state
+            .as_deref()
+            .is_none_or(|state| state == "uploaded")
+    }
+}
+
+/// The token for GitHub: `GITHUB_TOKEN`, else `GH_TOKEN` (the GitHub CLI's). Empty values count
+/// as unset. The one place the order is decided, for publish, release and verify.
+pub fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<Secret> {
+    env("GITHUB_TOKEN")
+        .and_then(Secret::new)
+        .or_else(|| env("GH_TOKEN").and_then(Secret::new))
+}
+
+/// The API root: the flag, else `GITHUB_API_URL` (set in GitHub Actions), else [`DEFAULT_API`].
+pub fn api_url(flag: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> Result<Url, HttpError> {
+    let text = flag
+        .map(str::to_string)
+        .or_else(|| env("GITHUB_API_URL").filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| DEFAULT_API.to_string());
+    http::parse_base_url(&text)
+}
+
+/// `{api}/repos/{owner}/{repo}{path}`, as text (callers wrap a parse failure in their error).
+pub fn repo_api(api: &Url, owner: &str, repo: &str, path: &str) -> String {
+    format!(
+        "{}/repos/{owner}/{repo}{path}",
+        api.as_str().trim_end_matches('/')
+    )
+}
+
+/// The web host of an API: `api.github.com` -> `github.com`, `api.TENANT.ghe.com` ->
+/// `TENANT.ghe.com`, `HOST/api/v3` -> `HOST`; anything else (a test server) is its own web host.
+pub fn web_base(api: &Url) -> String {
+    let host = api.host_str().unwrap_or_default();
+    if host == "api.github.com" {
+        "https://github.com".to_string()
+    } else if let Some(tenant) = host
+        .strip_prefix("api.")
+        .filter(|h| h.ends_with(".ghe.com"))
+    {
+        format!("https://{tenant}")
+    } else if api.path().trim_end_matches('/').ends_with("/api/v3") {
+        api.origin().ascii_serialization()
+    } else {
+        api.as_str().trim_end_matches('/').to_string()
+    }
+}
+
+/// A release's page: `{web}/{owner}/{repo}/releases/tag/{tag}` (`web` from [`web_base`]).
+pub fn tag_url(web: &str, repo_path: &str, tag: &str) -> String {
+    format!("{web}/{repo_path}/releases/tag/{tag}")
+}
+
+/// Where an asset downloads from: `{web}/{owner}/{repo}/releases/download/{tag}/{name}`.
+pub fn download_url(web: &str, repo_path: &str, tag: &str, name: &str) -> String {
+    format!("{web}/{repo_path}/releases/download/{tag}/{name}")
+}
+
+/// The URL clusterctl's `providers:` entry uses: github.com (the only host clusterctl reads
+/// GitHub releases from), no `download/`.
+pub fn clusterctl_url(repo_path: &str, tag: &str, components: &str) -> String {
+    format!("https://github.com/{repo_path}/releases/{tag}/{components}")
+}
+
+/// A request with the headers every GitHub API call carries.
+pub fn request(method: Method, url: Url, what: String) -> Request {
+    Request::new(method, url, what)
+        .header(ACCEPT, "application/vnd.github+json")
+        .header(HeaderName::from_static("x-github-api-version"), API_VERSION)
+}
+
+/// The `rel="next"` URL of a `Link` header.
+pub fn next_page(link: Option<&str>) -> Option<String> {
+    link?.split(',').find_map(|part| {
+        let (target, params) = part.split_once(';')?;
+        params
+            .split(';')
+            .any(|p| p.trim() == "rel=\"next\"")
+            .then(|| {
+                target
+                    .trim()
+                    .trim_start_matches('<')
+                    .trim_end_matches('>')
+                    .to_string()
+            })
+    })
+}
+
+/// Every item of a paginated list: `fetch` reads one page and returns its items and `Link`
+/// header; pages are followed through `rel="next"` (at most [`MAX_PAGES`]). A `next` that is not
+/// a URL ends the list with `bad_link`'s error.
+pub async fn all_pages<T, E, F, Fut>(
+    first: Url,
+    mut fetch: F,
+    bad_link: impl Fn(String, String) -> E,
+) -> Result<Vec<T>, E>
+where
+    F: FnMut(Url) -> Fut,
+    Fut: Future<Output = Result<(Vec<T>, Option<String>), E>>,
+{
+    let mut url = first;
+    let mut items = Vec::new();
+    for _page in 0..MAX_PAGES {
+        let (page, link) = fetch(url).await?;
+        items.extend(page);
+        match next_page(link.as_deref()) {
+            Some(next) => url = Url::parse(&next).map_err(|err| bad_link(next, err.to_string()))?,
+            None => break,
+        }
+    }
+    Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_headers_give_the_next_page() {
+        let link = r#"<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last""#;
+        assert_eq!(
+            next_page(Some(link)).as_deref(),
+            Some("https://api.github.com/x?page=2")
+        );
+        assert_eq!(next_page(Some(r#"<https://x>; rel="prev""#)), None);
+        assert_eq!(next_page(None), None);
+    }
+
+    #[test]
+    fn github_token_is_github_token_then_gh_token() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let both = env(&[
+            ("GITHUB_TOKEN", "first-token"),
+            ("GH_TOKEN", "second-token"),
+        ]);
+        assert_eq!(
+            token(&both).map(|s| s.expose().to_string()).as_deref(),
+            Some("first-token")
+        );
+        let empty_first = env(&[("GITHUB_TOKEN", ""), ("GH_TOKEN", "second-token")]);
+        assert_eq!(
+            token(&empty_first)
+                .map(|s| s.expose().to_string())
+                .as_deref(),
+            Some("second-token")
+        );
+        assert!(token(&env(&[])).is_none());
+    }
+
+    #[test]
+    fn models_parse_with_only_the_fields_read() {
+        let release: Release = serde_json::from_str(
+            r#"{"id": 7, "tag_name": "v1.0.0", "assets": [{"id": 3, "name": "a.yaml", "extra": 1}]}"#,
+        )
+        .unwrap();
+        assert_eq!(release.id, 7);
+        assert!(!release.draft);
+        assert!(release.assets[0].is_uploaded());
+        let starter: Asset =
+            serde_json::from_str(r#"{"id": 4, "name": "b", "state": "starter"}"#).unwrap();
+        assert!(!starter.is_uploaded());
+    }
+}

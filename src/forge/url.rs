@@ -1,0 +1,92 @@
+//! URL facts shared by publish, release and verify, each decided here once: the `file://` URL of
+//! a local path (clusterctl's spelling, Windows included) and whether a host is the loopback
+//! interface (the one place plain http is allowed).
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+/// `file:///abs/path`, as clusterctl's `providers:` entries spell local URLs: without `.` or
+/// `..` components (a `repository: ../repo` would otherwise print `/work/x/../repo`).
+pub fn file_url(path: &Path) -> String {
+    let text = lexically_normal(path).display().to_string();
+    if text.starts_with('/') {
+        format!("file://{text}")
+    } else {
+        // Windows: `file:///C:/...`, with forward slashes.
+        format!("file:///{}", text.replace('\\', "/"))
+    }
+}
+
+/// `path` with `.` dropped and each `..` taking away the component before it, without asking
+/// the file system (a `..` after a symbolic link means the same to clusterctl's `file://` reader,
+/// which does the same cleaning with Go's `filepath.Clean`).
+pub fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last = out.components().next_back();
+                match last {
+                    Some(Component::Normal(_)) => {
+                        out.pop();
+                    }
+                    Some(Component::RootDir | Component::Prefix(_)) => {}
+                    _ => out.push(".."),
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// `localhost` or a loopback IP address (`127.0.0.0/8`, `::1`, with or without brackets).
+pub fn is_loopback_host(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => bare.eq_ignore_ascii_case("localhost"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_urls_have_no_dot_components() {
+        assert_eq!(
+            file_url(Path::new(
+                "/work/x/../repo/./infrastructure-a/v1.0.0/c.yaml"
+            )),
+            "file:///work/repo/infrastructure-a/v1.0.0/c.yaml"
+        );
+        assert_eq!(lexically_normal(Path::new("/../a")), PathBuf::from("/a"));
+        assert_eq!(
+            lexically_normal(Path::new("../a/b/..")),
+            PathBuf::from("../a")
+        );
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "localhost",
+            "LOCALHOST",
+            "127.0.0.1",
+            "127.1.2.3",
+            "[::1]",
+            "::1",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in ["example.com", "10.0.0.1", "[::2]", "localhost.example.com"] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
+    }
+}
