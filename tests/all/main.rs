@@ -15,6 +15,7 @@ mod hostile_yaml;
 mod images_waivers;
 mod init_repos;
 mod init_scaffold;
+mod layering;
 mod lint;
 mod lint_contract;
 mod multi_provider;

@@ -1,0 +1,212 @@
+//! The module map README's design notes draw, enforced: data flows load -> check -> transform ->
+//! write or publish, and presentation sits on top. A module may import only from the layers the
+//! table below allows; this test reads `src/` and fails naming the file and line of an import that
+//! goes the wrong way, so the layering cannot erode one convenient `use` at a time.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Modules nothing else builds on: each may import only the modules listed with it.
+const ALLOWED: &[(&str, &[&str])] = &[
+    // Foundations.
+    ("units", &[]),
+    ("error", &[]),
+    ("version", &[]),
+    ("go_sort", &[]),
+    ("go_unicode", &[]),
+    ("flect", &["go_unicode"]),
+    ("image_ref", &[]),
+    ("yaml", &["units", "error", "go_unicode"]),
+    ("provider", &["error", "yaml", "k8s"]),
+    ("diagnostic", &["yaml"]),
+    ("k8s", &["yaml"]),
+    ("subst", &["yaml", "error", "units", "go_unicode"]),
+    ("checksums", &["error", "files"]),
+    // Load and check.
+    (
+        "files",
+        &["provider", "subst", "yaml", "error", "units", "diagnostic"],
+    ),
+    (
+        "rules",
+        &[
+            "diagnostic",
+            "files",
+            "flect",
+            "image_ref",
+            "k8s",
+            "provider",
+            "subst",
+            "version",
+            "yaml",
+            "error",
+            "go_sort",
+            "checksums",
+        ],
+    ),
+    // The forge layer talks HTTP for publish and verify; it knows nothing of either.
+    (
+        "forge",
+        &["error", "units", "version", "provider", "checksums"],
+    ),
+    // Where CI wants things written; it reads diagnostics, not rules.
+    ("ci", &["diagnostic", "forge", "error", "yaml"]),
+];
+
+/// Modules with many allowed imports, given instead as what they must never import.
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "config",
+        &["cli", "report", "release", "verify", "targets", "ci"],
+    ),
+    (
+        "assemble",
+        &["cli", "report", "release", "verify", "targets", "ci"],
+    ),
+    ("targets", &["cli", "report", "release", "verify", "ci"]),
+    (
+        "operator",
+        &["cli", "report", "release", "verify", "targets", "ci"],
+    ),
+    ("verify", &["cli", "report", "release", "targets", "ci"]),
+    ("release", &["cli", "report"]),
+    ("report", &["cli"]),
+];
+
+/// The crate's modules: what a `crate::NAME` path can start with.
+fn modules(src: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(src)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter_map(|path| {
+            let name = path.file_stem()?.to_str()?.to_string();
+            (path.is_dir() || path.extension()? == "rs").then_some(name)
+        })
+        .filter(|name| name != "lib" && name != "main")
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `(line number, imported module)` for every `crate::NAME` in the file's non-test code. A
+/// `#[cfg(test)]` line ends the scan (unit tests sit at the bottom and may reach anywhere);
+/// comment lines are skipped.
+fn imports(text: &str, known: &BTreeSet<String>) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("crate::") {
+            let tail = &rest[at + "crate::".len()..];
+            let name: String = tail
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if known.contains(&name) {
+                found.push((index + 1, name));
+            }
+            rest = tail;
+        }
+    }
+    found
+}
+
+#[test]
+fn modules_import_only_from_the_layers_below_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let known = modules(&src);
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut violations = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(&src).unwrap();
+        let module = relative
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_str()
+            .unwrap()
+            .trim_end_matches(".rs")
+            .to_string();
+        let name = relative.file_name().unwrap().to_str().unwrap();
+        if name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line, imported) in imports(&text, &known) {
+            if imported == module {
+                continue;
+            }
+            let allowed = ALLOWED.iter().find(|(m, _)| *m == module);
+            let forbidden = FORBIDDEN.iter().find(|(m, _)| *m == module);
+            let wrong = match (allowed, forbidden) {
+                (Some((_, ok)), _) => !ok.contains(&imported.as_str()),
+                (None, Some((_, no))) => no.contains(&imported.as_str()),
+                (None, None) => false,
+            };
+            if wrong {
+                violations.push(format!(
+                    "src/{}:{line}: `{module}` imports `crate::{imported}`",
+                    relative.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "imports against the module map (README, design notes):\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn only_the_cli_knows_clap() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|file| !file.starts_with(src.join("cli")) && !file.ends_with("main.rs"))
+        .filter(|file| std::fs::read_to_string(file).unwrap().contains("clap::"))
+        .map(|file| file.strip_prefix(&src).unwrap().display().to_string())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "clap outside src/cli/: {offenders:?}"
+    );
+}
+
+#[test]
+fn every_module_of_the_crate_is_placed_in_the_map() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let placed: BTreeSet<&str> = ALLOWED
+        .iter()
+        .chain(FORBIDDEN)
+        .map(|(m, _)| *m)
+        .chain(["cli"])
+        .collect();
+    let unplaced: Vec<String> = modules(&src)
+        .into_iter()
+        .filter(|m| !placed.contains(m.as_str()))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules missing from tests/all/layering.rs (and README's module map): {unplaced:?}"
+    );
+}
