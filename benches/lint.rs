@@ -3,6 +3,8 @@
 //!
 //! Run with `cargo bench --bench lint`; the closing notes quote its figures.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests and benchmarks may panic
+
 use std::path::{Path, PathBuf};
 
 use capkg::files::{self, Release};

@@ -5,6 +5,8 @@
 //! Run with `cargo bench --bench publish`. It runs the release binary once per scenario; the
 //! numbers are wall-clock times of one run each, printed as a table.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests and benchmarks may panic
+
 #[path = "../tests/all/publish_fakes/mod.rs"]
 mod publish_fakes;
 

@@ -3,6 +3,8 @@
 //! 8 MB with `testdata/corpus`), or a synthetic template when neither is there.
 //! `benches/subst.sh` compares the same input against GNU envsubst end to end.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests and benchmarks may panic
+
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::Path;

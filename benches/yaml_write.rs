@@ -3,6 +3,8 @@
 //! Throughput is counted in bytes of the source file, so the figures compare with the loader's.
 //! Run with `cargo bench --bench yaml_write`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests and benchmarks may panic
+
 use std::hint::black_box;
 use std::path::PathBuf;
 

@@ -26,26 +26,26 @@ use serde::Serialize;
 use crate::diagnostic::{Diagnostic, Severity};
 
 /// How many annotations of one severity GitHub shows per step.
-pub const ANNOTATION_CAP: usize = 10;
+pub(crate) const ANNOTATION_CAP: usize = 10;
 
 /// A CI system capkg knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum CiSystem {
+pub(crate) enum CiSystem {
     GithubActions,
     GitlabCi,
 }
 
 /// A version tag found in the CI environment, and the variable that held it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CiTag {
+pub(crate) struct CiTag {
     pub tag: String,
     pub variable: &'static str,
 }
 
 /// What the environment says about the CI run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CiContext {
+pub(crate) struct CiContext {
     pub system: Option<CiSystem>,
     /// The tag the pipeline runs for, when it runs for a tag.
     pub tag: Option<CiTag>,
@@ -57,7 +57,7 @@ pub struct CiContext {
 
 impl CiContext {
     /// Reads the standard variables through `env` (the process environment in the CLI).
-    pub fn detect(env: &dyn Fn(&str) -> Option<String>) -> Self {
+    pub(crate) fn detect(env: &dyn Fn(&str) -> Option<String>) -> Self {
         let value = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         let is_true = |name: &str| value(name).is_some_and(|v| v.trim() == "true");
         let system = if is_true("GITHUB_ACTIONS") {
@@ -80,11 +80,11 @@ impl CiContext {
         }
     }
 
-    pub fn is_github(&self) -> bool {
+    pub(crate) fn is_github(&self) -> bool {
         self.system == Some(CiSystem::GithubActions)
     }
 
-    pub fn is_gitlab(&self) -> bool {
+    pub(crate) fn is_gitlab(&self) -> bool {
         self.system == Some(CiSystem::GitlabCi)
     }
 }
@@ -110,7 +110,7 @@ fn github_tag(value: &dyn Fn(&str) -> Option<String>) -> Option<CiTag> {
 
 /// Diagnostics split by GitHub's per-step caps.
 #[derive(Debug, Default)]
-pub struct Capped<'d> {
+pub(crate) struct Capped<'d> {
     /// Annotate these (at most [`ANNOTATION_CAP`] per severity), in the order given.
     pub annotated: Vec<&'d Diagnostic>,
     /// GitHub would drop annotations for these: print them as log lines.
@@ -119,7 +119,7 @@ pub struct Capped<'d> {
 
 impl Capped<'_> {
     /// `"3 errors, 1 warning"` not shown as annotations, or `None`.
-    pub fn overflow_note(&self) -> Option<String> {
+    pub(crate) fn overflow_note(&self) -> Option<String> {
         if self.overflow.is_empty() {
             return None;
         }
@@ -141,7 +141,7 @@ impl Capped<'_> {
 }
 
 /// The first [`ANNOTATION_CAP`] diagnostics of each severity, and the rest.
-pub fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
+pub(crate) fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
     let mut capped = Capped::default();
     let mut seen = [0usize; 3];
     for d in diagnostics {
@@ -164,7 +164,7 @@ pub fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
 }
 
 /// A diagnostic as one plain log line: `file:line:col: severity[rule]: message`.
-pub fn log_line(d: &Diagnostic) -> String {
+pub(crate) fn log_line(d: &Diagnostic) -> String {
     let mut place = d.file_name().unwrap_or_default().to_string();
     if let Some(position) = d.position() {
         place = format!("{place}:{}:{}", position.line, position.column);
@@ -185,7 +185,7 @@ pub fn log_line(d: &Diagnostic) -> String {
 /// Why a CI file could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot append to `{}` ({variable})", path.display())]
-pub struct WriteError {
+pub(crate) struct WriteError {
     pub path: PathBuf,
     pub variable: &'static str,
     #[source]
@@ -193,12 +193,12 @@ pub struct WriteError {
 }
 
 /// Appends Markdown to the step summary file.
-pub fn append_step_summary(path: &Path, markdown: &str) -> Result<(), WriteError> {
+pub(crate) fn append_step_summary(path: &Path, markdown: &str) -> Result<(), WriteError> {
     append(path, "GITHUB_STEP_SUMMARY", markdown)
 }
 
 /// Appends outputs to the output file, in the format [`output_lines`] gives.
-pub fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Result<(), WriteError> {
+pub(crate) fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Result<(), WriteError> {
     append(path, "GITHUB_OUTPUT", &output_lines(outputs))
 }
 
@@ -221,7 +221,7 @@ fn append(path: &Path, variable: &'static str, text: &str) -> Result<(), WriteEr
 
 /// `name=value` lines; a value with a line break (or one that starts a heredoc by accident)
 /// uses `name<<DELIMITER`, the value, `DELIMITER`, with a delimiter that occurs in no line of it.
-pub fn output_lines(outputs: &[(String, String)]) -> String {
+pub(crate) fn output_lines(outputs: &[(String, String)]) -> String {
     let mut text = String::new();
     for (name, value) in outputs {
         if value.contains('\n') || value.contains('\r') {
@@ -255,7 +255,7 @@ fn delimiter_for(value: &str) -> String {
 }
 
 /// Escapes text for a Markdown table cell: `|` and line breaks would end the cell.
-pub fn table_cell(text: &str) -> String {
+pub(crate) fn table_cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\r', '\n'], " ")
 }
 

@@ -37,12 +37,12 @@ use crate::go_unicode;
 
 /// Returns the name clusterctl expects for a CRD of `kind` in API group `group`:
 /// `<pluralize(lower(kind))>.<group>`, as Cluster API's `contract.CalculateCRDName`.
-pub fn calculate_crd_name(group: &str, kind: &str) -> String {
+pub(crate) fn calculate_crd_name(group: &str, kind: &str) -> String {
     format!("{}.{}", pluralize(&go_to_lower(kind)), group)
 }
 
 /// Pluralises `word` exactly as flect v1.0.3 `Pluralize` does (without custom inflection files).
-pub fn pluralize(word: &str) -> String {
+pub(crate) fn pluralize(word: &str) -> String {
     let parts = to_parts(word);
     let Some(last) = parts.last() else {
         return String::new();

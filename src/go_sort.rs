@@ -46,7 +46,7 @@ impl<T, F: FnMut(&T, &T) -> bool> LessSwap for SliceData<'_, T, F> {
 
 /// Sorts `items` exactly as Go's `sort.SliceStable(items, func(i, j int) bool { return
 /// less(items[i], items[j]) })` does, whatever `less` is, even one that is not a strict weak order.
-pub fn slice_stable<T>(items: &mut [T], less: impl FnMut(&T, &T) -> bool) {
+pub(crate) fn slice_stable<T>(items: &mut [T], less: impl FnMut(&T, &T) -> bool) {
     let n = items.len();
     stable(&mut SliceData { items, less }, n);
 }

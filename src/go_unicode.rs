@@ -13,7 +13,7 @@
 use unicode_general_category::{GeneralCategory, get_general_category};
 
 /// `unicode.IsLetter`: categories Lu, Ll, Lt, Lm, Lo.
-pub fn is_letter(c: char) -> bool {
+pub(crate) fn is_letter(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphabetic();
     }
@@ -28,7 +28,7 @@ pub fn is_letter(c: char) -> bool {
 }
 
 /// `unicode.IsDigit`: category Nd (so not `²` or `¼`).
-pub fn is_digit(c: char) -> bool {
+pub(crate) fn is_digit(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_digit();
     }
@@ -36,7 +36,7 @@ pub fn is_digit(c: char) -> bool {
 }
 
 /// `unicode.IsUpper`: category Lu (so not `Ⅰ` or `Ⓐ`, which Rust's `is_uppercase` accepts).
-pub fn is_upper(c: char) -> bool {
+pub(crate) fn is_upper(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_uppercase();
     }
@@ -45,7 +45,7 @@ pub fn is_upper(c: char) -> bool {
 
 /// `unicode.IsPunct`: categories P*. In ASCII that leaves out the symbols `$ + < = > ^ `` | ~`,
 /// which Rust's `is_ascii_punctuation` includes.
-pub fn is_punct(c: char) -> bool {
+pub(crate) fn is_punct(c: char) -> bool {
     matches!(
         get_general_category(c),
         GeneralCategory::ConnectorPunctuation
@@ -60,7 +60,7 @@ pub fn is_punct(c: char) -> bool {
 
 /// `strconv.IsPrint` (what `%q` leaves unescaped): letters, marks, numbers, punctuation,
 /// symbols and the ASCII space.
-pub fn is_print(c: char) -> bool {
+pub(crate) fn is_print(c: char) -> bool {
     if c.is_ascii() {
         return (' '..='~').contains(&c);
     }
@@ -79,7 +79,7 @@ pub fn is_print(c: char) -> bool {
 }
 
 /// `unicode.ToUpper`: the simple (one rune to one rune) uppercase mapping.
-pub fn to_upper(c: char) -> char {
+pub(crate) fn to_upper(c: char) -> char {
     if c.is_ascii() {
         return c.to_ascii_uppercase();
     }
@@ -101,7 +101,7 @@ pub fn to_upper(c: char) -> char {
 }
 
 /// `unicode.ToLower`: the simple (one rune to one rune) lowercase mapping.
-pub fn to_lower(c: char) -> char {
+pub(crate) fn to_lower(c: char) -> char {
     if c.is_ascii() {
         return c.to_ascii_lowercase();
     }
@@ -115,7 +115,7 @@ pub fn to_lower(c: char) -> char {
 }
 
 /// `unicode.ToTitle`: as [`to_upper`] except for the four Latin digraphs with a title-case form.
-pub fn to_title(c: char) -> char {
+pub(crate) fn to_title(c: char) -> char {
     match c {
         '\u{1C4}'..='\u{1C6}' => '\u{1C5}',
         '\u{1C7}'..='\u{1C9}' => '\u{1C8}',

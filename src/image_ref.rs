@@ -3,7 +3,7 @@
 //! can reach, a placeholder nobody replaced).
 
 /// Why a reference is not canonical, or `Ok` when `ParseNamed` accepts it unchanged.
-pub fn check_canonical(image: &str) -> Result<(), String> {
+pub(crate) fn check_canonical(image: &str) -> Result<(), String> {
     let (name, _tag, _digest) = split(image)?;
     let (domain, path) = split_domain(name);
     let Some(domain) = domain else {
@@ -32,7 +32,7 @@ pub fn check_canonical(image: &str) -> Result<(), String> {
 }
 
 /// The canonical form docker would give a reference, when it differs.
-pub fn canonical_form(image: &str) -> Option<String> {
+pub(crate) fn canonical_form(image: &str) -> Option<String> {
     let (name, _, _) = split(image).ok()?;
     let suffix = &image[name.len()..];
     let (domain, path) = split_domain(name);
@@ -53,13 +53,13 @@ pub fn canonical_form(image: &str) -> Option<String> {
 }
 
 /// The tag, if any.
-pub fn tag(image: &str) -> Option<&str> {
+pub(crate) fn tag(image: &str) -> Option<&str> {
     split(image).ok()?.1
 }
 
 /// A reference split as written: `name[:tag][@digest]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Parts<'a> {
+pub(crate) struct Parts<'a> {
     /// Registry and path, without tag or digest (`gcr.io/a/manager`).
     pub name: &'a str,
     pub tag: Option<&'a str>,
@@ -68,25 +68,25 @@ pub struct Parts<'a> {
 
 impl<'a> Parts<'a> {
     /// The parts of a reference, or why it is not one.
-    pub fn parse(image: &'a str) -> Result<Self, String> {
+    pub(crate) fn parse(image: &'a str) -> Result<Self, String> {
         let (name, tag, digest) = split(image)?;
         Ok(Self { name, tag, digest })
     }
 
     /// The registry host (and port) when the name has one (`localhost:5000`, `gcr.io`).
-    pub fn registry(&self) -> Option<&'a str> {
+    pub(crate) fn registry(&self) -> Option<&'a str> {
         split_domain(self.name).0
     }
 }
 
 /// Tags that name whatever was built last rather than one build.
-pub const MOVING_TAGS: &[&str] = &[
+pub(crate) const MOVING_TAGS: &[&str] = &[
     "latest", "main", "master", "dev", "develop", "edge", "nightly", "canary",
 ];
 
 /// Why an image cannot be what a release runs, when it cannot.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unreleasable {
+pub(crate) enum Unreleasable {
     /// No tag and no digest: docker reads it as `:latest`.
     NoTag,
     /// A tag in [`MOVING_TAGS`].
@@ -99,7 +99,7 @@ pub enum Unreleasable {
 
 impl Unreleasable {
     /// The finding's message for `image`.
-    pub fn describe(&self, image: &str) -> String {
+    pub(crate) fn describe(&self, image: &str) -> String {
         match self {
             Unreleasable::NoTag => format!("image `{image}` has no tag, so it means `latest`"),
             Unreleasable::MovingTag(tag) => format!("image `{image}` uses the moving tag `{tag}`"),
@@ -115,7 +115,7 @@ impl Unreleasable {
 
 /// The first reason an image cannot be what a release runs: a placeholder, then a local
 /// registry, then a moving or missing tag. A digest pins the image whatever its tag says.
-pub fn unreleasable(image: &str) -> Option<Unreleasable> {
+pub(crate) fn unreleasable(image: &str) -> Option<Unreleasable> {
     if has_clusterctl_default(image) {
         // clusterctl substitutes it at install time; the default is what users get.
         return None;
@@ -155,7 +155,7 @@ fn has_clusterctl_default(image: &str) -> bool {
 /// What kind of placeholder an image is, when it is one: `${IMG}` or `$(IMG)` left from a
 /// template or a Makefile, an upper-case word (`IMAGE`), kubebuilder's `controller` image, or an
 /// `example.com` registry (RFC 2606 names are never real registries).
-pub fn placeholder(image: &str) -> Option<&'static str> {
+pub(crate) fn placeholder(image: &str) -> Option<&'static str> {
     if image.contains("${") || image.contains("$(") {
         return Some("an unsubstituted variable");
     }
@@ -184,7 +184,7 @@ pub fn placeholder(image: &str) -> Option<&'static str> {
 /// Why a registry host exists only where the release was built, when it does: loopback and
 /// private addresses, names without a dot (`localhost`, `kind-registry:5000`), and names under
 /// `.local`, `.localhost`, `.internal` (`host.docker.internal`), `.svc` and `.localdomain`.
-pub fn local_registry(registry: &str) -> Option<&'static str> {
+pub(crate) fn local_registry(registry: &str) -> Option<&'static str> {
     let host = match registry.strip_prefix('[') {
         Some(rest) => rest.split(']').next().unwrap_or_default(),
         None => registry.rsplit_once(':').map_or(registry, |(h, _)| h),

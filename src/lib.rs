@@ -25,34 +25,36 @@
 
 pub mod assemble;
 pub mod checksums;
-pub mod ci;
+pub(crate) mod ci;
 pub mod cli;
 pub mod config;
-pub mod diagnostic;
-pub mod error;
+pub(crate) mod diagnostic;
+pub(crate) mod error;
 pub mod files;
-pub mod flect;
-pub mod forge;
-pub mod go_sort;
-pub mod go_unicode;
-pub mod image_ref;
+pub(crate) mod flect;
+pub(crate) mod forge;
+pub(crate) mod go_sort;
+pub(crate) mod go_unicode;
+pub(crate) mod image_ref;
 pub mod k8s;
 pub mod operator;
 pub mod provider;
-pub mod release;
-pub mod report;
+pub(crate) mod release;
+pub(crate) mod report;
 pub mod rules;
 pub mod subst;
-pub mod targets;
-pub mod units;
-pub mod verify;
-pub mod version;
+pub(crate) mod targets;
+pub(crate) mod units;
+pub(crate) mod verify;
+pub(crate) mod version;
 pub mod yaml;
 
 /// An environment for tests of code that reads settings through a lookup closure.
 #[cfg(test)]
 pub(crate) mod test_env {
-    pub fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    pub(crate) fn env(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> {
         move |name| {
             pairs
                 .iter()

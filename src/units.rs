@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 /// `90s`, `10m`, `1h30m`, `1.5s`, `500ms`, or a number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let invalid = || format!("`{text}` is not a duration such as `90s`, `10m` or `1h`");
     if let Ok(seconds) = text.parse::<f64>() {
@@ -43,7 +43,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// `4096`, `64K`/`64KiB` (1024), `10KB` (1000), `1M`/`1MiB`, `1G`/`1GiB`: a number of bytes.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit())

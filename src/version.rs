@@ -64,7 +64,7 @@ pub enum VersionError {
 }
 
 /// Parses `input` as apimachinery's `ParseSemantic` does.
-pub fn parse_semantic(input: &str) -> Result<Version, VersionError> {
+pub(crate) fn parse_semantic(input: &str) -> Result<Version, VersionError> {
     let malformed = || VersionError::Malformed {
         input: input.to_string(),
     };

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 
 /// Texts shorter than this are handled on one thread.
-pub const PARALLEL_FROM: usize = 256 * 1024;
+pub(super) const PARALLEL_FROM: usize = 256 * 1024;
 
 /// [`yaml::parse_str`], on two threads for large texts; the result is the same.
-pub fn parse(source: Arc<Source>) -> YamlFile {
+pub(super) fn parse(source: Arc<Source>) -> YamlFile {
     if source.text().len() < PARALLEL_FROM {
         return yaml::parse_str(source, Limits::default());
     }
@@ -23,7 +23,7 @@ pub fn parse(source: Arc<Source>) -> YamlFile {
 
 /// `f` over `items`, the second half on another thread when `large`; the results in the items'
 /// order, so what a caller makes of them never depends on scheduling.
-pub fn map_in_order<T: Sync, R: Send>(
+pub(super) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     large: bool,
     f: impl Fn(&T) -> R + Sync,
@@ -43,7 +43,7 @@ pub fn map_in_order<T: Sync, R: Send>(
 
 /// `f` on every item, the second half on another thread when `large`, each half stopping at its
 /// first error; the error returned is the first in the items' order, the one a loop returns.
-pub fn try_for_each_in_order<T: Send, E: Send>(
+pub(super) fn try_for_each_in_order<T: Send, E: Send>(
     items: &mut [T],
     large: bool,
     f: impl Fn(&mut T) -> Result<(), E> + Sync,
@@ -65,7 +65,7 @@ pub fn try_for_each_in_order<T: Send, E: Send>(
 }
 
 /// What [`write_layout_read_back`] wrote.
-pub struct Written {
+pub(super) struct Written {
     pub text: String,
     /// The documents a reader loads from the text, or `None` when the caller must parse it.
     pub documents: Option<Vec<Document>>,
@@ -75,7 +75,7 @@ pub struct Written {
 /// and the same documents (a reader's view of the text, built from the objects themselves). The
 /// text is written into `buffer` (memory the caller is done with, such as the source text the
 /// objects were loaded from).
-pub fn write_layout_read_back(
+pub(super) fn write_layout_read_back(
     mut objects: Vec<Node>,
     input_size: usize,
     buffer: String,

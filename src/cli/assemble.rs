@@ -56,7 +56,10 @@ pub struct AssembleArgs {
 
 /// The configuration the flags and `capkg.yaml` describe together. Paths given as flags are
 /// taken from the current folder; paths in the file from the file's folder.
-pub fn configuration(config: Option<&Path>, provider: &ProviderArgs) -> Result<Config, Failure> {
+pub(super) fn configuration(
+    config: Option<&Path>,
+    provider: &ProviderArgs,
+) -> Result<Config, Failure> {
     let path = match config {
         Some(path) => Some(path.to_path_buf()),
         None => Config::discover(Path::new(".")),
@@ -97,7 +100,7 @@ fn from_cwd(path: &Path) -> PathBuf {
 }
 
 /// The version from the CI environment: a GitHub tag push or a GitLab tag pipeline.
-pub fn ci_tag() -> Option<String> {
+pub(super) fn ci_tag() -> Option<String> {
     let github = std::env::var("GITHUB_REF_TYPE").ok().as_deref() == Some("tag");
     if github && let Ok(tag) = std::env::var("GITHUB_REF_NAME") {
         return Some(tag);
@@ -107,7 +110,7 @@ pub fn ci_tag() -> Option<String> {
         .filter(|t| !t.is_empty())
 }
 
-pub fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     let mut config = configuration(args.config.as_deref(), &args.provider)?;
     let components = if !args.components.is_empty() {
         Some(ComponentsSource::Files(

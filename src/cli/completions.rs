@@ -19,14 +19,14 @@ pub struct CompletionsArgs {
 }
 
 /// The completion script for a shell.
-pub fn script(shell: Shell) -> Vec<u8> {
+pub(super) fn script(shell: Shell) -> Vec<u8> {
     let mut command = Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut command, "capkg", &mut out);
     out
 }
 
-pub fn run(global: &GlobalArgs, args: CompletionsArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: CompletionsArgs) -> CommandResult {
     if global.format == Format::Json {
         // A completion script is for a shell, never for a program reading JSON.
         return Err(Failure::internal(anyhow::anyhow!(

@@ -53,7 +53,7 @@ struct JsonConfigMap<'a> {
     compressed: bool,
 }
 
-pub fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
     let config_maps = configmap::from_folder(
         &args.dir,
         &args.version,

@@ -29,7 +29,7 @@ pub struct InitArgs {
     pub provider: ProviderArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
     if !args.dir.is_dir() {
         return Err(Failure::internal(anyhow::anyhow!(
             "`{}` is not a folder",

@@ -38,7 +38,7 @@ fn parse_allow(text: &str) -> Result<rules::Waiver, String> {
     rules::Waiver::from_flag(text)
 }
 
-pub fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
     // The waivers first: a configuration capkg cannot read is reported before anything else.
     let config_path = match &args.config {
         Some(path) => Some(path.clone()),

@@ -196,7 +196,7 @@ fn failure(error: targets::Error) -> Failure {
     Failure::classified(error.is_refusal(), error.hint(), error)
 }
 
-pub fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
     let (common, request, policy) = match args.target {
         PublishTarget::Local {
             common,

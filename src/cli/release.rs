@@ -64,7 +64,7 @@ pub struct ReleaseArgs {
     pub limits: super::publish::HttpLimitArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
     let assembler = ConfigAssembler::new(

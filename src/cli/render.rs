@@ -54,7 +54,7 @@ pub struct RenderArgs {
     pub provider: ProviderArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
     let is_dir = args.file.is_dir();
     let role = args
         .file

@@ -47,7 +47,7 @@ fn normalise(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-pub fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
     let selected: Vec<&Rule> = match &args.rule {
         Some(id) => {
             let rule = rules::find(id).ok_or_else(|| {

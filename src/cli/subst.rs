@@ -26,7 +26,7 @@ pub struct SubstArgs {
 }
 
 /// Reads FILE, or standard input for `None` and `-`.
-pub fn read_input(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), Failure> {
+pub(super) fn read_input(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), Failure> {
     match file {
         Some(path) if path.as_os_str() != "-" => std::fs::read(path)
             .map(|bytes| (path.display().to_string(), bytes))
@@ -46,7 +46,7 @@ pub fn read_input(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), Failure> 
 }
 
 /// A substitution error as the input's fault (exit 1), located when it has an offset.
-pub fn input_error(name: &str, bytes: &[u8], error: Error) -> Failure {
+pub(super) fn input_error(name: &str, bytes: &[u8], error: Error) -> Failure {
     let located = match error.offset() {
         Some(offset) => {
             let text = String::from_utf8_lossy(&bytes[..offset.min(bytes.len())]);
@@ -65,7 +65,7 @@ pub fn input_error(name: &str, bytes: &[u8], error: Error) -> Failure {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: SubstArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: SubstArgs) -> CommandResult {
     let (name, bytes) = read_input(args.file.as_ref())?;
     let output = if args.plain {
         let mut env = subst::process_env();

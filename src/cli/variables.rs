@@ -6,7 +6,7 @@ use super::{Failure, VariableArgs};
 use crate::subst::{Values, config_file};
 
 /// The values clusterctl would see, with `--var` playing the part of clusterctl's own overrides.
-pub fn values(args: &VariableArgs) -> Result<Values, Failure> {
+pub(super) fn values(args: &VariableArgs) -> Result<Values, Failure> {
     let config_path = match &args.clusterctl_config {
         Some(path) => Some(path.clone()),
         None => config_file::default_path(),

@@ -36,7 +36,7 @@ struct JsonVariable {
 }
 
 /// Name -> default (None: required), merged over files.
-pub fn collect(files: &[PathBuf]) -> Result<BTreeMap<String, Option<Vec<u8>>>, Failure> {
+pub(super) fn collect(files: &[PathBuf]) -> Result<BTreeMap<String, Option<Vec<u8>>>, Failure> {
     let mut merged: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
     for file in files {
         let (name, bytes) = super::subst::read_input(Some(file))?;
@@ -56,7 +56,7 @@ pub fn collect(files: &[PathBuf]) -> Result<BTreeMap<String, Option<Vec<u8>>>, F
     Ok(merged)
 }
 
-pub fn run(global: &GlobalArgs, args: VarsArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: VarsArgs) -> CommandResult {
     let variables = collect(&args.files)?;
     let mut out = super::stdout();
     match global.format {

@@ -51,7 +51,7 @@ pub struct VerifyArgs {
     pub limits: HttpLimitArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
+pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
     let settings = Settings::resolve(args.api_url.as_deref(), &env).map_err(failure)?;

@@ -14,17 +14,17 @@ use serde::Deserialize;
 use super::http::{self, HttpError, Request, Secret};
 
 /// github.com's API; `--api-url` or `GITHUB_API_URL` point elsewhere (GitHub Enterprise, tests).
-pub const DEFAULT_API: &str = "https://api.github.com";
+pub(crate) const DEFAULT_API: &str = "https://api.github.com";
 /// The REST API version capkg is written against.
-pub const API_VERSION: &str = "2022-11-28";
+pub(crate) const API_VERSION: &str = "2022-11-28";
 /// The variables [`token`] reads, in its order, for messages.
-pub const TOKEN_VARIABLES: &str = "GITHUB_TOKEN or GH_TOKEN";
+pub(crate) const TOKEN_VARIABLES: &str = "GITHUB_TOKEN or GH_TOKEN";
 /// How many pages [`all_pages`] reads at most (100 items each): a bound on a runaway `Link`.
 const MAX_PAGES: usize = 100;
 
 /// A release, as `GET /repos/{o}/{r}/releases` and friends return it.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Release {
+pub(crate) struct Release {
     pub id: u64,
     pub tag_name: String,
     #[serde(default)]
@@ -44,7 +44,7 @@ pub struct Release {
 
 /// A release asset.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Asset {
+pub(crate) struct Asset {
     pub id: u64,
     pub name: String,
     /// `uploaded` once complete; `starter` for an upload that did not finish.
@@ -57,7 +57,7 @@ pub struct Asset {
 
 impl Asset {
     /// Complete: `state` is `uploaded` (or absent, as on servers that do not report it).
-    pub fn is_uploaded(&self) -> bool {
+    pub(crate) fn is_uploaded(&self) -> bool {
         self.state
             .as_deref()
             .is_none_or(|state| state == "uploaded")
@@ -66,14 +66,17 @@ impl Asset {
 
 /// The token for GitHub: `GITHUB_TOKEN`, else `GH_TOKEN` (the GitHub CLI's). Empty values count
 /// as unset. The one place the order is decided, for publish, release and verify.
-pub fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<Secret> {
+pub(crate) fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<Secret> {
     env("GITHUB_TOKEN")
         .and_then(Secret::new)
         .or_else(|| env("GH_TOKEN").and_then(Secret::new))
 }
 
 /// The API root: the flag, else `GITHUB_API_URL` (set in GitHub Actions), else [`DEFAULT_API`].
-pub fn api_url(flag: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> Result<Url, HttpError> {
+pub(crate) fn api_url(
+    flag: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Url, HttpError> {
     let text = flag
         .map(str::to_string)
         .or_else(|| env("GITHUB_API_URL").filter(|v| !v.trim().is_empty()))
@@ -82,7 +85,7 @@ pub fn api_url(flag: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> Resu
 }
 
 /// `{api}/repos/{owner}/{repo}{path}`, as text (callers wrap a parse failure in their error).
-pub fn repo_api(api: &Url, owner: &str, repo: &str, path: &str) -> String {
+pub(crate) fn repo_api(api: &Url, owner: &str, repo: &str, path: &str) -> String {
     format!(
         "{}/repos/{owner}/{repo}{path}",
         api.as_str().trim_end_matches('/')
@@ -91,7 +94,7 @@ pub fn repo_api(api: &Url, owner: &str, repo: &str, path: &str) -> String {
 
 /// The web host of an API: `api.github.com` -> `github.com`, `api.TENANT.ghe.com` ->
 /// `TENANT.ghe.com`, `HOST/api/v3` -> `HOST`; anything else (a test server) is its own web host.
-pub fn web_base(api: &Url) -> String {
+pub(crate) fn web_base(api: &Url) -> String {
     let host = api.host_str().unwrap_or_default();
     if host == "api.github.com" {
         "https://github.com".to_string()
@@ -108,30 +111,30 @@ pub fn web_base(api: &Url) -> String {
 }
 
 /// A release's page: `{web}/{owner}/{repo}/releases/tag/{tag}` (`web` from [`web_base`]).
-pub fn tag_url(web: &str, repo_path: &str, tag: &str) -> String {
+pub(crate) fn tag_url(web: &str, repo_path: &str, tag: &str) -> String {
     format!("{web}/{repo_path}/releases/tag/{tag}")
 }
 
 /// Where an asset downloads from: `{web}/{owner}/{repo}/releases/download/{tag}/{name}`.
-pub fn download_url(web: &str, repo_path: &str, tag: &str, name: &str) -> String {
+pub(crate) fn download_url(web: &str, repo_path: &str, tag: &str, name: &str) -> String {
     format!("{web}/{repo_path}/releases/download/{tag}/{name}")
 }
 
 /// The URL clusterctl's `providers:` entry uses: github.com (the only host clusterctl reads
 /// GitHub releases from), no `download/`.
-pub fn clusterctl_url(repo_path: &str, tag: &str, components: &str) -> String {
+pub(crate) fn clusterctl_url(repo_path: &str, tag: &str, components: &str) -> String {
     format!("https://github.com/{repo_path}/releases/{tag}/{components}")
 }
 
 /// A request with the headers every GitHub API call carries.
-pub fn request(method: Method, url: Url, what: String) -> Request {
+pub(crate) fn request(method: Method, url: Url, what: String) -> Request {
     Request::new(method, url, what)
         .header(ACCEPT, "application/vnd.github+json")
         .header(HeaderName::from_static("x-github-api-version"), API_VERSION)
 }
 
 /// The `rel="next"` URL of a `Link` header.
-pub fn next_page(link: Option<&str>) -> Option<String> {
+pub(crate) fn next_page(link: Option<&str>) -> Option<String> {
     link?.split(',').find_map(|part| {
         let (target, params) = part.split_once(';')?;
         params
@@ -150,7 +153,7 @@ pub fn next_page(link: Option<&str>) -> Option<String> {
 /// Every item of a paginated list: `fetch` reads one page and returns its items and `Link`
 /// header; pages are followed through `rel="next"` (at most [`MAX_PAGES`]). A `next` that is not
 /// a URL ends the list with `bad_link`'s error.
-pub async fn all_pages<T, E, F, Fut>(
+pub(crate) async fn all_pages<T, E, F, Fut>(
     first: Url,
     mut fetch: F,
     bad_link: impl Fn(String, String) -> E,

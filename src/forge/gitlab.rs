@@ -4,11 +4,11 @@
 use super::http::{self, Credential, Secret};
 
 /// The variables [`token`] reads, in its order, for messages.
-pub const TOKEN_VARIABLES: &str = "GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN";
+pub(crate) const TOKEN_VARIABLES: &str = "GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN";
 
 /// A GitLab token and the header it goes in.
 #[derive(Debug, Clone)]
-pub enum GitLabToken {
+pub(crate) enum GitLabToken {
     /// A personal, project or group access token from `GITLAB_TOKEN`: `PRIVATE-TOKEN`.
     Private(Secret),
     /// clusterctl's `GITLAB_ACCESS_TOKEN`: `Authorization: Bearer`, as clusterctl sends it.
@@ -19,7 +19,7 @@ pub enum GitLabToken {
 
 impl GitLabToken {
     /// The token in its header; bind it to an origin with [`Credential::for_origin`].
-    pub fn credential(&self) -> Credential {
+    pub(crate) fn credential(&self) -> Credential {
         match self {
             GitLabToken::Private(secret) => Credential::header("private-token", secret.clone()),
             GitLabToken::Bearer(secret) => Credential::bearer(secret.clone()),
@@ -32,7 +32,7 @@ impl GitLabToken {
 /// (capkg's own, `PRIVATE-TOKEN`), else `GITLAB_ACCESS_TOKEN` (the variable clusterctl reads,
 /// as a bearer token), else `CI_JOB_TOKEN` (`JOB-TOKEN`, the pipeline's own and narrowest).
 /// Empty values count as unset.
-pub fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<GitLabToken> {
+pub(crate) fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<GitLabToken> {
     let secret = |name: &str| env(name).and_then(Secret::new);
     secret("GITLAB_TOKEN")
         .map(GitLabToken::Private)
@@ -43,14 +43,14 @@ pub fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<GitLabToken> {
 /// `group/sub/project` -> `group%2Fsub%2Fproject`; a numeric id stays as it is; an already
 /// escaped path (`group%2Fproject`, the form GitLab's URLs show) is escaped once, not again.
 /// GitLab paths hold no `%`, so decoding first is lossless.
-pub fn escape_project(project: &str) -> String {
+pub(crate) fn escape_project(project: &str) -> String {
     http::percent_encode(&String::from_utf8_lossy(&http::percent_decode(project)))
 }
 
 /// `{api}/projects/{project}/packages/generic/{package}/{version}/`: where a generic package's
 /// files are, and (with the components file's name) clusterctl's URL. `project` is already in
 /// its URL form ([`escape_project`], or a `$CI_PROJECT_ID` placeholder in a dry run).
-pub fn package_base(api: &str, project: &str, package: &str, version: &str) -> String {
+pub(crate) fn package_base(api: &str, project: &str, package: &str, version: &str) -> String {
     format!(
         "{}/projects/{project}/packages/generic/{package}/{version}/",
         api.trim_end_matches('/')

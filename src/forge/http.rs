@@ -49,17 +49,17 @@ use reqwest::{Method, StatusCode, Url};
 use super::progress::{Event, Progress};
 
 /// A boxed future, so that [`crate::targets::Target`] can be used as a trait object.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The time source and the sleeper, passed in so tests control time.
-pub trait Clock: Send + Sync {
+pub(crate) trait Clock: Send + Sync {
     fn now(&self) -> SystemTime;
     fn sleep(&self, duration: Duration) -> BoxFuture<'static, ()>;
 }
 
 /// Real time, with tokio's timer.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SystemClock;
+pub(crate) struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> SystemTime {
@@ -119,11 +119,11 @@ impl Default for RetryPolicy {
 }
 
 /// Ten minutes: a 100 MB upload needs 170 KB/s, far below what GitHub and GitLab runners get.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// 1 KiB/s, i.e. 30 KiB per 30 s window: only a stalled or trickling connection is this slow.
-pub const DEFAULT_MIN_RATE: u64 = 1024;
+pub(crate) const DEFAULT_MIN_RATE: u64 = 1024;
 /// 256 MiB: far above any release file clusterctl reads, far below a runner's memory.
-pub const DEFAULT_MAX_DOWNLOAD: u64 = 256 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_DOWNLOAD: u64 = 256 * 1024 * 1024;
 
 impl RetryPolicy {
     /// The backoff before try `attempt + 1` (`attempt` counts from 1).
@@ -140,14 +140,14 @@ impl RetryPolicy {
 /// (and its usual encodings) from text that came back from a server. Every secret made is also
 /// remembered for [`redact`], so text from anywhere in the process can be cleaned.
 #[derive(Clone)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 /// Every token this process has seen, for [`redact`].
 static KNOWN_SECRETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 /// The variables capkg and the tools around it read tokens from; [`redact`] removes their
 /// values even when capkg never read them (a components command's output, say).
-pub const TOKEN_VARIABLES: &[&str] = &[
+pub(crate) const TOKEN_VARIABLES: &[&str] = &[
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "GITLAB_TOKEN",
@@ -160,7 +160,7 @@ pub const TOKEN_VARIABLES: &[&str] = &[
 
 impl Secret {
     /// `None` for an empty value (an unset CI variable is often set to "").
-    pub fn new(value: impl Into<String>) -> Option<Secret> {
+    pub(crate) fn new(value: impl Into<String>) -> Option<Secret> {
         let value = value.into();
         let trimmed = value.trim();
         if trimmed.is_empty() {
@@ -180,7 +180,7 @@ impl Secret {
 
     /// `text` with every occurrence of the token, percent-encoded or inside base64 (`Bearer T`,
     /// `user:T`, `x-access-token:T`, `oauth2:T`, any prefix), replaced by `[redacted]`.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         redact_token(&self.0, text)
     }
 }
@@ -191,7 +191,7 @@ impl Secret {
 /// JSON, CI summaries, a subprocess's output. Values shorter than [`MIN_TOKEN`] characters are
 /// left alone here (they would match ordinary words; no forge issues tokens that short);
 /// [`Secret::redact`] removes its own token whatever its length.
-pub fn redact(text: &str) -> String {
+pub(crate) fn redact(text: &str) -> String {
     let mut tokens: Vec<String> = KNOWN_SECRETS
         .lock()
         .map(|known| known.clone())
@@ -215,7 +215,7 @@ pub fn redact(text: &str) -> String {
 }
 
 /// Shortest value [`redact`] treats as a token.
-pub const MIN_TOKEN: usize = 8;
+pub(crate) const MIN_TOKEN: usize = 8;
 
 /// Shortest encoded fragment worth removing: shorter ones would also match ordinary text.
 const MIN_FRAGMENT: usize = 6;
@@ -292,7 +292,7 @@ pub(crate) fn base64_padded(bytes: &[u8]) -> String {
 
 /// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`):
 /// the one escaping capkg uses for a URL path segment (a GitLab project path, a tag).
-pub fn percent_encode(text: &str) -> String {
+pub(crate) fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
@@ -305,7 +305,7 @@ pub fn percent_encode(text: &str) -> String {
 }
 
 /// Decodes `%XX` escapes; a `%` not followed by two hex digits stays as it is.
-pub fn percent_decode(text: &str) -> Vec<u8> {
+pub(crate) fn percent_decode(text: &str) -> Vec<u8> {
     let raw = text.as_bytes();
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
@@ -352,7 +352,7 @@ impl fmt::Debug for Secret {
 /// to. The client attaches it only to a request whose URL is on one of those origins, so a URL
 /// a server hands back (a `Link`, an `upload_url`, a redirect) on another origin never gets it.
 #[derive(Clone, Debug)]
-pub struct Credential {
+pub(crate) struct Credential {
     header: HeaderName,
     prefix: &'static str,
     secret: Secret,
@@ -360,8 +360,13 @@ pub struct Credential {
 }
 
 impl Credential {
+    #[cfg(test)]
+    pub(crate) fn header_name(&self) -> &HeaderName {
+        &self.header
+    }
+
     /// `Authorization: Bearer <token>`, sent nowhere until [`Credential::for_origin`].
-    pub fn bearer(secret: Secret) -> Self {
+    pub(crate) fn bearer(secret: Secret) -> Self {
         Self {
             header: reqwest::header::AUTHORIZATION,
             prefix: "Bearer ",
@@ -372,7 +377,7 @@ impl Credential {
 
     /// The token as the whole value of a custom header (`PRIVATE-TOKEN`, `JOB-TOKEN`), sent
     /// nowhere until [`Credential::for_origin`].
-    pub fn header(header: &'static str, secret: Secret) -> Self {
+    pub(crate) fn header(header: &'static str, secret: Secret) -> Self {
         Self {
             header: HeaderName::from_static(header),
             prefix: "",
@@ -383,7 +388,7 @@ impl Credential {
 
     /// `Authorization: Basic base64(user:password)` (a registry or its token realm), sent nowhere
     /// until [`Credential::for_origin`]. The password and the encoded pair are both redacted.
-    pub fn basic(user: &str, password: &Secret) -> Option<Self> {
+    pub(crate) fn basic(user: &str, password: &Secret) -> Option<Self> {
         let encoded = base64_padded(format!("{user}:{}", password.expose()).as_bytes());
         Some(Self {
             header: reqwest::header::AUTHORIZATION,
@@ -395,23 +400,15 @@ impl Credential {
 
     /// Sends the token to requests on `origin`'s origin (scheme, host, port): the configured
     /// API, a forge's documented upload host.
-    pub fn for_origin(mut self, origin: &Url) -> Self {
+    pub(crate) fn for_origin(mut self, origin: &Url) -> Self {
         if !self.allows(origin) {
             self.origins.push(origin.clone());
         }
         self
     }
 
-    pub fn header_name(&self) -> &HeaderName {
-        &self.header
-    }
-
-    pub fn secret(&self) -> &Secret {
-        &self.secret
-    }
-
     /// Whether `url` is on an origin this credential is for.
-    pub fn allows(&self, url: &Url) -> bool {
+    pub(crate) fn allows(&self, url: &Url) -> bool {
         self.origins.iter().any(|origin| same_origin(origin, url))
     }
 
@@ -585,7 +582,7 @@ impl Rejection {
 
 /// Whether a failed call may be repeated by the loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Retry {
+pub(crate) enum Retry {
     /// Repeating it is harmless: retry 5xx and cut connections.
     Idempotent,
     /// Its effect is unknown after a cut connection or a 5xx: retry only what the server
@@ -595,7 +592,7 @@ pub enum Retry {
 
 /// One call.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub method: Method,
     pub url: Url,
     pub headers: HeaderMap,
@@ -607,7 +604,7 @@ pub struct Request {
 }
 
 impl Request {
-    pub fn new(method: Method, url: Url, what: impl Into<String>) -> Self {
+    pub(crate) fn new(method: Method, url: Url, what: impl Into<String>) -> Self {
         let retry = if method == Method::GET || method == Method::HEAD || method == Method::DELETE {
             Retry::Idempotent
         } else {
@@ -624,30 +621,30 @@ impl Request {
         }
     }
 
-    pub fn header(mut self, name: HeaderName, value: &str) -> Self {
+    pub(crate) fn header(mut self, name: HeaderName, value: &str) -> Self {
         if let Ok(value) = HeaderValue::from_str(value) {
             self.headers.insert(name, value);
         }
         self
     }
 
-    pub fn body(mut self, body: Bytes) -> Self {
+    pub(crate) fn body(mut self, body: Bytes) -> Self {
         self.body = Some(body);
         self
     }
 
-    pub fn json(self, value: &serde_json::Value) -> Self {
+    pub(crate) fn json(self, value: &serde_json::Value) -> Self {
         let body = Bytes::from(value.to_string());
         self.header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body)
     }
 
-    pub fn retry(mut self, retry: Retry) -> Self {
+    pub(crate) fn retry(mut self, retry: Retry) -> Self {
         self.retry = retry;
         self
     }
 
-    pub fn follow_redirects(mut self) -> Self {
+    pub(crate) fn follow_redirects(mut self) -> Self {
         self.follow_redirects = true;
         self
     }
@@ -655,8 +652,7 @@ impl Request {
 
 /// A successful answer, body read.
 #[derive(Debug)]
-pub struct Response {
-    pub status: StatusCode,
+pub(crate) struct Response {
     pub headers: HeaderMap,
     pub body: Bytes,
     /// The URL that answered (after redirects).
@@ -664,14 +660,14 @@ pub struct Response {
 }
 
 impl Response {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name)?.to_str().ok()
     }
 }
 
 /// Checks a URL capkg is about to send a token to: https, or http to a loopback address; no
 /// user name or password in it (tokens come from the environment only).
-pub fn check_url(url: &Url) -> Result<(), HttpError> {
+pub(crate) fn check_url(url: &Url) -> Result<(), HttpError> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(HttpError::BadUrl {
             url: without_userinfo(url),
@@ -692,7 +688,7 @@ pub fn check_url(url: &Url) -> Result<(), HttpError> {
 }
 
 /// Parses and checks a base URL given by a flag or variable.
-pub fn parse_base_url(text: &str) -> Result<Url, HttpError> {
+pub(crate) fn parse_base_url(text: &str) -> Result<Url, HttpError> {
     let trimmed = text.trim().trim_end_matches('/');
     let url = Url::parse(trimmed).map_err(|err| HttpError::BadUrl {
         url: redact_userinfo_text(trimmed),
@@ -723,14 +719,14 @@ fn is_loopback(url: &Url) -> bool {
 }
 
 /// Same scheme, host and port.
-pub fn same_origin(a: &Url, b: &Url) -> bool {
+pub(crate) fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme()
         && a.host_str() == b.host_str()
         && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// `1h 2m`, `45s`, `250ms`: for messages.
-pub fn human_duration(duration: Duration) -> String {
+pub(crate) fn human_duration(duration: Duration) -> String {
     let secs = duration.as_secs();
     if secs == 0 {
         return format!("{}ms", duration.as_millis());
@@ -745,7 +741,7 @@ pub fn human_duration(duration: Duration) -> String {
 }
 
 /// The user agent every request carries (GitHub rejects requests without one).
-pub fn user_agent() -> String {
+pub(crate) fn user_agent() -> String {
     format!("capkg/{}", env!("CARGO_PKG_VERSION"))
 }
 
@@ -757,7 +753,7 @@ fn install_crypto_provider() {
 
 /// The shared client: reqwest with capkg's settings, the retry loop, the clock and the events.
 #[derive(Clone)]
-pub struct Http {
+pub(crate) struct Http {
     client: reqwest::Client,
     /// The same client without proxies, for loopback addresses: a proxy must never see a
     /// plain-http request to a local server, token included.
@@ -781,7 +777,7 @@ impl Http {
     /// Builds the client: user agent, connect and read timeouts, no automatic redirects (the loop
     /// follows them itself, to drop the credential across origins), the environment's proxies
     /// (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`) except for loopback addresses.
-    pub fn new(
+    pub(crate) fn new(
         policy: RetryPolicy,
         clock: Arc<dyn Clock>,
         progress: Arc<dyn Progress>,
@@ -812,25 +808,25 @@ impl Http {
         })
     }
 
-    pub fn policy(&self) -> &RetryPolicy {
+    pub(crate) fn policy(&self) -> &RetryPolicy {
         &self.policy
     }
 
-    pub fn clock(&self) -> &Arc<dyn Clock> {
+    pub(crate) fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
     }
 
-    pub fn progress(&self) -> &Arc<dyn Progress> {
+    pub(crate) fn progress(&self) -> &Arc<dyn Progress> {
         &self.progress
     }
 
-    pub fn credential(&self) -> Option<&Credential> {
+    pub(crate) fn credential(&self) -> Option<&Credential> {
         self.credential.as_ref()
     }
 
     /// The same client (connections, policy, clock, progress) with another credential: a
     /// registry's token changes during a session (anonymous, then the realm's token).
-    pub fn with_credential(&self, credential: Option<Credential>) -> Http {
+    pub(crate) fn with_credential(&self, credential: Option<Credential>) -> Http {
         Http {
             credential,
             ..self.clone()
@@ -838,7 +834,7 @@ impl Http {
     }
 
     /// Removes the token from text that may have come from a server.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         match &self.credential {
             Some(credential) => credential.secret.redact(text),
             None => text.to_string(),
@@ -846,7 +842,7 @@ impl Http {
     }
 
     /// Makes the call, with retries, rate-limit waits and redirects as the module describes.
-    pub async fn send(&self, request: Request) -> Result<Response, HttpError> {
+    pub(crate) async fn send(&self, request: Request) -> Result<Response, HttpError> {
         check_url(&request.url)?;
         let mut url = request.url.clone();
         let mut attempt: u32 = 0;
@@ -878,12 +874,7 @@ impl Http {
             };
 
             if status.is_success() {
-                return Ok(Response {
-                    status,
-                    headers,
-                    body,
-                    url,
-                });
+                return Ok(Response { headers, body, url });
             }
 
             if status.is_redirection() && request.follow_redirects {

@@ -3,12 +3,12 @@
 //! ([`progress`]), and per forge its API's defaults, URL building, token resolution, pagination
 //! and the response models capkg reads ([`github`], [`gitlab`]). Nothing here imports
 //! `targets` or `verify`: both build on this layer.
-pub mod github;
-pub mod gitlab;
-pub mod http;
-pub mod oci;
-pub mod progress;
-pub mod url;
+pub(crate) mod github;
+pub(crate) mod gitlab;
+pub(crate) mod http;
+pub(crate) mod oci;
+pub(crate) mod progress;
+pub(crate) mod url;
 
 use std::fmt;
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use self::progress::{NoProgress, Progress};
 
 /// What a forge client (a target, verify) needs from its caller: how to retry, what time it is, where progress goes.
 #[derive(Clone)]
-pub struct Services {
+pub(crate) struct Services {
     pub policy: RetryPolicy,
     pub clock: Arc<dyn Clock>,
     pub progress: Arc<dyn Progress>,

@@ -25,30 +25,23 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName};
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, StatusCode, Url};
 
 use crate::error::{Classified, ErrorClass};
 use crate::forge::http::{Credential, Http, HttpError, Request, Retry, Secret};
 
 /// An OCI image manifest.
-pub const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
-/// An OCI image index.
-pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
-/// Docker's image manifest (schema 2) and manifest list.
-pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
-pub const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
-/// Docker's old signed manifest, still served for some images.
-pub const DOCKER_V1_SIGNED: &str = "application/vnd.docker.distribution.manifest.v1+prettyjws";
+pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
 /// Every manifest type capkg accepts when it looks an image up.
-pub const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v1+prettyjws";
+pub(crate) const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v1+prettyjws";
 
 const DIGEST_HEADER: &str = "docker-content-digest";
 
 /// A repository in a registry, as `capkg publish oci --repository` and `targets: oci:` name it:
 /// `[http://]HOST[:PORT]/PATH[:TAG]` (an `oci://` or `https://` prefix is accepted too).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reference {
+pub(crate) struct Reference {
     /// `http://` was written: the registry speaks plain http (capkg accepts it for loopback
     /// addresses only).
     pub plain_http: bool,
@@ -60,7 +53,7 @@ pub struct Reference {
 }
 
 impl Reference {
-    pub fn parse(text: &str) -> Result<Reference, OciError> {
+    pub(crate) fn parse(text: &str) -> Result<Reference, OciError> {
         let bad = |reason: &str| OciError::BadReference {
             reference: text.to_string(),
             reason: reason.to_string(),
@@ -117,7 +110,7 @@ impl Reference {
     }
 
     /// `http://host:port` or `https://host[:port]`.
-    pub fn base_url(&self) -> Result<Url, OciError> {
+    pub(crate) fn base_url(&self) -> Result<Url, OciError> {
         let scheme = if self.plain_http { "http" } else { "https" };
         Url::parse(&format!("{scheme}://{}", self.registry)).map_err(|err| OciError::BadReference {
             reference: self.registry.clone(),
@@ -126,7 +119,7 @@ impl Reference {
     }
 
     /// `host/repository` (without tag).
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         format!("{}/{}", self.registry, self.repository)
     }
 }
@@ -159,7 +152,7 @@ fn valid_path_component(component: &str) -> bool {
 }
 
 /// `[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}`.
-pub fn valid_tag(tag: &str) -> bool {
+pub(crate) fn valid_tag(tag: &str) -> bool {
     let bytes = tag.as_bytes();
     !bytes.is_empty()
         && bytes.len() <= 128
@@ -171,7 +164,7 @@ pub fn valid_tag(tag: &str) -> bool {
 
 /// The credentials for one registry.
 #[derive(Clone, Debug)]
-pub enum Login {
+pub(crate) enum Login {
     /// A user and password: Basic to the registry, or to its token realm for a token.
     Basic { user: String, password: Secret },
     /// A bearer token sent to the registry as it is (`OCI_ACCESS_TOKEN`).
@@ -180,7 +173,7 @@ pub enum Login {
 
 /// Where a login was found, for messages (never the value).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LoginSource {
+pub(crate) enum LoginSource {
     Environment(&'static str),
     DockerConfig(PathBuf),
 }
@@ -195,14 +188,14 @@ impl std::fmt::Display for LoginSource {
 }
 
 /// The variables and file a login may come from, for hints.
-pub const LOGIN_SOURCES: &str = "OCI_USERNAME and OCI_PASSWORD, OCI_ACCESS_TOKEN, or the Docker config file (`docker login`; DOCKER_CONFIG)";
+pub(crate) const LOGIN_SOURCES: &str = "OCI_USERNAME and OCI_PASSWORD, OCI_ACCESS_TOKEN, or the Docker config file (`docker login`; DOCKER_CONFIG)";
 
 impl Login {
     /// The login for `registry` (`host[:port]`): `OCI_ACCESS_TOKEN`, else `OCI_USERNAME` and
     /// `OCI_PASSWORD`, else `GITHUB_TOKEN` for `ghcr.io` when `GITHUB_ACTIONS` is `true`, else the
     /// Docker config file (`$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`). `None`:
     /// anonymous.
-    pub fn resolve(
+    pub(crate) fn resolve(
         registry: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<(Login, LoginSource)>, OciError> {
@@ -250,7 +243,7 @@ impl Login {
 /// The `auths` entry for `registry` in a Docker config file: `auth` (base64 `user:password`) or
 /// `username` and `password`. A missing file is no login; an unreadable or malformed one is an
 /// error naming it. Credential helpers (`credsStore`, `credHelpers`) are not run.
-pub fn docker_config_login(
+pub(crate) fn docker_config_login(
     path: &Path,
     registry: &str,
 ) -> Result<Option<(Login, LoginSource)>, OciError> {
@@ -359,7 +352,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 
 /// A registry's `401` challenge.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Challenge {
+pub(crate) enum Challenge {
     Bearer {
         realm: String,
         service: Option<String>,
@@ -369,7 +362,7 @@ pub enum Challenge {
 }
 
 /// Parses `WWW-Authenticate` (`Bearer realm="…",service="…",scope="…"` or `Basic realm="…"`).
-pub fn parse_challenge(header: &str) -> Option<Challenge> {
+pub(crate) fn parse_challenge(header: &str) -> Option<Challenge> {
     let header = header.trim();
     let (scheme, params) = header.split_once(' ').unwrap_or((header, ""));
     if scheme.eq_ignore_ascii_case("basic") {
@@ -414,14 +407,14 @@ pub fn parse_challenge(header: &str) -> Option<Challenge> {
 
 /// A manifest as the registry described it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ManifestInfo {
+pub(crate) struct ManifestInfo {
     /// `sha256:…`, from `Docker-Content-Digest` (or computed from the body).
     pub digest: Option<String>,
     pub media_type: Option<String>,
 }
 
 /// One repository of one registry, with the session's token.
-pub struct Registry {
+pub(crate) struct Registry {
     http: Http,
     base: Url,
     reference: Reference,
@@ -443,7 +436,7 @@ impl std::fmt::Debug for Registry {
 
 impl Registry {
     /// `http`'s own credential is ignored: the registry's comes from `login` and the challenge.
-    pub fn new(
+    pub(crate) fn new(
         http: &Http,
         reference: &Reference,
         login: Option<Login>,
@@ -463,10 +456,6 @@ impl Registry {
             actions: if push { "pull,push" } else { "pull" },
             current: Mutex::new(current),
         })
-    }
-
-    pub fn reference(&self) -> &Reference {
-        &self.reference
     }
 
     fn url(&self, tail: &str) -> Result<Url, OciError> {
@@ -621,7 +610,10 @@ impl Registry {
     }
 
     /// The manifest `reference` (a tag or a digest) points at, or `None` when there is none.
-    pub async fn head_manifest(&self, reference: &str) -> Result<Option<ManifestInfo>, OciError> {
+    pub(crate) async fn head_manifest(
+        &self,
+        reference: &str,
+    ) -> Result<Option<ManifestInfo>, OciError> {
         let url = self.url(&format!("manifests/{reference}"))?;
         let what = format!("look up `{}:{reference}`", self.reference.name());
         let request = Request::new(Method::HEAD, url, what)
@@ -638,7 +630,7 @@ impl Registry {
     }
 
     /// The manifest's bytes and media type; `None` when there is none.
-    pub async fn get_manifest(
+    pub(crate) async fn get_manifest(
         &self,
         reference: &str,
     ) -> Result<Option<(Bytes, ManifestInfo)>, OciError> {
@@ -665,7 +657,7 @@ impl Registry {
 
     /// Stores a manifest under `reference` (a tag or its digest); returns the digest the
     /// registry reports. The same bytes may be put again harmlessly, so it is retried.
-    pub async fn put_manifest(
+    pub(crate) async fn put_manifest(
         &self,
         reference: &str,
         media_type: &str,
@@ -682,7 +674,7 @@ impl Registry {
     }
 
     /// Whether the repository holds the blob.
-    pub async fn blob_exists(&self, digest: &str) -> Result<bool, OciError> {
+    pub(crate) async fn blob_exists(&self, digest: &str) -> Result<bool, OciError> {
         let url = self.url(&format!("blobs/{digest}"))?;
         let what = format!("look up blob `{digest}` in `{}`", self.reference.name());
         match self.send(Request::new(Method::HEAD, url, what)).await {
@@ -693,7 +685,7 @@ impl Registry {
     }
 
     /// The blob's bytes (registries may redirect to storage, which gets no credential).
-    pub async fn get_blob(&self, digest: &str) -> Result<Bytes, OciError> {
+    pub(crate) async fn get_blob(&self, digest: &str) -> Result<Bytes, OciError> {
         let url = self.url(&format!("blobs/{digest}"))?;
         let what = format!("read blob `{digest}` from `{}`", self.reference.name());
         let response = self
@@ -706,7 +698,7 @@ impl Registry {
     /// digest. A failure whose effect is unknown (a cut connection, a 5xx) is followed by a
     /// look at what the registry kept, and the whole upload is tried again when the blob is not
     /// there: a blob is stored under its digest, so uploading it twice does no harm.
-    pub async fn upload_blob(&self, digest: &str, body: Bytes) -> Result<(), OciError> {
+    pub(crate) async fn upload_blob(&self, digest: &str, body: Bytes) -> Result<(), OciError> {
         let attempts = self.http.policy().attempts.max(1);
         let mut attempt = 0;
         loop {
@@ -767,13 +759,13 @@ fn without_query(url: &Url) -> String {
 }
 
 /// `sha256:<hex>` of `bytes`.
-pub fn digest_of(bytes: &[u8]) -> String {
+pub(crate) fn digest_of(bytes: &[u8]) -> String {
     format!("sha256:{}", crate::checksums::sha256_hex(bytes))
 }
 
 /// A registry tag with every character it may not hold replaced (`+` of semver build metadata
 /// becomes `_`, as Helm does).
-pub fn tag_for(version: &str) -> String {
+pub(crate) fn tag_for(version: &str) -> String {
     version
         .chars()
         .map(|c| {
@@ -788,7 +780,7 @@ pub fn tag_for(version: &str) -> String {
 
 /// Why talking to a registry failed.
 #[derive(Debug, thiserror::Error)]
-pub enum OciError {
+pub(crate) enum OciError {
     #[error("`{reference}` is not a registry reference: {reason}")]
     BadReference { reference: String, reason: String },
     #[error("cannot read the Docker config file `{}`: {reason}", path.display())]
@@ -813,29 +805,13 @@ pub enum OciError {
 impl OciError {
     /// A `404` (or the `401`/`403` some registries give for a repository that does not exist
     /// is not treated so: that is a refusal).
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         matches!(self, OciError::Http(err) if err.rejection().is_some_and(|r| r.status == StatusCode::NOT_FOUND))
     }
 
     /// A cut connection or a 5xx: what the registry did is unknown.
-    pub fn is_uncertain(&self) -> bool {
+    pub(crate) fn is_uncertain(&self) -> bool {
         matches!(self, OciError::Http(err) if err.is_uncertain())
-    }
-
-    /// The registry could not be reached or failed (not a refusal of what was asked).
-    pub fn is_unreachable(&self) -> bool {
-        match self {
-            OciError::Http(err) => {
-                err.rejection().is_none()
-                    && !matches!(
-                        **err,
-                        HttpError::Insecure { .. }
-                            | HttpError::BadUrl { .. }
-                            | HttpError::CleartextCredential { .. }
-                    )
-            }
-            _ => false,
-        }
     }
 }
 
@@ -864,11 +840,6 @@ impl Classified for OciError {
             _ => None,
         }
     }
-}
-
-/// The header name of the digest, for tests of fakes.
-pub fn digest_header() -> HeaderName {
-    HeaderName::from_static(DIGEST_HEADER)
 }
 
 #[cfg(test)]
@@ -1052,7 +1023,7 @@ mod tests {
         let http = Http::new(
             crate::forge::http::RetryPolicy::default(),
             std::sync::Arc::new(crate::forge::http::SystemClock),
-            std::sync::Arc::new(crate::targets::NoProgress),
+            std::sync::Arc::new(crate::forge::progress::NoProgress),
             None,
         )
         .unwrap();

@@ -6,13 +6,13 @@
 use std::time::Duration;
 
 /// Receives what a target is doing, for progress bars or log lines. Never sees a token.
-pub trait Progress: Send + Sync {
+pub(crate) trait Progress: Send + Sync {
     fn event(&self, event: &Event<'_>);
 }
 
 /// Ignores every event.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct NoProgress;
+pub(crate) struct NoProgress;
 
 impl Progress for NoProgress {
     fn event(&self, _event: &Event<'_>) {}
@@ -21,7 +21,7 @@ impl Progress for NoProgress {
 /// Something a target is doing.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
-pub enum Event<'a> {
+pub(crate) enum Event<'a> {
     /// A step besides moving files ("create draft release `v1.2.3`").
     Step(&'a str),
     /// A file transfer starts.
@@ -42,7 +42,7 @@ pub enum Event<'a> {
 
 /// The direction of a transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transfer {
+pub(crate) enum Transfer {
     /// Writing a file to the destination.
     Upload,
     /// Reading a file back from the destination to compare it.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// `file:///abs/path`, as clusterctl's `providers:` entries spell local URLs: without `.` or
 /// `..` components (a `repository: ../repo` would otherwise print `/work/x/../repo`).
-pub fn file_url(path: &Path) -> String {
+pub(crate) fn file_url(path: &Path) -> String {
     let text = lexically_normal(path).display().to_string();
     if text.starts_with('/') {
         format!("file://{text}")
@@ -20,7 +20,7 @@ pub fn file_url(path: &Path) -> String {
 /// `path` with `.` dropped and each `..` taking away the component before it, without asking
 /// the file system (a `..` after a symbolic link means the same to clusterctl's `file://` reader,
 /// which does the same cleaning with Go's `filepath.Clean`).
-pub fn lexically_normal(path: &Path) -> PathBuf {
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for component in path.components() {
@@ -46,7 +46,7 @@ pub fn lexically_normal(path: &Path) -> PathBuf {
 }
 
 /// `localhost` or a loopback IP address (`127.0.0.0/8`, `::1`, with or without brackets).
-pub fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     match bare.parse::<IpAddr>() {
         Ok(ip) => ip.is_loopback(),

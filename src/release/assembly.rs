@@ -19,7 +19,7 @@ use crate::version::Version;
 
 /// A release built in memory, and where it goes.
 #[derive(Debug, Clone)]
-pub struct Assembled {
+pub(crate) struct Assembled {
     /// The folder of the configuration file: git tags are listed here, relative paths of the
     /// configuration are resolved from here.
     pub root: PathBuf,
@@ -39,7 +39,7 @@ pub struct Assembled {
 }
 
 /// Builds the release for a version.
-pub trait Assembler {
+pub(crate) trait Assembler {
     /// The version to release when neither `--version` nor a CI tag gives one.
     fn default_version(&self) -> Result<Option<Version>, Error> {
         Ok(None)
@@ -51,7 +51,7 @@ pub trait Assembler {
 /// The assembler `capkg release` uses: `capkg.yaml` and the sources it names. The file is read
 /// when first needed, so that a missing version is reported before a missing configuration.
 #[derive(Debug)]
-pub struct ConfigAssembler {
+pub(crate) struct ConfigAssembler {
     /// `--config`.
     path: Option<PathBuf>,
     /// Where to look for `capkg.yaml` without `--config`.
@@ -64,7 +64,7 @@ pub struct ConfigAssembler {
 impl ConfigAssembler {
     /// `config`, else the `capkg.yaml` found from `start` up to the repository root; `--type`
     /// and `--provider` win over the file.
-    pub fn new(
+    pub(crate) fn new(
         config: Option<&Path>,
         start: &Path,
         provider_type: Option<ProviderType>,
@@ -81,7 +81,7 @@ impl ConfigAssembler {
 
     /// The configuration, read on first use. `--type` and `--provider` describe one provider:
     /// they are refused for a configuration that releases several.
-    pub fn config(&self) -> Result<&Config, Error> {
+    pub(crate) fn config(&self) -> Result<&Config, Error> {
         if let Some(config) = self.loaded.get() {
             return Ok(config);
         }

@@ -28,14 +28,11 @@ use crate::targets::{
 
 /// `targets:` of the configuration: the types `config` reads, under the names release uses (one
 /// owner for a target's capkg.yaml section).
-pub use crate::config::{
-    GitHubTarget as GitHubConfig, GitLabTarget as GitLabConfig, LocalTarget as LocalConfig,
-    OciTarget as OciConfig, Targets as TargetsConfig,
-};
+pub(crate) use crate::config::Targets as TargetsConfig;
 
 /// One destination of this release.
 #[derive(Debug, Clone)]
-pub enum TargetSpec {
+pub(crate) enum TargetSpec {
     Local {
         repository: PathBuf,
     },
@@ -58,7 +55,7 @@ pub enum TargetSpec {
 }
 
 impl TargetSpec {
-    pub fn kind(&self) -> TargetKind {
+    pub(crate) fn kind(&self) -> TargetKind {
         match self {
             TargetSpec::Local { .. } => TargetKind::Local,
             TargetSpec::GitHub { .. } => TargetKind::Github,
@@ -70,7 +67,7 @@ impl TargetSpec {
     }
 
     /// The request publishing needs (tokens and API URLs from the environment).
-    pub fn request(
+    pub(crate) fn request(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<TargetRequest, targets::Error> {
@@ -102,7 +99,7 @@ impl TargetSpec {
     }
 
     /// The plan this target would follow, made without network access.
-    pub fn intended(
+    pub(crate) fn intended(
         &self,
         release: &ReleaseDir,
         env: &dyn Fn(&str) -> Option<String>,
@@ -328,7 +325,7 @@ fn escape_project(project: &str) -> String {
 /// The targets to publish to: the configured ones, or those of `wanted`. A wanted target that
 /// is not configured is taken from CI variables when it can be (`GITHUB_REPOSITORY`,
 /// `CI_PROJECT_ID`).
-pub fn choose(
+pub(crate) fn choose(
     config: &TargetsConfig,
     root: &Path,
     wanted: &[TargetKind],
@@ -405,7 +402,7 @@ pub fn choose(
 
 /// One file in a [`TargetPlan`].
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetFile {
+pub(crate) struct TargetFile {
     pub name: String,
     pub size: u64,
     pub sha256: String,
@@ -418,7 +415,7 @@ pub struct TargetFile {
 
 /// What a target will do: the target's own [`Plan`], or the intended one of a dry run.
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetPlan {
+pub(crate) struct TargetPlan {
     pub target: TargetKind,
     pub destination: String,
     /// The first provider's URL.
@@ -467,6 +464,7 @@ impl From<&Plan> for TargetPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{GitHubTarget as GitHubConfig, LocalTarget as LocalConfig};
     use crate::test_env::env;
 
     fn config() -> TargetsConfig {

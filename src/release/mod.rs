@@ -57,12 +57,12 @@
 //! target's `providers` has every provider's clusterctl URL and verification (`clusterctl_url`
 //! and `verify` of a target are the first provider's).
 
-pub mod assembly;
-pub mod destinations;
-pub mod images_exist;
-pub mod summary;
-pub mod tags;
-pub mod version;
+pub(crate) mod assembly;
+pub(crate) mod destinations;
+use crate::verify::images_exist;
+pub(crate) mod summary;
+pub(crate) mod tags;
+pub(crate) mod version;
 
 use std::path::{Path, PathBuf};
 
@@ -86,7 +86,7 @@ use crate::version::{Version, VersionError};
 
 /// What `capkg release` was asked.
 #[derive(Debug, Clone, Default)]
-pub struct ReleaseRequest {
+pub(crate) struct ReleaseRequest {
     /// `--version`; default the CI tag.
     pub version: Option<Version>,
     /// `--target`; empty: every configured target.
@@ -97,7 +97,7 @@ pub struct ReleaseRequest {
 
 /// Everything decided before publishing: the release, the checks, the destinations.
 #[derive(Debug)]
-pub struct ReleasePlan {
+pub(crate) struct ReleasePlan {
     pub version: ResolvedVersion,
     /// The configuration's folder.
     pub root: PathBuf,
@@ -121,13 +121,13 @@ pub struct ReleasePlan {
 }
 
 impl ReleasePlan {
-    pub fn is_blocked(&self) -> bool {
+    pub(crate) fn is_blocked(&self) -> bool {
         !self.blockers.is_empty()
     }
 }
 
 /// Steps 1–3 and the choice of targets: no network, nothing written.
-pub fn plan(
+pub(crate) fn plan(
     request: &ReleaseRequest,
     ci: &CiContext,
     assembler: &dyn Assembler,
@@ -351,7 +351,7 @@ fn lint_release(
 
 /// `--dry-run`: the plan of every target without network access (the local target plans for
 /// real: it reads only the file system).
-pub async fn dry_run(
+pub(crate) async fn dry_run(
     plan: &ReleasePlan,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
     services: Services,
@@ -371,7 +371,8 @@ pub async fn dry_run(
     for spec in &plan.destinations {
         let mut report = TargetReport::new(spec.kind());
         let planned = match spec {
-            TargetSpec::GitHub { .. } | TargetSpec::GitLab { .. } => {
+            // Remote targets: what the plan would do, without asking the remote.
+            TargetSpec::GitHub { .. } | TargetSpec::GitLab { .. } | TargetSpec::Oci { .. } => {
                 Ok(spec.intended(release, env))
             }
             _ => {
@@ -422,7 +423,7 @@ pub async fn dry_run(
 }
 
 /// Steps 4–6: plan every target, then publish to and verify each in turn.
-pub async fn publish(
+pub(crate) async fn publish(
     plan: &ReleasePlan,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
     services: Services,
@@ -660,7 +661,7 @@ fn first_problem(report: &VerifyReport) -> String {
 /// Where a run stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Stage {
+pub(crate) enum Stage {
     Version,
     Assemble,
     Checks,
@@ -672,7 +673,7 @@ pub enum Stage {
 /// A target's step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Step {
+pub(crate) enum Step {
     Plan,
     Upload,
     ReadBack,
@@ -695,7 +696,7 @@ impl std::fmt::Display for Step {
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Status {
+pub(crate) enum Status {
     /// Published (and verified) everywhere.
     Published,
     /// Every destination already held exactly this release (and it verified).
@@ -713,7 +714,7 @@ pub enum Status {
 /// What happened at one target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TargetState {
+pub(crate) enum TargetState {
     NotStarted,
     Planned,
     Published,
@@ -723,7 +724,7 @@ pub enum TargetState {
 
 /// One provider at one target: its clusterctl URL and what verifying it found.
 #[derive(Debug, Serialize)]
-pub struct ProviderReport {
+pub(crate) struct ProviderReport {
     pub label: String,
     pub clusterctl_url: String,
     pub verify: Option<VerifyReport>,
@@ -731,7 +732,7 @@ pub struct ProviderReport {
 
 /// One target in an [`Outcome`].
 #[derive(Debug, Serialize)]
-pub struct TargetReport {
+pub(crate) struct TargetReport {
     pub target: TargetKind,
     pub state: TargetState,
     /// The first provider's URL (the only one of a single-provider release).
@@ -793,7 +794,7 @@ impl TargetReport {
     }
 
     /// True when this target is published and verified (or holds it unchanged).
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         matches!(self.state, TargetState::Published | TargetState::Unchanged)
             && self.failed_step.is_none()
     }
@@ -801,7 +802,7 @@ impl TargetReport {
 
 /// One provider of the release, as JSON shows it.
 #[derive(Debug, Clone, Serialize)]
-pub struct ReleaseProviderSummary {
+pub(crate) struct ReleaseProviderSummary {
     /// clusterctl's type name (`BootstrapProvider`).
     #[serde(rename = "type")]
     pub provider_type: String,
@@ -813,7 +814,7 @@ pub struct ReleaseProviderSummary {
 
 /// One file of the release.
 #[derive(Debug, Clone, Serialize)]
-pub struct FileSummary {
+pub(crate) struct FileSummary {
     pub name: String,
     pub size: u64,
     pub sha256: String,
@@ -821,7 +822,7 @@ pub struct FileSummary {
 
 /// The checks besides lint.
 #[derive(Debug, Clone, Serialize)]
-pub struct Checks {
+pub(crate) struct Checks {
     pub version_series: Option<Check>,
     pub tags: TagCheck,
     /// Every image exists ([`images_exist`]); `skipped` says why it did not run.
@@ -831,7 +832,7 @@ pub struct Checks {
 
 /// Why a run stopped.
 #[derive(Debug, Clone)]
-pub struct ErrorReport {
+pub(crate) struct ErrorReport {
     pub stage: Stage,
     pub message: String,
     pub hint: Option<String>,
@@ -876,7 +877,7 @@ impl Serialize for ErrorReport {
 
 /// The record of a run: what `--format json` prints, what summaries and outputs are made of.
 #[derive(Debug, Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub status: Status,
     pub dry_run: bool,
     pub version: Option<String>,
@@ -922,7 +923,7 @@ fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S
 
 impl Outcome {
     /// The record of a run that stopped before a plan existed.
-    pub fn failed(error: &Error, version: Option<&ResolvedVersion>) -> Self {
+    pub(crate) fn failed(error: &Error, version: Option<&ResolvedVersion>) -> Self {
         let mut outcome = Self {
             status: Status::Failed,
             dry_run: false,
@@ -1004,7 +1005,8 @@ impl Outcome {
     }
 
     /// The exit code: 0, or the error's.
-    pub fn exit_code(&self) -> u8 {
+    #[cfg(test)]
+    pub(crate) fn exit_code(&self) -> u8 {
         self.error.as_ref().map_or(0, |e| e.class.exit_code())
     }
 
@@ -1132,7 +1134,7 @@ impl Outcome {
 
 /// Why a release stopped.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     #[error("{count} image(s) the components name are not in their registry: {images}")]
     ImagesMissing { count: usize, images: String },
     #[error(
@@ -1265,7 +1267,7 @@ impl Classified for Error {
 
 impl Error {
     /// The stage this error belongs to.
-    pub fn stage(&self) -> Stage {
+    pub(crate) fn stage(&self) -> Stage {
         match self {
             Error::NoVersion | Error::TagNotSemver { .. } | Error::VersionNeedsV { .. } => {
                 Stage::Version

@@ -17,10 +17,10 @@ use crate::ci::table_cell;
 use crate::diagnostic::Severity;
 
 /// The most lint findings listed in a summary (GitHub caps a summary at 1 MiB).
-pub const MAX_DIAGNOSTIC_ROWS: usize = 200;
+pub(crate) const MAX_DIAGNOSTIC_ROWS: usize = 200;
 
 /// The step summary.
-pub fn markdown(outcome: &Outcome) -> String {
+pub(crate) fn markdown(outcome: &Outcome) -> String {
     let mut md = String::new();
     let status = match outcome.status {
         Status::Published => "published",
@@ -225,7 +225,7 @@ fn severity(severity: Severity) -> &'static str {
 }
 
 /// `published, verified (3 uploaded, 1 skipped)`.
-pub fn target_result(target: &TargetReport) -> String {
+pub(crate) fn target_result(target: &TargetReport) -> String {
     use crate::targets::FileResult;
     let counts = target.result.as_ref().map(|r| {
         format!(
@@ -262,7 +262,7 @@ pub fn target_result(target: &TargetReport) -> String {
 }
 
 /// The outputs later steps read.
-pub fn outputs(outcome: &Outcome) -> Vec<(String, String)> {
+pub(crate) fn outputs(outcome: &Outcome) -> Vec<(String, String)> {
     let mut outputs = Vec::new();
     let mut push = |name: &str, value: String| outputs.push((name.to_string(), value));
     if let Some(version) = &outcome.version {

@@ -25,7 +25,7 @@ use crate::version::Version;
 
 /// One release series of `metadata.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Series {
+pub(crate) struct Series {
     pub major: u64,
     pub minor: u64,
     pub contract: Option<String>,
@@ -33,7 +33,7 @@ pub struct Series {
 
 /// What the tag check found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct TagCheck {
+pub(crate) struct TagCheck {
     /// False when it was skipped (see `note`).
     pub checked: bool,
     /// Semantic-version tags found.
@@ -50,13 +50,13 @@ pub struct TagCheck {
 }
 
 /// The tags of the checkout around `dir`, or why there are none to check.
-pub enum GitTags {
+pub(crate) enum GitTags {
     Tags { tags: Vec<String>, shallow: bool },
     NotACheckout { reason: String },
 }
 
 /// Runs `git` in `dir`: is it a work tree, is it shallow, which tags exist.
-pub fn git_tags(dir: &Path) -> Result<GitTags, Error> {
+pub(crate) fn git_tags(dir: &Path) -> Result<GitTags, Error> {
     let git = |args: &[&str]| Command::new("git").arg("-C").arg(dir).args(args).output();
     let inside = match git(&["rev-parse", "--is-inside-work-tree"]) {
         Err(err) => {
@@ -105,7 +105,7 @@ pub fn git_tags(dir: &Path) -> Result<GitTags, Error> {
 }
 
 /// Checks `tags` against the series, for a release of `releasing`.
-pub fn check(tags: &[String], series: &[Series], releasing: &Version) -> TagCheck {
+pub(crate) fn check(tags: &[String], series: &[Series], releasing: &Version) -> TagCheck {
     let supported = series
         .iter()
         .filter(|s| {
@@ -152,7 +152,7 @@ pub fn check(tags: &[String], series: &[Series], releasing: &Version) -> TagChec
 }
 
 /// The series an uncovered tag list needs, `1.1, 1.3`.
-pub fn missing_series(tags: &[String]) -> String {
+pub(crate) fn missing_series(tags: &[String]) -> String {
     let mut series: Vec<(u64, u64)> = tags
         .iter()
         .filter_map(|t| Version::parse(t).ok())

@@ -5,9 +5,10 @@ use std::path::Path;
 use std::process::Command;
 
 use super::assembly::{Assembled, Assembler};
-use super::destinations::{GitHubConfig, LocalConfig, TargetSpec, TargetsConfig};
+use super::destinations::{TargetSpec, TargetsConfig};
 use super::*;
 use crate::ci::CiTag;
+use crate::config::{GitHubTarget as GitHubConfig, LocalTarget as LocalConfig};
 use crate::targets::memory::MemoryStore;
 
 const COMPONENTS: &str = "\

@@ -13,7 +13,7 @@ use crate::version::Version;
 
 /// Where the version came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedVersion {
+pub(crate) struct ResolvedVersion {
     pub version: Version,
     /// `--version`, or the variable that held the tag.
     pub source: String,
@@ -22,10 +22,10 @@ pub struct ResolvedVersion {
 }
 
 /// The source named for a version from the configuration.
-pub const CONFIG_SOURCE: &str = "version: in capkg.yaml";
+pub(crate) const CONFIG_SOURCE: &str = "version: in capkg.yaml";
 
 /// `--version`, else the CI tag, else the configuration's; `v`-prefixed semver either way.
-pub fn resolve(
+pub(crate) fn resolve(
     flag: Option<&Version>,
     ci: &CiContext,
     configured: &dyn Fn() -> Result<Option<Version>, Error>,

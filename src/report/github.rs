@@ -10,19 +10,19 @@ use std::io::{self, Write};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 
 /// Escapes a message (the part after `::`).
-pub fn escape_data(text: &str) -> String {
+pub(crate) fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a property value (`file=…`, `title=…`).
-pub fn escape_property(text: &str) -> String {
+pub(crate) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// The workflow command for a severity.
-pub fn command(severity: Severity) -> &'static str {
+pub(crate) fn command(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -31,7 +31,7 @@ pub fn command(severity: Severity) -> &'static str {
 }
 
 /// One annotation line (without the newline).
-pub fn annotation(d: &Diagnostic) -> String {
+pub(crate) fn annotation(d: &Diagnostic) -> String {
     let mut properties = Vec::new();
     if let Some(file) = d.file_name() {
         properties.push(format!("file={}", escape_property(file)));
@@ -79,7 +79,7 @@ pub fn annotation(d: &Diagnostic) -> String {
     )
 }
 
-pub fn write_diagnostics(
+pub(crate) fn write_diagnostics(
     out: &mut dyn Write,
     diagnostics: &[Diagnostic],
     summary: &Summary,

@@ -307,11 +307,6 @@ fn handler(style: Style) -> GraphicalReportHandler {
         .with_links(false)
 }
 
-/// Renders one diagnostic to text.
-pub fn render(style: Style, diagnostic: &Diagnostic) -> String {
-    render_with(&handler(style), diagnostic)
-}
-
 fn render_with(handler: &GraphicalReportHandler, diagnostic: &Diagnostic) -> String {
     let file = diagnostic
         .file
@@ -375,7 +370,7 @@ fn fallback(diagnostic: &Diagnostic) -> String {
     text
 }
 
-pub fn write_diagnostics(
+pub(crate) fn write_diagnostics(
     out: &mut dyn Write,
     style: Style,
     diagnostics: &[Diagnostic],
@@ -392,7 +387,7 @@ pub fn write_diagnostics(
 }
 
 /// `2 errors, 1 warning in 5 files` or `no problems in 5 files`.
-pub fn summary_line(summary: &Summary) -> String {
+pub(crate) fn summary_line(summary: &Summary) -> String {
     let files = format!("{} file{}", summary.files, plural(summary.files));
     let mut parts = Vec::new();
     if summary.errors > 0 {
@@ -424,6 +419,12 @@ pub fn summary_line(summary: &Summary) -> String {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// Renders one diagnostic to text (the tests' view of [`render_with`]).
+#[cfg(test)]
+fn render(style: Style, diagnostic: &Diagnostic) -> String {
+    render_with(&handler(style), diagnostic)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ struct JsonSummary {
 }
 
 /// Writes the lint report as one JSON object and a newline.
-pub fn write_lint(
+pub(crate) fn write_lint(
     out: &mut dyn Write,
     diagnostics: &[Diagnostic],
     summary: &Summary,
@@ -48,7 +48,7 @@ pub fn write_lint(
 }
 
 /// Writes any serialisable value as one line of JSON.
-pub fn write_value<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+pub(crate) fn write_value<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
     writeln!(out)
 }

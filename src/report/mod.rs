@@ -4,9 +4,9 @@
 //! only when wanted), [`json`] (one object on stdout; its shape is part of capkg's interface) and
 //! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations).
 
-pub mod github;
-pub mod human;
-pub mod json;
+pub(crate) mod github;
+pub(crate) mod human;
+pub(crate) mod json;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -61,13 +61,13 @@ fn no_color_requested() -> bool {
 
 /// How to render human output.
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
+pub(crate) struct Style {
     pub color: bool,
     pub width: usize,
 }
 
 impl Style {
-    pub fn plain() -> Self {
+    pub(crate) fn plain() -> Self {
         Self {
             color: false,
             width: 100,
@@ -75,7 +75,7 @@ impl Style {
     }
 
     /// Colour as chosen; width from `COLUMNS` when it is set, else 100.
-    pub fn for_stdout(choice: ColorChoice) -> Self {
+    pub(crate) fn for_stdout(choice: ColorChoice) -> Self {
         let width = std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.parse().ok())
@@ -89,7 +89,7 @@ impl Style {
 }
 
 /// Writes lint results in the chosen format.
-pub fn write_lint(
+pub(crate) fn write_lint(
     out: &mut dyn Write,
     format: Format,
     style: Style,

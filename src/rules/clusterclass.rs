@@ -37,7 +37,7 @@ fn class_name_of(file: &ReleaseFile) -> Option<&str> {
     }
 }
 
-pub static NAME: Rule = Rule {
+pub(super) static NAME: Rule = Rule {
     id: "clusterclass/name",
     severity: Severity::Error,
     summary: "`clusterclass-<name>.yaml` does not hold a ClusterClass called `<name>`",
@@ -105,7 +105,7 @@ fn namespaced_references(node: &Node) -> Vec<&Node> {
     found
 }
 
-pub static REFERENCE_NAMESPACE: Rule = Rule {
+pub(super) static REFERENCE_NAMESPACE: Rule = Rule {
     id: "clusterclass/reference-namespace",
     severity: Severity::Error,
     summary: "a ClusterClass template reference sets a namespace",
@@ -135,7 +135,7 @@ pub static REFERENCE_NAMESPACE: Rule = Rule {
     },
 };
 
-pub static OBJECT_NAMESPACE: Rule = Rule {
+pub(super) static OBJECT_NAMESPACE: Rule = Rule {
     id: "clusterclass/object-namespace",
     severity: Severity::Warning,
     summary: "an object in a ClusterClass file sets a namespace",
@@ -170,7 +170,7 @@ pub static OBJECT_NAMESPACE: Rule = Rule {
     },
 };
 
-pub static VARIABLES: Rule = Rule {
+pub(super) static VARIABLES: Rule = Rule {
     id: "clusterclass/variables",
     severity: Severity::Warning,
     summary: "a ClusterClass file uses `${VAR}` placeholders",

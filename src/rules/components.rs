@@ -98,7 +98,7 @@ fn has_variable(text: &str) -> bool {
     text.contains("${")
 }
 
-pub static EMPTY: Rule = Rule {
+pub(super) static EMPTY: Rule = Rule {
     id: "components/empty",
     severity: Severity::Error,
     summary: "a components file holds no objects",
@@ -128,7 +128,7 @@ pub static EMPTY: Rule = Rule {
     },
 };
 
-pub static SINGLE_NAMESPACE: Rule = Rule {
+pub(super) static SINGLE_NAMESPACE: Rule = Rule {
     id: "components/single-namespace",
     severity: Severity::Error,
     summary: "the components YAML holds more than one Namespace",
@@ -165,7 +165,7 @@ pub static SINGLE_NAMESPACE: Rule = Rule {
     },
 };
 
-pub static NO_NAMESPACE: Rule = Rule {
+pub(super) static NO_NAMESPACE: Rule = Rule {
     id: "components/no-namespace",
     severity: Severity::Warning,
     summary: "the components YAML has no Namespace object",
@@ -186,7 +186,7 @@ pub static NO_NAMESPACE: Rule = Rule {
     },
 };
 
-pub static OBJECT_NAMESPACE: Rule = Rule {
+pub(super) static OBJECT_NAMESPACE: Rule = Rule {
     id: "components/object-namespace",
     severity: Severity::Warning,
     summary: "a namespaced object is outside the components' Namespace",
@@ -248,7 +248,7 @@ pub static OBJECT_NAMESPACE: Rule = Rule {
     },
 };
 
-pub static SUBJECT_NAMESPACE: Rule = Rule {
+pub(super) static SUBJECT_NAMESPACE: Rule = Rule {
     id: "components/subject-namespace",
     severity: Severity::Warning,
     summary: "an RBAC binding's subject points outside the components' Namespace",
@@ -314,7 +314,7 @@ pub static SUBJECT_NAMESPACE: Rule = Rule {
     },
 };
 
-pub static WEBHOOK_NAMESPACE: Rule = Rule {
+pub(super) static WEBHOOK_NAMESPACE: Rule = Rule {
     id: "components/webhook-namespace",
     severity: Severity::Warning,
     summary: "a webhook or CRD conversion service is outside the components' Namespace",
@@ -380,7 +380,7 @@ pub static WEBHOOK_NAMESPACE: Rule = Rule {
     },
 };
 
-pub static INJECT_CA: Rule = Rule {
+pub(super) static INJECT_CA: Rule = Rule {
     id: "components/inject-ca-from",
     severity: Severity::Error,
     summary: "a `cert-manager.io/inject-ca-from` annotation is malformed or points outside the Namespace",
@@ -438,7 +438,7 @@ pub static INJECT_CA: Rule = Rule {
     },
 };
 
-pub static MANAGER_CONTAINER: Rule = Rule {
+pub(super) static MANAGER_CONTAINER: Rule = Rule {
     id: "components/manager-container",
     severity: Severity::Error,
     summary: "a controller Deployment has no container named `manager`",
@@ -486,7 +486,7 @@ pub static MANAGER_CONTAINER: Rule = Rule {
     },
 };
 
-pub static IMAGE_REFERENCE: Rule = Rule {
+pub(super) static IMAGE_REFERENCE: Rule = Rule {
     id: "components/image-reference",
     severity: Severity::Error,
     summary: "a Deployment or DaemonSet image is not a canonical reference",
@@ -527,7 +527,7 @@ pub static IMAGE_REFERENCE: Rule = Rule {
     },
 };
 
-pub static API_VERSION: Rule = Rule {
+pub(super) static API_VERSION: Rule = Rule {
     id: "components/api-version",
     severity: Severity::Error,
     summary: "a kind clusterctl converts to a typed object has an apiVersion it cannot convert",
@@ -581,7 +581,7 @@ pub static API_VERSION: Rule = Rule {
     },
 };
 
-pub static LABEL_VALUES: Rule = Rule {
+pub(super) static LABEL_VALUES: Rule = Rule {
     id: "components/label-values",
     severity: Severity::Error,
     summary: "a label or annotation value is not a string",
@@ -635,7 +635,7 @@ pub static LABEL_VALUES: Rule = Rule {
     },
 };
 
-pub static PROVIDER_LABEL_RULE: Rule = Rule {
+pub(super) static PROVIDER_LABEL_RULE: Rule = Rule {
     id: "components/provider-label",
     severity: Severity::Warning,
     summary: "an object lacks the `cluster.x-k8s.io/provider` label, or it names another provider",
@@ -735,7 +735,7 @@ pub static PROVIDER_LABEL_RULE: Rule = Rule {
     },
 };
 
-pub static PROVIDER_IDENTITY: Rule = Rule {
+pub(super) static PROVIDER_IDENTITY: Rule = Rule {
     id: "components/provider-identity",
     severity: Severity::Error,
     summary: "the components' provider labels name another provider than the release is for",
@@ -881,7 +881,7 @@ fn check_unreleasable(
     }
 }
 
-pub static IMAGE_TAG: Rule = Rule {
+pub(super) static IMAGE_TAG: Rule = Rule {
     id: "components/image-tag",
     severity: Severity::Warning,
     summary: "an image is untagged or uses a moving tag, or the manager image does not carry the version being released",
@@ -944,7 +944,7 @@ pub static IMAGE_TAG: Rule = Rule {
     },
 };
 
-pub static IMAGE_REGISTRY: Rule = Rule {
+pub(super) static IMAGE_REGISTRY: Rule = Rule {
     id: "components/image-registry",
     severity: Severity::Warning,
     summary: "an image comes from a registry only the builder can reach (localhost, a kind registry, *.local)",
@@ -964,7 +964,7 @@ pub static IMAGE_REGISTRY: Rule = Rule {
     },
 };
 
-pub static IMAGE_PLACEHOLDER: Rule = Rule {
+pub(super) static IMAGE_PLACEHOLDER: Rule = Rule {
     id: "components/image-placeholder",
     severity: Severity::Warning,
     summary: "an image is a placeholder a build step was meant to replace (`${IMG}`, `IMAGE`, `controller:latest`, `example.com/...`)",

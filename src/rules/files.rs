@@ -4,7 +4,7 @@ use super::{CLUSTERCTL_CONTRACT, Reference, Rule, Severity};
 
 pub(super) const RULES: &[&Rule] = &[&NAME, &UNFETCHABLE_NAME];
 
-pub static NAME: Rule = Rule {
+pub(super) static NAME: Rule = Rule {
     id: "files/name",
     severity: Severity::Warning,
     summary: "a file is named almost, but not exactly, like a release file",
@@ -36,7 +36,7 @@ pub static NAME: Rule = Rule {
     },
 };
 
-pub static UNFETCHABLE_NAME: Rule = Rule {
+pub(super) static UNFETCHABLE_NAME: Rule = Rule {
     id: "files/unfetchable-name",
     severity: Severity::Error,
     summary: "a release file name or flavor holds characters clusterctl cannot fetch",

@@ -26,13 +26,13 @@ const METADATA: Reference = Reference {
     url: CLUSTERCTL_CONTRACT,
 };
 
-pub const API_VERSION_VALUE: &str = "clusterctl.cluster.x-k8s.io/v1alpha3";
+pub(super) const API_VERSION_VALUE: &str = "clusterctl.cluster.x-k8s.io/v1alpha3";
 
 /// Contracts current clusterctl installs.
 pub const SUPPORTED_CONTRACTS: [&str; 2] = ["v1beta1", "v1beta2"];
 
 /// Contracts Cluster API used before; valid history in a `metadata.yaml`, not installable today.
-pub const HISTORIC_CONTRACTS: [&str; 4] = ["v1alpha1", "v1alpha2", "v1alpha3", "v1alpha4"];
+pub(super) const HISTORIC_CONTRACTS: [&str; 4] = ["v1alpha1", "v1alpha2", "v1alpha3", "v1alpha4"];
 
 /// One `releaseSeries` entry as far as it could be read.
 #[derive(Debug, Clone)]
@@ -98,7 +98,7 @@ fn list_series(series: &[Series<'_>]) -> String {
     }
 }
 
-pub static MISSING: Rule = Rule {
+pub(super) static MISSING: Rule = Rule {
     id: "metadata/missing",
     severity: Severity::Error,
     summary: "a release with a components YAML has no `metadata.yaml`",
@@ -118,7 +118,7 @@ pub static MISSING: Rule = Rule {
     },
 };
 
-pub static API_VERSION: Rule = Rule {
+pub(super) static API_VERSION: Rule = Rule {
     id: "metadata/api-version",
     severity: Severity::Error,
     summary: "`metadata.yaml` has the wrong or no `apiVersion`",
@@ -155,7 +155,7 @@ pub static API_VERSION: Rule = Rule {
     },
 };
 
-pub static KIND: Rule = Rule {
+pub(super) static KIND: Rule = Rule {
     id: "metadata/kind",
     severity: Severity::Error,
     summary: "`metadata.yaml` lacks `kind: Metadata`",
@@ -193,7 +193,7 @@ pub static KIND: Rule = Rule {
     },
 };
 
-pub static RELEASE_SERIES: Rule = Rule {
+pub(super) static RELEASE_SERIES: Rule = Rule {
     id: "metadata/release-series",
     severity: Severity::Error,
     summary: "`releaseSeries` is missing, empty or has entries clusterctl cannot decode",
@@ -276,7 +276,7 @@ pub static RELEASE_SERIES: Rule = Rule {
     },
 };
 
-pub static CONTRACT: Rule = Rule {
+pub(super) static CONTRACT: Rule = Rule {
     id: "metadata/contract",
     severity: Severity::Error,
     summary: "a release series has no contract, or one current clusterctl cannot install",
@@ -346,7 +346,7 @@ pub static CONTRACT: Rule = Rule {
     },
 };
 
-pub static DUPLICATE_SERIES: Rule = Rule {
+pub(super) static DUPLICATE_SERIES: Rule = Rule {
     id: "metadata/duplicate-series",
     severity: Severity::Error,
     summary: "two release series have the same major.minor",
@@ -379,7 +379,7 @@ pub static DUPLICATE_SERIES: Rule = Rule {
     },
 };
 
-pub static VERSION_SERIES: Rule = Rule {
+pub(super) static VERSION_SERIES: Rule = Rule {
     id: "metadata/version-series",
     severity: Severity::Error,
     summary: "the version being released has no release series",
@@ -423,7 +423,7 @@ pub static VERSION_SERIES: Rule = Rule {
     },
 };
 
-pub static SERIES_ORDER: Rule = Rule {
+pub(super) static SERIES_ORDER: Rule = Rule {
     id: "metadata/series-order",
     severity: Severity::Info,
     summary: "release series are listed in no consistent order",

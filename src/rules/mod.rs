@@ -279,7 +279,7 @@ pub(crate) mod testing {
     use crate::files;
     use crate::provider::FileRole;
 
-    pub fn release(files: &[(&str, &str)]) -> Release {
+    pub(crate) fn release(files: &[(&str, &str)]) -> Release {
         Release {
             dir: "rel".into(),
             near_misses: Vec::new(),
@@ -295,18 +295,22 @@ pub(crate) mod testing {
     }
 
     /// Runs one rule and returns its findings.
-    pub fn check(rule: &'static Rule, release: &Release, options: &Options) -> Vec<Diagnostic> {
+    pub(crate) fn check(
+        rule: &'static Rule,
+        release: &Release,
+        options: &Options,
+    ) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let cx = Context::new(release, options);
         (rule.check)(&cx, &mut Findings::new(rule, &mut out));
         out
     }
 
-    pub fn check_files(rule: &'static Rule, files: &[(&str, &str)]) -> Vec<Diagnostic> {
+    pub(crate) fn check_files(rule: &'static Rule, files: &[(&str, &str)]) -> Vec<Diagnostic> {
         check(rule, &release(files), &Options::default())
     }
 
-    pub fn with_version(version: &str) -> Options {
+    pub(crate) fn with_version(version: &str) -> Options {
         Options {
             version: Some(Version::parse(version).expect("test version")),
             ..Options::default()
@@ -314,7 +318,7 @@ pub(crate) mod testing {
     }
 
     /// `(line, column)` of a diagnostic.
-    pub fn at(d: &Diagnostic) -> (usize, usize) {
+    pub(crate) fn at(d: &Diagnostic) -> (usize, usize) {
         let p = d.position().expect("diagnostic has a position");
         (p.line, p.column)
     }

@@ -50,7 +50,7 @@ fn placement<'a>(file: &ReleaseFile, object: &Object<'a>) -> Placement<'a> {
     }
 }
 
-pub static SINGLE_NAMESPACE: Rule = Rule {
+pub(super) static SINGLE_NAMESPACE: Rule = Rule {
     id: "templates/single-namespace",
     severity: Severity::Warning,
     summary: "a cluster template puts objects in different namespaces",
@@ -126,7 +126,7 @@ fn class_reference<'a>(object: &Object<'a>) -> Option<&'a Node> {
         .or_else(|| topology.get("class"))
 }
 
-pub static CLUSTERCLASS_FILE: Rule = Rule {
+pub(super) static CLUSTERCLASS_FILE: Rule = Rule {
     id: "templates/clusterclass-file",
     severity: Severity::Error,
     summary: "a Cluster uses a ClusterClass whose `clusterclass-<name>.yaml` is not in the release",

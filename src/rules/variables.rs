@@ -39,7 +39,7 @@ fn inventory(file: &ReleaseFile) -> Option<Inventory> {
     subst::inventory(file.source().text().as_bytes()).ok()
 }
 
-pub static SYNTAX: Rule = Rule {
+pub(super) static SYNTAX: Rule = Rule {
     id: "variables/syntax",
     severity: Severity::Error,
     summary: "a `${…}` expression does not parse",
@@ -69,7 +69,7 @@ pub static SYNTAX: Rule = Rule {
     },
 };
 
-pub static LEGACY_SPACING: Rule = Rule {
+pub(super) static LEGACY_SPACING: Rule = Rule {
     id: "variables/legacy-spacing",
     severity: Severity::Warning,
     summary: "a `${ VAR }` placeholder has spaces inside the braces",
@@ -98,7 +98,7 @@ pub static LEGACY_SPACING: Rule = Rule {
     },
 };
 
-pub static NAME_CASE: Rule = Rule {
+pub(super) static NAME_CASE: Rule = Rule {
     id: "variables/name-case",
     severity: Severity::Warning,
     summary: "a variable name is not UPPER_CASE",
@@ -174,7 +174,7 @@ fn after_comment_marker(text: &str, at: usize) -> bool {
         .any(|(i, c)| c == '#' && (i == 0 || before[..i].ends_with([' ', '\t'])))
 }
 
-pub static IN_COMMENT: Rule = Rule {
+pub(super) static IN_COMMENT: Rule = Rule {
     id: "variables/in-comment",
     severity: Severity::Warning,
     summary: "a variable is required only because a comment mentions it",
@@ -217,7 +217,7 @@ pub static IN_COMMENT: Rule = Rule {
     },
 };
 
-pub static DOLLAR_ESCAPE: Rule = Rule {
+pub(super) static DOLLAR_ESCAPE: Rule = Rule {
     id: "variables/dollar-escape",
     severity: Severity::Info,
     summary: "`$$` becomes `$` when clusterctl substitutes",

@@ -21,7 +21,7 @@ pub(super) const RULES: &[&Rule] = &[
     &NOT_A_MAPPING,
 ];
 
-pub static SYNTAX: Rule = Rule {
+pub(super) static SYNTAX: Rule = Rule {
     id: "yaml/syntax",
     severity: Severity::Error,
     summary: "the document is not valid YAML",
@@ -46,7 +46,7 @@ pub static SYNTAX: Rule = Rule {
     },
 };
 
-pub static INVALID_UTF8: Rule = Rule {
+pub(super) static INVALID_UTF8: Rule = Rule {
     id: "yaml/invalid-utf8",
     severity: Severity::Error,
     summary: "the file is not UTF-8",
@@ -57,7 +57,7 @@ pub static INVALID_UTF8: Rule = Rule {
     check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::InvalidUtf8),
 };
 
-pub static NUL_BYTE: Rule = Rule {
+pub(super) static NUL_BYTE: Rule = Rule {
     id: "yaml/nul-byte",
     severity: Severity::Error,
     summary: "the file contains a NUL byte",
@@ -70,7 +70,7 @@ pub static NUL_BYTE: Rule = Rule {
     check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::NulByte),
 };
 
-pub static LINE_ENDINGS: Rule = Rule {
+pub(super) static LINE_ENDINGS: Rule = Rule {
     id: "yaml/line-endings",
     severity: Severity::Error,
     summary: "lines end with a carriage return alone (CR-only line endings)",
@@ -84,7 +84,7 @@ pub static LINE_ENDINGS: Rule = Rule {
     check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::LineEndings),
 };
 
-pub static DUPLICATE_KEY: Rule = Rule {
+pub(super) static DUPLICATE_KEY: Rule = Rule {
     id: "yaml/duplicate-key",
     severity: Severity::Error,
     summary: "a mapping repeats a key",
@@ -99,7 +99,7 @@ pub static DUPLICATE_KEY: Rule = Rule {
     check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::DuplicateKey),
 };
 
-pub static DOCUMENT_SEPARATOR: Rule = Rule {
+pub(super) static DOCUMENT_SEPARATOR: Rule = Rule {
     id: "yaml/document-separator",
     severity: Severity::Error,
     summary: "a `---` separator line is followed by something other than a comment",
@@ -111,7 +111,7 @@ pub static DOCUMENT_SEPARATOR: Rule = Rule {
     check: |cx, findings| report_load_errors(cx, findings, |k| k == ErrorKind::Separator),
 };
 
-pub static NOT_A_MAPPING: Rule = Rule {
+pub(super) static NOT_A_MAPPING: Rule = Rule {
     id: "yaml/not-a-mapping",
     severity: Severity::Error,
     summary: "a document is not a mapping (an object)",

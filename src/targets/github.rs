@@ -59,7 +59,7 @@ const OLD_PREFIX: &str = "capkg-old-";
 
 /// Where to publish and what is allowed.
 #[derive(Debug, Clone)]
-pub struct GitHubRequest {
+pub(crate) struct GitHubRequest {
     pub owner: String,
     pub repo: String,
     pub api_url: Url,
@@ -75,7 +75,7 @@ pub struct GitHubRequest {
 impl GitHubRequest {
     /// Resolves flags and environment: the token from `GITHUB_TOKEN`, else `GH_TOKEN`; the API
     /// from `api_url`, else `GITHUB_API_URL`, else `https://api.github.com`.
-    pub fn resolve(
+    pub(crate) fn resolve(
         repo: &str,
         api_url: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
@@ -113,7 +113,7 @@ fn is_name(text: &str) -> bool {
 }
 
 /// A GitHub (or GitHub Enterprise) release.
-pub struct GitHubTarget {
+pub(crate) struct GitHubTarget {
     request: GitHubRequest,
     http: Http,
 }
@@ -137,7 +137,7 @@ struct GitHubApplied {
 }
 
 impl GitHubTarget {
-    pub fn new(request: GitHubRequest, services: Services) -> Result<Self, Error> {
+    pub(crate) fn new(request: GitHubRequest, services: Services) -> Result<Self, Error> {
         let http = Http::new(
             services.policy,
             services.clock,

@@ -27,14 +27,14 @@ use super::{
     ReleaseDir, ReleaseFile, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
-pub use crate::forge::gitlab::GitLabToken;
+pub(crate) use crate::forge::gitlab::GitLabToken;
 use crate::forge::gitlab::{TOKEN_VARIABLES, escape_project};
 use crate::forge::http::{self, Http, HttpError, Request};
 
 const FORGE: &str = "GitLab";
 /// Where to publish and what is allowed.
 #[derive(Debug, Clone)]
-pub struct GitLabRequest {
+pub(crate) struct GitLabRequest {
     /// The API root (`https://gitlab.example.com/api/v4`).
     pub api_url: Url,
     /// Numeric project id or `group/project` path.
@@ -49,7 +49,7 @@ pub struct GitLabRequest {
 impl GitLabRequest {
     /// Resolves flags and environment: API from `api_url`, else `CI_API_V4_URL`; project from
     /// `project`, else `CI_PROJECT_ID`; the token as [`crate::forge::gitlab::token`] finds it.
-    pub fn resolve(
+    pub(crate) fn resolve(
         project: Option<&str>,
         package: Option<&str>,
         api_url: Option<&str>,
@@ -91,7 +91,7 @@ impl GitLabRequest {
 }
 
 /// A GitLab generic package.
-pub struct GitLabTarget {
+pub(crate) struct GitLabTarget {
     request: GitLabRequest,
     http: Http,
 }
@@ -102,7 +102,7 @@ struct GitLabApplied {
 }
 
 impl GitLabTarget {
-    pub fn new(request: GitLabRequest, services: Services) -> Result<Self, Error> {
+    pub(crate) fn new(request: GitLabRequest, services: Services) -> Result<Self, Error> {
         let http = Http::new(
             services.policy,
             services.clock,

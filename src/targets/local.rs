@@ -35,7 +35,7 @@ use crate::forge::url::file_url;
 
 /// Where to write and what is allowed.
 #[derive(Debug, Clone)]
-pub struct LocalRequest {
+pub(crate) struct LocalRequest {
     /// The repository's base folder (created when missing).
     pub repository: PathBuf,
     /// Replace an existing, different version folder.
@@ -45,7 +45,7 @@ pub struct LocalRequest {
 }
 
 /// A clusterctl local repository.
-pub struct LocalTarget {
+pub(crate) struct LocalTarget {
     request: LocalRequest,
     services: Services,
 }
@@ -74,7 +74,7 @@ struct LocalApplied {
 }
 
 impl LocalTarget {
-    pub fn new(request: LocalRequest, services: Services) -> Self {
+    pub(crate) fn new(request: LocalRequest, services: Services) -> Self {
         Self { request, services }
     }
 

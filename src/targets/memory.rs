@@ -17,7 +17,7 @@ use crate::checksums::sha256_hex;
 
 /// One release in the store.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemoryRelease {
+pub(crate) struct MemoryRelease {
     pub files: BTreeMap<String, Bytes>,
     pub published: bool,
 }
@@ -33,12 +33,12 @@ struct Inner {
 
 /// The storage behind [`MemoryTarget`]; shared, so a test keeps a handle to look inside.
 #[derive(Debug, Default)]
-pub struct MemoryStore {
+pub(crate) struct MemoryStore {
     inner: Mutex<Inner>,
 }
 
 impl MemoryStore {
-    pub fn new() -> Arc<Self> {
+    pub(crate) fn new() -> Arc<Self> {
         Arc::new(Self::default())
     }
 
@@ -51,7 +51,7 @@ impl MemoryStore {
     }
 
     /// The release of `label` at `version`, if any.
-    pub fn release(&self, label: &str, version: &str) -> Option<MemoryRelease> {
+    pub(crate) fn release(&self, label: &str, version: &str) -> Option<MemoryRelease> {
         self.lock()
             .releases
             .get(&(label.to_string(), version.to_string()))
@@ -59,35 +59,35 @@ impl MemoryStore {
     }
 
     /// Puts a release in the store, as if published earlier.
-    pub fn insert(&self, label: &str, version: &str, release: MemoryRelease) {
+    pub(crate) fn insert(&self, label: &str, version: &str, release: MemoryRelease) {
         self.lock()
             .releases
             .insert((label.to_string(), version.to_string()), release);
     }
 
     /// Whether different existing files may be replaced (like `--clobber`).
-    pub fn allow_replace(&self, allow: bool) {
+    pub(crate) fn allow_replace(&self, allow: bool) {
         self.lock().allow_replace = allow;
     }
 
     /// The upload of `name` fails, once.
-    pub fn fail_upload_of(&self, name: &str) {
+    pub(crate) fn fail_upload_of(&self, name: &str) {
         self.lock().fail_at = Some(name.to_string());
     }
 
     /// Read-backs return different bytes.
-    pub fn corrupt_reads(&self, corrupt: bool) {
+    pub(crate) fn corrupt_reads(&self, corrupt: bool) {
         self.lock().corrupt_reads = corrupt;
     }
 
     /// Files written so far.
-    pub fn uploads(&self) -> usize {
+    pub(crate) fn uploads(&self) -> usize {
         self.lock().uploads
     }
 }
 
 /// A target that keeps releases in a [`MemoryStore`].
-pub struct MemoryTarget {
+pub(crate) struct MemoryTarget {
     store: Arc<MemoryStore>,
     services: Services,
 }
@@ -97,7 +97,7 @@ struct MemoryState {
 }
 
 impl MemoryTarget {
-    pub fn new(store: Arc<MemoryStore>, services: Services) -> Self {
+    pub(crate) fn new(store: Arc<MemoryStore>, services: Services) -> Self {
         Self { store, services }
     }
 

@@ -54,12 +54,12 @@
 //! `clusterctl_url` name the first provider. The local target writes a folder per provider, so
 //! its file names carry the folder (`bootstrap-kubeadm/metadata.yaml`).
 
-pub mod github;
-pub mod gitlab;
-pub mod local;
+pub(crate) mod github;
+pub(crate) mod gitlab;
+pub(crate) mod local;
 #[cfg(test)]
-pub mod memory;
-pub mod oci;
+pub(crate) mod memory;
+pub(crate) mod oci;
 mod release_dir;
 
 use crate::error::{Classified, ErrorClass};
@@ -69,15 +69,15 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use crate::forge::Services;
-pub use crate::forge::http::{BoxFuture, Clock, HttpError, RetryPolicy, Secret, SystemClock};
-pub use crate::forge::progress::{Event, NoProgress, Progress, Transfer};
-pub use release_dir::{ReleaseDir, ReleaseFile};
+pub(crate) use crate::forge::Services;
+pub(crate) use crate::forge::http::{BoxFuture, HttpError, RetryPolicy, Secret, SystemClock};
+pub(crate) use crate::forge::progress::{Event, Progress, Transfer};
+pub(crate) use release_dir::{ReleaseDir, ReleaseFile};
 
 /// Which kind of destination a target writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum TargetKind {
+pub(crate) enum TargetKind {
     Local,
     Github,
     Gitlab,
@@ -99,7 +99,7 @@ impl fmt::Display for TargetKind {
 
 /// A place a release can be published to. Implementations: [`local::LocalTarget`],
 /// [`github::GitHubTarget`], [`gitlab::GitLabTarget`], [`memory::MemoryTarget`].
-pub trait Target: Send + Sync {
+pub(crate) trait Target: Send + Sync {
     fn kind(&self) -> TargetKind;
 
     /// Looks at the destination and decides what to do with each file; changes nothing.
@@ -123,26 +123,27 @@ pub trait Target: Send + Sync {
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>>;
 }
 
-/// Plan, apply, read back and finish, in that order.
-pub async fn publish(target: &dyn Target, release: &ReleaseDir) -> Result<Outcome, Error> {
+/// The step after the plan that failed, for callers that report it (`release` does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    Apply,
+    ReadBack,
+    Finish,
+}
+
+/// Plan, apply, read back and finish, in that order (what `capkg publish` does, for tests).
+#[cfg(test)]
+pub(crate) async fn publish(target: &dyn Target, release: &ReleaseDir) -> Result<Outcome, Error> {
     let plan = target.plan(release).await?;
     carry_out(target, release, plan, &|_| {})
         .await
         .map_err(|(_, err)| err)
 }
 
-/// The step after the plan that failed, for callers that report it (`release` does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    Apply,
-    ReadBack,
-    Finish,
-}
-
 /// Carries out a plan: apply, read back, finish. The one place this order is written; `publish`,
 /// `capkg publish` and `capkg release` all go through it. `before_read_back` sees what was
 /// written before it is read back (the CLI switches its progress display there).
-pub async fn carry_out(
+pub(crate) async fn carry_out(
     target: &dyn Target,
     release: &ReleaseDir,
     plan: Plan,
@@ -166,7 +167,7 @@ pub async fn carry_out(
 
 /// What to publish to; built by the CLI (or the `release` command) from flags and environment.
 #[derive(Debug)]
-pub enum TargetRequest {
+pub(crate) enum TargetRequest {
     Local(local::LocalRequest),
     GitHub(github::GitHubRequest),
     GitLab(gitlab::GitLabRequest),
@@ -176,7 +177,7 @@ pub enum TargetRequest {
 }
 
 /// Chooses and builds the target for a request.
-pub fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target>, Error> {
+pub(crate) fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target>, Error> {
     Ok(match request {
         TargetRequest::Local(request) => Box::new(local::LocalTarget::new(request, services)),
         TargetRequest::GitHub(request) => Box::new(github::GitHubTarget::new(request, services)?),
@@ -190,7 +191,7 @@ pub fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target
 /// What a target will do with one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Action {
+pub(crate) enum Action {
     /// Not there yet: write it.
     Upload,
     /// Identical content is there: leave it.
@@ -212,7 +213,7 @@ impl fmt::Display for Action {
 /// What a target did with one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FileResult {
+pub(crate) enum FileResult {
     Uploaded,
     Skipped,
     Replaced,
@@ -240,7 +241,7 @@ impl From<Action> for FileResult {
 
 /// The provider, as JSON shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProviderSummary {
+pub(crate) struct ProviderSummary {
     /// clusterctl's type name (`InfrastructureProvider`).
     #[serde(rename = "type")]
     pub provider_type: String,
@@ -249,7 +250,7 @@ pub struct ProviderSummary {
 
 /// One provider of a destination and the URL clusterctl reads it from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProviderDestination {
+pub(crate) struct ProviderDestination {
     /// clusterctl's type name (`BootstrapProvider`).
     #[serde(rename = "type")]
     pub provider_type: String,
@@ -261,7 +262,7 @@ pub struct ProviderDestination {
 impl ProviderDestination {
     /// Every provider of `release` with its clusterctl URL (`urls` in the release's provider
     /// order).
-    pub fn all(release: &ReleaseDir, urls: &[String]) -> Vec<ProviderDestination> {
+    pub(crate) fn all(release: &ReleaseDir, urls: &[String]) -> Vec<ProviderDestination> {
         release
             .providers
             .iter()
@@ -278,7 +279,7 @@ impl ProviderDestination {
 
 /// The local overrides layout clusterctl reads (`--overrides`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Overrides {
+pub(crate) struct Overrides {
     pub folder: PathBuf,
     /// `{folder}/{provider-label}/{version}/{file}` for every file.
     pub files: Vec<PathBuf>,
@@ -286,7 +287,7 @@ pub struct Overrides {
 
 /// A GitHub release, as JSON shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReleaseSummary {
+pub(crate) struct ReleaseSummary {
     /// `None` in a plan for a release that does not exist yet.
     pub id: Option<u64>,
     pub url: String,
@@ -296,7 +297,7 @@ pub struct ReleaseSummary {
 
 /// What plans and outcomes share: where the release goes and how clusterctl finds it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Destination {
+pub(crate) struct Destination {
     pub target: TargetKind,
     pub version: String,
     /// The first provider (the only one of a single-provider release).
@@ -322,7 +323,7 @@ pub struct Destination {
 impl Destination {
     /// The `providers:` snippet of a clusterctl configuration: one entry per provider of the
     /// release, with the URL of the same index in `urls`.
-    pub fn providers_snippet(release: &ReleaseDir, urls: &[String]) -> String {
+    pub(crate) fn providers_snippet(release: &ReleaseDir, urls: &[String]) -> String {
         let mut snippet = "providers:\n".to_string();
         for (provider, url) in release.providers.iter().zip(urls) {
             snippet.push_str(&format!(
@@ -382,7 +383,7 @@ impl Destination {
 
 /// One file in a plan.
 #[derive(Debug, Clone, Serialize)]
-pub struct PlannedFile {
+pub(crate) struct PlannedFile {
     pub name: String,
     pub size: u64,
     pub sha256: String,
@@ -396,7 +397,7 @@ pub struct PlannedFile {
 
 /// What a target will do, decided before it does anything.
 #[derive(Serialize)]
-pub struct Plan {
+pub(crate) struct Plan {
     #[serde(flatten)]
     pub destination: Destination,
     /// Steps besides moving files, in order ("create draft release `v1.2.3`").
@@ -419,12 +420,12 @@ impl fmt::Debug for Plan {
 }
 
 impl Plan {
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.files.iter().filter(|f| f.action == action).count()
     }
 
     /// True when the destination already holds exactly this release.
-    pub fn is_noop(&self) -> bool {
+    pub(crate) fn is_noop(&self) -> bool {
         self.steps.is_empty() && self.files.iter().all(|f| f.action == Action::Skip)
     }
 
@@ -440,7 +441,7 @@ impl Plan {
 
 /// One file in an outcome.
 #[derive(Debug, Clone, Serialize)]
-pub struct FileOutcome {
+pub(crate) struct FileOutcome {
     pub name: String,
     pub size: u64,
     pub sha256: String,
@@ -450,7 +451,7 @@ pub struct FileOutcome {
 
 /// What a target did.
 #[derive(Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     #[serde(flatten)]
     pub destination: Destination,
     pub files: Vec<FileOutcome>,
@@ -471,7 +472,7 @@ impl fmt::Debug for Outcome {
 }
 
 impl Outcome {
-    pub fn count(&self, result: FileResult) -> usize {
+    pub(crate) fn count(&self, result: FileResult) -> usize {
         self.files.iter().filter(|f| f.outcome == result).count()
     }
 

@@ -41,18 +41,18 @@ use crate::operator::oci::{TITLE_ANNOTATION, components_title, metadata_title};
 use crate::provider::FileRole;
 
 /// The manifest's `artifactType`: a cluster-api provider release packed by capkg.
-pub const ARTIFACT_TYPE: &str = "application/vnd.capkg.cluster-api.provider-release.v1";
+pub(crate) const ARTIFACT_TYPE: &str = "application/vnd.capkg.cluster-api.provider-release.v1";
 /// The media type of a YAML layer.
-pub const YAML_LAYER: &str = "application/yaml";
+pub(crate) const YAML_LAYER: &str = "application/yaml";
 /// The media type of `checksums.txt`.
-pub const TEXT_LAYER: &str = "text/plain";
+pub(crate) const TEXT_LAYER: &str = "text/plain";
 /// The empty config every artifact has.
-pub const EMPTY_CONFIG: &str = "application/vnd.oci.empty.v1+json";
+pub(crate) const EMPTY_CONFIG: &str = "application/vnd.oci.empty.v1+json";
 const EMPTY_CONFIG_BODY: &[u8] = b"{}";
 
 /// What `capkg publish oci` and `targets: oci:` ask for.
 #[derive(Debug, Clone)]
-pub struct OciRequest {
+pub(crate) struct OciRequest {
     pub reference: Reference,
     /// The tag: the reference's own, else this template with `{version}` replaced, else the
     /// version.
@@ -67,7 +67,7 @@ pub struct OciRequest {
 impl OciRequest {
     /// `repository` as `--repository` or `targets: oci: repository:` gives it; the login from
     /// the environment and the Docker config file ([`Login::resolve`]).
-    pub fn resolve(
+    pub(crate) fn resolve(
         repository: &str,
         tag: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
@@ -92,7 +92,7 @@ impl OciRequest {
     }
 
     /// The tag this release gets.
-    pub fn tag_for(&self, version: &str) -> Result<String, Error> {
+    pub(crate) fn tag_for(&self, version: &str) -> Result<String, Error> {
         let tag = match (&self.reference.tag, &self.tag) {
             (Some(tag), _) => tag.clone(),
             (None, Some(template)) => template.replace("{version}", version),
@@ -112,7 +112,7 @@ impl OciRequest {
 
 /// One layer of the artifact.
 #[derive(Debug, Clone)]
-pub struct Layer {
+pub(crate) struct Layer {
     pub title: String,
     pub media_type: &'static str,
     pub digest: String,
@@ -121,14 +121,14 @@ pub struct Layer {
 
 /// The artifact a release becomes.
 #[derive(Debug, Clone)]
-pub struct Artifact {
+pub(crate) struct Artifact {
     pub layers: Vec<Layer>,
     pub manifest: Bytes,
     pub digest: String,
 }
 
 /// Builds the artifact of `release` (see the module documentation for its layout).
-pub fn artifact(release: &ReleaseDir, created: Option<i64>) -> Artifact {
+pub(crate) fn artifact(release: &ReleaseDir, created: Option<i64>) -> Artifact {
     let version = release.version.to_string();
     let mut layers: Vec<Layer> = Vec::new();
     let mut add = |title: String, contents: &Bytes| {
@@ -240,14 +240,14 @@ fn rfc3339(epoch: i64) -> String {
 }
 
 /// The `spec.fetchConfig.oci` value the operator reads this artifact from.
-pub fn operator_reference(reference: &Reference, tag: &str) -> String {
+pub(crate) fn operator_reference(reference: &Reference, tag: &str) -> String {
     let scheme = if reference.plain_http { "http://" } else { "" };
     format!("{scheme}{}:{tag}", reference.name())
 }
 
 /// The provider resources (`InfrastructureProvider`, …) that read the artifact, each in a
 /// namespace of its own (`<label>-system`; any namespace works).
-pub fn operator_snippet(release: &ReleaseDir, oci_reference: &str) -> String {
+pub(crate) fn operator_snippet(release: &ReleaseDir, oci_reference: &str) -> String {
     let mut out = String::new();
     for provider in &release.providers {
         let _ = write!(
@@ -266,7 +266,7 @@ pub fn operator_snippet(release: &ReleaseDir, oci_reference: &str) -> String {
 }
 
 /// Maps a registry error to a publish error.
-pub fn from_oci(err: OciError) -> Error {
+pub(crate) fn from_oci(err: OciError) -> Error {
     from_oci_doing("talk to the registry", err)
 }
 
@@ -316,7 +316,7 @@ fn from_oci_doing(action: &str, err: OciError) -> Error {
 }
 
 /// Publishes to an OCI registry.
-pub struct OciTarget {
+pub(crate) struct OciTarget {
     request: OciRequest,
     registry: Registry,
     services: Services,
@@ -338,7 +338,7 @@ struct OciApplied {
 }
 
 impl OciTarget {
-    pub fn new(request: OciRequest, services: Services) -> Result<Self, Error> {
+    pub(crate) fn new(request: OciRequest, services: Services) -> Result<Self, Error> {
         let http = Http::new(
             services.policy.clone(),
             services.clock.clone(),

@@ -18,11 +18,11 @@ use crate::rules;
 use crate::version::Version;
 
 /// The contract clusterctl resolves `latest` for.
-pub const CONTRACT: &str = "v1beta2";
+pub(crate) const CONTRACT: &str = "v1beta2";
 
 /// How `latest` was resolved, for the report.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Resolution {
+pub(crate) struct Resolution {
     /// The version chosen.
     pub version: String,
     /// Candidates skipped, with the reason (`v1.3.0: release not found`).
@@ -33,7 +33,7 @@ pub struct Resolution {
 }
 
 /// `latestContractRelease(repository, contract)`.
-pub async fn latest_contract_release(
+pub(crate) async fn latest_contract_release(
     repository: &dyn Repository,
     contract: &str,
 ) -> Result<Resolution, Error> {
@@ -62,7 +62,7 @@ pub async fn latest_contract_release(
 }
 
 /// `latestPatchRelease(repository, major, minor)`.
-pub async fn latest_patch_release(
+pub(crate) async fn latest_patch_release(
     repository: &dyn Repository,
     series: Option<(u64, u64)>,
 ) -> Result<Resolution, Error> {

@@ -22,10 +22,11 @@
 //! The library returns a [`VerifyReport`] and never prints; failures to read at all are
 //! [`Error`]s. Findings in what was read are in the report (`ok: false`).
 
-pub mod latest;
-pub mod oci;
-pub mod repository;
-pub mod source;
+pub(crate) mod images_exist;
+pub(crate) mod latest;
+pub(crate) mod oci;
+pub(crate) mod repository;
+pub(crate) mod source;
 
 use crate::error::{Classified, ErrorClass};
 use std::path::{Path, PathBuf};
@@ -48,7 +49,7 @@ use crate::version::Version;
 
 /// What to verify.
 #[derive(Debug, Clone, Default)]
-pub struct VerifyRequest {
+pub(crate) struct VerifyRequest {
     /// SOURCE as given.
     pub source: String,
     /// `--provider`.
@@ -59,14 +60,14 @@ pub struct VerifyRequest {
     /// when not given); other sources carry their version in the URL.
     pub version: Option<String>,
     /// Look every image the components name up in its registry
-    /// ([`crate::release::images_exist`]); not for folders.
+    /// ([`crate::verify::images_exist`]); not for folders.
     pub check_images: bool,
 }
 
 /// Where verify reads from and with which tokens; built from flags and the environment by
 /// [`Settings::resolve`].
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The GitHub API for github.com URLs.
     pub github_api: Url,
     pub github_token: Option<Secret>,
@@ -80,7 +81,7 @@ impl Settings {
     /// The GitHub API and both tokens as [`crate::forge::github::api_url`],
     /// [`crate::forge::github::token`] and [`crate::forge::gitlab::token`] find them (the order
     /// publish uses too). Tokens are optional: public releases need none.
-    pub fn resolve(
+    pub(crate) fn resolve(
         api_url: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, Error> {
@@ -97,7 +98,7 @@ impl Settings {
 /// Which kind of repository was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum RepositoryKind {
+pub(crate) enum RepositoryKind {
     Github,
     Gitlab,
     Local,
@@ -107,7 +108,7 @@ pub enum RepositoryKind {
 
 /// One file verify read.
 #[derive(Debug, Clone, Serialize)]
-pub struct VerifiedFile {
+pub(crate) struct VerifiedFile {
     pub name: String,
     pub size: u64,
     pub sha256: String,
@@ -117,7 +118,7 @@ pub struct VerifiedFile {
 
 /// One check besides lint.
 #[derive(Debug, Clone, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// `release-series`, `checksums`.
     pub name: &'static str,
     pub ok: bool,
@@ -145,7 +146,7 @@ pub struct Check {
 /// }
 /// ```
 #[derive(Debug, Clone, Serialize)]
-pub struct VerifyReport {
+pub(crate) struct VerifyReport {
     pub source: String,
     pub repository: RepositoryKind,
     /// The version in the URL (`latest` or a tag); `None` for a folder.
@@ -177,12 +178,12 @@ fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S
 
 impl VerifyReport {
     /// Lint errors plus failed checks.
-    pub fn error_count(&self) -> usize {
+    pub(crate) fn error_count(&self) -> usize {
         self.summary.errors + self.checks.iter().filter(|c| !c.ok).count()
     }
 
     /// The report with the maintainer's waivers applied (`lint: allow:`), counted again.
-    pub fn waive(mut self, waivers: &[rules::Waiver], root: &Path) -> Self {
+    pub(crate) fn waive(mut self, waivers: &[rules::Waiver], root: &Path) -> Self {
         if waivers.is_empty() {
             return self;
         }
@@ -198,7 +199,7 @@ impl VerifyReport {
     }
 
     /// The report as Markdown, for a CI step summary.
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         let mut md = String::new();
         let verdict = if self.ok { "passed" } else { "failed" };
         md.push_str(&format!(
@@ -245,7 +246,7 @@ impl VerifyReport {
 
 /// Why verify could not read the release.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     #[error(transparent)]
     Source(#[from] SourceError),
     #[error("{what} (`{url}`)")]
@@ -401,7 +402,7 @@ struct Opened {
 }
 
 /// Reads SOURCE as clusterctl does and checks it.
-pub async fn verify(
+pub(crate) async fn verify(
     request: &VerifyRequest,
     settings: &Settings,
     services: Services,
@@ -714,7 +715,6 @@ pub(crate) async fn images_check(
     checks: &mut Vec<Check>,
     warnings: &mut Vec<String>,
 ) {
-    use crate::release::images_exist;
     let uses = images_exist::image_uses(releases);
     let env = |name: &str| settings.oci_env.get(name);
     let found = images_exist::check(&uses, &env, services).await;
@@ -809,7 +809,7 @@ fn version_from_path(dir: &Path) -> (Option<Version>, Option<(ProviderType, Stri
 }
 
 /// clusterctl's `init`/`upgrade` check: the version's major.minor has a release series.
-pub fn series_check(release: &Release, version: &Version, label: Option<&str>) -> Check {
+pub(crate) fn series_check(release: &Release, version: &Version, label: Option<&str>) -> Check {
     let Some(metadata) = release.metadata() else {
         return Check {
             name: "release-series",

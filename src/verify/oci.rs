@@ -20,17 +20,17 @@ use super::{
 use crate::checksums::CHECKSUMS_FILE;
 use crate::diagnostic::Summary;
 use crate::files::{self, Release};
+use crate::forge::Services;
 use crate::forge::http::Http;
 use crate::forge::oci::{Login, OciError, Reference, Registry, digest_of};
 use crate::operator::oci::{TITLE_ANNOTATION, parse_oci_source, select};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules;
-use crate::targets::Services;
 use crate::version::Version;
 
 /// The variables a registry login may come from, captured once ([`Login::resolve`]).
 #[derive(Clone, Default)]
-pub struct OciEnv(BTreeMap<String, String>);
+pub(crate) struct OciEnv(BTreeMap<String, String>);
 
 impl std::fmt::Debug for OciEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -39,7 +39,7 @@ impl std::fmt::Debug for OciEnv {
 }
 
 impl OciEnv {
-    pub fn capture(env: &dyn Fn(&str) -> Option<String>) -> Self {
+    pub(crate) fn capture(env: &dyn Fn(&str) -> Option<String>) -> Self {
         let names = [
             "OCI_USERNAME",
             "OCI_PASSWORD",
@@ -58,13 +58,13 @@ impl OciEnv {
         )
     }
 
-    pub fn get(&self, name: &str) -> Option<String> {
+    pub(crate) fn get(&self, name: &str) -> Option<String> {
         self.0.get(name).cloned()
     }
 }
 
 /// `REF` of `oci://REF`, when SOURCE is one.
-pub fn oci_source(source: &str) -> Option<&str> {
+pub(crate) fn oci_source(source: &str) -> Option<&str> {
     source.trim().strip_prefix("oci://")
 }
 
@@ -113,7 +113,7 @@ fn registry_error(what: &str, url: &str, err: OciError) -> Error {
 }
 
 /// Reads and checks `oci://REF`.
-pub async fn verify(
+pub(crate) async fn verify(
     request: &VerifyRequest,
     oci_ref: &str,
     settings: &super::Settings,

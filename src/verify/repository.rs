@@ -31,14 +31,14 @@ use crate::version::Version;
 
 /// Why a file could not be read; `NotFound` is what clusterctl's latest resolution skips.
 #[derive(Debug)]
-pub enum Fetch {
+pub(crate) enum Fetch {
     /// clusterctl's `errNotFound`: the release does not exist (yet).
     NotFound(Error),
     Failed(Error),
 }
 
 impl Fetch {
-    pub fn into_error(self) -> Error {
+    pub(crate) fn into_error(self) -> Error {
         match self {
             Fetch::NotFound(e) | Fetch::Failed(e) => e,
         }
@@ -46,7 +46,7 @@ impl Fetch {
 }
 
 /// A provider repository.
-pub trait Repository: Send + Sync {
+pub(crate) trait Repository: Send + Sync {
     /// The versions the repository offers, as clusterctl's `GetVersions` lists them.
     fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>>;
 
@@ -62,7 +62,7 @@ pub trait Repository: Send + Sync {
 
 // --- GitHub ---
 
-pub struct GitHubRepository {
+pub(crate) struct GitHubRepository {
     source: GitHubSource,
     api: Url,
     http: Http,
@@ -70,7 +70,7 @@ pub struct GitHubRepository {
 }
 
 impl GitHubRepository {
-    pub fn new(source: GitHubSource, api: Url, http: Http) -> Self {
+    pub(crate) fn new(source: GitHubSource, api: Url, http: Http) -> Self {
         Self {
             source,
             api,
@@ -277,13 +277,13 @@ fn escape_segment(text: &str) -> String {
 
 // --- GitLab ---
 
-pub struct GitLabRepository {
+pub(crate) struct GitLabRepository {
     source: GitLabSource,
     http: Http,
 }
 
 impl GitLabRepository {
-    pub fn new(source: GitLabSource, http: Http) -> Self {
+    pub(crate) fn new(source: GitLabSource, http: Http) -> Self {
         Self { source, http }
     }
 
@@ -347,12 +347,12 @@ impl Repository for GitLabRepository {
 
 // --- local ---
 
-pub struct LocalRepository {
+pub(crate) struct LocalRepository {
     source: LocalSource,
 }
 
 impl LocalRepository {
-    pub fn new(source: LocalSource) -> Self {
+    pub(crate) fn new(source: LocalSource) -> Self {
         Self { source }
     }
 

@@ -23,13 +23,13 @@ use crate::provider::ProviderType;
 use crate::version::Version;
 
 /// The version clusterctl resolves `latest` for.
-pub const LATEST: &str = "latest";
+pub(crate) const LATEST: &str = "latest";
 
 const GITHUB_FORM: &str = "invalid url: a GitHub repository url should be in the form https://github.com/{owner}/{Repository}/releases/{latest|version-tag}/{componentsClient.yaml}";
 const GITLAB_FORM: &str = "invalid url: a GitLab repository url should be in the form https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}";
 /// `repositoryFactory` (`cmd/clusterctl/client/repository/client.go`): an https URL that is
 /// neither github.com nor a `gitlab.` host.
-pub const HTTPS_ONLY_GITHUB_GITLAB: &str =
+pub(crate) const HTTPS_ONLY_GITHUB_GITLAB: &str =
     "invalid provider url. Only GitHub and GitLab are supported for \"https\" schema";
 /// `gitlabHostPrefix` (`repository_gitlab.go`).
 const GITLAB_HOST_PREFIX: &str = "gitlab.";
@@ -37,7 +37,7 @@ const LOCAL_FORM: &str = "invalid path: path should be in the form {basepath}/{p
 
 /// A parsed SOURCE.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProviderSource {
+pub(crate) enum ProviderSource {
     GitHub(GitHubSource),
     GitLab(GitLabSource),
     Local(LocalSource),
@@ -46,7 +46,7 @@ pub enum ProviderSource {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitHubSource {
+pub(crate) struct GitHubSource {
     pub owner: String,
     pub repo: String,
     /// `latest` or the tag, as written.
@@ -58,7 +58,7 @@ pub struct GitHubSource {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitLabSource {
+pub(crate) struct GitLabSource {
     /// `scheme://host[:port]`.
     pub origin: String,
     /// As escaped in the URL (`42`, `group%2Fproject`).
@@ -71,7 +71,7 @@ pub struct GitLabSource {
 
 impl GitLabSource {
     /// The URL clusterctl fetches `file` of `version` from.
-    pub fn file_url(&self, version: &str, file: &str) -> String {
+    pub(crate) fn file_url(&self, version: &str, file: &str) -> String {
         format!(
             "{}/api/v4/projects/{}/packages/generic/{}/{version}/{file}",
             self.origin, self.project, self.package
@@ -80,7 +80,7 @@ impl GitLabSource {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalSource {
+pub(crate) struct LocalSource {
     /// The repository's base folder.
     pub base: PathBuf,
     /// The folder above the version: the provider's manifest label.
@@ -91,14 +91,14 @@ pub struct LocalSource {
 }
 
 impl LocalSource {
-    pub fn provider(&self) -> Option<(ProviderType, &str)> {
+    pub(crate) fn provider(&self) -> Option<(ProviderType, &str)> {
         ProviderType::split_label(&self.label)
     }
 }
 
 /// A SOURCE and what capkg noticed while reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub source: ProviderSource,
     /// Ways in which clusterctl would not accept the URL although capkg can read it.
     pub warnings: Vec<String>,
@@ -107,7 +107,7 @@ pub struct Parsed {
 /// Why a SOURCE cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{source_text}`: {message}")]
-pub struct SourceError {
+pub(crate) struct SourceError {
     pub source_text: String,
     /// clusterctl's message where it has one.
     pub message: String,
@@ -115,7 +115,7 @@ pub struct SourceError {
 }
 
 /// Reads SOURCE. `is_dir` tells whether a path is a folder (the file system in the CLI).
-pub fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, SourceError> {
+pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, SourceError> {
     let fail = |message: &str| SourceError {
         source_text: text.to_string(),
         message: message.to_string(),
@@ -201,7 +201,7 @@ fn no_implementation(scheme: &str) -> String {
 /// What clusterctl says about a SOURCE capkg reads although clusterctl would not (a GitLab
 /// package on another host, or over plain http to a loopback address): its first words, so
 /// that a failed read still tells the user clusterctl would not even have tried.
-pub fn clusterctl_refusal(parsed: &Parsed) -> Option<&str> {
+pub(crate) fn clusterctl_refusal(parsed: &Parsed) -> Option<&str> {
     match parsed.source {
         ProviderSource::GitLab(_) => parsed
             .warnings

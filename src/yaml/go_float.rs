@@ -65,7 +65,7 @@ fn push_fixed(out: &mut String, digits: &str, dp: i32) {
 }
 
 /// Go's `strconv.FormatFloat(value, 'g', -1, 64)`.
-pub fn format_g64(value: f64) -> String {
+pub(super) fn format_g64(value: f64) -> String {
     if value.is_nan() {
         return "NaN".into();
     }
@@ -80,7 +80,7 @@ pub fn format_g64(value: f64) -> String {
 }
 
 /// Go's `strconv.FormatFloat(value, 'g', -1, 32)`: the value is first rounded to a float32.
-pub fn format_g32(value: f64) -> String {
+pub(super) fn format_g32(value: f64) -> String {
     let single = value as f32;
     if single.is_nan() {
         return "NaN".into();
@@ -98,7 +98,7 @@ pub fn format_g32(value: f64) -> String {
 /// What `encoding/json` writes for a float64 that is a whole number below 1e21 in magnitude: the
 /// shortest digits padded with zeros (`12345678901234567000`), or `None` when it writes a
 /// fraction or an exponent.
-pub fn json_integer_text(value: f64) -> Option<String> {
+pub(super) fn json_integer_text(value: f64) -> Option<String> {
     if !value.is_finite() || value.fract() != 0.0 || value.abs() >= 1e21 {
         return None;
     }

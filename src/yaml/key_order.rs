@@ -14,7 +14,7 @@
 use crate::go_unicode::{is_digit, is_letter};
 
 /// go-yaml v2's `keyList.Less` for two string keys, given as characters.
-pub fn key_less(a: &[char], b: &[char]) -> bool {
+pub(super) fn key_less(a: &[char], b: &[char]) -> bool {
     for i in 0..a.len().min(b.len()) {
         let (ac, bc) = (a[i], b[i]);
         if ac == bc {
@@ -71,7 +71,7 @@ pub fn key_less(a: &[char], b: &[char]) -> bool {
 }
 
 /// Sorts string keys as go-yaml v2 does before writing a map.
-pub fn sort_keys<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
+pub(super) fn sort_keys<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
     let mut keyed: Vec<(Vec<char>, usize)> = items
         .iter()
         .enumerate()
@@ -104,7 +104,7 @@ fn apply_order<T>(items: &mut [T], order: &[usize]) {
 }
 
 /// Go's `sort.Sort` over a slice, with `less` standing for `Less(i, j)`.
-pub fn go_sort<T>(data: &mut [T], less: impl Fn(&T, &T) -> bool) {
+pub(super) fn go_sort<T>(data: &mut [T], less: impl Fn(&T, &T) -> bool) {
     let n = data.len();
     if n <= 1 {
         return;

@@ -71,7 +71,7 @@ impl Mapping {
 }
 
 /// go-yaml v2's `isMerge`: a plain untagged `<<` key, or `<<` tagged `!!merge`.
-pub fn is_merge_key(key: &Node) -> bool {
+pub(super) fn is_merge_key(key: &Node) -> bool {
     match &key.value {
         Value::Scalar { text, style } if text == "<<" => match key.tag.as_deref() {
             None => *style == ScalarStyle::Plain,
@@ -91,7 +91,7 @@ pub fn is_merge_key(key: &Node) -> bool {
 /// (repeated keys included: the loader reports those). `Err` is the span of a merge value that
 /// is not a mapping or a list of mappings, which go-yaml refuses ("map merge requires map or
 /// sequence of maps as the value").
-pub fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, Span> {
+pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, Span> {
     if !entries.iter().any(|(key, _)| is_merge_key(key)) {
         return Ok(entries);
     }

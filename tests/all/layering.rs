@@ -64,11 +64,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["cli", "report", "release", "verify", "targets", "ci"],
     ),
     ("targets", &["cli", "report", "release", "verify", "ci"]),
-    (
-        "operator",
-        &["cli", "report", "release", "verify", "targets", "ci"],
-    ),
-    ("verify", &["cli", "report", "release", "targets", "ci"]),
+    // The operator's ConfigMaps read a release folder as publish does (`targets::ReleaseDir`).
+    ("operator", &["cli", "report", "release", "verify", "ci"]),
+    // verify writes its own CI step summary with `ci`'s Markdown helpers.
+    ("verify", &["cli", "report", "release", "targets"]),
     ("release", &["cli", "report"]),
     ("report", &["cli"]),
 ];
@@ -186,10 +185,7 @@ fn only_the_cli_knows_clap() {
         .filter(|file| std::fs::read_to_string(file).unwrap().contains("clap::"))
         .map(|file| file.strip_prefix(&src).unwrap().display().to_string())
         .collect();
-    assert!(
-        offenders.is_empty(),
-        "clap outside src/cli/: {offenders:?}"
-    );
+    assert!(offenders.is_empty(), "clap outside src/cli/: {offenders:?}");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The integration tests: one binary that runs the built `capkg` on `testdata/` and on servers
 //! the tests start. Each module is one area; the helper modules are shared.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests and benchmarks may panic
+
 mod assemble_corpus;
 mod assemble_example;
 mod assemble_transform;

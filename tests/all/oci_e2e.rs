@@ -14,12 +14,12 @@ use crate::common::copy_example_provider;
 use crate::publish_fakes::{capkg, sha256};
 
 /// A user and password the htpasswd registry accepts (`HTPASSWD` holds its bcrypt hash).
-pub const USER: &str = "capkg";
-pub const PASSWORD: &str = "capkg-registry-pass";
+pub(crate) const USER: &str = "capkg";
+pub(crate) const PASSWORD: &str = "capkg-registry-pass";
 const HTPASSWD: &str = "capkg:$2b$04$U/wLODQfv5zRjcoYx8JhJ.yJ0sP57Z7wJp5wr8V/8QE6fkDJLdo7a\n";
 
 /// A `docker-registry` on 127.0.0.1, stopped on drop.
-pub struct LocalRegistry {
+pub(crate) struct LocalRegistry {
     child: Child,
     pub port: u16,
     _dir: tempfile::TempDir,
@@ -27,7 +27,7 @@ pub struct LocalRegistry {
 
 impl LocalRegistry {
     /// Starts a registry; with `htpasswd`, it asks for `USER`/`PASSWORD`.
-    pub fn start(htpasswd: bool) -> Self {
+    pub(crate) fn start(htpasswd: bool) -> Self {
         let binary = "docker-registry";
         assert!(
             Command::new(binary)
@@ -81,12 +81,12 @@ impl LocalRegistry {
         panic!("docker-registry did not listen on 127.0.0.1:{}", self.port);
     }
 
-    pub fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
 
     /// `http://127.0.0.1:PORT/PATH`.
-    pub fn reference(&self, path: &str) -> String {
+    pub(crate) fn reference(&self, path: &str) -> String {
         format!("http://{}/{path}", self.host())
     }
 }
@@ -107,7 +107,7 @@ fn free_port() -> u16 {
 }
 
 /// `capkg` without OCI logins from the machine: an empty Docker config folder.
-pub fn oci_capkg(docker_config: &Path) -> Command {
+pub(crate) fn oci_capkg(docker_config: &Path) -> Command {
     let mut command = capkg();
     for name in [
         "OCI_USERNAME",
@@ -122,7 +122,7 @@ pub fn oci_capkg(docker_config: &Path) -> Command {
     command
 }
 
-pub fn text(output: &Output) -> String {
+pub(crate) fn text(output: &Output) -> String {
     format!(
         "stdout:\n{}\nstderr:\n{}",
         String::from_utf8_lossy(&output.stdout),
@@ -131,7 +131,7 @@ pub fn text(output: &Output) -> String {
 }
 
 /// The example provider assembled into `work/out`.
-pub fn assembled_example(work: &Path) -> PathBuf {
+pub(crate) fn assembled_example(work: &Path) -> PathBuf {
     let source = work.join("provider");
     std::fs::create_dir_all(&source).unwrap();
     copy_example_provider(&source);
@@ -154,7 +154,10 @@ fn skopeo(args: &[&str]) -> Output {
 
 /// What skopeo reads at `reference` (`host/path:tag`): the manifest, and every layer's content
 /// by title, copied to an `oci:` layout.
-pub fn skopeo_read(reference: &str, creds: Option<&str>) -> (Value, BTreeMap<String, Vec<u8>>) {
+pub(crate) fn skopeo_read(
+    reference: &str,
+    creds: Option<&str>,
+) -> (Value, BTreeMap<String, Vec<u8>>) {
     let source = format!("docker://{reference}");
     let mut inspect = vec!["inspect", "--raw", "--tls-verify=false"];
     if let Some(creds) = creds {
@@ -334,7 +337,7 @@ fn publish_oci_to_a_registry_with_htpasswd_needs_the_login() {
     );
 }
 
-pub fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
@@ -356,7 +359,7 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 /// A copy of `testdata/<example>` whose `targets:` is an `oci:` repository.
-pub fn example_with_oci_target(example: &str, repository: &str) -> tempfile::TempDir {
+pub(crate) fn example_with_oci_target(example: &str, repository: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata")
@@ -386,7 +389,7 @@ pub fn example_with_oci_target(example: &str, repository: &str) -> tempfile::Tem
 }
 
 /// `capkg release` of the provider in `root`, without CI variables or OCI logins.
-pub fn release_oci(root: &Path, docker_config: &Path) -> Command {
+pub(crate) fn release_oci(root: &Path, docker_config: &Path) -> Command {
     let mut command = crate::release_common::clean_capkg();
     for name in [
         "OCI_USERNAME",

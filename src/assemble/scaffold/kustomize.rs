@@ -17,7 +17,7 @@ const MAX_DEPTH: usize = 16;
 
 /// What one kustomize tree holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tree {
+pub(super) struct Tree {
     /// Each provider label value, with the kustomization that sets it (relative to the root).
     pub labels: Vec<(String, String)>,
     /// `namespace:` of the top kustomization.
@@ -28,7 +28,7 @@ pub struct Tree {
 
 /// A workload container and the image the build gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Container {
+pub(super) struct Container {
     pub workload: String,
     pub name: String,
     pub image: String,
@@ -37,7 +37,7 @@ pub struct Container {
 }
 
 /// The kustomization file of `dir`, if it has one.
-pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
+pub(super) fn kustomization_file(dir: &Path) -> Option<PathBuf> {
     KUSTOMIZATION_NAMES
         .iter()
         .map(|name| dir.join(name))
@@ -45,7 +45,7 @@ pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
 }
 
 /// Reads the tree whose top kustomization is in `root/dir`.
-pub fn read(root: &Path, dir: &str) -> Tree {
+pub(super) fn read(root: &Path, dir: &str) -> Tree {
     let mut tree = Tree::default();
     let mut visited = HashSet::new();
     let top = root.join(dir);

@@ -19,7 +19,7 @@ const MAX_DEPTH: usize = 12;
 
 /// What the release targets of a Makefile do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ReleaseRecipe {
+pub(super) struct ReleaseRecipe {
     /// `kustomize build DIR > OUTPUT`, in recipe order.
     pub builds: Vec<Build>,
     /// `cp SOURCE DESTINATION`, in recipe order.
@@ -32,7 +32,7 @@ pub struct ReleaseRecipe {
 
 /// One `kustomize build`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Build {
+pub(super) struct Build {
     /// The kustomization folder, as the recipe names it (after `cd`), without `./`.
     pub dir: String,
     /// The file name the output is written to (`core-components.yaml`), when redirected.
@@ -41,7 +41,7 @@ pub struct Build {
 
 /// One `cp`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Copy {
+pub(super) struct Copy {
     pub from: String,
     pub to: String,
 }
@@ -57,7 +57,7 @@ struct Makefile {
 }
 
 /// Reads the release targets of the Makefile text.
-pub fn release_recipe(text: &str) -> ReleaseRecipe {
+pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
     let makefile = parse(text);
     let mut recipe = ReleaseRecipe {
         prod_registry: makefile.expand("$(PROD_REGISTRY)", &BTreeMap::new()),
@@ -425,7 +425,7 @@ fn clean(path: &str) -> String {
 }
 
 /// `registry/name` of `registry/name:tag` (a `:` after the last `/` is a tag, before it a port).
-pub fn strip_tag(image: &str) -> String {
+pub(super) fn strip_tag(image: &str) -> String {
     let image = image.split('@').next().unwrap_or(image);
     let slash = image.rfind('/').map_or(0, |at| at + 1);
     match image[slash..].find(':') {

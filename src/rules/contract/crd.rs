@@ -12,9 +12,10 @@ use crate::rules::{Reference, Rule, Severity};
 use crate::yaml::Node;
 
 /// The annotation that turns clusterctl's CRD name check off.
-pub const SKIP_CRD_NAME_CHECK: &str = "clusterctl.cluster.x-k8s.io/skip-crd-name-preflight-check";
+pub(super) const SKIP_CRD_NAME_CHECK: &str =
+    "clusterctl.cluster.x-k8s.io/skip-crd-name-preflight-check";
 
-pub static NAME: Rule = Rule {
+pub(super) static NAME: Rule = Rule {
     id: "crd/name",
     severity: Severity::Error,
     summary: "a CRD's name is not `<plural>.<group>` with the plural clusterctl computes",
@@ -95,7 +96,7 @@ pub static NAME: Rule = Rule {
     },
 };
 
-pub static STORAGE_VERSION: Rule = Rule {
+pub(super) static STORAGE_VERSION: Rule = Rule {
     id: "crd/storage-version",
     severity: Severity::Error,
     summary: "a CRD does not mark exactly one version as the storage version",
@@ -163,7 +164,7 @@ pub static STORAGE_VERSION: Rule = Rule {
     },
 };
 
-pub static NAMESPACED: Rule = Rule {
+pub(super) static NAMESPACED: Rule = Rule {
     id: "crd/namespaced",
     severity: Severity::Error,
     summary: "a resource core Cluster API references is not namespace-scoped",
@@ -212,7 +213,7 @@ pub static NAMESPACED: Rule = Rule {
     },
 };
 
-pub static LIST_KIND: Rule = Rule {
+pub(super) static LIST_KIND: Rule = Rule {
     id: "crd/list-kind",
     severity: Severity::Error,
     summary: "a contract resource's list kind is not `<Kind>List`",
@@ -258,7 +259,7 @@ pub static LIST_KIND: Rule = Rule {
     },
 };
 
-pub static STATUS_SUBRESOURCE: Rule = Rule {
+pub(super) static STATUS_SUBRESOURCE: Rule = Rule {
     id: "crd/status-subresource",
     severity: Severity::Warning,
     summary: "a served version of a contract resource has no status subresource",
@@ -312,7 +313,7 @@ const SCALE_PATHS: [(&str, &str); 3] = [
     ("labelSelectorPath", ".status.selector"),
 ];
 
-pub static SCALE_SUBRESOURCE: Rule = Rule {
+pub(super) static SCALE_SUBRESOURCE: Rule = Rule {
     id: "crd/scale-subresource",
     severity: Severity::Error,
     summary: "a ControlPlane with replicas lacks the scale subresource the contract specifies",
@@ -406,7 +407,7 @@ fn check_scale(
     }
 }
 
-pub static TEMPLATE: Rule = Rule {
+pub(super) static TEMPLATE: Rule = Rule {
     id: "crd/template",
     severity: Severity::Warning,
     summary: "a contract resource has no `…Template` CRD beside it",

@@ -19,7 +19,7 @@ use crate::yaml::Node;
 
 const VERSION_SECTION: &str = "All resources: version";
 
-pub static CONTRACT_LABEL: Rule = Rule {
+pub(super) static CONTRACT_LABEL: Rule = Rule {
     id: "crd/contract-label",
     severity: Severity::Error,
     summary: "a contract resource's CRD lacks the `cluster.x-k8s.io/<contract>` label of the release's contract",
@@ -148,7 +148,7 @@ pub static CONTRACT_LABEL: Rule = Rule {
     },
 };
 
-pub static CONTRACT_LABEL_VERSIONS: Rule = Rule {
+pub(super) static CONTRACT_LABEL_VERSIONS: Rule = Rule {
     id: "crd/contract-label-versions",
     severity: Severity::Error,
     summary: "a contract label names API versions the CRD does not serve",

@@ -19,7 +19,7 @@ use crate::rules::{Reference, Rule, Severity};
 use crate::yaml::Node;
 
 /// The label that aggregates a ClusterRole into core Cluster API's manager role.
-pub const AGGREGATE_LABEL: &str = "cluster.x-k8s.io/aggregate-to-manager";
+pub(super) const AGGREGATE_LABEL: &str = "cluster.x-k8s.io/aggregate-to-manager";
 
 /// "Full read/write", as the contracts' example ClusterRoles grant on resources.
 const READ_WRITE: [&str; 7] = [
@@ -30,7 +30,7 @@ const READ_WRITE: [&str; 7] = [
 /// ClusterClass, patches them).
 const TEMPLATE_ACCESS: [&str; 5] = ["get", "list", "watch", "patch", "update"];
 
-pub static AGGREGATE_TO_MANAGER: Rule = Rule {
+pub(super) static AGGREGATE_TO_MANAGER: Rule = Rule {
     id: "rbac/aggregate-to-manager",
     severity: Severity::Error,
     summary: "core Cluster API is not granted access to contract resources outside its own API groups",
@@ -145,7 +145,7 @@ pub static AGGREGATE_TO_MANAGER: Rule = Rule {
     },
 };
 
-pub static BOOTSTRAP_SECRETS: Rule = Rule {
+pub(super) static BOOTSTRAP_SECRETS: Rule = Rule {
     id: "rbac/bootstrap-secrets",
     severity: Severity::Error,
     summary: "a bootstrap provider cannot manage the Secrets that hold bootstrap data",

@@ -13,12 +13,12 @@ use crate::yaml::Node;
 use crate::yaml::resolve::Resolved;
 
 /// The label prefix of contract labels (`cluster.x-k8s.io/v1beta2: v1beta1_v1beta2`).
-pub const CONTRACT_LABEL_PREFIX: &str = "cluster.x-k8s.io/";
+pub(super) const CONTRACT_LABEL_PREFIX: &str = "cluster.x-k8s.io/";
 
 /// The API groups core Cluster API's own manager ClusterRole grants on every resource (`*`), as
 /// in `core-components.yaml`: a provider in one of these needs no aggregated ClusterRole. Note
 /// that subgroups (`vmware.infrastructure.cluster.x-k8s.io`) are *not* covered.
-pub const GROUPS_CORE_CAN_ACCESS: [&str; 4] = [
+pub(super) const GROUPS_CORE_CAN_ACCESS: [&str; 4] = [
     "addons.cluster.x-k8s.io",
     "bootstrap.cluster.x-k8s.io",
     "controlplane.cluster.x-k8s.io",
@@ -35,36 +35,36 @@ const CORE_GROUPS: [&str; 4] = [
 
 /// A provider contract page in the Cluster API book.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContractPage {
+pub(super) struct ContractPage {
     /// `InfraMachinePool contract`.
     pub name: &'static str,
     pub url: &'static str,
 }
 
-pub const INFRA_CLUSTER_CONTRACT: ContractPage = ContractPage {
+pub(super) const INFRA_CLUSTER_CONTRACT: ContractPage = ContractPage {
     name: "InfraCluster contract",
     url: "https://cluster-api.sigs.k8s.io/developer/providers/contracts/infra-cluster",
 };
-pub const INFRA_MACHINE_CONTRACT: ContractPage = ContractPage {
+pub(super) const INFRA_MACHINE_CONTRACT: ContractPage = ContractPage {
     name: "InfraMachine contract",
     url: "https://cluster-api.sigs.k8s.io/developer/providers/contracts/infra-machine",
 };
-pub const INFRA_MACHINE_POOL_CONTRACT: ContractPage = ContractPage {
+pub(super) const INFRA_MACHINE_POOL_CONTRACT: ContractPage = ContractPage {
     name: "InfraMachinePool contract",
     url: "https://cluster-api.sigs.k8s.io/developer/providers/contracts/infra-machinepool",
 };
-pub const CONTROL_PLANE_CONTRACT: ContractPage = ContractPage {
+pub(super) const CONTROL_PLANE_CONTRACT: ContractPage = ContractPage {
     name: "ControlPlane contract",
     url: "https://cluster-api.sigs.k8s.io/developer/providers/contracts/control-plane",
 };
-pub const BOOTSTRAP_CONFIG_CONTRACT: ContractPage = ContractPage {
+pub(super) const BOOTSTRAP_CONFIG_CONTRACT: ContractPage = ContractPage {
     name: "BootstrapConfig contract",
     url: "https://cluster-api.sigs.k8s.io/developer/providers/contracts/bootstrap-config",
 };
 
 /// The resource a CRD implements for core Cluster API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(super) enum Role {
     /// Referenced by `Cluster.spec.infrastructureRef`.
     InfraCluster,
     /// Referenced by `Machine.spec.infrastructureRef`.
@@ -82,7 +82,7 @@ pub enum Role {
 
 impl Role {
     /// The contract's name for the resource (`InfraMachinePool`).
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Role::InfraCluster => "InfraCluster",
             Role::InfraMachine => "InfraMachine",
@@ -94,7 +94,7 @@ impl Role {
     }
 
     /// The name the contract's section titles use (`InfraMachine` for pool machines too).
-    pub fn section_name(self) -> &'static str {
+    pub(super) fn section_name(self) -> &'static str {
         match self {
             Role::InfraMachinePoolMachine => "InfraMachine",
             other => other.name(),
@@ -102,7 +102,7 @@ impl Role {
     }
 
     /// The book page whose rules the resource follows.
-    pub fn contract(self) -> ContractPage {
+    pub(super) fn contract(self) -> ContractPage {
         match self {
             Role::InfraCluster => INFRA_CLUSTER_CONTRACT,
             Role::InfraMachine | Role::InfraMachinePoolMachine => INFRA_MACHINE_CONTRACT,
@@ -115,7 +115,7 @@ impl Role {
     /// Whether the contract asks for a `<Kind>Template` CRD beside this resource, and how
     /// strongly: `Some(true)` when mandatory (MachineDeployments and MachineSets clone machine and
     /// bootstrap templates), `Some(false)` when only ClusterClass needs it.
-    pub fn template_mandatory(self) -> Option<bool> {
+    pub(super) fn template_mandatory(self) -> Option<bool> {
         match self {
             Role::InfraMachine | Role::BootstrapConfig => Some(true),
             Role::InfraCluster | Role::InfraMachinePool | Role::ControlPlane => Some(false),
@@ -126,7 +126,7 @@ impl Role {
 
 /// A CRD's contract role, and whether it is the role's `…Template`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContractResource {
+pub(super) struct ContractResource {
     pub role: Role,
     pub template: bool,
 }
@@ -134,7 +134,7 @@ pub struct ContractResource {
 impl ContractResource {
     /// The role a CRD of `kind` in `group` plays, shipped by a provider of `provider_type`. See
     /// the parent module's comment for the reasoning.
-    pub fn of(provider_type: Option<ProviderType>, group: &str, kind: &str) -> Option<Self> {
+    pub(super) fn of(provider_type: Option<ProviderType>, group: &str, kind: &str) -> Option<Self> {
         match provider_type {
             Some(
                 ProviderType::Core
@@ -181,7 +181,7 @@ impl ContractResource {
     }
 
     /// `InfraMachinePoolTemplate`, `ControlPlane`, for messages.
-    pub fn describe(self) -> String {
+    pub(super) fn describe(self) -> String {
         match (self.role, self.template) {
             (role, false) => role.name().to_string(),
             (role, true) => format!("{}Template", role.name()),
@@ -191,7 +191,7 @@ impl ContractResource {
 
 /// One entry of a CRD's `spec.versions`.
 #[derive(Debug, Clone, Copy)]
-pub struct CrdVersion<'a> {
+pub(super) struct CrdVersion<'a> {
     pub node: &'a Node,
     pub name: Option<&'a str>,
     pub served: bool,
@@ -200,16 +200,16 @@ pub struct CrdVersion<'a> {
 
 impl<'a> CrdVersion<'a> {
     /// The node that best stands for the version: its `name` value.
-    pub fn anchor(&self) -> &'a Node {
+    pub(super) fn anchor(&self) -> &'a Node {
         self.node.get("name").unwrap_or(self.node)
     }
 
-    pub fn subresource(&self, name: &str) -> Option<&'a Node> {
+    pub(super) fn subresource(&self, name: &str) -> Option<&'a Node> {
         self.node.path(&["subresources", name])
     }
 
     /// True when the version's schema declares `spec.replicas`.
-    pub fn declares_spec_replicas(&self) -> bool {
+    pub(super) fn declares_spec_replicas(&self) -> bool {
         self.node
             .path(&[
                 "schema",
@@ -223,14 +223,14 @@ impl<'a> CrdVersion<'a> {
     }
 
     /// True when the version has no structural schema to read fields from.
-    pub fn has_schema(&self) -> bool {
+    pub(super) fn has_schema(&self) -> bool {
         self.node.path(&["schema", "openAPIV3Schema"]).is_some()
     }
 }
 
 /// A CustomResourceDefinition in a components file.
 #[derive(Debug, Clone)]
-pub struct Crd<'a> {
+pub(super) struct Crd<'a> {
     pub file: &'a ReleaseFile,
     pub object: Object<'a>,
     pub provider_type: Option<ProviderType>,
@@ -243,7 +243,7 @@ pub struct Crd<'a> {
 
 impl<'a> Crd<'a> {
     /// Every CRD of every components file, in file then document order.
-    pub fn all(cx: &'a Context<'_>) -> Vec<Crd<'a>> {
+    pub(super) fn all(cx: &'a Context<'_>) -> Vec<Crd<'a>> {
         let mut crds = Vec::new();
         for file in cx.release.components() {
             let provider_type = file_provider_type(cx, file);
@@ -284,47 +284,47 @@ impl<'a> Crd<'a> {
     }
 
     /// The contract role of this CRD, if it plays one.
-    pub fn contract_resource(&self) -> Option<ContractResource> {
+    pub(super) fn contract_resource(&self) -> Option<ContractResource> {
         ContractResource::of(self.provider_type, self.group?, self.kind?)
     }
 
     /// The CRD's name, or `(unnamed)`.
-    pub fn name(&self) -> &'a str {
+    pub(super) fn name(&self) -> &'a str {
         self.object.name().unwrap_or("(unnamed)")
     }
 
     /// The node a finding about the CRD as a whole points at (its `metadata.name`).
-    pub fn anchor(&self) -> &'a Node {
+    pub(super) fn anchor(&self) -> &'a Node {
         self.object.anchor()
     }
 
-    pub fn spec(&self, keys: &[&str]) -> Option<&'a Node> {
+    pub(super) fn spec(&self, keys: &[&str]) -> Option<&'a Node> {
         self.object.root.get("spec")?.path(keys)
     }
 
     /// `spec.names.plural`.
-    pub fn plural(&self) -> Option<&'a str> {
+    pub(super) fn plural(&self) -> Option<&'a str> {
         self.spec(&["names", "plural"])?.as_str()
     }
 
-    pub fn served_versions(&self) -> impl Iterator<Item = &CrdVersion<'a>> {
+    pub(super) fn served_versions(&self) -> impl Iterator<Item = &CrdVersion<'a>> {
         self.versions.iter().filter(|v| v.served)
     }
 
     /// The version called `name`.
-    pub fn version(&self, name: &str) -> Option<&CrdVersion<'a>> {
+    pub(super) fn version(&self, name: &str) -> Option<&CrdVersion<'a>> {
         self.versions.iter().find(|v| v.name == Some(name))
     }
 }
 
 /// True for a scalar a YAML 1.1 reader takes as `true`.
-pub fn is_true(node: Option<&Node>) -> bool {
+pub(super) fn is_true(node: Option<&Node>) -> bool {
     matches!(node.and_then(Node::resolve), Some(Resolved::Bool(true)))
 }
 
 /// The provider type for one components file: the run's (flags, or file names when they agree),
 /// else the file's own name.
-pub fn file_provider_type(cx: &Context<'_>, file: &ReleaseFile) -> Option<ProviderType> {
+pub(super) fn file_provider_type(cx: &Context<'_>, file: &ReleaseFile) -> Option<ProviderType> {
     cx.provider.provider_type.or(match file.role {
         FileRole::Components { provider_type, .. } => Some(provider_type),
         _ => None,
@@ -332,27 +332,27 @@ pub fn file_provider_type(cx: &Context<'_>, file: &ReleaseFile) -> Option<Provid
 }
 
 /// True when `text` holds a `${…}` placeholder, so only substitution tells what it is.
-pub fn has_variable(text: &str) -> bool {
+pub(super) fn has_variable(text: &str) -> bool {
     text.contains("${")
 }
 
 /// One entry of `metadata.yaml`'s `releaseSeries`.
 #[derive(Debug, Clone, Copy)]
-pub struct ReleaseSeries<'a> {
+pub(super) struct ReleaseSeries<'a> {
     pub major: i128,
     pub minor: i128,
     pub contract: &'a str,
 }
 
 impl ReleaseSeries<'_> {
-    pub fn display(&self) -> String {
+    pub(super) fn display(&self) -> String {
         format!("{}.{}", self.major, self.minor)
     }
 }
 
 /// The release series of the release's `metadata.yaml`, skipping entries that do not decode
 /// (the metadata rules report those).
-pub fn release_series<'a>(cx: &'a Context<'_>) -> Vec<ReleaseSeries<'a>> {
+pub(super) fn release_series<'a>(cx: &'a Context<'_>) -> Vec<ReleaseSeries<'a>> {
     let Some(root) = cx.release.metadata().and_then(|f| f.yaml.roots().next()) else {
         return Vec::new();
     };
@@ -377,7 +377,7 @@ pub fn release_series<'a>(cx: &'a Context<'_>) -> Vec<ReleaseSeries<'a>> {
 /// The contract the components being linted must implement, and why: the release series of
 /// `--version` (clusterctl's `GetReleaseSeriesForVersion`: the first entry with the same major
 /// and minor), else the newest series in `metadata.yaml`.
-pub fn current_contract<'a>(cx: &'a Context<'_>) -> Option<(&'a str, String)> {
+pub(super) fn current_contract<'a>(cx: &'a Context<'_>) -> Option<(&'a str, String)> {
     let series = release_series(cx);
     if let Some(version) = cx.version {
         let matching = series.iter().find(|s| {
@@ -413,7 +413,7 @@ pub fn current_contract<'a>(cx: &'a Context<'_>) -> Option<(&'a str, String)> {
 /// form `v<major>[alpha|beta<minor>]` above all others; among those GA above beta above alpha,
 /// then by major, then by minor; other names reverse-alphabetically. Used to tell which
 /// version of a contract label core picks: the greatest.
-pub fn compare_kube_versions(a: &str, b: &str) -> std::cmp::Ordering {
+pub(super) fn compare_kube_versions(a: &str, b: &str) -> std::cmp::Ordering {
     match (kube_version_key(a), kube_version_key(b)) {
         (Some(x), Some(y)) => x.cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Greater,
@@ -448,7 +448,7 @@ fn kube_version_key(version: &str) -> Option<(u8, u64, u64)> {
 }
 
 /// True for a label key of the form `cluster.x-k8s.io/v1beta2` (a contract label).
-pub fn is_contract_label(key: &str) -> bool {
+pub(super) fn is_contract_label(key: &str) -> bool {
     key.strip_prefix(CONTRACT_LABEL_PREFIX)
         .is_some_and(|version| kube_version_key(version).is_some())
 }

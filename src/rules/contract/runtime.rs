@@ -18,7 +18,7 @@ use super::resource::{file_provider_type, has_variable};
 
 /// The annotation by which core Cluster API copies `ca.crt` of a Secret (`<namespace>/<name>`)
 /// into an ExtensionConfig's `caBundle`.
-pub const INJECT_CA_FROM_SECRET: &str = "runtime.cluster.x-k8s.io/inject-ca-from-secret";
+pub(super) const INJECT_CA_FROM_SECRET: &str = "runtime.cluster.x-k8s.io/inject-ca-from-secret";
 
 const DEPLOY_URL: &str = "https://cluster-api.sigs.k8s.io/tasks/experimental-features/runtime-sdk/deploy-runtime-extension";
 const REGISTER_URL: &str =
@@ -34,7 +34,7 @@ const REGISTER: Reference = Reference {
     url: REGISTER_URL,
 };
 
-pub static DEPLOYMENT: Rule = Rule {
+pub(super) static DEPLOYMENT: Rule = Rule {
     id: "runtime/deployment",
     severity: Severity::Error,
     summary: "a runtime extension provider's components have no Deployment",
@@ -63,7 +63,7 @@ pub static DEPLOYMENT: Rule = Rule {
     },
 };
 
-pub static SERVICE: Rule = Rule {
+pub(super) static SERVICE: Rule = Rule {
     id: "runtime/service",
     severity: Severity::Error,
     summary: "no Service exposes a runtime extension provider's extension server",
@@ -107,7 +107,7 @@ pub static SERVICE: Rule = Rule {
     },
 };
 
-pub static CLIENT_CONFIG: Rule = Rule {
+pub(super) static CLIENT_CONFIG: Rule = Rule {
     id: "runtime/client-config",
     severity: Severity::Error,
     summary: "an ExtensionConfig's client config does not give exactly one of `url` or `service`",
@@ -196,7 +196,7 @@ fn check_service_shipped(
         .with_severity(Severity::Warning);
 }
 
-pub static SERVICE_PORT: Rule = Rule {
+pub(super) static SERVICE_PORT: Rule = Rule {
     id: "runtime/service-port",
     severity: Severity::Error,
     summary: "an ExtensionConfig's service port is not a port number",
@@ -234,7 +234,7 @@ pub static SERVICE_PORT: Rule = Rule {
     },
 };
 
-pub static CA_BUNDLE: Rule = Rule {
+pub(super) static CA_BUNDLE: Rule = Rule {
     id: "runtime/ca-bundle",
     severity: Severity::Error,
     summary: "an in-cluster ExtensionConfig has neither a CA bundle nor CA injection",

@@ -5,20 +5,20 @@
 use std::path::{Path, PathBuf};
 
 /// The example provider in `testdata/`.
-pub fn example_provider() -> PathBuf {
+pub(crate) fn example_provider() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-provider")
 }
 
 /// The real provider files of `testdata/corpus/` (its README says what each folder is there for).
 /// A missing folder fails the test that asked for it: the corpus tests never skip.
-pub fn corpus() -> PathBuf {
+pub(crate) fn corpus() -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
     assert!(path.is_dir(), "{} is missing", path.display());
     path
 }
 
 /// The provider folders of [`corpus`], sorted.
-pub fn corpus_providers() -> Vec<PathBuf> {
+pub(crate) fn corpus_providers() -> Vec<PathBuf> {
     let mut providers: Vec<PathBuf> = std::fs::read_dir(corpus())
         .expect("readable testdata/corpus")
         .map(|entry| entry.expect("corpus entry").path())
@@ -30,12 +30,12 @@ pub fn corpus_providers() -> Vec<PathBuf> {
 }
 
 /// How many provider folders `testdata/corpus/` holds (a subset of the upstream corpus).
-pub const CORPUS_PROVIDERS: usize = 8;
+pub(crate) const CORPUS_PROVIDERS: usize = 8;
 
 /// Copies the example provider's sources into `to`, leaving out what runs of capkg write there
 /// (`out/`, `out-repository/`), so a test starts from the repository's state even after a user
 /// ran the README's commands.
-pub fn copy_example_provider(to: &Path) {
+pub(crate) fn copy_example_provider(to: &Path) {
     let from = example_provider();
     for entry in walkdir::WalkDir::new(&from) {
         let entry = entry.expect("readable example provider");
@@ -56,13 +56,13 @@ pub fn copy_example_provider(to: &Path) {
 }
 
 /// Loads a `capkg.yaml` that `capkg init` wrote; capkg must read all of it.
-pub fn load_written_config(path: &Path) -> capkg::config::Config {
+pub(crate) fn load_written_config(path: &Path) -> capkg::config::Config {
     capkg::config::Config::load(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Fails the test when kubectl is missing: tests that run `kubectl kustomize` exist to check
 /// what it builds, so they never pass without it (`.ci/run` installs it).
-pub fn require_kubectl() {
+pub(crate) fn require_kubectl() {
     assert!(
         std::process::Command::new("kubectl")
             .args(["version", "--client"])

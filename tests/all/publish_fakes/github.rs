@@ -13,10 +13,10 @@ use sha2::{Digest, Sha256};
 
 use super::server::{self, Decision, Handler, Incoming, Reply};
 
-pub const TOKEN: &str = "ghp_FAKE0123456789TOKEN";
+pub(crate) const TOKEN: &str = "ghp_FAKE0123456789TOKEN";
 
 #[derive(Debug, Clone)]
-pub struct FakeAsset {
+pub(crate) struct FakeAsset {
     pub id: u64,
     pub name: String,
     /// `uploaded`, or `starter` for an upload that did not finish.
@@ -25,7 +25,7 @@ pub struct FakeAsset {
 }
 
 #[derive(Debug, Clone)]
-pub struct FakeRelease {
+pub(crate) struct FakeRelease {
     pub id: u64,
     pub tag: String,
     pub draft: bool,
@@ -36,7 +36,7 @@ pub struct FakeRelease {
 }
 
 /// What a fault does instead of (or besides) the normal answer.
-pub enum FaultAction {
+pub(crate) enum FaultAction {
     /// Answer this instead.
     Reply(Reply),
     /// Do the work, then answer this (GitHub's uploads that "successfully fail").
@@ -47,14 +47,14 @@ pub enum FaultAction {
     Cut(usize),
 }
 
-pub struct Fault {
+pub(crate) struct Fault {
     pub method: &'static str,
     pub path_contains: String,
     pub action: FaultAction,
     pub times: usize,
 }
 
-pub struct State {
+pub(crate) struct State {
     pub releases: Vec<FakeRelease>,
     next_id: u64,
     /// Whether assets carry `digest` (newer API versions).
@@ -72,7 +72,7 @@ pub struct State {
     objects: String,
 }
 
-pub struct FakeGitHub {
+pub(crate) struct FakeGitHub {
     state: Arc<Mutex<State>>,
     pub api: String,
     /// A separate upload server on another port (another origin than the API).
@@ -86,11 +86,11 @@ struct Endpoint {
 }
 
 impl FakeGitHub {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self::with_latency(Duration::ZERO)
     }
 
-    pub fn with_latency(latency: Duration) -> Self {
+    pub(crate) fn with_latency(latency: Duration) -> Self {
         let state = Arc::new(Mutex::new(State {
             releases: Vec::new(),
             next_id: 100,
@@ -131,12 +131,12 @@ impl FakeGitHub {
         }
     }
 
-    pub fn state(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Adds a release with these assets (all complete); returns its id.
-    pub fn add_release(&self, tag: &str, draft: bool, assets: &[(&str, &[u8])]) -> u64 {
+    pub(crate) fn add_release(&self, tag: &str, draft: bool, assets: &[(&str, &[u8])]) -> u64 {
         let mut s = self.state();
         let id = s.next_id();
         let assets = assets
@@ -160,7 +160,7 @@ impl FakeGitHub {
         id
     }
 
-    pub fn fault(
+    pub(crate) fn fault(
         &self,
         method: &'static str,
         path_contains: &str,
@@ -175,12 +175,12 @@ impl FakeGitHub {
         });
     }
 
-    pub fn requests(&self) -> Vec<Incoming> {
+    pub(crate) fn requests(&self) -> Vec<Incoming> {
         self.state().log.clone()
     }
 
     /// Requests that change something.
-    pub fn mutations(&self) -> Vec<String> {
+    pub(crate) fn mutations(&self) -> Vec<String> {
         self.requests()
             .iter()
             .filter(|r| r.method != "GET" && r.method != "HEAD")
@@ -188,7 +188,7 @@ impl FakeGitHub {
             .collect()
     }
 
-    pub fn count(&self, method: &str, path_contains: &str) -> usize {
+    pub(crate) fn count(&self, method: &str, path_contains: &str) -> usize {
         self.requests()
             .iter()
             .filter(|r| r.is(method, path_contains))
@@ -196,14 +196,14 @@ impl FakeGitHub {
     }
 
     /// Requests to exactly this path (no query), on any host.
-    pub fn count_exact(&self, method: &str, path: &str) -> usize {
+    pub(crate) fn count_exact(&self, method: &str, path: &str) -> usize {
         self.requests()
             .iter()
             .filter(|r| r.method == method && r.path == path)
             .count()
     }
 
-    pub fn release(&self, tag: &str) -> Vec<FakeRelease> {
+    pub(crate) fn release(&self, tag: &str) -> Vec<FakeRelease> {
         self.state()
             .releases
             .iter()

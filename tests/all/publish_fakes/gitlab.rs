@@ -12,27 +12,27 @@ use sha2::{Digest, Sha256};
 
 use super::server::{self, Decision, Handler, Incoming, Reply};
 
-pub const TOKEN: &str = "glpat-FAKE0123456789TOKEN";
-pub const JOB_TOKEN: &str = "glcbt-FAKEJOBTOKEN";
+pub(crate) const TOKEN: &str = "glpat-FAKE0123456789TOKEN";
+pub(crate) const JOB_TOKEN: &str = "glcbt-FAKEJOBTOKEN";
 /// The project's id and its escaped path.
-pub const PROJECT_ID: &str = "42";
-pub const PROJECT_PATH: &str = "group%2Fsub%2Fprovider";
+pub(crate) const PROJECT_ID: &str = "42";
+pub(crate) const PROJECT_PATH: &str = "group%2Fsub%2Fprovider";
 
-pub enum FaultAction {
+pub(crate) enum FaultAction {
     Reply(Reply),
     /// Store the file, then answer this.
     StoreThenReply(Reply),
     Cut(usize),
 }
 
-pub struct Fault {
+pub(crate) struct Fault {
     pub method: &'static str,
     pub path_contains: String,
     pub action: FaultAction,
     pub times: usize,
 }
 
-pub struct State {
+pub(crate) struct State {
     /// `package/version/file` -> every upload, oldest first.
     pub files: BTreeMap<String, Vec<Vec<u8>>>,
     pub duplicates_allowed: bool,
@@ -40,7 +40,7 @@ pub struct State {
     pub log: Vec<Incoming>,
 }
 
-pub struct FakeGitLab {
+pub(crate) struct FakeGitLab {
     state: Arc<Mutex<State>>,
     /// `http://127.0.0.1:PORT/api/v4`
     pub api: String,
@@ -51,11 +51,11 @@ struct Endpoint {
 }
 
 impl FakeGitLab {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self::with_latency(Duration::ZERO)
     }
 
-    pub fn with_latency(latency: Duration) -> Self {
+    pub(crate) fn with_latency(latency: Duration) -> Self {
         let state = Arc::new(Mutex::new(State {
             files: BTreeMap::new(),
             duplicates_allowed: true,
@@ -75,11 +75,11 @@ impl FakeGitLab {
         }
     }
 
-    pub fn state(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub fn put_file(&self, package: &str, version: &str, file: &str, content: &[u8]) {
+    pub(crate) fn put_file(&self, package: &str, version: &str, file: &str, content: &[u8]) {
         self.state()
             .files
             .entry(format!("{package}/{version}/{file}"))
@@ -87,7 +87,7 @@ impl FakeGitLab {
             .push(content.to_vec());
     }
 
-    pub fn fault(
+    pub(crate) fn fault(
         &self,
         method: &'static str,
         path_contains: &str,
@@ -102,11 +102,11 @@ impl FakeGitLab {
         });
     }
 
-    pub fn requests(&self) -> Vec<Incoming> {
+    pub(crate) fn requests(&self) -> Vec<Incoming> {
         self.state().log.clone()
     }
 
-    pub fn count(&self, method: &str) -> usize {
+    pub(crate) fn count(&self, method: &str) -> usize {
         self.requests()
             .iter()
             .filter(|r| r.method == method)

@@ -2,16 +2,16 @@
 //! a release folder to publish, and a `capkg` command with a clean environment.
 #![allow(dead_code)]
 
-pub mod github;
-pub mod gitlab;
-pub mod server;
+pub(crate) mod github;
+pub(crate) mod gitlab;
+pub(crate) mod server;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-pub const COMPONENTS: &str = "\
+pub(crate) const COMPONENTS: &str = "\
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -34,7 +34,7 @@ spec:
         image: registry.k8s.io/capz:v1.2.3
 ";
 
-pub const METADATA: &str = "\
+pub(crate) const METADATA: &str = "\
 apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
 kind: Metadata
 releaseSeries:
@@ -43,7 +43,7 @@ releaseSeries:
   contract: v1beta1
 ";
 
-pub const TEMPLATE: &str = "\
+pub(crate) const TEMPLATE: &str = "\
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: Cluster
 metadata:
@@ -51,7 +51,7 @@ metadata:
 ";
 
 /// The files of the standard test release.
-pub fn release_files() -> Vec<(&'static str, Vec<u8>)> {
+pub(crate) fn release_files() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         (
             "infrastructure-components.yaml",
@@ -63,7 +63,7 @@ pub fn release_files() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// Writes `files` plus a `checksums.txt` over them into `dir`.
-pub fn write_release(dir: &Path, files: &[(&str, Vec<u8>)]) {
+pub(crate) fn write_release(dir: &Path, files: &[(&str, Vec<u8>)]) {
     std::fs::create_dir_all(dir).unwrap();
     let mut sums = String::new();
     for (name, content) in files {
@@ -74,19 +74,19 @@ pub fn write_release(dir: &Path, files: &[(&str, Vec<u8>)]) {
 }
 
 /// A temporary folder holding the standard release in `out/`.
-pub fn release_dir() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn release_dir() -> (tempfile::TempDir, PathBuf) {
     let root = tempfile::tempdir().unwrap();
     let out = root.path().join("out");
     write_release(&out, &release_files());
     (root, out)
 }
 
-pub fn sha256(data: &[u8]) -> String {
+pub(crate) fn sha256(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
 }
 
 /// `capkg` with none of the variables publish reads.
-pub fn capkg() -> Command {
+pub(crate) fn capkg() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_capkg"));
     for name in [
         "GITHUB_TOKEN",

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// A request as the fake saw it.
 #[derive(Debug, Clone)]
-pub struct Incoming {
+pub(crate) struct Incoming {
     /// Which of a fake's servers got it (`api`, `uploads`, `objects`).
     pub server: &'static str,
     pub method: String,
@@ -23,21 +23,21 @@ pub struct Incoming {
 }
 
 impl Incoming {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn query_param(&self, name: &str) -> Option<String> {
+    pub(crate) fn query_param(&self, name: &str) -> Option<String> {
         self.query.split('&').find_map(|pair| {
             let (k, v) = pair.split_once('=')?;
             (k == name).then(|| percent_decode(v))
         })
     }
 
-    pub fn is(&self, method: &str, path_contains: &str) -> bool {
+    pub(crate) fn is(&self, method: &str, path_contains: &str) -> bool {
         self.method == method && self.path.contains(path_contains)
     }
 }
@@ -76,14 +76,14 @@ fn percent_decode(text: &str) -> String {
 
 /// An answer.
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
 
 impl Reply {
-    pub fn json(status: u16, value: serde_json::Value) -> Self {
+    pub(crate) fn json(status: u16, value: serde_json::Value) -> Self {
         Self {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
@@ -91,7 +91,7 @@ impl Reply {
         }
     }
 
-    pub fn bytes(status: u16, body: Vec<u8>) -> Self {
+    pub(crate) fn bytes(status: u16, body: Vec<u8>) -> Self {
         Self {
             status,
             headers: vec![("content-type".into(), "application/octet-stream".into())],
@@ -99,7 +99,7 @@ impl Reply {
         }
     }
 
-    pub fn empty(status: u16) -> Self {
+    pub(crate) fn empty(status: u16) -> Self {
         Self {
             status,
             headers: Vec::new(),
@@ -107,20 +107,20 @@ impl Reply {
         }
     }
 
-    pub fn header(mut self, name: &str, value: &str) -> Self {
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_string(), value.to_string()));
         self
     }
 }
 
 /// What to do with a request once its head is read.
-pub enum Decision {
+pub(crate) enum Decision {
     Proceed,
     /// Read this many body bytes, then drop the connection without answering.
     CutAfter(usize),
 }
 
-pub trait Handler: Send + Sync + 'static {
+pub(crate) trait Handler: Send + Sync + 'static {
     fn before_body(&self, _head: &Incoming) -> Decision {
         Decision::Proceed
     }
@@ -129,11 +129,11 @@ pub trait Handler: Send + Sync + 'static {
 }
 
 /// A running server.
-pub struct Server {
+pub(crate) struct Server {
     pub base: String,
 }
 
-pub fn start(name: &'static str, handler: Arc<dyn Handler>, latency: Duration) -> Server {
+pub(crate) fn start(name: &'static str, handler: Arc<dyn Handler>, latency: Duration) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
     let port = listener.local_addr().expect("local address").port();
     thread::spawn(move || {

@@ -11,12 +11,12 @@ use serde_json::Value;
 use crate::publish_fakes::{COMPONENTS, TEMPLATE, capkg};
 
 /// A provider repository: sources, `metadata.yaml` and a `capkg.yaml` with these `targets:`.
-pub struct Provider {
+pub(crate) struct Provider {
     pub dir: tempfile::TempDir,
 }
 
 impl Provider {
-    pub fn new(targets: &str, metadata: &str) -> Self {
+    pub(crate) fn new(targets: &str, metadata: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::write(root.join("components.yaml"), COMPONENTS).unwrap();
@@ -33,16 +33,16 @@ impl Provider {
         Self { dir }
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn config(&self) -> PathBuf {
+    pub(crate) fn config(&self) -> PathBuf {
         self.root().join("capkg.yaml")
     }
 
     /// Makes the folder a git repository with one commit carrying these tags.
-    pub fn tagged(&self, tags: &[&str]) {
+    pub(crate) fn tagged(&self, tags: &[&str]) {
         self.git(&["init", "-q"]);
         self.git(&["config", "user.name", "capkg test"]);
         self.git(&["config", "user.email", "test@example.com"]);
@@ -53,7 +53,7 @@ impl Provider {
         }
     }
 
-    pub fn git(&self, args: &[&str]) {
+    pub(crate) fn git(&self, args: &[&str]) {
         let status = Command::new("git")
             .arg("-C")
             .arg(self.root())
@@ -67,26 +67,26 @@ impl Provider {
 }
 
 /// What GitHub Actions sets on a tag push, with the summary and output files in `work`.
-pub struct Actions {
+pub(crate) struct Actions {
     pub work: tempfile::TempDir,
 }
 
 impl Actions {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             work: tempfile::tempdir().unwrap(),
         }
     }
 
-    pub fn summary(&self) -> PathBuf {
+    pub(crate) fn summary(&self) -> PathBuf {
         self.work.path().join("step_summary.md")
     }
 
-    pub fn output(&self) -> PathBuf {
+    pub(crate) fn output(&self) -> PathBuf {
         self.work.path().join("github_output")
     }
 
-    pub fn apply(&self, command: &mut Command, tag: &str) {
+    pub(crate) fn apply(&self, command: &mut Command, tag: &str) {
         command
             .env("GITHUB_ACTIONS", "true")
             .env("CI", "true")
@@ -99,7 +99,7 @@ impl Actions {
     }
 
     /// `name=value` and heredoc outputs, the last value of each name.
-    pub fn outputs(&self) -> Vec<(String, String)> {
+    pub(crate) fn outputs(&self) -> Vec<(String, String)> {
         let text = std::fs::read_to_string(self.output()).unwrap_or_default();
         let mut outputs = Vec::new();
         let mut lines = text.lines();
@@ -120,7 +120,7 @@ impl Actions {
         outputs
     }
 
-    pub fn output_value(&self, name: &str) -> Option<String> {
+    pub(crate) fn output_value(&self, name: &str) -> Option<String> {
         self.outputs()
             .into_iter()
             .rev()
@@ -129,15 +129,15 @@ impl Actions {
     }
 }
 
-pub fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-pub fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-pub fn json(output: &Output) -> Value {
+pub(crate) fn json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
             "stdout is not JSON ({e}): {}\nstderr: {}",
@@ -148,7 +148,7 @@ pub fn json(output: &Output) -> Value {
 }
 
 /// `capkg` without the CI variables of the machine running the tests.
-pub fn clean_capkg() -> Command {
+pub(crate) fn clean_capkg() -> Command {
     let mut command = capkg();
     for name in [
         "CI",
@@ -170,7 +170,7 @@ pub fn clean_capkg() -> Command {
 }
 
 /// `capkg release --config` for the provider, run in its folder.
-pub fn release(provider: &Provider) -> Command {
+pub(crate) fn release(provider: &Provider) -> Command {
     let mut command = clean_capkg();
     command
         .args(["release", "--config"])

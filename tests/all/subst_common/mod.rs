@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 /// A field value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
+pub(crate) enum Value {
     Str(Vec<u8>),
     Nil,
     Word(String),
@@ -20,37 +20,37 @@ pub enum Value {
 }
 
 impl Value {
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Value::Str(b) => b,
             other => panic!("expected a string, got {other:?}"),
         }
     }
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8(self.bytes().to_vec()).expect("UTF-8 string")
     }
 }
 
 /// One row of the table.
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(crate) struct Case {
     pub line: usize,
     pub kind: String,
     pub fields: BTreeMap<String, Value>,
 }
 
 impl Case {
-    pub fn get(&self, k: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, k: &str) -> Option<&Value> {
         self.fields.get(k)
     }
-    pub fn src(&self) -> String {
+    pub(crate) fn src(&self) -> String {
         match self.get("src") {
             Some(Value::Word(w)) => w.clone(),
             _ => String::new(),
         }
     }
     /// The `env` map as name -> value bytes.
-    pub fn env(&self) -> BTreeMap<String, Vec<u8>> {
+    pub(crate) fn env(&self) -> BTreeMap<String, Vec<u8>> {
         match self.get("env") {
             None => BTreeMap::new(),
             Some(Value::Map(m)) => m
@@ -65,18 +65,18 @@ impl Case {
             Some(other) => panic!("line {}: env must be a map, got {other:?}", self.line),
         }
     }
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("cases.txt:{} [{} {}]", self.line, self.kind, self.src())
     }
 }
 
-pub fn load() -> Vec<Case> {
+pub(crate) fn load() -> Vec<Case> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/subst/cases.txt");
     let text = std::fs::read_to_string(path).expect("read cases.txt");
     parse_cases(&text)
 }
 
-pub fn parse_cases(text: &str) -> Vec<Case> {
+pub(crate) fn parse_cases(text: &str) -> Vec<Case> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();

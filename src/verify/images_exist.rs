@@ -21,11 +21,11 @@ use crate::forge::http::Http;
 use crate::forge::oci::{Login, OciError, Reference, Registry};
 use crate::image_ref::Parts;
 use crate::k8s::Object;
-use crate::targets::Services;
+use crate::forge::Services;
 
 /// One image one container of one object names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ImageUse {
+pub(crate) struct ImageUse {
     pub image: String,
     /// `Deployment `capx-controller-manager`` (container `manager`).
     pub object: String,
@@ -39,7 +39,7 @@ impl ImageUse {
 }
 
 /// Every workload image of every components file of `releases`, each (image, object) once.
-pub fn image_uses(releases: &[&Release]) -> Vec<ImageUse> {
+pub(crate) fn image_uses(releases: &[&Release]) -> Vec<ImageUse> {
     let mut out: Vec<ImageUse> = Vec::new();
     for release in releases {
         for file in release.components() {
@@ -68,7 +68,7 @@ pub fn image_uses(releases: &[&Release]) -> Vec<ImageUse> {
 
 /// What the check found; `--format json` prints it as `checks.images`.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct ImageCheck {
+pub(crate) struct ImageCheck {
     /// Why the check did not run (`--dry-run`, `check_images: false`), when it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
@@ -82,25 +82,25 @@ pub struct ImageCheck {
 
 /// An image that could not be looked up.
 #[derive(Debug, Clone, Serialize)]
-pub struct Unchecked {
+pub(crate) struct Unchecked {
     pub image: String,
     pub reason: String,
 }
 
 impl ImageCheck {
-    pub fn skipped(reason: impl Into<String>) -> Self {
+    pub(crate) fn skipped(reason: impl Into<String>) -> Self {
         Self {
             skipped: Some(reason.into()),
             ..Self::default()
         }
     }
 
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.missing.is_empty()
     }
 
     /// One line per missing image, for the error.
-    pub fn missing_text(&self) -> String {
+    pub(crate) fn missing_text(&self) -> String {
         self.missing
             .iter()
             .map(ImageUse::describe)
@@ -109,7 +109,7 @@ impl ImageCheck {
     }
 
     /// The warnings: what was not checked, and why.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         self.unchecked
             .iter()
             .map(|u| format!("image `{}` was not checked: {}", u.image, u.reason))
@@ -117,7 +117,7 @@ impl ImageCheck {
     }
 
     /// One line for a summary.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         match &self.skipped {
             Some(reason) => format!("images: not checked ({reason})"),
             None => format!(
@@ -166,7 +166,7 @@ fn locate(image: &str) -> Result<(Reference, String), String> {
 }
 
 /// Looks every image up. `env` gives the logins ([`Login::resolve`]).
-pub async fn check(
+pub(crate) async fn check(
     uses: &[ImageUse],
     env: &(dyn Fn(&str) -> Option<String> + Sync),
     services: &Services,
