@@ -247,9 +247,15 @@ fn token_forms(token: &str) -> Vec<String> {
             continue;
         };
         let whole = rest.len() / 3 * 3;
-        let encoded = base64(&rest[..whole], STANDARD_ALPHABET);
+        let encoded = base64(
+            &rest[..whole],
+            &base64::engine::general_purpose::STANDARD_NO_PAD,
+        );
         if encoded.len() >= MIN_FRAGMENT {
-            forms.push(base64(&rest[..whole], URL_SAFE_ALPHABET));
+            forms.push(base64(
+                &rest[..whole],
+                &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            ));
             forms.push(encoded);
         }
     }
@@ -258,36 +264,14 @@ fn token_forms(token: &str) -> Vec<String> {
     forms
 }
 
-const STANDARD_ALPHABET: &[u8; 64] =
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL_SAFE_ALPHABET: &[u8; 64] =
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
 /// Base64 of whole three-byte groups (the callers pass only those), no padding.
-fn base64(bytes: &[u8], alphabet: &[u8; 64]) -> String {
-    let mut out = String::with_capacity(bytes.len() / 3 * 4);
-    for group in bytes.chunks_exact(3) {
-        let n = (u32::from(group[0]) << 16) | (u32::from(group[1]) << 8) | u32::from(group[2]);
-        for shift in [18, 12, 6, 0] {
-            out.push(char::from(alphabet[((n >> shift) & 63) as usize]));
-        }
-    }
-    out
+fn base64(bytes: &[u8], engine: &base64::engine::GeneralPurpose) -> String {
+    base64::Engine::encode(engine, bytes)
 }
 
 /// Standard base64 with `=` padding (HTTP Basic credentials).
 pub(crate) fn base64_padded(bytes: &[u8]) -> String {
-    let whole = bytes.len() / 3 * 3;
-    let mut out = base64(&bytes[..whole], STANDARD_ALPHABET);
-    let rest = &bytes[whole..];
-    if !rest.is_empty() {
-        let mut group = [0u8; 3];
-        group[..rest.len()].copy_from_slice(rest);
-        let encoded = base64(&group, STANDARD_ALPHABET);
-        out.push_str(&encoded[..rest.len() + 1]);
-        out.push_str(if rest.len() == 1 { "==" } else { "=" });
-    }
-    out
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }
 
 /// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`):
@@ -1494,8 +1478,8 @@ mod tests {
             }
             base64(&bytes, alphabet)
         };
-        let b64 = |text: &str| encode(text, STANDARD_ALPHABET);
-        let url_safe = |text: &str| encode(text, URL_SAFE_ALPHABET);
+        let b64 = |text: &str| encode(text, &base64::engine::general_purpose::STANDARD_NO_PAD);
+        let url_safe = |text: &str| encode(text, &base64::engine::general_purpose::URL_SAFE_NO_PAD);
         let forms = [
             token.to_string(),
             "glpat-Ab%2FcD%2BeF%3Dgh_ij~kl".to_string(),

@@ -325,29 +325,17 @@ pub(crate) fn docker_config_login(
     Ok(None)
 }
 
-/// Standard base64, padding optional; `None` for anything else.
+/// Standard or URL-safe base64, padding optional; `None` for anything else.
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut buffer = 0u32;
-    let mut bits = 0;
-    for byte in text.trim().trim_end_matches('=').bytes() {
-        let value = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        buffer = (buffer << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-            buffer &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    use base64::Engine;
+    use base64::engine::general_purpose::{
+        STANDARD_NO_PAD_INDIFFERENT, URL_SAFE_NO_PAD_INDIFFERENT,
+    };
+    let text = text.trim();
+    STANDARD_NO_PAD_INDIFFERENT
+        .decode(text)
+        .or_else(|_| URL_SAFE_NO_PAD_INDIFFERENT.decode(text))
+        .ok()
 }
 
 /// A registry's `401` challenge.

@@ -17,11 +17,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::files::Release;
+use crate::forge::Services;
 use crate::forge::http::Http;
 use crate::forge::oci::{Login, OciError, Reference, Registry};
 use crate::image_ref::Parts;
 use crate::k8s::Object;
-use crate::forge::Services;
 
 /// One image one container of one object names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
