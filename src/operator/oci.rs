@@ -255,28 +255,4 @@ mod tests {
             assert_eq!(got, expected.map_err(str::to_string), "{given:?}");
         }
     }
-
-    #[test]
-    fn type_strings_are_the_operators() {
-        let names: Vec<_> = ProviderType::ALL
-            .iter()
-            .map(|t| t.operator_name())
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "core",
-                "bootstrap",
-                "control-plane",
-                "infrastructure",
-                "ipam",
-                "runtimeextension",
-                "addon"
-            ]
-        );
-        assert_eq!(
-            components_title(ProviderType::Core, "cluster-api", "v1.10.0"),
-            "core-cluster-api-v1.10.0-components.yaml"
-        );
-    }
 }

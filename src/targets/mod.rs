@@ -781,11 +781,7 @@ impl Error {
 
 impl Classified for Error {
     fn class(&self) -> ErrorClass {
-        if self.refusal() {
-            ErrorClass::Refusal
-        } else {
-            ErrorClass::Failure
-        }
+        ErrorClass::refusal_if(self.refusal())
     }
 
     fn hint(&self) -> Option<String> {

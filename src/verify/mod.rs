@@ -377,11 +377,7 @@ impl Error {
 
 impl Classified for Error {
     fn class(&self) -> ErrorClass {
-        if self.refusal() {
-            ErrorClass::Refusal
-        } else {
-            ErrorClass::Failure
-        }
+        ErrorClass::refusal_if(self.refusal())
     }
 
     fn hint(&self) -> Option<String> {
@@ -884,18 +880,22 @@ fn checksum_check(list: &[u8], files: &[VerifiedFile]) -> Check {
             None => problems.push(format!("`{CHECKSUMS_FILE}` does not list `{}`", file.name)),
         }
     }
-    if problems.is_empty() {
-        Check {
-            name: "checksums",
-            ok: true,
-            message: format!("every file read matches `{CHECKSUMS_FILE}`"),
-        }
-    } else {
-        Check {
-            name: "checksums",
-            ok: false,
-            message: problems.join("; "),
-        }
+    checksums_check(
+        &problems,
+        format!("every file read matches `{CHECKSUMS_FILE}`"),
+    )
+}
+
+/// The `checksums` check: passed with `all_match`, or failed listing the problems.
+pub(crate) fn checksums_check(problems: &[String], all_match: String) -> Check {
+    Check {
+        name: "checksums",
+        ok: problems.is_empty(),
+        message: if problems.is_empty() {
+            all_match
+        } else {
+            problems.join("; ")
+        },
     }
 }
 

@@ -397,19 +397,7 @@ fn checksums(
             None => problems.push(format!("`{CHECKSUMS_FILE}` does not list `{name}`")),
         }
     }
-    if problems.is_empty() {
-        Check {
-            name: "checksums",
-            ok: true,
-            message: format!("every layer matches `{CHECKSUMS_FILE}`"),
-        }
-    } else {
-        Check {
-            name: "checksums",
-            ok: false,
-            message: problems.join("; "),
-        }
-    }
+    super::checksums_check(&problems, format!("every layer matches `{CHECKSUMS_FILE}`"))
 }
 
 #[cfg(test)]
