@@ -43,7 +43,9 @@ pub(super) static UNFETCHABLE_NAME: Rule = Rule {
     explanation: "clusterctl builds the URL of a release file from its name (`cluster-template-{flavor}.yaml` \
         for `--flavor`), and `checksums.txt` lists one name per line. A `#`, `?`, `%`, `/`, a space, a \
         newline or another control character changes the URL clusterctl requests or injects a line into \
-        `checksums.txt`. capkg accepts ASCII letters, digits, `-`, `.` and `_`, starting with a letter or a \
+        `checksums.txt`; and GitHub renames an uploaded asset whose name holds a space or another \
+        special character (a space becomes `.`), so the file clusterctl asks for is not there. capkg \
+        accepts ASCII letters, digits, `-`, `.` and `_`, starting with a letter or a \
         digit (Kubernetes object names plus `.` and `_`).",
     help: "rename the file (the flavor) using ASCII letters, digits, `-`, `.` and `_`",
     reference: Reference {
