@@ -379,6 +379,8 @@ pub(crate) fn example_with_oci_target(example: &str, repository: &str) -> tempfi
     }
     let config = dir.path().join("capkg.yaml");
     let text = std::fs::read_to_string(&config).unwrap();
+    // The example turns the image check off (its image exists nowhere); these tests decide it.
+    let text = text.replace("check_images: false\n", "");
     let (head, _) = text.split_once("targets:").unwrap();
     std::fs::write(
         &config,
@@ -549,7 +551,9 @@ fn example_naming_image(image: &str, extra: &str) -> tempfile::TempDir {
     copy_example_provider(dir.path());
     let (name, tag) = image.rsplit_once(':').unwrap();
     let config = dir.path().join("capkg.yaml");
-    let mut text = std::fs::read_to_string(&config).unwrap();
+    let mut text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("check_images: false\n", "");
     text.push_str(&format!(
         "images:\n  - name: registry.example.com/capi-example/manager\n    newName: {name}\n    newTag: \"{tag}\"\n# The test registry is on loopback, which users' clusters cannot pull from.\nlint:\n  allow:\n    - rule: components/image-registry\n      reason: the image check is tested against a loopback registry\n{extra}"
     ));
