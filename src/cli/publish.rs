@@ -21,9 +21,10 @@ use crate::report::Format;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
 use crate::targets::local::LocalRequest;
+use crate::targets::oci::OciRequest;
 use crate::targets::{
-    self, Action, Event, Outcome, Plan, Progress, ReleaseDir, RetryPolicy, Services, SystemClock,
-    TargetRequest, Transfer,
+    self, Action, Event, Outcome, Plan, Progress, Reach, ReleaseDir, RetryPolicy, Services,
+    SystemClock, TargetRequest, Transfer,
 };
 use crate::units::{parse_duration, parse_size};
 use crate::version::Version;
@@ -220,14 +221,17 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
             draft,
             prerelease,
             network,
-        } => {
-            let mut request =
-                GitHubRequest::resolve(&repo, api_url.as_deref(), &environment).map_err(failure)?;
-            request.clobber = clobber;
-            request.draft = draft;
-            request.prerelease = prerelease;
-            (common, TargetRequest::GitHub(request), policy(&network))
-        }
+        } => (
+            common,
+            TargetRequest::GitHub(GitHubRequest {
+                repo,
+                api_url,
+                clobber,
+                draft,
+                prerelease,
+            }),
+            policy(&network),
+        ),
         PublishTarget::Gitlab {
             common,
             project,
@@ -235,30 +239,31 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
             api_url,
             clobber,
             network,
-        } => {
-            let mut request = GitLabRequest::resolve(
-                project.as_deref(),
-                package.as_deref(),
-                api_url.as_deref(),
-                &environment,
-            )
-            .map_err(failure)?;
-            request.clobber = clobber;
-            (common, TargetRequest::GitLab(request), policy(&network))
-        }
+        } => (
+            common,
+            TargetRequest::GitLab(GitLabRequest {
+                project,
+                package,
+                api_url,
+                clobber,
+            }),
+            policy(&network),
+        ),
         PublishTarget::Oci {
             common,
             repository,
             tag,
             force,
             network,
-        } => {
-            let mut request =
-                crate::targets::oci::OciRequest::resolve(&repository, tag.as_deref(), &environment)
-                    .map_err(failure)?;
-            request.force = force;
-            (common, TargetRequest::Oci(request), policy(&network))
-        }
+        } => (
+            common,
+            TargetRequest::Oci(OciRequest {
+                repository,
+                tag,
+                force,
+            }),
+            policy(&network),
+        ),
     };
 
     let release = ReleaseDir::load(
@@ -281,7 +286,9 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         clock: Arc::new(SystemClock),
         progress: reporter.clone(),
     };
-    let target = targets::open(request, services).map_err(failure)?;
+    // `--dry-run` here still asks the destination what it holds (it needs the token): it shows
+    // exactly what a real run would upload, skip or replace.
+    let target = targets::open(request, &environment, services, Reach::Remote).map_err(failure)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

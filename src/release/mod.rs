@@ -69,7 +69,7 @@ use std::path::{Path, PathBuf};
 use serde::{Serialize, Serializer};
 
 use self::assembly::{Assembled, Assembler};
-use self::destinations::{TargetPlan, TargetSpec};
+use self::destinations::TargetPlan;
 use self::tags::{GitTags, TagCheck};
 use self::version::ResolvedVersion;
 use crate::ci::CiContext;
@@ -78,8 +78,10 @@ use crate::error::{Classified, ErrorClass};
 use crate::files;
 use crate::provider::{ProviderType, ReleaseProvider};
 use crate::rules::{self};
+use crate::targets::github::GitHubRequest;
 use crate::targets::{
-    self, FileResult, ProviderDestination, ProviderSummary, ReleaseDir, Services, TargetKind,
+    self, FileResult, ProviderDestination, ProviderSummary, Reach, ReleaseDir, Services,
+    TargetKind, TargetRequest,
 };
 use crate::verify::{self, Check, VerifyReport, VerifyRequest};
 use crate::version::{Version, VersionError};
@@ -108,7 +110,7 @@ pub(crate) struct ReleasePlan {
     pub version_series: Option<Check>,
     pub tags: TagCheck,
     /// Where it goes, in publishing order. Public so that tests can point a plan elsewhere.
-    pub destinations: Vec<TargetSpec>,
+    pub destinations: Vec<TargetRequest>,
     /// What stops the release before anything is written.
     pub blockers: Vec<Error>,
     /// `lint: allow:`, applied to what verify finds in the published release too.
@@ -370,29 +372,19 @@ pub(crate) async fn dry_run(
     };
     for spec in &plan.destinations {
         let mut report = TargetReport::new(spec.kind());
-        let planned = match spec {
-            // Remote targets: what the plan would do, without asking the remote.
-            TargetSpec::GitHub { .. } | TargetSpec::GitLab { .. } | TargetSpec::Oci { .. } => {
-                Ok(spec.intended(release, env))
-            }
-            _ => {
-                match spec
-                    .request(env)
-                    .and_then(|r| targets::open(r, services.clone()))
-                {
-                    Ok(target) => target.plan(release).await.map(|p| {
-                        let mut target_plan = TargetPlan::from(&p);
-                        for provider in &p.destination.providers {
-                            target_plan.steps.push(format!(
-                                "verify `{}` as clusterctl reads it",
-                                provider.clusterctl_url
-                            ));
-                        }
-                        target_plan
-                    }),
-                    Err(err) => Err(err),
+        // Every target plans offline: the real plan code, no network requests.
+        let planned = match targets::open(spec.clone(), env, services.clone(), Reach::Offline) {
+            Ok(target) => target.plan(release).await.map(|p| {
+                let mut target_plan = TargetPlan::from(&p);
+                for provider in &p.destination.providers {
+                    target_plan.steps.push(format!(
+                        "verify `{}` as clusterctl reads it",
+                        provider.clusterctl_url
+                    ));
                 }
-            }
+                target_plan
+            }),
+            Err(err) => Err(err),
         };
         match planned {
             Ok(target_plan) => {
@@ -451,7 +443,7 @@ pub(crate) async fn publish(
                 target: plan
                     .destinations
                     .first()
-                    .map_or(TargetKind::Local, TargetSpec::kind),
+                    .map_or(TargetKind::Local, TargetRequest::kind),
                 source: err,
             };
             outcome.stop_before_publishing(&error);
@@ -477,10 +469,7 @@ pub(crate) async fn publish(
     // Open and plan every target before any of them writes.
     let mut opened = Vec::new();
     for (spec, report) in plan.destinations.iter().zip(outcome.targets.iter_mut()) {
-        let result = match spec.request(env) {
-            Ok(request) => targets::open(request, services.clone()),
-            Err(err) => Err(err),
-        };
+        let result = targets::open(spec.clone(), env, services.clone(), Reach::Remote);
         let target = match result {
             Ok(target) => target,
             Err(err) => {
@@ -561,9 +550,9 @@ pub(crate) async fn publish(
         }
         // A GitHub target configured with its own API is read back through it.
         let settings = match plan.destinations.get(index) {
-            Some(TargetSpec::GitHub {
+            Some(TargetRequest::GitHub(GitHubRequest {
                 api_url: Some(api), ..
-            }) => verify::Settings::resolve(Some(api), env),
+            })) => verify::Settings::resolve(Some(api), env),
             _ => Ok(verify_settings.clone()),
         };
         let settings = match settings {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::assembly::{Assembled, Assembler};
-use super::destinations::{TargetSpec, TargetsConfig};
+use super::destinations::TargetsConfig;
 use super::*;
 use crate::ci::CiTag;
 use crate::config::{GitHubTarget as GitHubConfig, LocalTarget as LocalConfig};
@@ -133,7 +133,7 @@ fn a_clean_release_is_published_then_left_alone() {
             .contains("not a git checkout")
     );
     let store = MemoryStore::new();
-    plan.destinations = vec![TargetSpec::Memory(store.clone())];
+    plan.destinations = vec![TargetRequest::Memory(store.clone())];
 
     let first = block_on(publish(&plan, &no_env, Services::default()));
     assert_eq!(first.status, Status::Published, "{:?}", first.error);
@@ -161,7 +161,7 @@ fn lint_errors_block_before_any_target_is_touched() {
     assert!(plan.is_blocked());
     assert!(matches!(plan.blockers[0], Error::LintErrors { .. }));
     let store = MemoryStore::new();
-    plan.destinations = vec![TargetSpec::Memory(store.clone())];
+    plan.destinations = vec![TargetRequest::Memory(store.clone())];
     let outcome = block_on(publish(&plan, &no_env, Services::default()));
     assert_eq!(outcome.status, Status::Refused);
     assert_eq!(outcome.exit_code(), 1);
@@ -203,8 +203,8 @@ fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
     let failing = MemoryStore::new();
     failing.fail_upload_of("metadata.yaml");
     plan.destinations = vec![
-        TargetSpec::Memory(done.clone()),
-        TargetSpec::Memory(failing.clone()),
+        TargetRequest::Memory(done.clone()),
+        TargetRequest::Memory(failing.clone()),
     ];
     let outcome = block_on(publish(&plan, &no_env, Services::default()));
     assert_eq!(outcome.status, Status::Incomplete);
@@ -274,8 +274,8 @@ fn a_conflict_found_while_planning_stops_every_target() {
         },
     );
     plan.destinations = vec![
-        TargetSpec::Memory(first.clone()),
-        TargetSpec::Memory(conflicting),
+        TargetRequest::Memory(first.clone()),
+        TargetRequest::Memory(conflicting),
     ];
     let outcome = block_on(publish(&plan, &no_env, Services::default()));
     assert_eq!(outcome.status, Status::Refused);
@@ -295,7 +295,7 @@ fn a_conflict_found_while_planning_stops_every_target() {
 fn a_dry_run_plans_github_without_network_and_local_for_real() {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan_for(dir.path(), METADATA, "v1.2.3");
-    let kinds: Vec<TargetKind> = plan.destinations.iter().map(TargetSpec::kind).collect();
+    let kinds: Vec<TargetKind> = plan.destinations.iter().map(TargetRequest::kind).collect();
     assert_eq!(kinds, [TargetKind::Local, TargetKind::Github]);
     let outcome = block_on(dry_run(&plan, &no_env, Services::default()));
     assert_eq!(outcome.status, Status::DryRun, "{:?}", outcome.error);

@@ -45,8 +45,9 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::{
-    Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
-    ReleaseDir, ReleaseFile, ReleaseSummary, Secret, Services, Target, TargetKind, Transfer,
+    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, OFFLINE_REASON, Outcome, Plan,
+    PlannedFile, Reach, ReleaseDir, ReleaseFile, ReleaseSummary, Secret, Services, Target,
+    TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
 use crate::forge::github::{self as forge, Asset, Release, TOKEN_VARIABLES};
@@ -57,13 +58,14 @@ const FORGE: &str = "GitHub";
 const TEMP_PREFIX: &str = "capkg-tmp-";
 const OLD_PREFIX: &str = "capkg-old-";
 
-/// Where to publish and what is allowed.
-#[derive(Debug, Clone)]
+/// What `targets.github` of capkg.yaml or `capkg publish github`'s flags ask for; the
+/// environment is read when the target opens ([`GitHubTarget::new`]).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct GitHubRequest {
-    pub owner: String,
+    /// `OWNER/NAME`.
     pub repo: String,
-    pub api_url: Url,
-    pub token: Secret,
+    /// API base URL (GitHub Enterprise); default `GITHUB_API_URL`, else the public API.
+    pub api_url: Option<String>,
     /// Replace assets whose content differs.
     pub clobber: bool,
     /// Leave the release a draft.
@@ -72,35 +74,59 @@ pub(crate) struct GitHubRequest {
     pub prerelease: bool,
 }
 
-impl GitHubRequest {
-    /// Resolves flags and environment: the token from `GITHUB_TOKEN`, else `GH_TOKEN`; the API
-    /// from `api_url`, else `GITHUB_API_URL`, else `https://api.github.com`.
-    pub(crate) fn resolve(
-        repo: &str,
-        api_url: Option<&str>,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, Error> {
-        let (owner, name) = repo
+impl From<&crate::config::GitHubTarget> for GitHubRequest {
+    fn from(section: &crate::config::GitHubTarget) -> Self {
+        Self {
+            repo: section.repo.clone(),
+            api_url: section.api_url.clone(),
+            ..Self::default()
+        }
+    }
+}
+
+/// A request with the environment read.
+#[derive(Debug, Clone)]
+struct Settings {
+    owner: String,
+    repo: String,
+    api_url: Url,
+    /// Always set for [`Reach::Remote`]; an offline plan needs none.
+    token: Option<Secret>,
+    clobber: bool,
+    draft: bool,
+    prerelease: bool,
+}
+
+impl Settings {
+    /// The token from `GITHUB_TOKEN`, else `GH_TOKEN`; the API from `api_url`, else
+    /// `GITHUB_API_URL`, else `https://api.github.com`.
+    fn resolve(request: GitHubRequest, env: Env<'_>, reach: Reach) -> Result<Self, Error> {
+        let (owner, name) = request
+            .repo
             .split_once('/')
             .filter(|(o, n)| is_name(o) && is_name(n))
             .ok_or_else(|| Error::Invalid {
                 what: "repository",
-                value: repo.to_string(),
+                value: request.repo.clone(),
                 reason: "use `OWNER/NAME`".into(),
             })?;
-        let api_url = forge::api_url(api_url, env).map_err(|e| Error::Url(Box::new(e)))?;
-        let token = forge::token(env).ok_or(Error::MissingToken {
-            forge: FORGE,
-            variables: TOKEN_VARIABLES,
-        })?;
+        let api_url =
+            forge::api_url(request.api_url.as_deref(), env).map_err(|e| Error::Url(Box::new(e)))?;
+        let token = forge::token(env);
+        if token.is_none() && reach == Reach::Remote {
+            return Err(Error::MissingToken {
+                forge: FORGE,
+                variables: TOKEN_VARIABLES,
+            });
+        }
         Ok(Self {
             owner: owner.to_string(),
             repo: name.to_string(),
             api_url,
             token,
-            clobber: false,
-            draft: false,
-            prerelease: false,
+            clobber: request.clobber,
+            draft: request.draft,
+            prerelease: request.prerelease,
         })
     }
 }
@@ -114,7 +140,8 @@ fn is_name(text: &str) -> bool {
 
 /// A GitHub (or GitHub Enterprise) release.
 pub(crate) struct GitHubTarget {
-    request: GitHubRequest,
+    request: Settings,
+    reach: Reach,
     http: Http,
 }
 
@@ -137,15 +164,28 @@ struct GitHubApplied {
 }
 
 impl GitHubTarget {
-    pub(crate) fn new(request: GitHubRequest, services: Services) -> Result<Self, Error> {
+    pub(crate) fn new(
+        request: GitHubRequest,
+        env: Env<'_>,
+        services: Services,
+        reach: Reach,
+    ) -> Result<Self, Error> {
+        let request = Settings::resolve(request, env, reach)?;
         let http = Http::new(
             services.policy,
             services.clock,
             services.progress,
-            Some(credential(&request.token, &request.api_url)),
+            request
+                .token
+                .as_ref()
+                .map(|token| credential(token, &request.api_url)),
         )
         .map_err(|e| Error::Url(Box::new(e)))?;
-        Ok(Self { request, http })
+        Ok(Self {
+            request,
+            reach,
+            http,
+        })
     }
 
     fn repo_path(&self) -> String {
@@ -352,7 +392,12 @@ impl GitHubTarget {
 
     async fn plan_now(&self, release: &ReleaseDir) -> Result<Plan, Error> {
         let tag = release.version.to_string();
-        let (found, mut warnings) = self.find_release(&tag).await?;
+        let remote = self.reach == Reach::Remote;
+        let (found, mut warnings) = if remote {
+            self.find_release(&tag).await?
+        } else {
+            (None, Vec::new())
+        };
         let prerelease = self.request.prerelease || release.version.is_prerelease();
         let assets: Vec<Asset> = found.as_ref().map(|r| r.assets.clone()).unwrap_or_default();
 
@@ -373,7 +418,10 @@ impl GitHubTarget {
             let (file, verdict) = check?;
             let url = self.download_url(&tag, &file.name);
             let (action, reason) = match verdict {
-                None => (Action::Upload, None),
+                None => (
+                    Action::Upload,
+                    (!remote).then(|| OFFLINE_REASON.to_string()),
+                ),
                 Some((asset, None)) => {
                     replaced.insert(file.name.clone(), asset);
                     (
@@ -431,6 +479,10 @@ impl GitHubTarget {
 
         let mut steps = Vec::new();
         match &found {
+            None if !remote => steps.push(format!(
+                "find release `{tag}` in `{}` (drafts included), or create it as a draft",
+                self.repo_path()
+            )),
             None => steps.push(format!(
                 "create draft release `{tag}` in `{}`",
                 self.repo_path()
@@ -489,6 +541,7 @@ impl GitHubTarget {
             destination,
             steps,
             files,
+            remote_checked: remote,
             state: Box::new(GitHubPlan {
                 release: found,
                 replaced,
@@ -966,46 +1019,114 @@ mod tests {
     use super::*;
     use crate::test_env::env;
 
+    fn asked(repo: &str, api_url: Option<&str>) -> GitHubRequest {
+        GitHubRequest {
+            repo: repo.to_string(),
+            api_url: api_url.map(str::to_string),
+            ..GitHubRequest::default()
+        }
+    }
+
     #[test]
     fn settings_come_from_flags_then_environment() {
-        let request = GitHubRequest::resolve(
-            "o/r",
-            None,
+        let settings = Settings::resolve(
+            asked("o/r", None),
             &env(&[
                 ("GH_TOKEN", "t2"),
                 ("GITHUB_API_URL", "https://ghe.example.com/api/v3"),
             ]),
+            Reach::Remote,
         )
         .unwrap();
-        assert_eq!(request.token.expose(), "t2");
-        assert_eq!(request.api_url.as_str(), "https://ghe.example.com/api/v3");
-        let request = GitHubRequest::resolve(
-            "o/r",
-            Some("https://api.github.com/"),
+        assert_eq!(settings.token.unwrap().expose(), "t2");
+        assert_eq!(settings.api_url.as_str(), "https://ghe.example.com/api/v3");
+        let settings = Settings::resolve(
+            asked("o/r", Some("https://api.github.com/")),
             &env(&[("GITHUB_TOKEN", "t1"), ("GH_TOKEN", "t2")]),
+            Reach::Remote,
         )
         .unwrap();
-        assert_eq!(request.token.expose(), "t1");
-        let err = GitHubRequest::resolve("o/r", None, &env(&[("GITHUB_TOKEN", "")])).unwrap_err();
+        assert_eq!(settings.token.unwrap().expose(), "t1");
+        let err = Settings::resolve(
+            asked("o/r", None),
+            &env(&[("GITHUB_TOKEN", "")]),
+            Reach::Remote,
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::MissingToken { .. }));
-        let err = GitHubRequest::resolve("o", None, &env(&[("GITHUB_TOKEN", "t")])).unwrap_err();
-        assert!(err.to_string().contains("OWNER/NAME"), "{err}");
-        let err = GitHubRequest::resolve(
-            "o/r",
-            Some("http://ghe.example.com"),
+        let err = Settings::resolve(
+            asked("o", None),
             &env(&[("GITHUB_TOKEN", "t")]),
+            Reach::Remote,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("OWNER/NAME"), "{err}");
+        let err = Settings::resolve(
+            asked("o/r", Some("http://ghe.example.com")),
+            &env(&[("GITHUB_TOKEN", "t")]),
+            Reach::Remote,
         )
         .unwrap_err();
         assert!(matches!(err, Error::Url(ref e) if matches!(**e, HttpError::Insecure { .. })));
     }
 
     #[test]
+    fn an_offline_plan_needs_no_token_and_cannot_be_carried_out() {
+        let release = ReleaseDir::sample("v1.2.3");
+        let target = GitHubTarget::new(
+            asked("o/r", None),
+            &env(&[]),
+            Services::default(),
+            Reach::Offline,
+        )
+        .unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let plan = runtime.block_on(target.plan(&release)).unwrap();
+        assert!(!plan.remote_checked);
+        assert!(
+            plan.files
+                .iter()
+                .all(|f| f.action == Action::Upload && f.reason.as_deref() == Some(OFFLINE_REASON))
+        );
+        assert!(
+            plan.steps[0].starts_with("find release"),
+            "{:?}",
+            plan.steps
+        );
+        assert!(
+            plan.destination
+                .clusterctl_url
+                .starts_with("https://github.com/o/r/releases/"),
+            "{}",
+            plan.destination.clusterctl_url
+        );
+        let err = runtime
+            .block_on(crate::targets::carry_out(&target, &release, plan, &|_| {}))
+            .unwrap_err();
+        assert!(matches!(err.1, Error::OfflinePlan), "{}", err.1);
+        assert!(
+            GitHubTarget::new(
+                asked("o/r", None),
+                &env(&[]),
+                Services::default(),
+                Reach::Remote
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
     fn web_addresses_follow_the_api_host() {
         let target = |api: &str| {
-            let mut request =
-                GitHubRequest::resolve("o/r", Some(api), &env(&[("GITHUB_TOKEN", "t")])).unwrap();
-            request.draft = false;
-            GitHubTarget::new(request, Services::default()).unwrap()
+            GitHubTarget::new(
+                asked("o/r", Some(api)),
+                &env(&[("GITHUB_TOKEN", "t")]),
+                Services::default(),
+                Reach::Remote,
+            )
+            .unwrap()
         };
         assert_eq!(
             target("https://api.github.com").web_base(),

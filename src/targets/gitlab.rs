@@ -23,8 +23,8 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, StatusCode, Url};
 
 use super::{
-    Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
-    ReleaseDir, ReleaseFile, Services, Target, TargetKind, Transfer,
+    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, OFFLINE_REASON, Outcome, Plan,
+    PlannedFile, Reach, ReleaseDir, ReleaseFile, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
 pub(crate) use crate::forge::gitlab::GitLabToken;
@@ -32,67 +32,109 @@ use crate::forge::gitlab::{TOKEN_VARIABLES, escape_project};
 use crate::forge::http::{self, Http, HttpError, Request};
 
 const FORGE: &str = "GitLab";
-/// Where to publish and what is allowed.
-#[derive(Debug, Clone)]
+/// What `targets.gitlab` of capkg.yaml or `capkg publish gitlab`'s flags ask for; the
+/// environment is read when the target opens ([`GitLabTarget::new`]).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct GitLabRequest {
-    /// The API root (`https://gitlab.example.com/api/v4`).
-    pub api_url: Url,
-    /// Numeric project id or `group/project` path.
-    pub project: String,
+    /// Numeric project id or `group/project` path; default `CI_PROJECT_ID`.
+    pub project: Option<String>,
     /// The package name; default: the provider label.
     pub package: Option<String>,
-    pub token: GitLabToken,
+    /// The API root (`https://gitlab.example.com/api/v4`); default `CI_API_V4_URL`.
+    pub api_url: Option<String>,
     /// Upload a file whose content differs from the one already there.
     pub clobber: bool,
 }
 
-impl GitLabRequest {
-    /// Resolves flags and environment: API from `api_url`, else `CI_API_V4_URL`; project from
-    /// `project`, else `CI_PROJECT_ID`; the token as [`crate::forge::gitlab::token`] finds it.
-    pub(crate) fn resolve(
-        project: Option<&str>,
-        package: Option<&str>,
-        api_url: Option<&str>,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, Error> {
+impl From<&crate::config::GitLabTarget> for GitLabRequest {
+    fn from(section: &crate::config::GitLabTarget) -> Self {
+        Self {
+            project: section.project.clone(),
+            package: section.package.clone(),
+            api_url: section.api_url.clone(),
+            clobber: false,
+        }
+    }
+}
+
+/// What an offline plan shows for a CI variable that is not set.
+const API_PLACEHOLDER: &str = "$CI_API_V4_URL";
+const PROJECT_PLACEHOLDER: &str = "$CI_PROJECT_ID";
+
+/// A request with the environment read.
+#[derive(Debug, Clone)]
+struct Settings {
+    /// The API root; `None` only offline, when neither the flag nor `CI_API_V4_URL` gives it.
+    api_url: Option<Url>,
+    /// Numeric id or `group/project` path, or the placeholder offline.
+    project: String,
+    package: Option<String>,
+    /// Always set for [`Reach::Remote`].
+    token: Option<GitLabToken>,
+    clobber: bool,
+}
+
+impl Settings {
+    /// API from `api_url`, else `CI_API_V4_URL`; project from `project`, else
+    /// `CI_PROJECT_ID`; the token as [`crate::forge::gitlab::token`] finds it. Offline, what is
+    /// missing becomes a `$NAME` placeholder.
+    fn resolve(request: GitLabRequest, env: Env<'_>, reach: Reach) -> Result<Self, Error> {
         let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-        let api_text = api_url
-            .map(str::to_string)
-            .or_else(|| non_empty("CI_API_V4_URL"))
-            .ok_or(Error::Missing {
-                what: "GitLab API URL",
-                flag: "--api-url https://HOST/api/v4",
-                env: Some("CI_API_V4_URL"),
-            })?;
-        let api_url = http::parse_base_url(&api_text).map_err(|e| Error::Url(Box::new(e)))?;
-        let project = project
-            .map(str::to_string)
-            .or_else(|| non_empty("CI_PROJECT_ID"))
-            .ok_or(Error::Missing {
-                what: "GitLab project",
-                flag: "--project ID_OR_PATH",
-                env: Some("CI_PROJECT_ID"),
-            })?;
-        let token = crate::forge::gitlab::token(env).ok_or(Error::MissingToken {
-            forge: FORGE,
-            variables: TOKEN_VARIABLES,
-        })?;
-        if let Some(package) = package {
+        let offline = reach == Reach::Offline;
+        let api_url = match request.api_url.or_else(|| non_empty("CI_API_V4_URL")) {
+            Some(text) => Some(http::parse_base_url(&text).map_err(|e| Error::Url(Box::new(e)))?),
+            None if offline => None,
+            None => {
+                return Err(Error::Missing {
+                    what: "GitLab API URL",
+                    flag: "--api-url https://HOST/api/v4",
+                    env: Some("CI_API_V4_URL"),
+                });
+            }
+        };
+        let project = match request.project.or_else(|| non_empty("CI_PROJECT_ID")) {
+            Some(project) => project.trim().to_string(),
+            None if offline => PROJECT_PLACEHOLDER.to_string(),
+            None => {
+                return Err(Error::Missing {
+                    what: "GitLab project",
+                    flag: "--project ID_OR_PATH",
+                    env: Some("CI_PROJECT_ID"),
+                });
+            }
+        };
+        let token = crate::forge::gitlab::token(env);
+        if token.is_none() && !offline {
+            return Err(Error::MissingToken {
+                forge: FORGE,
+                variables: TOKEN_VARIABLES,
+            });
+        }
+        if let Some(package) = &request.package {
             check_file_name("package name", package)?;
         }
         Ok(Self {
             api_url,
-            project: project.trim().to_string(),
-            package: package.map(str::to_string),
+            project,
+            package: request.package,
             token,
-            clobber: false,
+            clobber: request.clobber,
         })
+    }
+
+    /// The project as its URL segment: escaped once, a placeholder left as it is.
+    fn project_segment(&self) -> String {
+        if self.project == PROJECT_PLACEHOLDER {
+            return self.project.clone();
+        }
+        escape_project(&self.project)
     }
 }
 
 /// A GitLab generic package.
 pub(crate) struct GitLabTarget {
-    request: GitLabRequest,
+    request: Settings,
+    reach: Reach,
     http: Http,
 }
 
@@ -102,16 +144,30 @@ struct GitLabApplied {
 }
 
 impl GitLabTarget {
-    pub(crate) fn new(request: GitLabRequest, services: Services) -> Result<Self, Error> {
+    pub(crate) fn new(
+        request: GitLabRequest,
+        env: Env<'_>,
+        services: Services,
+        reach: Reach,
+    ) -> Result<Self, Error> {
+        let request = Settings::resolve(request, env, reach)?;
+        // GitLab uploads go to the API's own origin: nothing else gets the token.
+        let credential = match (&request.token, &request.api_url) {
+            (Some(token), Some(api)) => Some(token.credential().for_origin(api)),
+            _ => None,
+        };
         let http = Http::new(
             services.policy,
             services.clock,
             services.progress,
-            // GitLab uploads go to the API's own origin: nothing else gets the token.
-            Some(request.token.credential().for_origin(&request.api_url)),
+            credential,
         )
         .map_err(|e| Error::Url(Box::new(e)))?;
-        Ok(Self { request, http })
+        Ok(Self {
+            request,
+            reach,
+            http,
+        })
     }
 
     fn package(&self, release: &ReleaseDir) -> String {
@@ -124,11 +180,22 @@ impl GitLabTarget {
     /// `{api}/projects/{project}/packages/generic/{package}/{version}/`, the project escaped.
     fn package_base(&self, release: &ReleaseDir) -> String {
         crate::forge::gitlab::package_base(
-            self.request.api_url.as_str(),
-            &escape_project(&self.request.project),
+            self.request
+                .api_url
+                .as_ref()
+                .map_or(API_PLACEHOLDER, Url::as_str),
+            &self.request.project_segment(),
             &self.package(release),
             &release.version.to_string(),
         )
+    }
+
+    /// A file's package URL as reports show it (with placeholders in an offline plan).
+    fn shown_url(&self, release: &ReleaseDir, name: &str) -> String {
+        match self.file_url(release, name) {
+            Ok(url) => url.to_string(),
+            Err(_) => format!("{}{name}", self.package_base(release)),
+        }
     }
 
     fn file_url(&self, release: &ReleaseDir, name: &str) -> Result<Url, Error> {
@@ -209,10 +276,14 @@ impl GitLabTarget {
         &self,
         release: &ReleaseDir,
         file: &'f ReleaseFile,
-    ) -> Result<(&'f ReleaseFile, Url, Option<String>), Error> {
+    ) -> Result<(&'f ReleaseFile, String, Option<String>), Error> {
         let url = self.file_url(release, &file.name)?;
         let existing = self.fetch(&url, &file.name).await?;
-        Ok((file, url, existing.map(|bytes| sha256_hex(&bytes))))
+        Ok((
+            file,
+            url.to_string(),
+            existing.map(|bytes| sha256_hex(&bytes)),
+        ))
     }
 
     async fn plan_now(&self, release: &ReleaseDir) -> Result<Plan, Error> {
@@ -222,21 +293,33 @@ impl GitLabTarget {
         for file in &release.files {
             check_file_name("file name", &file.name)?;
         }
-        let pending: Vec<_> = release
-            .files
-            .iter()
-            .map(|file| self.compare(release, file))
-            .collect();
-        let checks = futures_util::stream::iter(pending)
-            .buffered(self.http.policy().read_concurrency.max(1))
-            .collect::<Vec<_>>()
-            .await;
+        let remote = self.reach == Reach::Remote;
+        let checks = if remote {
+            let pending: Vec<_> = release
+                .files
+                .iter()
+                .map(|file| self.compare(release, file))
+                .collect();
+            futures_util::stream::iter(pending)
+                .buffered(self.http.policy().read_concurrency.max(1))
+                .collect::<Vec<_>>()
+                .await
+        } else {
+            release
+                .files
+                .iter()
+                .map(|file| Ok::<_, Error>((file, self.shown_url(release, &file.name), None)))
+                .collect()
+        };
 
         let mut files = Vec::new();
         for check in checks {
             let (file, url, existing) = check?;
             let (action, reason) = match existing {
-                None => (Action::Upload, None),
+                None => (
+                    Action::Upload,
+                    (!remote).then(|| OFFLINE_REASON.to_string()),
+                ),
                 Some(sha) if sha == file.sha256 => (Action::Skip, Some("identical".to_string())),
                 Some(sha) if !self.request.clobber => {
                     return Err(Error::Differs {
@@ -265,29 +348,29 @@ impl GitLabTarget {
         // is uploaded. The sort is stable, so `metadata.yaml` stays last among the rest.
         files.sort_by_key(|f| f.action != Action::Replace);
 
-        let mut urls = Vec::new();
-        for provider in &release.providers {
-            urls.push(
-                self.file_url(release, &provider.components_name())?
-                    .to_string(),
-            );
-        }
+        let urls = release
+            .providers
+            .iter()
+            .map(|provider| self.shown_url(release, &provider.components_name()))
+            .collect();
         let mut destination = Destination::new(
             TargetKind::Gitlab,
             release,
             self.package_base(release),
             urls,
         );
-        let host = self.request.api_url.host_str().unwrap_or_default();
-        if !host.starts_with("gitlab.") {
-            destination.warnings.push(format!(
-                "clusterctl recognises GitLab provider URLs only on hosts starting with `gitlab.`; `{host}` does not, so clusterctl will not read this URL"
-            ));
-        }
-        if self.request.api_url.scheme() != "https" {
-            destination
-                .warnings
-                .push("clusterctl reads GitLab provider URLs only over https".to_string());
+        if let Some(api) = &self.request.api_url {
+            let host = api.host_str().unwrap_or_default();
+            if !host.starts_with("gitlab.") {
+                destination.warnings.push(format!(
+                    "clusterctl recognises GitLab provider URLs only on hosts starting with `gitlab.`; `{host}` does not, so clusterctl will not read this URL"
+                ));
+            }
+            if api.scheme() != "https" {
+                destination
+                    .warnings
+                    .push("clusterctl reads GitLab provider URLs only over https".to_string());
+            }
         }
         destination.warnings.push(format!(
             "clusterctl cannot list the versions of a GitLab package: users must name the version (`clusterctl init {}`)",
@@ -299,18 +382,24 @@ impl GitLabTarget {
                 .join(" ")
         ));
         let uploads = files.iter().filter(|f| f.action != Action::Skip).count();
-        let steps = if uploads > 0 {
-            vec![format!(
+        let mut steps = Vec::new();
+        if !remote {
+            steps.push(format!(
+                "fetch each file from package `{package}` version `{}`; identical files are skipped, different ones stop the run",
+                release.version
+            ));
+        }
+        if uploads > 0 {
+            steps.push(format!(
                 "upload {uploads} file(s) to package `{package}` version `{}`",
                 release.version
-            )]
-        } else {
-            Vec::new()
-        };
+            ));
+        }
         Ok(Plan {
             destination,
             steps,
             files,
+            remote_checked: remote,
             state: Box::new(()),
         })
     }
@@ -542,47 +631,103 @@ mod tests {
     use super::*;
     use crate::test_env::env;
 
+    fn asked(project: Option<&str>, api_url: Option<&str>) -> GitLabRequest {
+        GitLabRequest {
+            project: project.map(str::to_string),
+            api_url: api_url.map(str::to_string),
+            ..GitLabRequest::default()
+        }
+    }
+
     #[test]
     fn settings_come_from_flags_then_ci_variables() {
-        let request = GitLabRequest::resolve(
-            None,
-            None,
-            None,
+        let settings = Settings::resolve(
+            asked(None, None),
             &env(&[
                 ("CI_API_V4_URL", "https://gitlab.example.com/api/v4"),
                 ("CI_PROJECT_ID", "42"),
                 ("CI_JOB_TOKEN", "job"),
             ]),
+            Reach::Remote,
         )
         .unwrap();
-        assert_eq!(request.project, "42");
-        assert!(matches!(request.token, GitLabToken::Job(_)));
-        assert_eq!(
-            request.token.credential().header_name().as_str(),
-            "job-token"
-        );
-        let request = GitLabRequest::resolve(
-            Some("g/p"),
-            None,
-            Some("https://gitlab.example.com/api/v4"),
+        assert_eq!(settings.project, "42");
+        let token = settings.token.unwrap();
+        assert!(matches!(token, GitLabToken::Job(_)));
+        assert_eq!(token.credential().header_name().as_str(), "job-token");
+        let settings = Settings::resolve(
+            asked(Some("g/p"), Some("https://gitlab.example.com/api/v4")),
             &env(&[("GITLAB_TOKEN", "pat"), ("CI_JOB_TOKEN", "job")]),
+            Reach::Remote,
         )
         .unwrap();
         assert_eq!(
-            request.token.credential().header_name().as_str(),
+            settings
+                .token
+                .as_ref()
+                .unwrap()
+                .credential()
+                .header_name()
+                .as_str(),
             "private-token"
         );
-        let err = GitLabRequest::resolve(Some("1"), None, None, &env(&[("GITLAB_TOKEN", "t")]))
-            .unwrap_err();
-        assert!(err.to_string().contains("CI_API_V4_URL"), "{err}");
-        let err = GitLabRequest::resolve(
-            None,
-            None,
-            Some("https://gitlab.example.com/api/v4"),
+        assert_eq!(settings.project_segment(), "g%2Fp");
+        let err = Settings::resolve(
+            asked(Some("1"), None),
             &env(&[("GITLAB_TOKEN", "t")]),
+            Reach::Remote,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("CI_API_V4_URL"), "{err}");
+        let err = Settings::resolve(
+            asked(None, Some("https://gitlab.example.com/api/v4")),
+            &env(&[("GITLAB_TOKEN", "t")]),
+            Reach::Remote,
         )
         .unwrap_err();
         assert!(err.to_string().contains("CI_PROJECT_ID"), "{err}");
+    }
+
+    #[test]
+    fn an_offline_plan_shows_unset_ci_variables_as_placeholders() {
+        let release = ReleaseDir::sample("v1.2.3");
+        let target = GitLabTarget::new(
+            asked(None, None),
+            &env(&[]),
+            Services::default(),
+            Reach::Offline,
+        )
+        .unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let plan = runtime.block_on(target.plan(&release)).unwrap();
+        assert!(!plan.remote_checked);
+        assert_eq!(
+            plan.destination.clusterctl_url,
+            "$CI_API_V4_URL/projects/$CI_PROJECT_ID/packages/generic/infrastructure-aws/v1.2.3/infrastructure-components.yaml"
+        );
+        assert!(
+            plan.files
+                .iter()
+                .all(|f| f.reason.as_deref() == Some(OFFLINE_REASON))
+        );
+        // With the variables set, the offline plan's URLs are the real run's.
+        let ci = env(&[
+            ("CI_API_V4_URL", "https://gitlab.example.com/api/v4"),
+            ("CI_PROJECT_ID", "g/p"),
+        ]);
+        let target =
+            GitLabTarget::new(asked(None, None), &ci, Services::default(), Reach::Offline).unwrap();
+        let plan = runtime.block_on(target.plan(&release)).unwrap();
+        assert_eq!(
+            plan.destination.clusterctl_url,
+            "https://gitlab.example.com/api/v4/projects/g%2Fp/packages/generic/infrastructure-aws/v1.2.3/infrastructure-components.yaml"
+        );
+        assert!(
+            GitLabTarget::new(asked(None, None), &ci, Services::default(), Reach::Remote).is_err(),
+            "a real run needs a token"
+        );
     }
 
     #[test]

@@ -33,7 +33,9 @@ use super::{
 use crate::checksums::sha256_hex;
 use crate::forge::url::file_url;
 
-/// Where to write and what is allowed.
+/// What `targets.local` of capkg.yaml or `capkg publish local`'s flags ask for. A local
+/// repository reads no environment, and its plan looks only at the file system, so a dry run
+/// plans it for real.
 #[derive(Debug, Clone)]
 pub(crate) struct LocalRequest {
     /// The repository's base folder (created when missing).
@@ -42,6 +44,22 @@ pub(crate) struct LocalRequest {
     pub force: bool,
     /// Also report the overrides layout clusterctl reads from this folder.
     pub overrides: Option<PathBuf>,
+}
+
+impl LocalRequest {
+    /// `targets.local`, its relative `repository` taken from `root` (the configuration's
+    /// folder).
+    pub(crate) fn from_config(section: &crate::config::LocalTarget, root: &Path) -> Self {
+        Self {
+            repository: if section.repository.is_absolute() {
+                section.repository.clone()
+            } else {
+                root.join(&section.repository)
+            },
+            force: false,
+            overrides: None,
+        }
+    }
 }
 
 /// A clusterctl local repository.
@@ -212,6 +230,7 @@ impl LocalTarget {
             destination,
             steps,
             files,
+            remote_checked: true,
             state: Box::new(LocalPlan { folders }),
         })
     }

@@ -163,6 +163,7 @@ impl MemoryTarget {
             destination,
             steps,
             files,
+            remote_checked: true,
             state: Box::new(MemoryState { key }),
         })
     }

@@ -1,19 +1,22 @@
-//! Where a release goes: a local clusterctl repository, a GitHub release, a GitLab generic
-//! package, or (for tests of the layers above) memory.
+//! Where a release goes: a local clusterctl repository, an OCI artifact, a GitHub release, a
+//! GitLab generic package, or (for tests of the layers above) memory.
 //!
 //! Every target goes through the same four steps, and nothing acts before the plan exists:
 //!
 //! 1. [`Target::plan`] looks at the destination and decides, per file, [`Action::Upload`],
 //!    [`Action::Skip`] (identical content is already there) or [`Action::Replace`] (different
 //!    content is there and the caller allowed replacing it). Conflicts that would need a flag fail
-//!    here, before anything is touched. `--dry-run` prints this plan and stops.
+//!    here, before anything is touched. `capkg publish --dry-run` prints this plan and stops;
+//!    `capkg release --dry-run` plans [`Reach::Offline`]: the same code without asking the
+//!    remote, a plan that cannot be carried out.
 //! 2. [`Target::apply`] carries the plan out (a staging folder, a draft release, package files).
 //! 3. [`Target::read_back`] reads every file it wrote back and compares SHA-256.
 //! 4. [`Target::finish`] makes the result visible (renames the staging folder into place,
 //!    publishes the draft); a release that failed its read-back is never made visible.
 //!
-//! [`publish`] runs the four in order. The target is chosen once, by [`open`], from a
-//! [`TargetRequest`]. Retry policy, clock and progress reporting come in through [`Services`];
+//! [`carry_out`] runs the last three in order. The target is built once, by [`open`], from a
+//! [`TargetRequest`]: what capkg.yaml or the flags asked for; each target reads its own
+//! environment when it opens. Retry policy, clock and progress reporting come in through [`Services`];
 //! the library never prints: it reports [`Event`]s to a [`Progress`] the caller implements.
 //!
 //! # JSON shape
@@ -149,6 +152,9 @@ pub(crate) async fn carry_out(
     plan: Plan,
     before_read_back: &(dyn Fn(&Outcome) + Sync),
 ) -> Result<Outcome, (Stage, Error)> {
+    if !plan.remote_checked {
+        return Err((Stage::Apply, Error::OfflinePlan));
+    }
     let mut outcome = target
         .apply(release, plan)
         .await
@@ -165,26 +171,73 @@ pub(crate) async fn carry_out(
     Ok(outcome)
 }
 
-/// What to publish to; built by the CLI (or the `release` command) from flags and environment.
-#[derive(Debug)]
+/// What to publish to: one variant per target, each holding what was asked for (its
+/// `targets:` section of capkg.yaml, or the flags of `capkg publish <target>`). The environment
+/// (tokens, CI variables, API URLs) is read when the target opens, so that a missing token is
+/// that target's failure, reported with it.
+#[derive(Debug, Clone)]
 pub(crate) enum TargetRequest {
     Local(local::LocalRequest),
     GitHub(github::GitHubRequest),
     GitLab(gitlab::GitLabRequest),
+    Oci(oci::OciRequest),
     #[cfg(test)]
     Memory(std::sync::Arc<memory::MemoryStore>),
-    Oci(oci::OciRequest),
 }
 
-/// Chooses and builds the target for a request.
-pub(crate) fn open(request: TargetRequest, services: Services) -> Result<Box<dyn Target>, Error> {
+impl TargetRequest {
+    pub(crate) fn kind(&self) -> TargetKind {
+        match self {
+            TargetRequest::Local(_) => TargetKind::Local,
+            TargetRequest::GitHub(_) => TargetKind::Github,
+            TargetRequest::GitLab(_) => TargetKind::Gitlab,
+            TargetRequest::Oci(_) => TargetKind::Oci,
+            #[cfg(test)]
+            TargetRequest::Memory(_) => TargetKind::Memory,
+        }
+    }
+}
+
+/// Whether planning may ask the destination what it already holds.
+///
+/// A dry run of `capkg release` plans `Offline`: the same plan code, with the questions to the
+/// remote left out, so a dry run and a real run cannot describe different URLs or steps. An
+/// offline plan marks every file "upload unless identical", needs no token, shows the CI
+/// variables a remote target would read as `$NAME` when they are unset, and cannot be carried
+/// out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    Remote,
+    Offline,
+}
+
+/// Why a file of an offline plan is listed.
+pub(crate) const OFFLINE_REASON: &str = "upload unless an identical file is there";
+
+/// The environment a target reads (a function, so tests pass their own).
+pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// The factory: builds the target for a request, reading the environment it needs. Adding a
+/// target is one line here.
+pub(crate) fn open(
+    request: TargetRequest,
+    env: Env<'_>,
+    services: Services,
+    reach: Reach,
+) -> Result<Box<dyn Target>, Error> {
     Ok(match request {
         TargetRequest::Local(request) => Box::new(local::LocalTarget::new(request, services)),
-        TargetRequest::GitHub(request) => Box::new(github::GitHubTarget::new(request, services)?),
-        TargetRequest::GitLab(request) => Box::new(gitlab::GitLabTarget::new(request, services)?),
+        TargetRequest::GitHub(request) => {
+            Box::new(github::GitHubTarget::new(request, env, services, reach)?)
+        }
+        TargetRequest::GitLab(request) => {
+            Box::new(gitlab::GitLabTarget::new(request, env, services, reach)?)
+        }
+        TargetRequest::Oci(request) => {
+            Box::new(oci::OciTarget::new(request, env, services, reach)?)
+        }
         #[cfg(test)]
         TargetRequest::Memory(store) => Box::new(memory::MemoryTarget::new(store, services)),
-        TargetRequest::Oci(request) => Box::new(oci::OciTarget::new(request, services)?),
     })
 }
 
@@ -404,6 +457,9 @@ pub(crate) struct Plan {
     pub steps: Vec<String>,
     /// Every file, in the order the target will handle them.
     pub files: Vec<PlannedFile>,
+    /// False for a plan made [`Reach::Offline`]: the destination was not looked at.
+    #[serde(skip)]
+    pub remote_checked: bool,
     /// What the target learned while planning, for `apply`.
     #[serde(skip)]
     pub(crate) state: Box<dyn Any + Send + Sync>,
@@ -697,6 +753,8 @@ pub enum Error {
     },
     #[error("the plan was made by another target or already used")]
     ForeignPlan,
+    #[error("a plan made without looking at the destination (a dry run) cannot be carried out")]
+    OfflinePlan,
     #[cfg(test)]
     #[error("the in-memory target was told to fail at `{name}`")]
     Injected { name: String },
@@ -720,6 +778,7 @@ impl Error {
             | Error::Unexpected { .. }
             | Error::ReadBackMismatch { .. }
             | Error::ForeignPlan
+            | Error::OfflinePlan
             | Error::SeveralProviders { .. } => false,
             #[cfg(test)]
             Error::Injected { .. } => false,

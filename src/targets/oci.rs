@@ -29,8 +29,8 @@ use std::fmt::Write as _;
 use bytes::Bytes;
 
 use super::{
-    Action, BoxFuture, Destination, Error, Event, FileOutcome, HttpError, Outcome, Plan,
-    PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer,
+    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, HttpError, OFFLINE_REASON,
+    Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
 use crate::forge::http::Http;
@@ -50,29 +50,46 @@ pub(crate) const TEXT_LAYER: &str = "text/plain";
 pub(crate) const EMPTY_CONFIG: &str = "application/vnd.oci.empty.v1+json";
 const EMPTY_CONFIG_BODY: &[u8] = b"{}";
 
-/// What `capkg publish oci` and `targets: oci:` ask for.
-#[derive(Debug, Clone)]
+/// What `targets.oci` of capkg.yaml or `capkg publish oci`'s flags ask for; the login and
+/// `SOURCE_DATE_EPOCH` are read when the target opens ([`OciTarget::new`]).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct OciRequest {
-    pub reference: Reference,
-    /// The tag: the reference's own, else this template with `{version}` replaced, else the
-    /// version.
+    /// `[http://]HOST[:PORT]/PATH[:TAG]`.
+    pub repository: String,
+    /// The tag when the repository has none; `{version}` is replaced (default `{version}`).
     pub tag: Option<String>,
     /// Move a tag that points at another artifact.
     pub force: bool,
-    pub login: Option<(Login, LoginSource)>,
-    /// `SOURCE_DATE_EPOCH`: the manifest's `org.opencontainers.image.created`.
-    pub source_date_epoch: Option<i64>,
 }
 
-impl OciRequest {
-    /// `repository` as `--repository` or `targets: oci: repository:` gives it; the login from
-    /// the environment and the Docker config file ([`Login::resolve`]).
-    pub(crate) fn resolve(
-        repository: &str,
-        tag: Option<&str>,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, Error> {
-        let reference = Reference::parse(repository).map_err(from_oci)?;
+impl From<&crate::config::OciTarget> for OciRequest {
+    fn from(section: &crate::config::OciTarget) -> Self {
+        Self {
+            repository: section.repository.clone(),
+            tag: section.tag.clone(),
+            force: false,
+        }
+    }
+}
+
+/// A request with the environment read.
+#[derive(Debug, Clone)]
+struct Settings {
+    reference: Reference,
+    /// The tag: the reference's own, else this template with `{version}` replaced, else the
+    /// version.
+    tag: Option<String>,
+    force: bool,
+    login: Option<(Login, LoginSource)>,
+    /// `SOURCE_DATE_EPOCH`: the manifest's `org.opencontainers.image.created`.
+    source_date_epoch: Option<i64>,
+}
+
+impl Settings {
+    /// The reference parsed; the login from the environment and the Docker config file
+    /// ([`Login::resolve`]); `SOURCE_DATE_EPOCH`.
+    fn resolve(request: OciRequest, env: Env<'_>) -> Result<Self, Error> {
+        let reference = Reference::parse(&request.repository).map_err(from_oci)?;
         let login = Login::resolve(&reference.registry, env).map_err(from_oci)?;
         let source_date_epoch = match env("SOURCE_DATE_EPOCH").filter(|v| !v.trim().is_empty()) {
             Some(text) => Some(text.trim().parse::<i64>().map_err(|_| Error::Invalid {
@@ -84,8 +101,8 @@ impl OciRequest {
         };
         Ok(Self {
             reference,
-            tag: tag.map(str::to_string),
-            force: false,
+            tag: request.tag,
+            force: request.force,
             login,
             source_date_epoch,
         })
@@ -317,7 +334,8 @@ fn from_oci_doing(action: &str, err: OciError) -> Error {
 
 /// Publishes to an OCI registry.
 pub(crate) struct OciTarget {
-    request: OciRequest,
+    request: Settings,
+    reach: Reach,
     registry: Registry,
     services: Services,
 }
@@ -338,7 +356,13 @@ struct OciApplied {
 }
 
 impl OciTarget {
-    pub(crate) fn new(request: OciRequest, services: Services) -> Result<Self, Error> {
+    pub(crate) fn new(
+        request: OciRequest,
+        env: Env<'_>,
+        services: Services,
+        reach: Reach,
+    ) -> Result<Self, Error> {
+        let request = Settings::resolve(request, env)?;
         let http = Http::new(
             services.policy.clone(),
             services.clock.clone(),
@@ -350,6 +374,7 @@ impl OciTarget {
         let registry = Registry::new(&http, &request.reference, login, true).map_err(from_oci)?;
         Ok(Self {
             request,
+            reach,
             registry,
             services,
         })
@@ -380,11 +405,15 @@ impl OciTarget {
         let version = release.version.to_string();
         let tag = self.request.tag_for(&version)?;
         let artifact = artifact(release, self.request.source_date_epoch);
-        let existing = self
-            .registry
-            .head_manifest(&tag)
-            .await
-            .map_err(|e| from_oci_doing("look up the tag", e))?;
+        let remote = self.reach == Reach::Remote;
+        let existing = if remote {
+            self.registry
+                .head_manifest(&tag)
+                .await
+                .map_err(|e| from_oci_doing("look up the tag", e))?
+        } else {
+            None
+        };
         let mut steps = Vec::new();
         let tagged = match existing.and_then(|info| info.digest) {
             Some(digest) if digest == artifact.digest => true,
@@ -405,6 +434,12 @@ impl OciTarget {
                 false
             }
             None => {
+                if !remote {
+                    steps.push(format!(
+                        "look the tag up in `{}:{tag}`; a different artifact there stops the run",
+                        self.request.reference.name()
+                    ));
+                }
                 steps.push(format!("tag `{tag}` as {}", artifact.digest));
                 false
             }
@@ -412,24 +447,30 @@ impl OciTarget {
         let mut files = Vec::new();
         for layer in &artifact.layers {
             let there = tagged
-                || self
-                    .registry
-                    .blob_exists(&layer.digest)
-                    .await
-                    .map_err(|e| from_oci_doing("look up a blob", e))?;
+                || remote
+                    && self
+                        .registry
+                        .blob_exists(&layer.digest)
+                        .await
+                        .map_err(|e| from_oci_doing("look up a blob", e))?;
             files.push(PlannedFile {
                 name: layer.title.clone(),
                 size: layer.contents.len() as u64,
                 sha256: layer.digest.trim_start_matches("sha256:").to_string(),
                 action: if there { Action::Skip } else { Action::Upload },
                 url: self.layer_url(&layer.digest),
-                reason: there.then(|| "already in the repository".to_string()),
+                reason: if there {
+                    Some("already in the repository".to_string())
+                } else {
+                    (!remote).then(|| OFFLINE_REASON.to_string())
+                },
             });
         }
         Ok(Plan {
             destination: self.destination(release, &tag),
             steps,
             files,
+            remote_checked: remote,
             state: Box::new(OciPlanned {
                 artifact,
                 tag,
@@ -692,12 +733,19 @@ mod tests {
     #[test]
     fn tags_come_from_the_reference_then_the_template_then_the_version() {
         let env = |_: &str| None;
-        let request = OciRequest::resolve("ghcr.io/o/aws", None, &env).unwrap();
+        let settings = |repository: &str, tag: Option<&str>| {
+            let request = OciRequest {
+                repository: repository.to_string(),
+                tag: tag.map(str::to_string),
+                force: false,
+            };
+            Settings::resolve(request, &env).unwrap()
+        };
+        let request = settings("ghcr.io/o/aws", None);
         assert_eq!(request.tag_for("v1.2.3+meta").unwrap(), "v1.2.3_meta");
-        let request =
-            OciRequest::resolve("ghcr.io/o/aws", Some("release-{version}"), &env).unwrap();
+        let request = settings("ghcr.io/o/aws", Some("release-{version}"));
         assert_eq!(request.tag_for("v1").unwrap(), "release-v1");
-        let request = OciRequest::resolve("ghcr.io/o/aws:fixed", Some("x"), &env).unwrap();
+        let request = settings("ghcr.io/o/aws:fixed", Some("x"));
         assert_eq!(request.tag_for("v1").unwrap(), "fixed");
         assert_eq!(
             operator_reference(
@@ -705,6 +753,38 @@ mod tests {
                 "v1"
             ),
             "http://127.0.0.1:5000/a/b:v1"
+        );
+    }
+
+    #[test]
+    fn an_offline_plan_asks_the_registry_nothing() {
+        // A registry that does not exist: any request would fail.
+        let request = OciRequest {
+            repository: "registry.invalid/o/aws".into(),
+            tag: None,
+            force: false,
+        };
+        let target =
+            OciTarget::new(request, &|_| None, Services::default(), Reach::Offline).unwrap();
+        let release = ReleaseDir::sample("v1.2.3");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let plan = runtime.block_on(target.plan(&release)).unwrap();
+        assert!(!plan.remote_checked);
+        assert_eq!(
+            plan.destination.clusterctl_url,
+            "oci://registry.invalid/o/aws:v1.2.3"
+        );
+        assert!(
+            plan.steps[0].starts_with("look the tag up"),
+            "{:?}",
+            plan.steps
+        );
+        assert!(
+            plan.files
+                .iter()
+                .all(|f| f.action == Action::Upload && f.reason.as_deref() == Some(OFFLINE_REASON))
         );
     }
 }

@@ -440,12 +440,36 @@ fn name_from_labels(own: &[&ReleaseFile], provider_type: ProviderType) -> Result
 }
 
 #[cfg(test)]
+impl ReleaseDir {
+    /// A small valid release of `infrastructure-aws` (components and metadata), for tests of
+    /// the layers above.
+    pub(crate) fn sample(version: &str) -> ReleaseDir {
+        let files = vec![
+            ReleaseFile::from_bytes(
+                "infrastructure-components.yaml",
+                tests::COMPONENTS.as_bytes().to_vec(),
+            ),
+            ReleaseFile::from_bytes("metadata.yaml", tests::METADATA.as_bytes().to_vec()),
+        ];
+        match Version::parse(version)
+            .map_err(|e| e.to_string())
+            .and_then(|v| {
+                ReleaseDir::from_files(Path::new("out"), v, None, None, files, vec![])
+                    .map_err(|e| e.to_string())
+            }) {
+            Ok(release) => release,
+            Err(err) => panic!("sample release: {err}"),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::Classified;
 
-    const COMPONENTS: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capa-system\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: m\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n";
-    const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 2\n  contract: v1beta1\n";
+    pub(super) const COMPONENTS: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capa-system\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: m\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n";
+    pub(super) const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 2\n  contract: v1beta1\n";
 
     fn v(text: &str) -> Version {
         Version::parse(text).unwrap()
