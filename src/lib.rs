@@ -40,6 +40,7 @@ pub mod k8s;
 pub mod operator;
 pub mod provider;
 pub(crate) mod release;
+pub(crate) mod release_dir;
 pub(crate) mod report;
 pub mod rules;
 pub mod subst;

@@ -272,7 +272,7 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         common.provider.provider_type,
         common.provider.provider.as_deref(),
     )
-    .map_err(failure)?;
+    .map_err(|err| failure(err.into()))?;
 
     let reporter = Arc::new(Reporter::new(global));
     // Reading back what this run uploads must not trip the download limit.

@@ -406,7 +406,7 @@ impl Credential {
 
 /// Why a request could not be made or did not succeed.
 #[derive(Debug, thiserror::Error)]
-pub enum HttpError {
+pub(crate) enum HttpError {
     #[error(
         "`{url}` uses plain http: capkg sends tokens only over https (plain http is accepted for loopback addresses)"
     )]
@@ -493,7 +493,7 @@ pub enum HttpError {
 
 impl HttpError {
     /// The rejection, when the server answered with a 4xx it meant.
-    pub fn rejection(&self) -> Option<&Rejection> {
+    pub(crate) fn rejection(&self) -> Option<&Rejection> {
         match self {
             HttpError::Rejected(rejection) => Some(rejection),
             _ => None,
@@ -502,7 +502,7 @@ impl HttpError {
 
     /// True when the failure says nothing about what the server did with the request: a cut
     /// connection or a 5xx (GitHub documents that a 502 may leave a half-uploaded asset).
-    pub fn is_uncertain(&self) -> bool {
+    pub(crate) fn is_uncertain(&self) -> bool {
         matches!(
             self,
             HttpError::Transport { .. }
@@ -515,7 +515,7 @@ impl HttpError {
 
 /// A 4xx the server meant: status, message, headers.
 #[derive(Debug)]
-pub struct Rejection {
+pub(crate) struct Rejection {
     pub what: String,
     pub url: Url,
     pub method: Method,
@@ -544,12 +544,12 @@ impl fmt::Display for Rejection {
 }
 
 impl Rejection {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name)?.to_str().ok()
     }
 
     /// The `code`s of GitHub's `errors` array (`already_exists`, `invalid`).
-    pub fn error_codes(&self) -> Vec<&str> {
+    pub(crate) fn error_codes(&self) -> Vec<&str> {
         self.json
             .as_ref()
             .and_then(|json| json.get("errors"))

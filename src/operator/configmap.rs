@@ -41,7 +41,7 @@ use base64::Engine;
 use crate::error::{Classified, ErrorClass};
 use crate::k8s;
 use crate::provider::{ProviderType, ReleaseProvider};
-use crate::targets::{self, ReleaseDir};
+use crate::release_dir::{self, ReleaseDir};
 use crate::version::{self, Version};
 use crate::yaml;
 use crate::yaml::json_value::JsonValue;
@@ -110,7 +110,7 @@ pub enum Error {
         source: WriteError,
     },
     #[error(transparent)]
-    Release(#[from] targets::Error),
+    Release(#[from] release_dir::Error),
 }
 
 impl Classified for Error {

@@ -257,7 +257,7 @@ pub(crate) fn plan(
         Err(err) => {
             // Lint has said why already when it found errors.
             if summary.errors == 0 {
-                blockers.push(Error::Release(err));
+                blockers.push(Error::Release(err.into()));
             }
             None
         }

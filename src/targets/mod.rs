@@ -63,7 +63,6 @@ pub(crate) mod local;
 #[cfg(test)]
 pub(crate) mod memory;
 pub(crate) mod oci;
-mod release_dir;
 
 use crate::error::{Classified, ErrorClass};
 use std::any::Any;
@@ -75,7 +74,7 @@ use serde::Serialize;
 pub(crate) use crate::forge::Services;
 pub(crate) use crate::forge::http::{BoxFuture, HttpError, RetryPolicy, Secret, SystemClock};
 pub(crate) use crate::forge::progress::{Event, Progress, Transfer};
-pub(crate) use release_dir::{ReleaseDir, ReleaseFile};
+pub(crate) use crate::release_dir::{ReleaseDir, ReleaseFile};
 
 /// Which kind of destination a target writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -540,79 +539,16 @@ impl Outcome {
 /// Why a publish failed. [`Error::is_refusal`] tells a refusal (the input or the remote said no:
 /// exit 1) from capkg failing to do its job (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     // --- the release folder ---
+    #[error(transparent)]
+    ReleaseDir(#[from] crate::release_dir::Error),
     #[error("cannot read `{}`", path.display())]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("`{}` is not a folder", path.display())]
-    NotAFolder { path: PathBuf },
-    #[error(transparent)]
-    ReleaseFile(#[from] crate::files::Error),
-    #[error(
-        "`{}` holds no components file (`<type>-components.yaml`); publish takes an assembled release folder",
-        dir.display()
-    )]
-    NoComponents { dir: PathBuf },
-    #[error("`{}` holds no `metadata.yaml`, which clusterctl reads first from every release", dir.display())]
-    NoMetadata { dir: PathBuf },
-    #[error(
-        "`{}` holds the components of several providers ({types}), so `{flag}` cannot say which it names; leave it out: each provider's name comes from its components' `cluster.x-k8s.io/provider` labels",
-        dir.display()
-    )]
-    SeveralProviders {
-        flag: String,
-        dir: PathBuf,
-        types: String,
-    },
-    #[error(
-        "`--type {flag}` does not match the components file `{file}`, which is for {from_name}"
-    )]
-    ProviderTypeConflict {
-        flag: String,
-        file: String,
-        from_name: String,
-    },
-    #[error(
-        "cannot tell the provider's name: no object in `{}` carries the `cluster.x-k8s.io/provider` label; pass `--provider NAME`",
-        path.display()
-    )]
-    UnknownProviderName { path: PathBuf },
-    #[error(
-        "`{}` labels objects for several providers ({labels}); pass `--provider NAME`",
-        path.display()
-    )]
-    ConflictingProviderLabels { path: PathBuf, labels: String },
-    #[error(
-        "the `cluster.x-k8s.io/provider` label `{label}` in `{}` is not a {provider_type} provider's label (expected `{expected}`); pass `--provider NAME` or `--type`",
-        path.display()
-    )]
-    LabelTypeMismatch {
-        path: PathBuf,
-        label: String,
-        provider_type: String,
-        expected: String,
-    },
-    /// clusterctl's words first (`validateProvider`).
-    #[error(transparent)]
-    ProviderName { source: crate::provider::NameError },
-    #[error("`{}` line {line}: not a `sha256sum` line (`<64 hex digits>  <file>`)", path.display())]
-    ChecksumsSyntax { path: PathBuf, line: usize },
-    #[error(
-        "`{name}` does not match `checksums.txt`: the file has SHA-256 {actual}, the list says {expected}"
-    )]
-    ChecksumMismatch {
-        name: String,
-        expected: String,
-        actual: String,
-    },
-    #[error("`checksums.txt` does not list `{name}`")]
-    NotInChecksums { name: String },
-    #[error("`checksums.txt` lists `{name}`, which is not in `{}`", dir.display())]
-    ChecksummedFileMissing { name: String, dir: PathBuf },
 
     // --- what was asked ---
     #[error(
@@ -768,7 +704,6 @@ impl Error {
     fn refusal(&self) -> bool {
         match self {
             Error::Read { .. }
-            | Error::NotAFolder { .. }
             | Error::Missing { .. }
             | Error::MissingToken { .. }
             | Error::Invalid { .. }
@@ -778,23 +713,11 @@ impl Error {
             | Error::Unexpected { .. }
             | Error::ReadBackMismatch { .. }
             | Error::ForeignPlan
-            | Error::OfflinePlan
-            | Error::SeveralProviders { .. } => false,
+            | Error::OfflinePlan => false,
             #[cfg(test)]
             Error::Injected { .. } => false,
-            Error::ReleaseFile(source) => crate::error::Classified::is_refusal(source),
-            Error::NoComponents { .. }
-            | Error::NoMetadata { .. }
-            | Error::ProviderTypeConflict { .. }
-            | Error::UnknownProviderName { .. }
-            | Error::ConflictingProviderLabels { .. }
-            | Error::LabelTypeMismatch { .. }
-            | Error::ProviderName { .. }
-            | Error::ChecksumsSyntax { .. }
-            | Error::ChecksumMismatch { .. }
-            | Error::NotInChecksums { .. }
-            | Error::ChecksummedFileMissing { .. }
-            | Error::VersionNeedsV { .. }
+            Error::ReleaseDir(source) => crate::error::Classified::is_refusal(source),
+            Error::VersionNeedsV { .. }
             | Error::FolderDiffers { .. }
             | Error::NotAVersionFolder { .. }
             | Error::PublishInProgress { .. }
@@ -813,6 +736,7 @@ impl Error {
     /// What to do about it, for errors that know.
     fn hint_text(&self) -> Option<String> {
         match self {
+            Error::ReleaseDir(source) => source.hint(),
             Error::Unauthorized { variables, .. } => Some(format!(
                 "the token in {variables} is missing, expired or for another server"
             )),

@@ -44,6 +44,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "checksums",
         ],
     ),
+    // A release folder read and checked, as publish, release and the operator's ConfigMaps take it.
+    (
+        "release_dir",
+        &["error", "checksums", "files", "provider", "version"],
+    ),
     // The forge layer talks HTTP for publish and verify; it knows nothing of either.
     (
         "forge",
@@ -64,8 +69,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["cli", "report", "release", "verify", "targets", "ci"],
     ),
     ("targets", &["cli", "report", "release", "verify", "ci"]),
-    // The operator's ConfigMaps read a release folder as publish does (`targets::ReleaseDir`).
-    ("operator", &["cli", "report", "release", "verify", "ci"]),
+    (
+        "operator",
+        &["cli", "report", "release", "verify", "ci", "targets"],
+    ),
     // verify writes its own CI step summary with `ci`'s Markdown helpers.
     ("verify", &["cli", "report", "release", "targets"]),
     ("release", &["cli", "report"]),

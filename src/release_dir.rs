@@ -18,11 +18,104 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 
-use super::Error;
 use crate::checksums::{self, CHECKSUMS_FILE, sha256_hex};
+use crate::error::{Classified, ErrorClass};
 use crate::files;
 use crate::provider::{self, FileRole, ProviderType, ReleaseProvider};
 use crate::version::Version;
+
+/// Why a release folder cannot be published: what `capkg publish`, `capkg release` and
+/// `capkg configmaps` report before they do anything else.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read `{}`", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{}` is not a folder", path.display())]
+    NotAFolder { path: PathBuf },
+    #[error(transparent)]
+    ReleaseFile(#[from] crate::files::Error),
+    #[error(
+        "`{}` holds no components file (`<type>-components.yaml`); publish takes an assembled release folder",
+        dir.display()
+    )]
+    NoComponents { dir: PathBuf },
+    #[error("`{}` holds no `metadata.yaml`, which clusterctl reads first from every release", dir.display())]
+    NoMetadata { dir: PathBuf },
+    #[error(
+        "`{}` holds the components of several providers ({types}), so `{flag}` cannot say which it names; leave it out: each provider's name comes from its components' `cluster.x-k8s.io/provider` labels",
+        dir.display()
+    )]
+    SeveralProviders {
+        flag: String,
+        dir: PathBuf,
+        types: String,
+    },
+    #[error(
+        "`--type {flag}` does not match the components file `{file}`, which is for {from_name}"
+    )]
+    ProviderTypeConflict {
+        flag: String,
+        file: String,
+        from_name: String,
+    },
+    #[error(
+        "cannot tell the provider's name: no object in `{}` carries the `cluster.x-k8s.io/provider` label; pass `--provider NAME`",
+        path.display()
+    )]
+    UnknownProviderName { path: PathBuf },
+    #[error(
+        "the `cluster.x-k8s.io/provider` label `{label}` in `{}` is not a {provider_type} provider's label (expected `{expected}`); pass `--provider NAME` or `--type`",
+        path.display()
+    )]
+    LabelTypeMismatch {
+        path: PathBuf,
+        label: String,
+        provider_type: String,
+        expected: String,
+    },
+    /// clusterctl's words first (`validateProvider`).
+    #[error(transparent)]
+    ProviderName { source: crate::provider::NameError },
+    #[error("`{}` line {line}: not a `sha256sum` line (`<64 hex digits>  <file>`)", path.display())]
+    ChecksumsSyntax { path: PathBuf, line: usize },
+    #[error(
+        "`{name}` does not match `checksums.txt`: the file has SHA-256 {actual}, the list says {expected}"
+    )]
+    ChecksumMismatch {
+        name: String,
+        expected: String,
+        actual: String,
+    },
+    #[error("`checksums.txt` does not list `{name}`")]
+    NotInChecksums { name: String },
+    #[error("`checksums.txt` lists `{name}`, which is not in `{}`", dir.display())]
+    ChecksummedFileMissing { name: String, dir: PathBuf },
+}
+
+impl Classified for Error {
+    /// A refusal (exit 1) when the folder's content is wrong; a failure (exit 2) when it cannot
+    /// be read or the command line asks for what cannot be told.
+    fn class(&self) -> ErrorClass {
+        match self {
+            Error::Read { .. } | Error::NotAFolder { .. } | Error::SeveralProviders { .. } => {
+                ErrorClass::Failure
+            }
+            Error::ReleaseFile(source) => source.class(),
+            _ => ErrorClass::Refusal,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            Error::ReleaseFile(source) => source.hint(),
+            _ => None,
+        }
+    }
+}
 
 /// One file to publish.
 #[derive(Debug, Clone)]
