@@ -1080,16 +1080,7 @@ mod tests {
             Reach::Offline,
         )
         .unwrap();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let plan = runtime.block_on(target.plan(&release)).unwrap();
-        assert!(!plan.remote_checked);
-        assert!(
-            plan.files
-                .iter()
-                .all(|f| f.action == Action::Upload && f.reason.as_deref() == Some(OFFLINE_REASON))
-        );
+        let plan = crate::targets::plan_offline(&target, &release);
         assert!(
             plan.steps[0].starts_with("find release"),
             "{:?}",
@@ -1102,6 +1093,9 @@ mod tests {
             "{}",
             plan.destination.clusterctl_url
         );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let err = runtime
             .block_on(crate::targets::carry_out(&target, &release, plan, &|_| {}))
             .unwrap_err();

@@ -698,19 +698,10 @@ mod tests {
             Reach::Offline,
         )
         .unwrap();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let plan = runtime.block_on(target.plan(&release)).unwrap();
-        assert!(!plan.remote_checked);
+        let plan = crate::targets::plan_offline(&target, &release);
         assert_eq!(
             plan.destination.clusterctl_url,
             "$CI_API_V4_URL/projects/$CI_PROJECT_ID/packages/generic/infrastructure-aws/v1.2.3/infrastructure-components.yaml"
-        );
-        assert!(
-            plan.files
-                .iter()
-                .all(|f| f.reason.as_deref() == Some(OFFLINE_REASON))
         );
         // With the variables set, the offline plan's URLs are the real run's.
         let ci = env(&[
@@ -719,7 +710,7 @@ mod tests {
         ]);
         let target =
             GitLabTarget::new(asked(None, None), &ci, Services::default(), Reach::Offline).unwrap();
-        let plan = runtime.block_on(target.plan(&release)).unwrap();
+        let plan = crate::targets::plan_offline(&target, &release);
         assert_eq!(
             plan.destination.clusterctl_url,
             "https://gitlab.example.com/api/v4/projects/g%2Fp/packages/generic/infrastructure-aws/v1.2.3/infrastructure-components.yaml"

@@ -142,6 +142,29 @@ pub(crate) async fn publish(target: &dyn Target, release: &ReleaseDir) -> Result
         .map_err(|(_, err)| err)
 }
 
+/// An offline plan of `target`, checked for what every offline plan is: not remote-checked,
+/// every file an upload for [`OFFLINE_REASON`].
+#[cfg(test)]
+pub(crate) fn plan_offline(target: &dyn Target, release: &ReleaseDir) -> Plan {
+    let runtime = match tokio::runtime::Builder::new_current_thread().build() {
+        Ok(runtime) => runtime,
+        Err(err) => panic!("runtime: {err}"),
+    };
+    let plan = match runtime.block_on(target.plan(release)) {
+        Ok(plan) => plan,
+        Err(err) => panic!("offline plan: {err}"),
+    };
+    assert!(!plan.remote_checked);
+    assert!(
+        plan.files
+            .iter()
+            .all(|f| f.action == Action::Upload && f.reason.as_deref() == Some(OFFLINE_REASON)),
+        "{:?}",
+        plan.files
+    );
+    plan
+}
+
 /// Carries out a plan: apply, read back, finish. The one place this order is written; `publish`,
 /// `capkg publish` and `capkg release` all go through it. `before_read_back` sees what was
 /// written before it is read back (the CLI switches its progress display there).
