@@ -134,14 +134,27 @@ pub(super) static NAME_CASE: Rule = Rule {
     },
 };
 
-/// Spans of every scalar (keys included) in the file, sorted by start.
-fn scalar_spans(file: &ReleaseFile) -> Vec<Span> {
+/// Spans of the scalars (keys included) that hold at least one of `marked` (sorted by start),
+/// sorted by start. Only these can turn a `#` before a use into text rather than a comment, so
+/// a large file is not copied span by span when few of its uses follow a `#`.
+fn scalars_holding(file: &ReleaseFile, marked: &[Span]) -> Vec<Span> {
     let mut spans = Vec::new();
+    if marked.is_empty() {
+        return spans;
+    }
+    let holds = |scalar: Span| {
+        let first = marked.partition_point(|m| m.start < scalar.start);
+        marked[first..]
+            .iter()
+            .take_while(|m| m.start < scalar.end)
+            .any(|m| m.end <= scalar.end)
+    };
     for root in file.yaml.roots() {
         let mut stack: Vec<&Node> = vec![root];
         while let Some(node) = stack.pop() {
             match &node.value {
-                Value::Scalar { .. } => spans.push(node.span),
+                Value::Scalar { .. } if holds(node.span) => spans.push(node.span),
+                Value::Scalar { .. } => {}
                 Value::Sequence(items) => stack.extend(items),
                 Value::Mapping(map) => {
                     for (k, v) in &map.entries {
@@ -158,11 +171,7 @@ fn scalar_spans(file: &ReleaseFile) -> Vec<Span> {
 
 fn inside_scalar(spans: &[Span], at: Span) -> bool {
     let index = spans.partition_point(|s| s.start <= at.start);
-    spans[..index]
-        .iter()
-        .rev()
-        .take(64)
-        .any(|s| s.end >= at.end)
+    spans[..index].iter().rev().any(|s| s.end >= at.end)
 }
 
 /// True when `at` sits after a `#` that starts a comment on its line.
@@ -192,9 +201,16 @@ pub(super) static IN_COMMENT: Rule = Rule {
             let Some(inventory) = inventory(file) else {
                 continue;
             };
-            let scalars = scalar_spans(file);
+            let mut marked: Vec<Span> = inventory
+                .references
+                .iter()
+                .map(|r| span(r.span))
+                .filter(|s| after_comment_marker(text, s.start))
+                .collect();
+            marked.sort();
+            let holders = scalars_holding(file, &marked);
             let in_comment =
-                |s: Span| !inside_scalar(&scalars, s) && after_comment_marker(text, s.start);
+                |s: Span| after_comment_marker(text, s.start) && !inside_scalar(&holders, s);
             for variable in inventory.variables.values() {
                 if variable.default.is_some() {
                     continue;
