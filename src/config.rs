@@ -569,7 +569,7 @@ impl Reader<'_> {
 
     fn string(&self, node: &Node) -> Result<String, ConfigError> {
         match &node.value {
-            Value::Scalar { text, .. } if !node.is_null() => Ok(text.clone()),
+            Value::Scalar { text, .. } if !node.is_null() => Ok(text.to_string()),
             _ => Err(self.error(node, "expected a string")),
         }
     }
@@ -598,7 +598,7 @@ impl Reader<'_> {
                 path: self.path.to_path_buf(),
                 position: self.source.position(node.span.start),
                 key,
-                value: text.clone(),
+                value: text.to_string(),
             }),
             Value::Scalar { .. } => {}
             Value::Sequence(items) => {

@@ -111,7 +111,7 @@ fn viper_string(node: &Node) -> Option<String> {
         Resolved::Int(i) => i.to_string(),
         Resolved::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
         Resolved::Float(f) => f.to_string(),
-        Resolved::Str | Resolved::Timestamp | Resolved::Merge => text.clone(),
+        Resolved::Str | Resolved::Timestamp | Resolved::Merge => text.to_string(),
     })
 }
 

@@ -287,7 +287,7 @@ fn go_scalar(node: &Node) -> Result<GoScalar, ToJsonError> {
     match tag {
         Some("!!binary") => return decode_binary(text, node.span).map(GoScalar::String),
         // go-yaml keeps the non-specific tag `!`, which no resolver knows: a string.
-        Some("!") => return Ok(GoScalar::String(text.clone())),
+        Some("!") => return Ok(GoScalar::String(text.to_string())),
         _ => {}
     }
     let resolved = resolve::resolve(text, *style, tag);
@@ -301,7 +301,7 @@ fn go_scalar(node: &Node) -> Result<GoScalar, ToJsonError> {
         Resolved::Float(f) => GoScalar::Float(f),
         // A timestamp decoded into interface{} stays the string as written; `<<` outside a key
         // is the string "<<".
-        Resolved::Str | Resolved::Timestamp | Resolved::Merge => GoScalar::String(text.clone()),
+        Resolved::Str | Resolved::Timestamp | Resolved::Merge => GoScalar::String(text.to_string()),
     };
     // An explicit core tag must match what the text resolves to (an int may become a float).
     let expected = match tag {
@@ -318,7 +318,7 @@ fn go_scalar(node: &Node) -> Result<GoScalar, ToJsonError> {
     if expected == Some(false) {
         return Err(ToJsonError::TagMismatch {
             span: node.span,
-            text: text.clone(),
+            text: text.to_string(),
             tag: tag.unwrap_or_default().to_string(),
         });
     }

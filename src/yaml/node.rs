@@ -4,6 +4,8 @@
 //! YAML readers, and rules need to see what was written. [`Node::as_str`] and friends resolve on
 //! demand with Kubernetes' YAML 1.1 rules ([`super::resolve`]).
 
+use compact_str::CompactString;
+
 use super::resolve::{self, Resolved};
 use super::source::Span;
 
@@ -20,7 +22,12 @@ pub struct Node {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    Scalar { text: String, style: ScalarStyle },
+    /// `text` is inline up to 24 bytes: most keys and values of a manifest are short, and a
+    /// heap string per scalar was most of the memory a large file took.
+    Scalar {
+        text: CompactString,
+        style: ScalarStyle,
+    },
     Sequence(Vec<Node>),
     Mapping(Mapping),
 }
@@ -164,7 +171,7 @@ impl Node {
             span,
             tag: None,
             value: Value::Scalar {
-                text: text.into(),
+                text: CompactString::from(text.into()),
                 style,
             },
         }

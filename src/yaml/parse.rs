@@ -444,7 +444,7 @@ impl<'m> Loader<'m> {
                         span: self.original(Span::new(start, end)),
                         tag: tag.map(|t| tag_text(&t)),
                         value: Value::Scalar {
-                            text: text.into_owned(),
+                            text: compact_str::CompactString::from(text),
                             style,
                         },
                     };

@@ -48,7 +48,7 @@ impl Trace {
                 Value::Scalar { text, style } => {
                     *style = record.style;
                     if record.tilde {
-                        *text = "~".to_string();
+                        *text = compact_str::CompactString::const_new("~");
                     }
                 }
                 Value::Sequence(items) => stack.extend(items.iter_mut().rev()),
