@@ -376,9 +376,13 @@ pub(crate) async fn dry_run(
         let planned = match targets::open(spec.clone(), env, services.clone(), Reach::Offline) {
             Ok(target) => target.plan(release).await.map(|p| {
                 let mut target_plan = TargetPlan::from(&p);
+                let reader = match spec.kind() {
+                    TargetKind::Oci => "cluster-api-operator",
+                    _ => "clusterctl",
+                };
                 for provider in &p.destination.providers {
                     target_plan.steps.push(format!(
-                        "verify `{}` as clusterctl reads it",
+                        "verify `{}` as {reader} reads it",
                         provider.clusterctl_url
                     ));
                 }
