@@ -85,7 +85,32 @@ fn render_components(
     args: &RenderArgs,
     role: Option<FileRole>,
 ) -> Result<Vec<u8>, Failure> {
-    let (name, bytes) = read_from_repository(global, args, &args.file)?;
+    let (name, bytes) = read_file(args, &args.file)?;
+    // The repeated-key pass parses the file as written, apart from the render (which parses it
+    // substituted): on a thread of its own, its warnings printed when both are done.
+    std::thread::scope(|scope| {
+        let warnings =
+            (!global.quiet).then(|| scope.spawn(|| duplicate_key_warnings(&name, &bytes)));
+        let rendered = render_components_of(args, role, &name, &bytes);
+        if let Some(warnings) = warnings {
+            // A panic there would be a bug; the warnings are then computed here.
+            let warnings = warnings
+                .join()
+                .unwrap_or_else(|_| duplicate_key_warnings(&name, &bytes));
+            for warning in warnings {
+                eprintln!("warning: {warning}");
+            }
+        }
+        rendered
+    })
+}
+
+fn render_components_of(
+    args: &RenderArgs,
+    role: Option<FileRole>,
+    name: &str,
+    bytes: &[u8],
+) -> Result<Vec<u8>, Failure> {
     let provider_type = match (args.provider.provider_type, role) {
         (Some(t), _) => t,
         (None, Some(FileRole::Components { provider_type, .. })) => provider_type,
@@ -98,7 +123,7 @@ fn render_components(
     };
     let provider_name = match &args.provider.provider {
         Some(n) => n.clone(),
-        None => name_from_labels(&name, &bytes, provider_type).ok_or_else(|| {
+        None => name_from_labels(name, bytes, provider_type).ok_or_else(|| {
             Failure::internal(anyhow::anyhow!(
                 "cannot tell the provider name of `{name}` (no `{PROVIDER_LABEL}` label)"
             ))
@@ -112,7 +137,7 @@ fn render_components(
         provider_label: provider_type.manifest_label(&provider_name),
         skip_substitution: args.raw,
     };
-    let text = clusterctl::generate_provider(&name, &bytes, &values, &options)
+    let text = clusterctl::generate_provider(name, bytes, &values, &options)
         .map_err(clusterctl_failure)?;
     Ok(text.into_bytes())
 }
@@ -163,6 +188,17 @@ fn read_from_repository(
     args: &RenderArgs,
     path: &Path,
 ) -> Result<(String, Vec<u8>), Failure> {
+    let (name, bytes) = read_file(args, path)?;
+    if !global.quiet {
+        for warning in duplicate_key_warnings(&name, &bytes) {
+            eprintln!("warning: {warning}");
+        }
+    }
+    Ok((name, bytes))
+}
+
+/// [`read_from_repository`] without the warnings.
+fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), Failure> {
     if path.as_os_str() == "-" {
         return super::subst::read_input(None);
     }
@@ -186,14 +222,17 @@ fn read_from_repository(
             _ => failure,
         }
     })?;
-    let name = path.display().to_string();
-    if !global.quiet {
-        let text = String::from_utf8_lossy(&bytes);
-        for warning in clusterctl::duplicate_keys(&name, &text) {
-            eprintln!("warning: {warning}");
-        }
-    }
-    Ok((name, bytes))
+    Ok((path.display().to_string(), bytes))
+}
+
+/// The repeated keys of a file as written (clusterctl keeps the last value of each).
+fn duplicate_key_warnings(name: &str, bytes: &[u8]) -> Vec<String> {
+    // Valid UTF-8 (nearly always) is checked by the faster validator; lossy otherwise.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
+    clusterctl::duplicate_keys(name, &text)
 }
 
 /// For a missing cluster template: the flavors its folder has.
