@@ -94,6 +94,9 @@ pub struct Applied {
     pub used: Vec<bool>,
     /// Every image seen, as written, in order of first appearance (for the unmatched message).
     pub seen: Vec<String>,
+    /// The same images, to tell a new one in constant time: a components file with thousands
+    /// of distinct images made the linear search quadratic (most of a 100 MB assemble).
+    seen_set: std::collections::HashSet<String>,
 }
 
 impl Applied {
@@ -101,6 +104,7 @@ impl Applied {
         Self {
             used: vec![false; pins.len()],
             seen: Vec::new(),
+            seen_set: std::collections::HashSet::new(),
         }
     }
 
@@ -179,7 +183,7 @@ pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes:
                 let Some(image) = image_node.as_str().map(str::to_string) else {
                     continue;
                 };
-                if !applied.seen.contains(&image) {
+                if applied.seen_set.insert(image.clone()) {
                     applied.seen.push(image.clone());
                 }
                 for (index, pin) in pins.iter().enumerate() {
