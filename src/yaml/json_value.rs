@@ -168,26 +168,45 @@ fn convert(node: &Node, depth: usize) -> Result<JsonValue, ToJsonError> {
             .collect::<Result<_, _>>()
             .map(JsonValue::Array),
         Value::Mapping(_) => {
-            let mut map = GoMap::default();
+            let mut map = GoMap::new();
             fill(&mut map, node, depth)?;
             Ok(JsonValue::Object(map.into_json_object()?))
         }
     }
 }
 
+/// Mappings with more entries than this get a hash index of their string keys; smaller ones (nearly
+/// all of a manifest's) are searched linearly, which costs less than hashing and copying every key.
+const INDEX_FROM: usize = 16;
+
 /// A Go `map[interface{}]interface{}` being decoded: keys compare as Go compares them.
-#[derive(Default)]
 struct GoMap {
     entries: Vec<(GoScalar, Span, JsonValue)>,
-    /// Where each string key's entry is (string keys are nearly all keys; others are few and
-    /// searched linearly).
+    /// Where each string key's entry is, once the map has [`INDEX_FROM`] entries (string keys are
+    /// nearly all keys; others are few and searched linearly).
     strings: HashMap<String, usize>,
+    /// Whether every key is a string (then the keys' texts are distinct already).
+    only_strings: bool,
 }
 
 impl GoMap {
+    fn new() -> Self {
+        GoMap {
+            entries: Vec::new(),
+            strings: HashMap::new(),
+            only_strings: true,
+        }
+    }
+
     fn set(&mut self, key: GoScalar, span: Span, value: JsonValue) {
         let existing = match &key {
-            GoScalar::String(text) => self.strings.get(text).copied(),
+            GoScalar::String(text) if self.entries.len() > INDEX_FROM => {
+                self.strings.get(text).copied()
+            }
+            GoScalar::String(text) => self
+                .entries
+                .iter()
+                .position(|(k, _, _)| matches!(k, GoScalar::String(s) if s == text)),
             // NaN keys never equal each other in Go, so each one is a new entry.
             other => self.entries.iter().position(|(k, _, _)| k == other),
         };
@@ -197,16 +216,40 @@ impl GoMap {
                 entry.2 = value;
             }
             None => {
-                if let GoScalar::String(text) = &key {
-                    self.strings.insert(text.clone(), self.entries.len());
+                match &key {
+                    GoScalar::String(_) => {}
+                    _ => self.only_strings = false,
                 }
                 self.entries.push((key, span, value));
+                if self.entries.len() == INDEX_FROM + 1 {
+                    // The index covers every string key from here on.
+                    for (index, (k, _, _)) in self.entries.iter().enumerate() {
+                        if let GoScalar::String(text) = k {
+                            self.strings.insert(text.clone(), index);
+                        }
+                    }
+                } else if self.entries.len() > INDEX_FROM + 1
+                    && let Some((GoScalar::String(text), _, _)) = self.entries.last()
+                {
+                    self.strings.insert(text.clone(), self.entries.len() - 1);
+                }
             }
         }
     }
 
     /// sigs.k8s.io/yaml's `convertToJSONableObject` for one map.
     fn into_json_object(self) -> Result<Vec<(String, JsonValue)>, ToJsonError> {
+        if self.only_strings {
+            // Distinct strings already: nothing to merge.
+            return Ok(self
+                .entries
+                .into_iter()
+                .filter_map(|(key, _, value)| match key {
+                    GoScalar::String(s) => Some((s, value)),
+                    _ => None,
+                })
+                .collect());
+        }
         let mut object: Vec<(String, JsonValue)> = Vec::with_capacity(self.entries.len());
         let mut positions: HashMap<String, usize> = HashMap::with_capacity(self.entries.len());
         for (key, span, value) in self.entries {
