@@ -347,6 +347,17 @@ struct Offsets<'t> {
     line_starts: Option<Vec<usize>>,
 }
 
+/// The scalar's text in an allocation of its own size: saphyr-parser's scanner starts every
+/// scalar in a 32-byte buffer and doubles it, and the tree keeps hundreds of thousands of them
+/// (a copy in a smaller allocation, the scanner's buffer freed for the next scalar, takes a third
+/// less memory for the short keys and values manifests are made of).
+fn exact(text: std::borrow::Cow<'_, str>) -> String {
+    match text {
+        std::borrow::Cow::Owned(text) if text.capacity() - text.len() < 16 => text,
+        text => String::from(&*text),
+    }
+}
+
 impl Offsets<'_> {
     fn byte(&mut self, marker: &Marker) -> usize {
         if self.ascii {
@@ -444,7 +455,7 @@ impl<'m> Loader<'m> {
                         span: self.original(Span::new(start, end)),
                         tag: tag.map(|t| tag_text(&t)),
                         value: Value::Scalar {
-                            text: text.into_owned(),
+                            text: exact(text),
                             style,
                         },
                     };
