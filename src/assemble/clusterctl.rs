@@ -144,9 +144,9 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
         });
     }
     let mut objects = Vec::new();
-    for (count, document) in file.documents.iter().enumerate() {
-        let Some(root) = &document.root else { continue };
-        let value = JsonValue::from_node(root).map_err(ClusterctlError::Json)?;
+    for (count, document) in file.documents.into_iter().enumerate() {
+        let Some(root) = document.root else { continue };
+        let value = JsonValue::from_node_owned(root).map_err(ClusterctlError::Json)?;
         match value {
             JsonValue::Object(_) => objects.push(value),
             JsonValue::Null => {}
