@@ -152,7 +152,9 @@ fn scalar_spans(file: &ReleaseFile) -> Vec<Span> {
             }
         }
     }
-    spans.sort();
+    // Equal spans are alike, so the unstable sort (which needs no scratch memory) gives the
+    // same list.
+    spans.sort_unstable();
     spans
 }
 
@@ -192,9 +194,13 @@ pub(super) static IN_COMMENT: Rule = Rule {
             let Some(inventory) = inventory(file) else {
                 continue;
             };
-            let scalars = scalar_spans(file);
-            let in_comment =
-                |s: Span| !inside_scalar(&scalars, s) && after_comment_marker(text, s.start);
+            // Listed only when a use follows a `#` on its line (a large file's spans take as much
+            // memory as its text, and most files have no such use).
+            let scalars = std::cell::OnceCell::new();
+            let in_comment = |s: Span| {
+                after_comment_marker(text, s.start)
+                    && !inside_scalar(scalars.get_or_init(|| scalar_spans(file)), s)
+            };
             for variable in inventory.variables.values() {
                 if variable.default.is_some() {
                     continue;
