@@ -9,7 +9,7 @@ use crate::yaml::scalar_analysis::{
 };
 
 /// Writes the events as go-yaml's emitter does.
-pub(super) fn emit(events: &[Event]) -> Vec<u8> {
+pub(super) fn emit(events: &[Event<'_>]) -> Vec<u8> {
     let mut emitter = Emitter::new(events);
     emitter.run();
     emitter.out
@@ -41,7 +41,7 @@ const BEST_INDENT: i64 = 2;
 const BEST_WIDTH: usize = 80;
 
 struct Emitter<'e> {
-    events: &'e [Event],
+    events: &'e [Event<'e>],
     head: usize,
     /// Output bytes; only whole UTF-8 sequences of the (valid) input and ASCII are copied in.
     out: Vec<u8>,
@@ -63,7 +63,7 @@ struct Emitter<'e> {
 }
 
 impl<'e> Emitter<'e> {
-    fn new(events: &'e [Event]) -> Self {
+    fn new(events: &'e [Event<'e>]) -> Self {
         Self {
             events,
             head: 0,
@@ -96,12 +96,12 @@ impl<'e> Emitter<'e> {
         }
     }
 
-    fn event(&self) -> &'e Event {
+    fn event(&self) -> &'e Event<'e> {
         // `run` only dispatches while `head` is in range.
         &self.events[self.head.min(self.events.len() - 1)]
     }
 
-    fn next_event(&self) -> Option<&'e Event> {
+    fn next_event(&self) -> Option<&'e Event<'e>> {
         self.events.get(self.head + 1)
     }
 
@@ -301,7 +301,7 @@ impl<'e> Emitter<'e> {
     }
 
     /// The collection starting at `head` is empty (its end event follows at once).
-    fn check_empty(&self, end: Event) -> bool {
+    fn check_empty(&self, end: Event<'_>) -> bool {
         self.next_event() == Some(&end)
     }
 
