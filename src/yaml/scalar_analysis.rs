@@ -124,13 +124,19 @@ pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
     let mut i = 0;
     while i < value.len() {
         if i > 0 && is_inert(value[i]) {
-            // A run of printable ASCII that is neither space nor indicator after the first
-            // character: each byte only clears the "previous" flags, as the general step below
-            // would, so the run is skipped in one search.
-            i = value[i..]
-                .iter()
-                .position(|&b| !is_inert(b))
-                .map_or(value.len(), |n| i + n);
+            // A run of printable ASCII that is neither indicator after the first character nor
+            // space, with spaces inside it (words): an inert byte only clears the "previous"
+            // flags, and a space between inert bytes sets only `previous_space` (it is neither
+            // first nor last, and follows no break), which the next inert byte clears again. So
+            // the run is skipped in one search, up to its last inert byte.
+            let mut end = i + 1;
+            while end < value.len() && (is_inert(value[end]) || value[end] == b' ') {
+                end += 1;
+            }
+            while value[end - 1] == b' ' {
+                end -= 1;
+            }
+            i = end;
             previous_space = false;
             previous_break = false;
             preceded_by_whitespace = false;
@@ -401,6 +407,9 @@ mod tests {
             "a",
             " ",
             "  ",
+            "a b",
+            " a  b ",
+            "a #",
             "\n",
             "\r\n",
             "\t",
