@@ -378,6 +378,19 @@ impl<'e> Emitter<'e> {
         *i += width;
     }
 
+    /// Copies the bytes from `i` on while `plain` holds for them (ASCII bytes only: one column
+    /// each), as many [`Emitter::write`] calls would.
+    fn write_run(&mut self, s: &[u8], i: &mut usize, plain: impl Fn(u8) -> bool) {
+        let start = *i;
+        let end = s[start..]
+            .iter()
+            .position(|&b| !b.is_ascii() || !plain(b))
+            .map_or(s.len(), |n| start + n);
+        self.out.extend_from_slice(&s[start..end]);
+        self.column += end - start;
+        *i = end;
+    }
+
     fn write_all(&mut self, s: &str) {
         let bytes = s.as_bytes();
         let mut i = 0;
@@ -454,6 +467,9 @@ impl<'e> Emitter<'e> {
                     self.write_indent();
                 }
                 self.write(value, &mut i);
+                // The visible ASCII after it goes through this branch too, a byte and a column
+                // each, with nothing else to do: copied at once.
+                self.write_run(value, &mut i, |b| (0x21..=0x7E).contains(&b));
                 self.indention = false;
                 spaces = false;
                 breaks = false;
@@ -585,6 +601,12 @@ impl<'e> Emitter<'e> {
                 spaces = true;
             } else {
                 self.write(value, &mut i);
+                if !starts_with_bom(value) {
+                    // Visible ASCII but `"` and `\\` needs no escape: copied at once.
+                    self.write_run(value, &mut i, |b| {
+                        (0x21..=0x7E).contains(&b) && b != b'"' && b != b'\\'
+                    });
+                }
                 spaces = false;
             }
         }
@@ -641,6 +663,8 @@ impl<'e> Emitter<'e> {
                     self.write_indent();
                 }
                 self.write(value, &mut i);
+                // ASCII other than CR and LF is no break: copied at once, a column a byte.
+                self.write_run(value, &mut i, |b| b.is_ascii() && b != b'\r' && b != b'\n');
                 self.indention = false;
                 breaks = false;
             }
