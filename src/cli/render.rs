@@ -188,7 +188,11 @@ fn read_from_repository(
     })?;
     let name = path.display().to_string();
     if !global.quiet {
-        let text = String::from_utf8_lossy(&bytes);
+        // Valid UTF-8 (nearly always) is checked by the faster validator; lossy otherwise.
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&bytes),
+        };
         for warning in clusterctl::duplicate_keys(&name, &text) {
             eprintln!("warning: {warning}");
         }
