@@ -107,7 +107,7 @@ fn ordinalize(n: usize) -> String {
 pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError> {
     let source = std::sync::Arc::new(Source::new(name, text));
     // Both cores for large files; the same documents and errors as one thread.
-    let file = super::parallel::parse(source.clone());
+    let file = super::parallel::parse_with(source.clone(), super::parallel::transient());
     // clusterctl reads documents in order and stops at the first it cannot read.
     let first_error = file
         .errors
@@ -174,7 +174,7 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
 /// value without a word, capkg keeps it too and says so (`capkg lint` reports them as errors).
 pub fn duplicate_keys(name: &str, text: &str) -> Vec<String> {
     let source = std::sync::Arc::new(Source::new(name, text));
-    let file = super::parallel::parse(source.clone());
+    let file = super::parallel::parse_with(source.clone(), super::parallel::transient());
     file.errors
         .iter()
         .filter(|e| e.kind == yaml::ErrorKind::DuplicateKey)

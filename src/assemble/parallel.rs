@@ -15,10 +15,24 @@ pub(super) const PARALLEL_FROM: usize = 256 * 1024;
 
 /// [`yaml::parse_str`], on two threads for large texts; the result is the same.
 pub(super) fn parse(source: Arc<Source>) -> YamlFile {
+    parse_with(source, Limits::default())
+}
+
+/// [`parse`] with other limits.
+pub(super) fn parse_with(source: Arc<Source>, limits: Limits) -> YamlFile {
     if source.text().len() < PARALLEL_FROM {
-        return yaml::parse_str(source, Limits::default());
+        return yaml::parse_str(source, limits);
     }
-    yaml::parse_str_on_two_threads(source, Limits::default())
+    yaml::parse_str_on_two_threads(source, limits)
+}
+
+/// The limits of a parse whose tree is converted and dropped at once: scalars stay in the
+/// scanner's buffers, which copying into exact allocations would only slow.
+pub(super) fn transient() -> Limits {
+    Limits {
+        compact_scalars: false,
+        ..Limits::default()
+    }
 }
 
 /// `f` over `items`, the second half on another thread when `large`; the results in the items'

@@ -28,6 +28,10 @@ pub struct Limits {
     pub max_depth: usize,
     /// Nodes that alias expansion may create in one file.
     pub max_alias_nodes: usize,
+    /// Keep each scalar's text in an allocation of its own size (see [`exact`]): less memory
+    /// for a tree that lives on (lint, assemble), a copy per scalar for one that is converted
+    /// and dropped at once (`capkg render`'s pipeline turns it off).
+    pub compact_scalars: bool,
 }
 
 impl Default for Limits {
@@ -35,6 +39,7 @@ impl Default for Limits {
         Self {
             max_depth: 512,
             max_alias_nodes: 1_000_000,
+            compact_scalars: true,
         }
     }
 }
@@ -455,7 +460,11 @@ impl<'m> Loader<'m> {
                         span: self.original(Span::new(start, end)),
                         tag: tag.map(|t| tag_text(&t)),
                         value: Value::Scalar {
-                            text: exact(text),
+                            text: if self.limits.compact_scalars {
+                                exact(text)
+                            } else {
+                                text.into_owned()
+                            },
                             style,
                         },
                     };
