@@ -144,9 +144,9 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
         });
     }
     let mut objects = Vec::new();
-    for (count, document) in file.documents.iter().enumerate() {
-        let Some(root) = &document.root else { continue };
-        let value = JsonValue::from_node(root).map_err(ClusterctlError::Json)?;
+    for (count, document) in file.documents.into_iter().enumerate() {
+        let Some(root) = document.root else { continue };
+        let value = JsonValue::from_node_owned(root).map_err(ClusterctlError::Json)?;
         match value {
             JsonValue::Object(_) => objects.push(value),
             JsonValue::Null => {}
@@ -285,19 +285,35 @@ fn set_string_map(value: &mut JsonValue, path: &[&str], map: Vec<(String, String
     set_at(value, path, JsonValue::Object(object));
 }
 
-fn convert_typed(object: &JsonValue) -> Result<JsonValue, ClusterctlError> {
+/// Converts `object` to its Go type and back in place (it is left as it is when its type is not
+/// registered, and is of no further use after any other error).
+fn convert_typed(object: &mut JsonValue) -> Result<(), ClusterctlError> {
     let kind = kind(object);
     let api_version = api_version(object);
     let Some(go_type) = typed::go_type(&api_version, &kind) else {
         return Err(ClusterctlError::NotRegistered { kind, api_version });
     };
-    typed::round_trip(object, go_type, &api_version, &kind).map_err(|source| {
+    round_trip_in_place(object, go_type, &api_version, &kind)
+}
+
+/// [`typed::round_trip_owned`] of `object`, which the result replaces; on error the object's name
+/// (read before the trip) is in the message.
+fn round_trip_in_place(
+    object: &mut JsonValue,
+    go_type: &str,
+    api_version: &str,
+    kind: &str,
+) -> Result<(), ClusterctlError> {
+    let object_name = name(object);
+    let taken = std::mem::replace(object, JsonValue::Null);
+    *object = typed::round_trip_owned(taken, go_type, api_version, kind).map_err(|error| {
         ClusterctlError::Typed {
-            kind: kind.clone(),
-            name: name(object),
-            error: source,
+            kind: kind.to_string(),
+            name: object_name,
+            error,
         }
-    })
+    })?;
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -382,8 +398,11 @@ pub fn fix_images(objects: &mut [JsonValue]) -> Result<(), ClusterctlError> {
             "DaemonSet" => "deamonSet",
             _ => continue,
         };
-        let converted = convert_typed(object)?;
-        let spec = get(&converted, &["spec", "template", "spec"]);
+        // Named before the trip, which leaves the name as it is (a string, or absent and empty).
+        let object_name = name(object);
+        convert_typed(object)?;
+        let converted = &*object;
+        let spec = get(converted, &["spec", "template", "spec"]);
         for list in ["containers", "initContainers"] {
             let containers = spec
                 .and_then(|s| s.get(list))
@@ -405,14 +424,13 @@ pub fn fix_images(objects: &mut [JsonValue]) -> Result<(), ClusterctlError> {
                     };
                     return Err(ClusterctlError::Image {
                         what,
-                        name: name(object),
+                        name: object_name,
                         container: string_at(container, &["name"]),
                         reason,
                     });
                 }
             }
         }
-        *object = converted;
     }
     Ok(())
 }
@@ -472,23 +490,17 @@ pub fn fix_target_namespace(object: &mut JsonValue, target: &str) -> Result<(), 
                     api_version: api_version.clone(),
                 }
             })?;
-            let mut converted = typed::round_trip(object, go_type, &api_version, &object_kind)
-                .map_err(|error| ClusterctlError::Typed {
-                    kind: object_kind.clone(),
-                    name: name(object),
-                    error,
-                })?;
+            round_trip_in_place(object, go_type, &api_version, &object_kind)?;
             if object_kind == "CustomResourceDefinition" {
                 let path: &[&str] = if version == "v1" {
                     &["spec", "conversion", "webhook", "clientConfig", "service"]
                 } else {
                     &["spec", "conversion", "webhookClientConfig", "service"]
                 };
-                if let Some(service @ JsonValue::Object(_)) = get_mut(&mut converted, path) {
+                if let Some(service @ JsonValue::Object(_)) = get_mut(object, path) {
                     set_at(service, &["namespace"], JsonValue::String(target.into()));
                 }
-            } else if let Some(JsonValue::Array(webhooks)) = get_mut(&mut converted, &["webhooks"])
-            {
+            } else if let Some(JsonValue::Array(webhooks)) = get_mut(object, &["webhooks"]) {
                 for webhook in webhooks {
                     if let Some(service @ JsonValue::Object(_)) =
                         get_mut(webhook, &["clientConfig", "service"])
@@ -497,18 +509,16 @@ pub fn fix_target_namespace(object: &mut JsonValue, target: &str) -> Result<(), 
                     }
                 }
             }
-            *object = converted;
         }
         "RoleBinding" | "ClusterRoleBinding" => {
-            let mut converted = convert_typed(object)?;
-            if let Some(JsonValue::Array(subjects)) = get_mut(&mut converted, &["subjects"]) {
+            convert_typed(object)?;
+            if let Some(JsonValue::Array(subjects)) = get_mut(object, &["subjects"]) {
                 for subject in subjects {
                     if !string_at(subject, &["namespace"]).is_empty() {
                         set_at(subject, &["namespace"], JsonValue::String(target.into()));
                     }
                 }
             }
-            *object = converted;
         }
         "Certificate" => {
             let bad = || ClusterctlError::DnsNames {

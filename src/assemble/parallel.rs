@@ -102,7 +102,8 @@ pub(super) fn write_layout_read_back(
     let (mut text, first_trace) = first_written;
     // The halves are joined with a separator line, as one writer joins documents.
     let offset = text.len() + 4;
-    text.reserve(second_text.len() + 4);
+    // Exactly: `text` is the source's buffer, and doubling it would hold twice the file.
+    text.reserve_exact(second_text.len() + 4);
     text.push_str("---\n");
     text.push_str(&second_text);
     let (Some(first_trace), Some(second_trace)) = (first_trace, second_trace) else {

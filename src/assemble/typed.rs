@@ -191,8 +191,20 @@ pub fn go_type(api_version: &str, kind: &str) -> Option<&'static str> {
 
 /// Converts an object to the named Go type and back, as clusterctl's scheme does; the result
 /// carries `api_version` and `kind` (the Go type's group/version and kind).
+#[cfg(test)]
 pub fn round_trip(
     object: &JsonValue,
+    type_name: &str,
+    api_version: &str,
+    kind: &str,
+) -> Result<JsonValue, TypedError> {
+    round_trip_owned(object.clone(), type_name, api_version, kind)
+}
+
+/// [`round_trip`], consuming the object: its strings and lists move into the result instead of
+/// being copied (a components file's CRDs are most of its bytes).
+pub fn round_trip_owned(
+    object: JsonValue,
     type_name: &str,
     api_version: &str,
     kind: &str,
@@ -288,7 +300,7 @@ fn mismatch(path: &Path<'_>, found: &JsonValue, expected: &str) -> TypedError {
 /// Converts `input` (`None`: absent or null) to `ty` and back. Returns the unstructured value
 /// and whether the Go value is "empty" for `omitempty`.
 fn convert(
-    input: Option<&JsonValue>,
+    input: Option<JsonValue>,
     ty: &Ty,
     path: &Path<'_>,
 ) -> Result<(JsonValue, bool), TypedError> {
@@ -296,44 +308,47 @@ fn convert(
     Ok(match ty {
         Ty::String => match input {
             None => (JsonValue::String(String::new()), true),
-            Some(JsonValue::String(s)) => (JsonValue::String(s.clone()), s.is_empty()),
-            Some(other) => return Err(mismatch(path, other, "string")),
+            Some(JsonValue::String(s)) => {
+                let empty = s.is_empty();
+                (JsonValue::String(s), empty)
+            }
+            Some(other) => return Err(mismatch(path, &other, "string")),
         },
         Ty::Bool => match input {
             None => (JsonValue::Bool(false), true),
-            Some(JsonValue::Bool(b)) => (JsonValue::Bool(*b), !*b),
-            Some(other) => return Err(mismatch(path, other, "bool")),
+            Some(JsonValue::Bool(b)) => (JsonValue::Bool(b), !b),
+            Some(other) => return Err(mismatch(path, &other, "bool")),
         },
         Ty::Int => match input {
             None => (JsonValue::Number(0.0), true),
-            Some(JsonValue::Number(n)) if n.trunc() == *n => (JsonValue::Number(*n), *n == 0.0),
-            Some(other) => return Err(mismatch(path, other, "int64")),
+            Some(JsonValue::Number(n)) if n.trunc() == n => (JsonValue::Number(n), n == 0.0),
+            Some(other) => return Err(mismatch(path, &other, "int64")),
         },
         Ty::Float => match input {
             None => (JsonValue::Number(0.0), true),
-            Some(JsonValue::Number(n)) => (JsonValue::Number(*n), *n == 0.0),
-            Some(other) => return Err(mismatch(path, other, "float64")),
+            Some(JsonValue::Number(n)) => (JsonValue::Number(n), n == 0.0),
+            Some(other) => return Err(mismatch(path, &other, "float64")),
         },
         Ty::Bytes => match input {
             None => (JsonValue::Null, true),
             Some(JsonValue::String(s)) => {
                 let bytes =
-                    base64_decode(s).ok_or_else(|| TypedError::Base64 { path: path.text() })?;
+                    base64_decode(&s).ok_or_else(|| TypedError::Base64 { path: path.text() })?;
                 (JsonValue::String(base64_encode(&bytes)), bytes.is_empty())
             }
-            Some(other) => return Err(mismatch(path, other, "[]uint8")),
+            Some(other) => return Err(mismatch(path, &other, "[]uint8")),
         },
         Ty::Any => match input {
             None => (JsonValue::Null, true),
-            Some(value) => (value.clone(), false),
+            Some(value) => (value, false),
         },
-        Ty::Json => (input.cloned().unwrap_or(JsonValue::Null), false),
+        Ty::Json => (input.unwrap_or(JsonValue::Null), false),
         Ty::Quantity => {
             let text = match input {
                 None => "0".to_string(),
                 Some(JsonValue::String(s)) => s.trim().to_string(),
-                Some(JsonValue::Number(n)) => json_number(*n),
-                Some(other) => return Err(mismatch(path, other, "resource.Quantity")),
+                Some(JsonValue::Number(n)) => json_number(n),
+                Some(other) => return Err(mismatch(path, &other, "resource.Quantity")),
             };
             let canonical = quantity::canonical(&text).ok_or_else(|| TypedError::Quantity {
                 path: path.text(),
@@ -343,20 +358,20 @@ fn convert(
         }
         Ty::IntOrString => match input {
             None => (JsonValue::Number(0.0), false),
-            Some(JsonValue::Number(n)) if n.trunc() == *n => (JsonValue::Number(*n), false),
-            Some(JsonValue::String(s)) => (JsonValue::String(s.clone()), false),
-            Some(other) => return Err(mismatch(path, other, "intstr.IntOrString")),
+            Some(JsonValue::Number(n)) if n.trunc() == n => (JsonValue::Number(n), false),
+            Some(JsonValue::String(s)) => (JsonValue::String(s), false),
+            Some(other) => return Err(mismatch(path, &other, "intstr.IntOrString")),
         },
         Ty::Time => match input {
             None => (JsonValue::Null, false),
-            Some(JsonValue::String(s)) => (JsonValue::String(s.clone()), false),
-            Some(other) => return Err(mismatch(path, other, "metav1.Time")),
+            Some(JsonValue::String(s)) => (JsonValue::String(s), false),
+            Some(other) => return Err(mismatch(path, &other, "metav1.Time")),
         },
         Ty::PropsOrArray(props) => match input {
             Some(object @ JsonValue::Object(_)) => convert_named(Some(object), props, path)?,
             Some(JsonValue::Array(items)) if !items.is_empty() => {
                 let mut out = Vec::with_capacity(items.len());
-                for (index, item) in items.iter().enumerate() {
+                for (index, item) in items.into_iter().enumerate() {
                     out.push(convert_named(Some(item), props, &Path::Index(path, index))?.0);
                 }
                 (JsonValue::Array(out), false)
@@ -365,19 +380,19 @@ fn convert(
         },
         Ty::PropsOrBool(props) => match input {
             Some(object @ JsonValue::Object(_)) => convert_named(Some(object), props, path)?,
-            Some(JsonValue::Bool(b)) => (JsonValue::Bool(*b), false),
+            Some(JsonValue::Bool(b)) => (JsonValue::Bool(b), false),
             None => (JsonValue::Bool(false), false),
-            Some(other) => return Err(mismatch(path, other, "boolean or JSON schema")),
+            Some(other) => return Err(mismatch(path, &other, "boolean or JSON schema")),
         },
         Ty::PropsOrStringArray(props) => match input {
             Some(object @ JsonValue::Object(_)) => convert_named(Some(object), props, path)?,
             Some(JsonValue::Array(items)) if !items.is_empty() => {
-                for item in items {
+                for item in &items {
                     if !matches!(item, JsonValue::String(_)) {
                         return Err(mismatch(path, item, "string"));
                     }
                 }
-                (JsonValue::Array(items.clone()), false)
+                (JsonValue::Array(items), false)
             }
             _ => (JsonValue::Null, false),
         },
@@ -389,28 +404,26 @@ fn convert(
             None => (JsonValue::Null, true),
             Some(JsonValue::Array(items)) => {
                 let mut out = Vec::with_capacity(items.len());
-                for (index, item) in items.iter().enumerate() {
+                for (index, item) in items.into_iter().enumerate() {
                     out.push(convert(Some(item), inner, &Path::Index(path, index))?.0);
                 }
                 let empty = out.is_empty();
                 (JsonValue::Array(out), empty)
             }
-            Some(other) => return Err(mismatch(path, other, "slice")),
+            Some(other) => return Err(mismatch(path, &other, "slice")),
         },
         Ty::Map(inner) => match input {
             None => (JsonValue::Null, true),
             Some(JsonValue::Object(entries)) => {
                 let mut out = Vec::with_capacity(entries.len());
                 for (key, value) in entries {
-                    out.push((
-                        key.clone(),
-                        convert(Some(value), inner, &Path::Field(path, key))?.0,
-                    ));
+                    let converted = convert(Some(value), inner, &Path::Field(path, &key))?.0;
+                    out.push((key, converted));
                 }
                 let empty = out.is_empty();
                 (JsonValue::Object(out), empty)
             }
-            Some(other) => return Err(mismatch(path, other, "map")),
+            Some(other) => return Err(mismatch(path, &other, "map")),
         },
         Ty::Named(name) => convert_named(input, name, path)?,
     })
@@ -418,7 +431,7 @@ fn convert(
 
 /// [`convert`] to the named type.
 fn convert_named(
-    input: Option<&JsonValue>,
+    input: Option<JsonValue>,
     name: &str,
     path: &Path<'_>,
 ) -> Result<(JsonValue, bool), TypedError> {
@@ -426,27 +439,30 @@ fn convert_named(
     Ok(match schema().types.get(name) {
         Some(Def::Alias(alias)) => convert(input, alias, path)?,
         Some(Def::Struct(fields)) => {
-            let entries = match input {
-                None => &[][..],
-                Some(JsonValue::Object(entries)) => entries.as_slice(),
+            let mut entries = match input {
+                None => Vec::new(),
+                Some(JsonValue::Object(entries)) => entries,
                 Some(other) => {
                     return Err(TypedError::Mismatch {
                         path: path.text(),
-                        found: type_name(other),
+                        found: type_name(&other),
                         expected: format!("struct {name}"),
                     });
                 }
             };
             let mut out = Vec::new();
-            convert_struct(entries, fields, path, &mut out)?;
+            convert_struct(&mut entries, fields, path, &mut out)?;
             (JsonValue::Object(out), false)
         }
         None => return Err(TypedError::UnknownType(name.to_string())),
     })
 }
 
+/// Each field's value is taken out of `entries` (the last entry of its name, as Go's decoder
+/// keeps): a struct's fields, embedded ones included, have distinct names (a test checks the
+/// schema), so no field reads an entry another field took.
 fn convert_struct(
-    entries: &[(String, JsonValue)],
+    entries: &mut [(String, JsonValue)],
     fields: &[Field],
     path: &Path<'_>,
     out: &mut Vec<(String, JsonValue)>,
@@ -462,10 +478,10 @@ fn convert_struct(
             continue;
         }
         let value = entries
-            .iter()
+            .iter_mut()
             .rev()
             .find(|(k, _)| *k == field.name)
-            .map(|(_, v)| v);
+            .map(|(_, v)| std::mem::replace(v, JsonValue::Null));
         let (converted, empty) = convert(value, &field.ty, &Path::Field(path, &field.name))?;
         if field.omitempty && empty {
             continue;
@@ -939,6 +955,30 @@ mod tests {
                 .starts_with(".spec.template.spec.containers[0].resources.limits.cpu: quantities"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn struct_fields_have_distinct_names_embedded_ones_included() {
+        fn names(fields: &[Field], out: &mut Vec<String>) {
+            for field in fields {
+                match (&field.ty, field.name.is_empty()) {
+                    (Ty::Named(name), true) => match schema().types.get(name) {
+                        Some(Def::Struct(inner)) => names(inner, out),
+                        _ => panic!("embedded {name} is no struct"),
+                    },
+                    _ => out.push(field.name.clone()),
+                }
+            }
+        }
+        for (type_name, def) in &schema().types {
+            let Def::Struct(fields) = def else { continue };
+            let mut all = Vec::new();
+            names(fields, &mut all);
+            let count = all.len();
+            all.sort();
+            all.dedup();
+            assert_eq!(all.len(), count, "{type_name} repeats a field name");
+        }
     }
 
     #[test]

@@ -120,6 +120,12 @@ impl JsonValue {
         convert(node, 0)
     }
 
+    /// [`JsonValue::from_node`], consuming the tree: string scalars move into the value instead of
+    /// being copied (the same value, the same errors).
+    pub fn from_node_owned(node: Node) -> Result<JsonValue, ToJsonError> {
+        convert_owned(node, 0)
+    }
+
     /// The value at a path of object keys.
     pub fn get(&self, key: &str) -> Option<&JsonValue> {
         match self {
@@ -168,26 +174,88 @@ fn convert(node: &Node, depth: usize) -> Result<JsonValue, ToJsonError> {
             .collect::<Result<_, _>>()
             .map(JsonValue::Array),
         Value::Mapping(_) => {
-            let mut map = GoMap::default();
+            let mut map = GoMap::new();
             fill(&mut map, node, depth)?;
             Ok(JsonValue::Object(map.into_json_object()?))
         }
     }
 }
 
+/// [`convert`], consuming the node.
+fn convert_owned(node: Node, depth: usize) -> Result<JsonValue, ToJsonError> {
+    if depth > max_depth() {
+        return Err(ToJsonError::TooDeep {
+            span: node.span,
+            max: max_depth(),
+        });
+    }
+    match node.value {
+        Value::Scalar { .. } => {
+            let scalar = match decode_scalar(&node)? {
+                Decoded::Other(GoScalar::Float(f)) if !f.is_finite() => {
+                    return Err(ToJsonError::NonFiniteNumber {
+                        span: node.span,
+                        text: node.scalar_text().unwrap_or_default().to_string(),
+                    });
+                }
+                Decoded::Other(scalar) => scalar,
+                Decoded::Text => own_text(node),
+            };
+            Ok(match scalar {
+                GoScalar::Null => JsonValue::Null,
+                GoScalar::Bool(b) => JsonValue::Bool(b),
+                GoScalar::Int(i) => JsonValue::Number(i as f64),
+                GoScalar::Uint(u) => JsonValue::Number(u as f64),
+                // Non-finite ones were refused above.
+                GoScalar::Float(f) => JsonValue::Number(f),
+                GoScalar::String(s) => JsonValue::String(s),
+            })
+        }
+        Value::Sequence(items) => items
+            .into_iter()
+            .map(|item| convert_owned(item, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(JsonValue::Array),
+        Value::Mapping(_) => {
+            let mut map = GoMap::new();
+            fill_owned(&mut map, node, depth)?;
+            Ok(JsonValue::Object(map.into_json_object()?))
+        }
+    }
+}
+
+/// Mappings with more entries than this get a hash index of their string keys; smaller ones (nearly
+/// all of a manifest's) are searched linearly, which costs less than hashing and copying every key.
+const INDEX_FROM: usize = 16;
+
 /// A Go `map[interface{}]interface{}` being decoded: keys compare as Go compares them.
-#[derive(Default)]
 struct GoMap {
     entries: Vec<(GoScalar, Span, JsonValue)>,
-    /// Where each string key's entry is (string keys are nearly all keys; others are few and
-    /// searched linearly).
+    /// Where each string key's entry is, once the map has [`INDEX_FROM`] entries (string keys are
+    /// nearly all keys; others are few and searched linearly).
     strings: HashMap<String, usize>,
+    /// Whether every key is a string (then the keys' texts are distinct already).
+    only_strings: bool,
 }
 
 impl GoMap {
+    fn new() -> Self {
+        GoMap {
+            entries: Vec::new(),
+            strings: HashMap::new(),
+            only_strings: true,
+        }
+    }
+
     fn set(&mut self, key: GoScalar, span: Span, value: JsonValue) {
         let existing = match &key {
-            GoScalar::String(text) => self.strings.get(text).copied(),
+            GoScalar::String(text) if self.entries.len() > INDEX_FROM => {
+                self.strings.get(text).copied()
+            }
+            GoScalar::String(text) => self
+                .entries
+                .iter()
+                .position(|(k, _, _)| matches!(k, GoScalar::String(s) if s == text)),
             // NaN keys never equal each other in Go, so each one is a new entry.
             other => self.entries.iter().position(|(k, _, _)| k == other),
         };
@@ -197,16 +265,40 @@ impl GoMap {
                 entry.2 = value;
             }
             None => {
-                if let GoScalar::String(text) = &key {
-                    self.strings.insert(text.clone(), self.entries.len());
+                match &key {
+                    GoScalar::String(_) => {}
+                    _ => self.only_strings = false,
                 }
                 self.entries.push((key, span, value));
+                if self.entries.len() == INDEX_FROM + 1 {
+                    // The index covers every string key from here on.
+                    for (index, (k, _, _)) in self.entries.iter().enumerate() {
+                        if let GoScalar::String(text) = k {
+                            self.strings.insert(text.clone(), index);
+                        }
+                    }
+                } else if self.entries.len() > INDEX_FROM + 1
+                    && let Some((GoScalar::String(text), _, _)) = self.entries.last()
+                {
+                    self.strings.insert(text.clone(), self.entries.len() - 1);
+                }
             }
         }
     }
 
     /// sigs.k8s.io/yaml's `convertToJSONableObject` for one map.
     fn into_json_object(self) -> Result<Vec<(String, JsonValue)>, ToJsonError> {
+        if self.only_strings {
+            // Distinct strings already: nothing to merge.
+            return Ok(self
+                .entries
+                .into_iter()
+                .filter_map(|(key, _, value)| match key {
+                    GoScalar::String(s) => Some((s, value)),
+                    _ => None,
+                })
+                .collect());
+        }
         let mut object: Vec<(String, JsonValue)> = Vec::with_capacity(self.entries.len());
         let mut positions: HashMap<String, usize> = HashMap::with_capacity(self.entries.len());
         for (key, span, value) in self.entries {
@@ -278,40 +370,102 @@ fn fill(map: &mut GoMap, node: &Node, depth: usize) -> Result<(), ToJsonError> {
     Ok(())
 }
 
+/// [`fill`], consuming the node.
+fn fill_owned(map: &mut GoMap, node: Node, depth: usize) -> Result<(), ToJsonError> {
+    if depth > max_depth() {
+        return Err(ToJsonError::TooDeep {
+            span: node.span,
+            max: max_depth(),
+        });
+    }
+    let Value::Mapping(mapping) = node.value else {
+        return Err(ToJsonError::BadMerge { span: node.span });
+    };
+    let entries = if mapping.entries.iter().any(|(key, _)| is_merge_key(key)) {
+        resolve_merge_keys(mapping.entries).map_err(|span| ToJsonError::BadMerge { span })?
+    } else {
+        mapping.entries
+    };
+    for (key, value) in entries {
+        let span = key.span;
+        let go_key = match &key.value {
+            Value::Scalar { .. } => go_scalar_owned(key)?,
+            _ => return Err(ToJsonError::CollectionKey { span }),
+        };
+        let json = convert_owned(value, depth + 1)?;
+        map.set(go_key, span, json);
+    }
+    Ok(())
+}
+
+/// What a scalar decodes to: its own text (most scalars, left to the caller to copy or move) or
+/// another value.
+enum Decoded {
+    Text,
+    Other(GoScalar),
+}
+
 /// go-yaml v2's `decoder.scalar` into an `interface{}`.
 fn go_scalar(node: &Node) -> Result<GoScalar, ToJsonError> {
+    Ok(match decode_scalar(node)? {
+        Decoded::Text => GoScalar::String(node.scalar_text().unwrap_or_default().to_string()),
+        Decoded::Other(scalar) => scalar,
+    })
+}
+
+/// [`go_scalar`], consuming the node.
+fn go_scalar_owned(node: Node) -> Result<GoScalar, ToJsonError> {
+    Ok(match decode_scalar(&node)? {
+        Decoded::Other(scalar) => scalar,
+        Decoded::Text => own_text(node),
+    })
+}
+
+/// A scalar node's text, moved out.
+fn own_text(node: Node) -> GoScalar {
+    match node.value {
+        Value::Scalar { text, .. } => GoScalar::String(text.into_string()),
+        _ => GoScalar::String(String::new()),
+    }
+}
+
+/// go-yaml v2's `decoder.scalar` into an `interface{}`, the scalar's own text left uncopied.
+fn decode_scalar(node: &Node) -> Result<Decoded, ToJsonError> {
     let Value::Scalar { text, style } = &node.value else {
         return Err(ToJsonError::CollectionKey { span: node.span });
     };
     let tag = node.tag.as_deref();
     match tag {
-        Some("!!binary") => return decode_binary(text, node.span).map(GoScalar::String),
+        Some("!!binary") => {
+            return decode_binary(text, node.span).map(|s| Decoded::Other(GoScalar::String(s)));
+        }
         // go-yaml keeps the non-specific tag `!`, which no resolver knows: a string.
-        Some("!") => return Ok(GoScalar::String(text.to_string())),
+        Some("!") => return Ok(Decoded::Text),
         _ => {}
     }
     let resolved = resolve::resolve(text, *style, tag);
+    // `None`: the text itself.
     let scalar = match resolved {
-        Resolved::Null => GoScalar::Null,
-        Resolved::Bool(b) => GoScalar::Bool(b),
-        Resolved::Int(i) => match i64::try_from(i) {
+        Resolved::Null => Some(GoScalar::Null),
+        Resolved::Bool(b) => Some(GoScalar::Bool(b)),
+        Resolved::Int(i) => Some(match i64::try_from(i) {
             Ok(i) => GoScalar::Int(i),
             Err(_) => GoScalar::Uint(u64::try_from(i).unwrap_or(u64::MAX)),
-        },
-        Resolved::Float(f) => GoScalar::Float(f),
+        }),
+        Resolved::Float(f) => Some(GoScalar::Float(f)),
         // A timestamp decoded into interface{} stays the string as written; `<<` outside a key
         // is the string "<<".
-        Resolved::Str | Resolved::Timestamp | Resolved::Merge => GoScalar::String(text.to_string()),
+        Resolved::Str | Resolved::Timestamp | Resolved::Merge => None,
     };
     // An explicit core tag must match what the text resolves to (an int may become a float).
     let expected = match tag {
-        Some("!!int") => Some(matches!(scalar, GoScalar::Int(_) | GoScalar::Uint(_))),
+        Some("!!int") => Some(matches!(scalar, Some(GoScalar::Int(_) | GoScalar::Uint(_)))),
         Some("!!float") => Some(matches!(
             scalar,
-            GoScalar::Float(_) | GoScalar::Int(_) | GoScalar::Uint(_)
+            Some(GoScalar::Float(_) | GoScalar::Int(_) | GoScalar::Uint(_))
         )),
-        Some("!!bool") => Some(matches!(scalar, GoScalar::Bool(_))),
-        Some("!!null") => Some(scalar == GoScalar::Null),
+        Some("!!bool") => Some(matches!(scalar, Some(GoScalar::Bool(_)))),
+        Some("!!null") => Some(scalar == Some(GoScalar::Null)),
         Some("!!timestamp") => Some(resolved == Resolved::Timestamp),
         _ => None,
     };
@@ -323,9 +477,10 @@ fn go_scalar(node: &Node) -> Result<GoScalar, ToJsonError> {
         });
     }
     Ok(match (tag, scalar) {
-        (Some("!!float"), GoScalar::Int(i)) => GoScalar::Float(i as f64),
-        (Some("!!float"), GoScalar::Uint(u)) => GoScalar::Float(u as f64),
-        (_, scalar) => scalar,
+        (Some("!!float"), Some(GoScalar::Int(i))) => Decoded::Other(GoScalar::Float(i as f64)),
+        (Some("!!float"), Some(GoScalar::Uint(u))) => Decoded::Other(GoScalar::Float(u as f64)),
+        (_, Some(scalar)) => Decoded::Other(scalar),
+        (_, None) => Decoded::Text,
     })
 }
 
@@ -405,7 +560,13 @@ mod tests {
             file.errors
         );
         let root = file.documents[0].root.as_ref().expect("a document");
-        JsonValue::from_node(root)
+        let borrowed = JsonValue::from_node(root);
+        // The consuming conversion gives the same value or the same error.
+        assert_eq!(
+            format!("{:?}", JsonValue::from_node_owned(root.clone())),
+            format!("{borrowed:?}")
+        );
+        borrowed
     }
 
     fn object(entries: &[(&str, JsonValue)]) -> JsonValue {
@@ -520,6 +681,10 @@ mod tests {
         let built = Node::mapping(vec![(Node::plain("<<"), Node::plain("1"))], Span::default());
         assert!(matches!(
             JsonValue::from_node(&built),
+            Err(ToJsonError::BadMerge { .. })
+        ));
+        assert!(matches!(
+            JsonValue::from_node_owned(built),
             Err(ToJsonError::BadMerge { .. })
         ));
         // A quoted `<<` is an ordinary key.

@@ -13,10 +13,12 @@
 
 use crate::go_unicode::{is_digit, is_letter};
 
-/// go-yaml v2's `keyList.Less` for two string keys, given as characters.
-pub(super) fn key_less(a: &[char], b: &[char]) -> bool {
+/// go-yaml v2's `keyList.Less` for two string keys, given as characters (or as bytes, for ASCII
+/// keys, whose bytes are their characters).
+pub(super) fn key_less<C: Copy + Into<char>>(a: &[C], b: &[C]) -> bool {
+    let at = |s: &[C], i: usize| -> char { s[i].into() };
     for i in 0..a.len().min(b.len()) {
-        let (ac, bc) = (a[i], b[i]);
+        let (ac, bc) = (at(a, i), at(b, i));
         if ac == bc {
             continue;
         }
@@ -35,6 +37,7 @@ pub(super) fn key_less(a: &[char], b: &[char]) -> bool {
         if ac == '0' || bc == '0' {
             // A zero after other digits: compare the rest as if it followed a non-zero digit.
             for &c in a[..i].iter().rev() {
+                let c: char = c.into();
                 if !is_digit(c) {
                     break;
                 }
@@ -46,17 +49,17 @@ pub(super) fn key_less(a: &[char], b: &[char]) -> bool {
             }
         }
         let mut ai = i;
-        while ai < a.len() && is_digit(a[ai]) {
+        while ai < a.len() && is_digit(at(a, ai)) {
             an = an
                 .wrapping_mul(10)
-                .wrapping_add(i64::from(a[ai] as u32) - i64::from(b'0'));
+                .wrapping_add(i64::from(at(a, ai) as u32) - i64::from(b'0'));
             ai += 1;
         }
         let mut bi = i;
-        while bi < b.len() && is_digit(b[bi]) {
+        while bi < b.len() && is_digit(at(b, bi)) {
             bn = bn
                 .wrapping_mul(10)
-                .wrapping_add(i64::from(b[bi] as u32) - i64::from(b'0'));
+                .wrapping_add(i64::from(at(b, bi) as u32) - i64::from(b'0'));
             bi += 1;
         }
         if an != bn {
@@ -72,13 +75,24 @@ pub(super) fn key_less(a: &[char], b: &[char]) -> bool {
 
 /// Sorts string keys as go-yaml v2 does before writing a map.
 pub(super) fn sort_keys<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
-    let mut keyed: Vec<(Vec<char>, usize)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| (key(item).chars().collect(), i))
-        .collect();
-    go_sort(&mut keyed, |x, y| key_less(&x.0, &y.0));
-    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+    let order: Vec<usize> = if items.iter().all(|item| key(item).is_ascii()) {
+        // ASCII keys compare as their bytes, without a list of characters for each.
+        let mut keyed: Vec<(&[u8], usize)> = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (key(item).as_bytes(), i))
+            .collect();
+        go_sort(&mut keyed, |x, y| key_less(x.0, y.0));
+        keyed.into_iter().map(|(_, i)| i).collect()
+    } else {
+        let mut keyed: Vec<(Vec<char>, usize)> = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (key(item).chars().collect(), i))
+            .collect();
+        go_sort(&mut keyed, |x, y| key_less(&x.0, &y.0));
+        keyed.into_iter().map(|(_, i)| i).collect()
+    };
     apply_order(items, &order);
 }
 
@@ -445,6 +459,44 @@ mod tests {
         assert!(less("10", "100"));
         assert!(less("a", "é"));
         assert!(less("v١", "va"));
+    }
+
+    #[test]
+    fn ascii_keys_compare_the_same_as_bytes_and_as_characters() {
+        let keys = [
+            "",
+            "0",
+            "00",
+            "01",
+            "1",
+            "10",
+            "100",
+            "1a",
+            "2",
+            "a",
+            "a-b",
+            "a0",
+            "a00",
+            "a01",
+            "a1",
+            "a10",
+            "a9",
+            "ab",
+            "A",
+            "Z",
+            "_",
+            "x_y",
+            "xy",
+            "v1beta1",
+            "v1alpha10",
+            "v10",
+            "~",
+        ];
+        for a in keys {
+            for b in keys {
+                assert_eq!(key_less(a.as_bytes(), b.as_bytes()), less(a, b), "{a} {b}");
+            }
+        }
     }
 
     #[test]

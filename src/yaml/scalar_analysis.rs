@@ -84,6 +84,14 @@ pub(super) fn starts_with_bom(s: &[u8]) -> bool {
     s.starts_with(&[0xEF, 0xBB, 0xBF])
 }
 
+/// Printable ASCII other than space and the characters that count as indicators after a
+/// scalar's first character (`,?[]{}:#`): such a byte, past the first, changes nothing in
+/// [`analyze_scalar`] but the "previous" flags.
+fn is_inert(b: u8) -> bool {
+    (0x21..=0x7E).contains(&b)
+        && !matches!(b, b',' | b'?' | b'[' | b']' | b'{' | b'}' | b':' | b'#')
+}
+
 /// go-yaml's `yaml_emitter_analyze_scalar` (with unicode output enabled).
 pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
     if value.is_empty() {
@@ -115,6 +123,25 @@ pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
     let mut preceded_by_whitespace = true;
     let mut i = 0;
     while i < value.len() {
+        if i > 0 && is_inert(value[i]) {
+            // A run of printable ASCII that is neither indicator after the first character nor
+            // space, with spaces inside it (words): an inert byte only clears the "previous"
+            // flags, and a space between inert bytes sets only `previous_space` (it is neither
+            // first nor last, and follows no break), which the next inert byte clears again. So
+            // the run is skipped in one search, up to its last inert byte.
+            let mut end = i + 1;
+            while end < value.len() && (is_inert(value[end]) || value[end] == b' ') {
+                end += 1;
+            }
+            while value[end - 1] == b' ' {
+                end -= 1;
+            }
+            i = end;
+            previous_space = false;
+            previous_break = false;
+            preceded_by_whitespace = false;
+            continue;
+        }
         let width = char_width(value, i);
         let followed_by_whitespace = i + width >= value.len() || is_blank(value, i + width);
         let c = value[i];
@@ -225,4 +252,217 @@ pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
         analysis.block_plain_allowed = false;
     }
     analysis
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte-by-byte walk as go-yaml writes it, without [`is_inert`]'s shortcut.
+    fn reference(value: &[u8]) -> Analysis {
+        if value.is_empty() {
+            return Analysis {
+                multiline: false,
+                flow_plain_allowed: false,
+                block_plain_allowed: true,
+                single_quoted_allowed: true,
+                block_allowed: false,
+            };
+        }
+        let mut block_indicators = false;
+        let mut flow_indicators = false;
+        let mut line_breaks = false;
+        let mut special_characters = false;
+        let mut leading_space = false;
+        let mut leading_break = false;
+        let mut trailing_space = false;
+        let mut trailing_break = false;
+        let mut break_space = false;
+        let mut space_break = false;
+        let mut previous_space = false;
+        let mut previous_break = false;
+
+        if value.starts_with(b"---") || value.starts_with(b"...") {
+            block_indicators = true;
+            flow_indicators = true;
+        }
+        let mut preceded_by_whitespace = true;
+        let mut i = 0;
+        while i < value.len() {
+            let width = char_width(value, i);
+            let followed_by_whitespace = i + width >= value.len() || is_blank(value, i + width);
+            let c = value[i];
+            if i == 0 {
+                match c {
+                    b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
+                    | b'\'' | b'"' | b'%' | b'@' | b'`' => {
+                        flow_indicators = true;
+                        block_indicators = true;
+                    }
+                    b'?' | b':' => {
+                        flow_indicators = true;
+                        if followed_by_whitespace {
+                            block_indicators = true;
+                        }
+                    }
+                    b'-' if followed_by_whitespace => {
+                        flow_indicators = true;
+                        block_indicators = true;
+                    }
+                    _ => {}
+                }
+            } else {
+                match c {
+                    b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
+                    b':' => {
+                        flow_indicators = true;
+                        if followed_by_whitespace {
+                            block_indicators = true;
+                        }
+                    }
+                    b'#' if preceded_by_whitespace => {
+                        flow_indicators = true;
+                        block_indicators = true;
+                    }
+                    _ => {}
+                }
+            }
+            if !is_printable(value, i) {
+                special_characters = true;
+            }
+            if is_space(value, i) {
+                if i == 0 {
+                    leading_space = true;
+                }
+                if i + width == value.len() {
+                    trailing_space = true;
+                }
+                if previous_break {
+                    break_space = true;
+                }
+                previous_space = true;
+                previous_break = false;
+            } else if is_break(value, i) {
+                line_breaks = true;
+                if i == 0 {
+                    leading_break = true;
+                }
+                if i + width == value.len() {
+                    trailing_break = true;
+                }
+                if previous_space {
+                    space_break = true;
+                }
+                previous_space = false;
+                previous_break = true;
+            } else {
+                previous_space = false;
+                previous_break = false;
+            }
+            preceded_by_whitespace = is_blankz(value, i);
+            i += width;
+        }
+
+        let mut analysis = Analysis {
+            multiline: line_breaks,
+            flow_plain_allowed: true,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: true,
+        };
+        if leading_space || leading_break || trailing_space || trailing_break {
+            analysis.flow_plain_allowed = false;
+            analysis.block_plain_allowed = false;
+        }
+        if trailing_space {
+            analysis.block_allowed = false;
+        }
+        if break_space {
+            analysis.flow_plain_allowed = false;
+            analysis.block_plain_allowed = false;
+            analysis.single_quoted_allowed = false;
+        }
+        if space_break || special_characters {
+            analysis.flow_plain_allowed = false;
+            analysis.block_plain_allowed = false;
+            analysis.single_quoted_allowed = false;
+            analysis.block_allowed = false;
+        }
+        if line_breaks {
+            analysis.flow_plain_allowed = false;
+            analysis.block_plain_allowed = false;
+        }
+        if flow_indicators {
+            analysis.flow_plain_allowed = false;
+        }
+        if block_indicators {
+            analysis.block_plain_allowed = false;
+        }
+        analysis
+    }
+
+    #[test]
+    fn the_shortcut_gives_the_walk_s_answer() {
+        let pieces = [
+            "a",
+            " ",
+            "  ",
+            "a b",
+            " a  b ",
+            "a #",
+            "\n",
+            "\r\n",
+            "\t",
+            ":",
+            ": ",
+            "#",
+            " #",
+            "-",
+            "- ",
+            "?",
+            "? ",
+            ",",
+            "[",
+            "]",
+            "{",
+            "}",
+            "---",
+            "...",
+            "x",
+            "abc",
+            "é",
+            "\u{2028}",
+            "\u{85}",
+            "\u{feff}",
+            "\u{1F600}",
+            "'",
+            "\"",
+            "|",
+            ">",
+            "%",
+            "@",
+            "`",
+            "&",
+            "*",
+            "!",
+            "\u{0}",
+            "\u{7f}",
+        ];
+        let mut texts: Vec<String> = Vec::new();
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    texts.push(format!("{a}{b}{c}"));
+                    texts.push(format!("{a}word{b}more{c}"));
+                }
+            }
+        }
+        for text in &texts {
+            assert_eq!(
+                format!("{:?}", analyze_scalar(text.as_bytes())),
+                format!("{:?}", reference(text.as_bytes())),
+                "{text:?}"
+            );
+        }
+    }
 }

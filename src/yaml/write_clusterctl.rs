@@ -30,6 +30,8 @@
 
 mod emitter;
 
+use std::borrow::Cow;
+
 use super::go_float;
 use super::json_value::{JsonValue, ToJsonError};
 use super::key_order;
@@ -114,8 +116,9 @@ enum ScalarStyle {
     Literal,
 }
 
+/// A scalar's text borrows from the value written where it can (nearly always).
 #[derive(Debug, Clone, PartialEq)]
-enum Event {
+enum Event<'v> {
     StreamStart,
     StreamEnd,
     DocumentStart,
@@ -124,16 +127,19 @@ enum Event {
     SequenceEnd,
     MappingStart,
     MappingEnd,
-    Scalar { value: String, style: ScalarStyle },
+    Scalar {
+        value: Cow<'v, str>,
+        style: ScalarStyle,
+    },
 }
 
 /// The events go-yaml's encoder produces for the value that `JSONToYAML` decodes from
 /// `json.Marshal(value)`.
-fn events_for(value: &JsonValue) -> Result<Vec<Event>, WriteError> {
+fn events_for(value: &JsonValue) -> Result<Vec<Event<'_>>, WriteError> {
     enum Task<'v> {
         Value(&'v JsonValue),
         Key(&'v str),
-        End(Event),
+        End(Event<'v>),
     }
     let mut events = vec![Event::StreamStart, Event::DocumentStart];
     let mut tasks = vec![Task::Value(value)];
@@ -148,7 +154,10 @@ fn events_for(value: &JsonValue) -> Result<Vec<Event>, WriteError> {
             Task::Value(JsonValue::Bool(b)) => {
                 events.push(plain(if *b { "true" } else { "false" }))
             }
-            Task::Value(JsonValue::Number(n)) => events.push(plain(&number_text(*n))),
+            Task::Value(JsonValue::Number(n)) => events.push(Event::Scalar {
+                value: Cow::Owned(number_text(*n)),
+                style: ScalarStyle::Plain,
+            }),
             Task::Value(JsonValue::String(s)) => events.push(string_event(s)?),
             Task::Value(JsonValue::Array(items)) => {
                 events.push(Event::SequenceStart);
@@ -172,9 +181,9 @@ fn events_for(value: &JsonValue) -> Result<Vec<Event>, WriteError> {
     Ok(events)
 }
 
-fn plain(text: &str) -> Event {
+fn plain(text: &'static str) -> Event<'static> {
     Event::Scalar {
-        value: text.to_string(),
+        value: Cow::Borrowed(text),
         style: ScalarStyle::Plain,
     }
 }
@@ -195,7 +204,7 @@ fn number_text(value: f64) -> String {
 }
 
 /// go-yaml's `encoder.stringv` for a string that went through JSON and back.
-fn string_event(text: &str) -> Result<Event, WriteError> {
+fn string_event(text: &str) -> Result<Event<'_>, WriteError> {
     let value = reread_from_json(text)?;
     let style = if value.contains('\n') {
         ScalarStyle::Literal
@@ -293,7 +302,17 @@ fn is_base60_float(text: &str) -> bool {
 /// U+2028 and U+2029, and writes everything else raw. go-yaml's reader refuses DEL, the C1
 /// controls except U+0085, U+FFFE and U+FFFF; and inside a double-quoted scalar it treats a raw
 /// U+0085 as a line break, folding it (with the spaces around it) like any line break.
-fn reread_from_json(text: &str) -> Result<String, WriteError> {
+fn reread_from_json(text: &str) -> Result<Cow<'_, str>, WriteError> {
+    if text.is_ascii() {
+        // Of the characters refused below, ASCII has only DEL; and it has no NEL.
+        return match memchr::memchr(0x7F, text.as_bytes()) {
+            Some(_) => Err(WriteError::ControlCharacter {
+                text: text.to_string(),
+                code: 0x7F,
+            }),
+            None => Ok(Cow::Borrowed(text)),
+        };
+    }
     if let Some(c) = text.chars().find(|&c| {
         let code = c as u32;
         code == 0x7F
@@ -307,7 +326,7 @@ fn reread_from_json(text: &str) -> Result<String, WriteError> {
         });
     }
     if !text.contains('\u{85}') {
-        return Ok(text.to_string());
+        return Ok(Cow::Borrowed(text));
     }
     // Runs of spaces and NELs: without a NEL the spaces stay; with one, the spaces before it go,
     // the spaces after each NEL are indentation, and the breaks fold: one NEL is a space, n NELs
@@ -334,7 +353,7 @@ fn reread_from_json(text: &str) -> Result<String, WriteError> {
             n => out.extend(std::iter::repeat_n('\n', n - 1)),
         }
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::yaml::scalar_analysis::{
 };
 
 /// Writes the events as go-yaml's emitter does.
-pub(super) fn emit(events: &[Event]) -> Vec<u8> {
+pub(super) fn emit(events: &[Event<'_>]) -> Vec<u8> {
     let mut emitter = Emitter::new(events);
     emitter.run();
     emitter.out
@@ -41,7 +41,7 @@ const BEST_INDENT: i64 = 2;
 const BEST_WIDTH: usize = 80;
 
 struct Emitter<'e> {
-    events: &'e [Event],
+    events: &'e [Event<'e>],
     head: usize,
     /// Output bytes; only whole UTF-8 sequences of the (valid) input and ASCII are copied in.
     out: Vec<u8>,
@@ -63,7 +63,7 @@ struct Emitter<'e> {
 }
 
 impl<'e> Emitter<'e> {
-    fn new(events: &'e [Event]) -> Self {
+    fn new(events: &'e [Event<'e>]) -> Self {
         Self {
             events,
             head: 0,
@@ -96,12 +96,12 @@ impl<'e> Emitter<'e> {
         }
     }
 
-    fn event(&self) -> &'e Event {
+    fn event(&self) -> &'e Event<'e> {
         // `run` only dispatches while `head` is in range.
         &self.events[self.head.min(self.events.len() - 1)]
     }
 
-    fn next_event(&self) -> Option<&'e Event> {
+    fn next_event(&self) -> Option<&'e Event<'e>> {
         self.events.get(self.head + 1)
     }
 
@@ -301,7 +301,7 @@ impl<'e> Emitter<'e> {
     }
 
     /// The collection starting at `head` is empty (its end event follows at once).
-    fn check_empty(&self, end: Event) -> bool {
+    fn check_empty(&self, end: Event<'_>) -> bool {
         self.next_event() == Some(&end)
     }
 
@@ -376,6 +376,19 @@ impl<'e> Emitter<'e> {
         }
         self.column += 1;
         *i += width;
+    }
+
+    /// Copies the bytes from `i` on while `plain` holds for them (ASCII bytes only: one column
+    /// each), as many [`Emitter::write`] calls would.
+    fn write_run(&mut self, s: &[u8], i: &mut usize, plain: impl Fn(u8) -> bool) {
+        let start = *i;
+        let end = s[start..]
+            .iter()
+            .position(|&b| !b.is_ascii() || !plain(b))
+            .map_or(s.len(), |n| start + n);
+        self.out.extend_from_slice(&s[start..end]);
+        self.column += end - start;
+        *i = end;
     }
 
     fn write_all(&mut self, s: &str) {
@@ -454,6 +467,9 @@ impl<'e> Emitter<'e> {
                     self.write_indent();
                 }
                 self.write(value, &mut i);
+                // The visible ASCII after it goes through this branch too, a byte and a column
+                // each, with nothing else to do: copied at once.
+                self.write_run(value, &mut i, |b| (0x21..=0x7E).contains(&b));
                 self.indention = false;
                 spaces = false;
                 breaks = false;
@@ -585,6 +601,12 @@ impl<'e> Emitter<'e> {
                 spaces = true;
             } else {
                 self.write(value, &mut i);
+                if !starts_with_bom(value) {
+                    // Visible ASCII but `"` and `\\` needs no escape: copied at once.
+                    self.write_run(value, &mut i, |b| {
+                        (0x21..=0x7E).contains(&b) && b != b'"' && b != b'\\'
+                    });
+                }
                 spaces = false;
             }
         }
@@ -641,6 +663,8 @@ impl<'e> Emitter<'e> {
                     self.write_indent();
                 }
                 self.write(value, &mut i);
+                // ASCII other than CR and LF is no break: copied at once, a column a byte.
+                self.write_run(value, &mut i, |b| b.is_ascii() && b != b'\r' && b != b'\n');
                 self.indention = false;
                 breaks = false;
             }
