@@ -15,9 +15,12 @@ pub struct Trace {
 }
 
 /// Where one node went: its span in the text as the loader reports it, and how it was written.
+/// Offsets are `u32` (half the size, one record per node of a file of millions); a text past
+/// 4 GiB is outside what the trace follows and is read back by parsing instead.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Record {
-    pub(super) span: Span,
+    start: u32,
+    end: u32,
     /// The style a scalar was written in.
     pub(super) style: ScalarStyle,
     /// An empty plain key, written (and so read back as) `~`.
@@ -43,7 +46,7 @@ impl Trace {
         let mut stack: Vec<&mut Node> = nodes.iter_mut().rev().collect();
         while let Some(node) = stack.pop() {
             let record = records.next()?;
-            node.span = shift(record.span);
+            node.span = shift(Span::new(record.start as usize, record.end as usize));
             match &mut node.value {
                 Value::Scalar { text, style } => {
                     *style = record.style;
@@ -101,32 +104,45 @@ impl Tracer {
 
     pub(super) fn record(&mut self, style: ScalarStyle) -> usize {
         self.records.push(Record {
-            span: Span::default(),
+            start: 0,
+            end: 0,
             style,
             tilde: false,
         });
         self.records.len() - 1
     }
 
+    /// `offset` as a record holds it; past 4 GiB the trace gives up.
+    fn offset(&mut self, offset: usize) -> u32 {
+        u32::try_from(offset).unwrap_or_else(|_| {
+            self.supported = false;
+            0
+        })
+    }
+
     pub(super) fn set(&mut self, index: usize, span: Span) {
+        let (start, end) = (self.offset(span.start), self.offset(span.end));
         if let Some(record) = self.records.get_mut(index) {
-            record.span = span;
+            record.start = start;
+            record.end = end;
         }
     }
 
     pub(super) fn set_start(&mut self, index: usize, start: usize) {
+        let start = self.offset(start);
         if let Some(record) = self.records.get_mut(index) {
-            record.span.start = start;
+            record.start = start;
         }
     }
 
     /// A token starts at `offset`: whatever waited for the next token ends there.
     pub(super) fn token(&mut self, offset: usize) {
+        let offset = self.offset(offset);
         for (index, empty_block) in self.pending.drain(..) {
             if let Some(record) = self.records.get_mut(index) {
-                record.span.end = offset;
+                record.end = offset;
                 if empty_block.is_some() {
-                    record.span.start = offset;
+                    record.start = offset;
                 }
             }
         }
@@ -134,14 +150,18 @@ impl Tracer {
 
     /// A document's text ends at `end`: what waits for a token ends with it.
     pub(super) fn end_document(&mut self, start: usize, end: usize) {
-        for (index, empty_block) in self.pending.drain(..) {
+        let end32 = self.offset(end);
+        let mut pending = std::mem::take(&mut self.pending);
+        for (index, empty_block) in pending.drain(..) {
+            let header = empty_block.map(|header| self.offset(header));
             if let Some(record) = self.records.get_mut(index) {
-                record.span.end = end;
-                if let Some(header) = empty_block {
-                    record.span.start = header;
+                record.end = end32;
+                if let Some(header) = header {
+                    record.start = header;
                 }
             }
         }
+        self.pending = pending;
         self.documents.push(Span::new(start, end));
     }
 }
