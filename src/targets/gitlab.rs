@@ -363,7 +363,7 @@ impl GitLabTarget {
             let host = api.host_str().unwrap_or_default();
             if !host.starts_with("gitlab.") {
                 destination.warnings.push(format!(
-                    "clusterctl recognises GitLab provider URLs only on hosts starting with `gitlab.`; `{host}` does not, so clusterctl will not read this URL"
+                    "clusterctl will refuse this URL with `invalid provider url. Only GitHub and GitLab are supported for \"https\" schema`: it takes a URL for GitLab only on a host starting with `gitlab.`, and `{host}` does not"
                 ));
             }
             if api.scheme() != "https" {

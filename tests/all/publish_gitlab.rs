@@ -117,6 +117,11 @@ fn fresh_publish_puts_each_file_once_and_reads_it_back() {
     );
     let warnings = json["warnings"].to_string();
     assert!(warnings.contains("starting with `gitlab.`"), "{warnings}");
+    // clusterctl's own words for the URL it refuses.
+    assert!(
+        warnings.contains("invalid provider url. Only GitHub and GitLab are supported"),
+        "{warnings}"
+    );
     assert!(warnings.contains("cannot list the versions"), "{warnings}");
 
     let puts: Vec<_> = fake
