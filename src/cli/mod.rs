@@ -362,19 +362,25 @@ fn print_failure(global: &GlobalArgs, failure: &Failure) {
 }
 
 /// `clusterctl URL: …`, or one `clusterctl URL (<label>): …` line per provider when a release
-/// has several; `indent` comes first on every line.
+/// has several; `indent` comes first on every line. An OCI target's address is what
+/// cluster-api-operator reads (`spec.fetchConfig.oci`), and is named so.
 fn write_clusterctl_urls<'a>(
     out: &mut dyn Write,
     indent: &str,
+    target: crate::targets::TargetKind,
     providers: impl ExactSizeIterator<Item = (&'a str, &'a str)>,
     only: Option<&str>,
 ) -> io::Result<()> {
+    let what = match target {
+        crate::targets::TargetKind::Oci => "cluster-api-operator reference",
+        _ => "clusterctl URL",
+    };
     if providers.len() > 1 {
         for (label, url) in providers {
-            writeln!(out, "{indent}clusterctl URL ({label}): {url}")?;
+            writeln!(out, "{indent}{what} ({label}): {url}")?;
         }
     } else if let Some(url) = only {
-        writeln!(out, "{indent}clusterctl URL: {url}")?;
+        writeln!(out, "{indent}{what}: {url}")?;
     }
     Ok(())
 }
@@ -470,6 +476,40 @@ pub fn stderr_is_terminal() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_oci_address_is_named_for_the_operator_that_reads_it() {
+        use crate::targets::TargetKind;
+        let write = |target, providers: &[(&str, &str)]| {
+            let mut out = Vec::new();
+            write_clusterctl_urls(
+                &mut out,
+                "  ",
+                target,
+                providers.iter().copied(),
+                providers.first().map(|p| p.1),
+            )
+            .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let one = [("infrastructure-aws", "oci://ghcr.io/o/aws:v1")];
+        assert_eq!(
+            write(TargetKind::Oci, &one),
+            "  cluster-api-operator reference: oci://ghcr.io/o/aws:v1\n"
+        );
+        assert_eq!(
+            write(
+                TargetKind::Local,
+                &[("infrastructure-aws", "file:///r/c.yaml")]
+            ),
+            "  clusterctl URL: file:///r/c.yaml\n"
+        );
+        let two = [("bootstrap-x", "u1"), ("control-plane-x", "u2")];
+        assert_eq!(
+            write(TargetKind::Github, &two),
+            "  clusterctl URL (bootstrap-x): u1\n  clusterctl URL (control-plane-x): u2\n"
+        );
+    }
     use clap::CommandFactory;
 
     #[test]

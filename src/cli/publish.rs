@@ -454,7 +454,7 @@ fn write_urls(out: &mut dyn Write, d: &targets::Destination) -> std::io::Result<
         .providers
         .iter()
         .map(|p| (p.label.as_str(), p.clusterctl_url.as_str()));
-    super::write_clusterctl_urls(out, "", providers, Some(&d.clusterctl_url))
+    super::write_clusterctl_urls(out, "", d.target, providers, Some(&d.clusterctl_url))
 }
 
 fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io::Result<()> {

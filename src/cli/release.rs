@@ -309,7 +309,13 @@ fn write_urls(out: &mut dyn Write, target: &release::TargetReport) -> std::io::R
         .providers
         .iter()
         .map(|p| (p.label.as_str(), p.clusterctl_url.as_str()));
-    super::write_clusterctl_urls(out, "  ", providers, target.clusterctl_url.as_deref())
+    super::write_clusterctl_urls(
+        out,
+        "  ",
+        target.target,
+        providers,
+        target.clusterctl_url.as_deref(),
+    )
 }
 
 fn write_plan(out: &mut dyn Write, plan: &TargetPlan) -> std::io::Result<()> {
