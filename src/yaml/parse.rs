@@ -28,10 +28,24 @@ pub struct Limits {
     pub max_depth: usize,
     /// Nodes that alias expansion may create in one file.
     pub max_alias_nodes: usize,
-    /// Keep each scalar's text in an allocation of its own size (see [`exact`]): less memory
-    /// for a tree that lives on (lint, assemble), a copy per scalar for one that is converted
-    /// and dropped at once (`capkg render`'s pipeline turns it off).
+    /// Keep each scalar's text in an allocation of its own size (see [`exact`]) when the text
+    /// is at least [`COMPACT_FROM`] bytes: less memory for a tree that lives on (lint,
+    /// assemble), for a copy per scalar, which smaller files are not worth (and a tree converted
+    /// and dropped at once never is: `capkg render`'s pipeline turns it off).
     pub compact_scalars: bool,
+}
+
+/// Texts from which scalars are kept compact (when [`Limits::compact_scalars`] allows it).
+pub(super) const COMPACT_FROM: usize = 4 * 1024 * 1024;
+
+impl Limits {
+    /// These limits for loading a text of `len` bytes.
+    pub(super) fn for_text(self, len: usize) -> Limits {
+        Limits {
+            compact_scalars: self.compact_scalars && len >= COMPACT_FROM,
+            ..self
+        }
+    }
 }
 
 impl Default for Limits {
@@ -147,6 +161,7 @@ pub fn parse_rewritten(
 ) -> YamlFile {
     let identity = OffsetMap::identity();
     let (text, map) = rewritten.unwrap_or((source.text(), &identity));
+    let limits = limits.for_text(text.len());
     let mut loader = Loader::new(limits, map);
     let cleaned = check_bytes(text, &mut loader);
     let text = cleaned.as_deref().unwrap_or(text);
@@ -748,6 +763,21 @@ mod tests {
         assert_eq!(position(&file, error.span), (4, 3));
         let (first, _) = error.related.clone().unwrap();
         assert_eq!(position(&file, first), (2, 3));
+    }
+
+    #[test]
+    fn compact_scalars_keep_their_text_in_a_smaller_allocation() {
+        let mut scanned = String::with_capacity(32);
+        scanned.push_str("name");
+        let kept = exact(std::borrow::Cow::Owned(scanned));
+        assert_eq!(kept, "name");
+        assert!(kept.capacity() < 32);
+        let mut full = String::with_capacity(32);
+        full.push_str(&"x".repeat(20));
+        assert_eq!(exact(std::borrow::Cow::Owned(full)).capacity(), 32);
+        assert_eq!(exact(std::borrow::Cow::Borrowed("b")), "b");
+        assert!(!Limits::default().for_text(COMPACT_FROM - 1).compact_scalars);
+        assert!(Limits::default().for_text(COMPACT_FROM).compact_scalars);
     }
 
     #[test]

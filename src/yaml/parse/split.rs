@@ -39,6 +39,7 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
     if has_hostile_bytes(text) {
         return parse_str(source, limits);
     }
+    let limits = limits.for_text(text.len());
     let identity = OffsetMap::identity();
     let mut loader = Loader::new(limits, &identity);
     let chunks: Vec<Span> = split_documents(text, &mut loader)
