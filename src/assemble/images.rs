@@ -94,6 +94,9 @@ pub struct Applied {
     pub used: Vec<bool>,
     /// Every image seen, as written, in order of first appearance (for the unmatched message).
     pub seen: Vec<String>,
+    /// The same images, for the membership test (a file of thousands of workloads made the
+    /// list search quadratic).
+    seen_set: std::collections::HashSet<String>,
 }
 
 impl Applied {
@@ -101,6 +104,7 @@ impl Applied {
         Self {
             used: vec![false; pins.len()],
             seen: Vec::new(),
+            seen_set: std::collections::HashSet::new(),
         }
     }
 
@@ -163,8 +167,14 @@ fn pod_spec_mut(object: &mut Node) -> Option<&mut Node> {
 /// Rewrites the images of `objects` the entries match, recording what changed.
 pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes: &mut Vec<String>) {
     for object in objects.iter_mut() {
-        let what =
-            crate::k8s::Object::new(object).map_or_else(|| "object".to_string(), |o| o.display());
+        // Named only when an image changes (the name is read before the object is borrowed).
+        let mut what = None;
+        if !pins.is_empty() {
+            what = Some(
+                crate::k8s::Object::new(object)
+                    .map_or_else(|| "object".to_string(), |o| o.display()),
+            );
+        }
         let Some(spec) = pod_spec_mut(object) else {
             continue;
         };
@@ -179,7 +189,7 @@ pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes:
                 let Some(image) = image_node.as_str().map(str::to_string) else {
                     continue;
                 };
-                if !applied.seen.contains(&image) {
+                if applied.seen_set.insert(image.clone()) {
                     applied.seen.push(image.clone());
                 }
                 for (index, pin) in pins.iter().enumerate() {
@@ -188,6 +198,7 @@ pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes:
                     };
                     applied.used[index] = true;
                     if new != image {
+                        let what = what.as_deref().unwrap_or("object");
                         changes.push(format!("{what}: image `{image}` -> `{new}`"));
                         *image_node = Node::string(new);
                     }
