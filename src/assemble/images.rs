@@ -167,8 +167,14 @@ fn pod_spec_mut(object: &mut Node) -> Option<&mut Node> {
 /// Rewrites the images of `objects` the entries match, recording what changed.
 pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes: &mut Vec<String>) {
     for object in objects.iter_mut() {
-        let what =
-            crate::k8s::Object::new(object).map_or_else(|| "object".to_string(), |o| o.display());
+        // Named only when an image changes (the name is read before the object is borrowed).
+        let mut what = None;
+        if !pins.is_empty() {
+            what = Some(
+                crate::k8s::Object::new(object)
+                    .map_or_else(|| "object".to_string(), |o| o.display()),
+            );
+        }
         let Some(spec) = pod_spec_mut(object) else {
             continue;
         };
@@ -192,6 +198,7 @@ pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes:
                     };
                     applied.used[index] = true;
                     if new != image {
+                        let what = what.as_deref().unwrap_or("object");
                         changes.push(format!("{what}: image `{image}` -> `{new}`"));
                         *image_node = Node::string(new);
                     }
