@@ -90,22 +90,6 @@ pub enum ClusterctlError {
     Write(#[from] WriteError),
 }
 
-/// Asks glibc's malloc to keep the memory the pipeline frees for its next allocations: no
-/// trimming of the heap's top and no separate mapping for blocks under 32 MB. `capkg render`
-/// parses, converts and drops large trees one after another, and with glibc's defaults every
-/// new tree and every large buffer faulted in fresh pages (AWS components: 4 760 page faults,
-/// 3 830 with these settings, and about a tenth less wall time). Not used where peak memory
-/// counts (lint, assemble: the same settings raised assemble's peak on a 20 MB file by 9 %).
-pub fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets malloc's tuning parameters (under malloc's own lock); the values
-    // are within the documented ranges (the mmap threshold at most 32 MB on 64-bit systems).
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
-    }
-}
-
 /// `util.Ordinalize`, including its bug for 11-13 (`11st`).
 fn ordinalize(n: usize) -> String {
     let suffix = match n % 10 {

@@ -55,7 +55,6 @@ pub struct RenderArgs {
 }
 
 pub(super) fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
-    clusterctl::keep_freed_memory();
     let is_dir = args.file.is_dir();
     let role = args
         .file
