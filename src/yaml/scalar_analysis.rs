@@ -94,6 +94,13 @@ fn is_inert(b: u8) -> bool {
 
 /// go-yaml's `yaml_emitter_analyze_scalar` (with unicode output enabled).
 pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
+    walk(value, true)
+}
+
+/// The analysis: go-yaml's byte-by-byte walk, with runs of inert bytes skipped in one search
+/// when `skip_inert_runs` (the tests hold both ways to the same answer).
+#[inline(always)]
+fn walk(value: &[u8], skip_inert_runs: bool) -> Analysis {
     if value.is_empty() {
         return Analysis {
             multiline: false,
@@ -123,7 +130,7 @@ pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
     let mut preceded_by_whitespace = true;
     let mut i = 0;
     while i < value.len() {
-        if i > 0 && is_inert(value[i]) {
+        if skip_inert_runs && i > 0 && is_inert(value[i]) {
             // A run of printable ASCII that is neither indicator after the first character nor
             // space, with spaces inside it (words): an inert byte only clears the "previous"
             // flags, and a space between inert bytes sets only `previous_space` (it is neither
@@ -260,145 +267,7 @@ mod tests {
 
     /// The byte-by-byte walk as go-yaml writes it, without [`is_inert`]'s shortcut.
     fn reference(value: &[u8]) -> Analysis {
-        if value.is_empty() {
-            return Analysis {
-                multiline: false,
-                flow_plain_allowed: false,
-                block_plain_allowed: true,
-                single_quoted_allowed: true,
-                block_allowed: false,
-            };
-        }
-        let mut block_indicators = false;
-        let mut flow_indicators = false;
-        let mut line_breaks = false;
-        let mut special_characters = false;
-        let mut leading_space = false;
-        let mut leading_break = false;
-        let mut trailing_space = false;
-        let mut trailing_break = false;
-        let mut break_space = false;
-        let mut space_break = false;
-        let mut previous_space = false;
-        let mut previous_break = false;
-
-        if value.starts_with(b"---") || value.starts_with(b"...") {
-            block_indicators = true;
-            flow_indicators = true;
-        }
-        let mut preceded_by_whitespace = true;
-        let mut i = 0;
-        while i < value.len() {
-            let width = char_width(value, i);
-            let followed_by_whitespace = i + width >= value.len() || is_blank(value, i + width);
-            let c = value[i];
-            if i == 0 {
-                match c {
-                    b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
-                    | b'\'' | b'"' | b'%' | b'@' | b'`' => {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
-                    b'?' | b':' => {
-                        flow_indicators = true;
-                        if followed_by_whitespace {
-                            block_indicators = true;
-                        }
-                    }
-                    b'-' if followed_by_whitespace => {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
-                    _ => {}
-                }
-            } else {
-                match c {
-                    b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
-                    b':' => {
-                        flow_indicators = true;
-                        if followed_by_whitespace {
-                            block_indicators = true;
-                        }
-                    }
-                    b'#' if preceded_by_whitespace => {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
-                    _ => {}
-                }
-            }
-            if !is_printable(value, i) {
-                special_characters = true;
-            }
-            if is_space(value, i) {
-                if i == 0 {
-                    leading_space = true;
-                }
-                if i + width == value.len() {
-                    trailing_space = true;
-                }
-                if previous_break {
-                    break_space = true;
-                }
-                previous_space = true;
-                previous_break = false;
-            } else if is_break(value, i) {
-                line_breaks = true;
-                if i == 0 {
-                    leading_break = true;
-                }
-                if i + width == value.len() {
-                    trailing_break = true;
-                }
-                if previous_space {
-                    space_break = true;
-                }
-                previous_space = false;
-                previous_break = true;
-            } else {
-                previous_space = false;
-                previous_break = false;
-            }
-            preceded_by_whitespace = is_blankz(value, i);
-            i += width;
-        }
-
-        let mut analysis = Analysis {
-            multiline: line_breaks,
-            flow_plain_allowed: true,
-            block_plain_allowed: true,
-            single_quoted_allowed: true,
-            block_allowed: true,
-        };
-        if leading_space || leading_break || trailing_space || trailing_break {
-            analysis.flow_plain_allowed = false;
-            analysis.block_plain_allowed = false;
-        }
-        if trailing_space {
-            analysis.block_allowed = false;
-        }
-        if break_space {
-            analysis.flow_plain_allowed = false;
-            analysis.block_plain_allowed = false;
-            analysis.single_quoted_allowed = false;
-        }
-        if space_break || special_characters {
-            analysis.flow_plain_allowed = false;
-            analysis.block_plain_allowed = false;
-            analysis.single_quoted_allowed = false;
-            analysis.block_allowed = false;
-        }
-        if line_breaks {
-            analysis.flow_plain_allowed = false;
-            analysis.block_plain_allowed = false;
-        }
-        if flow_indicators {
-            analysis.flow_plain_allowed = false;
-        }
-        if block_indicators {
-            analysis.block_plain_allowed = false;
-        }
-        analysis
+        walk(value, false)
     }
 
     #[test]
