@@ -76,7 +76,7 @@ pub fn write_documents_traced(nodes: &[Node], buffer: String) -> (String, Option
         // One record per node: sized once rather than doubled (up to twice the memory).
         tracer
             .records
-            .reserve_exact(nodes.iter().map(count_nodes).sum());
+            .reserve_exact(nodes.iter().map(Node::count_nodes).sum());
     }
     writer.out = buffer;
     writer.out.clear();
@@ -84,26 +84,6 @@ pub fn write_documents_traced(nodes: &[Node], buffer: String) -> (String, Option
     writer.write_all(nodes);
     let trace = writer.tracer.and_then(Tracer::finish);
     (writer.out, trace)
-}
-
-/// The nodes of a tree, keys included.
-fn count_nodes(root: &Node) -> usize {
-    let mut count = 0;
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        count += 1;
-        match &node.value {
-            Value::Scalar { .. } => {}
-            Value::Sequence(items) => stack.extend(items),
-            Value::Mapping(mapping) => {
-                for (key, value) in &mapping.entries {
-                    stack.push(key);
-                    stack.push(value);
-                }
-            }
-        }
-    }
-    count
 }
 
 /// Writes `nodes` as [`write_documents`] does and returns the text with the documents a YAML
