@@ -13,7 +13,7 @@ pub(crate) mod url;
 use std::fmt;
 use std::sync::Arc;
 
-use self::http::{Clock, RetryPolicy, SystemClock};
+use self::http::{Clock, Credential, Http, HttpError, RetryPolicy, SystemClock};
 use self::progress::{NoProgress, Progress};
 
 /// What a forge client (a target, verify) needs from its caller: how to retry, what time it is, where progress goes.
@@ -22,6 +22,18 @@ pub(crate) struct Services {
     pub policy: RetryPolicy,
     pub clock: Arc<dyn Clock>,
     pub progress: Arc<dyn Progress>,
+}
+
+impl Services {
+    /// An HTTP client with these services, sending `credential` (bound to its origins) if any.
+    pub(crate) fn http(&self, credential: Option<Credential>) -> Result<Http, HttpError> {
+        Http::new(
+            self.policy.clone(),
+            self.clock.clone(),
+            self.progress.clone(),
+            credential,
+        )
+    }
 }
 
 impl Default for Services {

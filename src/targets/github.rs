@@ -171,16 +171,14 @@ impl GitHubTarget {
         reach: Reach,
     ) -> Result<Self, Error> {
         let request = Settings::resolve(request, env, reach)?;
-        let http = Http::new(
-            services.policy,
-            services.clock,
-            services.progress,
-            request
-                .token
-                .as_ref()
-                .map(|token| credential(token, &request.api_url)),
-        )
-        .map_err(|e| Error::Url(Box::new(e)))?;
+        let http = services
+            .http(
+                request
+                    .token
+                    .as_ref()
+                    .map(|token| credential(token, &request.api_url)),
+            )
+            .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self {
             request,
             reach,

@@ -156,13 +156,9 @@ impl GitLabTarget {
             (Some(token), Some(api)) => Some(token.credential().for_origin(api)),
             _ => None,
         };
-        let http = Http::new(
-            services.policy,
-            services.clock,
-            services.progress,
-            credential,
-        )
-        .map_err(|e| Error::Url(Box::new(e)))?;
+        let http = services
+            .http(credential)
+            .map_err(|e| Error::Url(Box::new(e)))?;
         Ok(Self {
             request,
             reach,

@@ -33,7 +33,6 @@ use super::{
     Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
-use crate::forge::http::Http;
 use crate::forge::oci::{
     self, LOGIN_SOURCES, Login, LoginSource, OCI_MANIFEST, OciError, Reference, Registry,
 };
@@ -363,13 +362,7 @@ impl OciTarget {
         reach: Reach,
     ) -> Result<Self, Error> {
         let request = Settings::resolve(request, env)?;
-        let http = Http::new(
-            services.policy.clone(),
-            services.clock.clone(),
-            services.progress.clone(),
-            None,
-        )
-        .map_err(|e| Error::Url(Box::new(e)))?;
+        let http = services.http(None).map_err(|e| Error::Url(Box::new(e)))?;
         let login = request.login.as_ref().map(|(login, _)| login.clone());
         let registry = Registry::new(&http, &request.reference, login, true).map_err(from_oci)?;
         Ok(Self {

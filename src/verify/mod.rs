@@ -41,7 +41,7 @@ use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
 use crate::forge::Services;
-use crate::forge::http::{Credential, Http, HttpError, Secret};
+use crate::forge::http::{Credential, HttpError, Secret};
 use crate::forge::{self};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::{self};
@@ -428,13 +428,9 @@ async fn read_and_check(
     services: Services,
 ) -> Result<VerifyReport, Error> {
     let http = |credential: Option<Credential>| {
-        Http::new(
-            services.policy.clone(),
-            services.clock.clone(),
-            services.progress.clone(),
-            credential,
-        )
-        .map_err(|e| Error::http("start the HTTP client".into(), e))
+        services
+            .http(credential)
+            .map_err(|e| Error::http("start the HTTP client".into(), e))
     };
     let opened = match parsed.source {
         ProviderSource::Directory(dir) => {

@@ -21,7 +21,6 @@ use crate::checksums::CHECKSUMS_FILE;
 use crate::diagnostic::Summary;
 use crate::files::{self, Release};
 use crate::forge::Services;
-use crate::forge::http::Http;
 use crate::forge::oci::{Login, OciError, Reference, Registry, digest_of};
 use crate::operator::oci::{TITLE_ANNOTATION, parse_oci_source, select};
 use crate::provider::{FileRole, ProviderType};
@@ -138,13 +137,9 @@ pub(crate) async fn verify(
     let login = Login::resolve(&reference.registry, &|name| env.get(name))
         .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
         .map(|(login, _)| login);
-    let http = Http::new(
-        services.policy.clone(),
-        services.clock.clone(),
-        services.progress.clone(),
-        None,
-    )
-    .map_err(|e| Error::http("start the HTTP client".into(), e))?;
+    let http = services
+        .http(None)
+        .map_err(|e| Error::http("start the HTTP client".into(), e))?;
     let registry = Registry::new(&http, &reference, login, false)
         .map_err(|e| registry_error("open the registry", &reference.name(), e))?;
     let tagged = format!("{}:{}", reference.name(), parsed.tag);

@@ -116,12 +116,14 @@ enum GoScalar {
 
 impl JsonValue {
     /// The value clusterctl holds for a document (or any node), or why it would fail to load it.
+    /// (A copy of the tree, converted: `capkg render` consumes its trees with
+    /// [`JsonValue::from_node_owned`]; this serves the writers' tests and `write_document`.)
     pub fn from_node(node: &Node) -> Result<JsonValue, ToJsonError> {
-        convert(node, 0)
+        convert_owned(node.clone(), 0)
     }
 
     /// [`JsonValue::from_node`], consuming the tree: string scalars move into the value instead of
-    /// being copied (the same value, the same errors).
+    /// being copied.
     pub fn from_node_owned(node: Node) -> Result<JsonValue, ToJsonError> {
         convert_owned(node, 0)
     }
@@ -146,42 +148,7 @@ fn max_depth() -> usize {
     Limits::default().max_depth
 }
 
-fn convert(node: &Node, depth: usize) -> Result<JsonValue, ToJsonError> {
-    if depth > max_depth() {
-        return Err(ToJsonError::TooDeep {
-            span: node.span,
-            max: max_depth(),
-        });
-    }
-    match &node.value {
-        Value::Scalar { .. } => Ok(match go_scalar(node)? {
-            GoScalar::Null => JsonValue::Null,
-            GoScalar::Bool(b) => JsonValue::Bool(b),
-            GoScalar::Int(i) => JsonValue::Number(i as f64),
-            GoScalar::Uint(u) => JsonValue::Number(u as f64),
-            GoScalar::Float(f) if f.is_finite() => JsonValue::Number(f),
-            GoScalar::Float(_) => {
-                return Err(ToJsonError::NonFiniteNumber {
-                    span: node.span,
-                    text: node.scalar_text().unwrap_or_default().to_string(),
-                });
-            }
-            GoScalar::String(s) => JsonValue::String(s),
-        }),
-        Value::Sequence(items) => items
-            .iter()
-            .map(|item| convert(item, depth + 1))
-            .collect::<Result<_, _>>()
-            .map(JsonValue::Array),
-        Value::Mapping(_) => {
-            let mut map = GoMap::new();
-            fill(&mut map, node, depth)?;
-            Ok(JsonValue::Object(map.into_json_object()?))
-        }
-    }
-}
-
-/// [`convert`], consuming the node.
+/// go-yaml v2's decoding of a node into an `interface{}`, then JSON, consuming the node.
 fn convert_owned(node: Node, depth: usize) -> Result<JsonValue, ToJsonError> {
     if depth > max_depth() {
         return Err(ToJsonError::TooDeep {
@@ -341,36 +308,6 @@ impl GoMap {
 
 /// Decodes a mapping node's entries into `map`, go-yaml v2 style. The loader has resolved merge
 /// keys already; a tree built otherwise has them resolved here, by the same function.
-fn fill(map: &mut GoMap, node: &Node, depth: usize) -> Result<(), ToJsonError> {
-    if depth > max_depth() {
-        return Err(ToJsonError::TooDeep {
-            span: node.span,
-            max: max_depth(),
-        });
-    }
-    let Value::Mapping(mapping) = &node.value else {
-        return Err(ToJsonError::BadMerge { span: node.span });
-    };
-    let resolved;
-    let entries = if mapping.entries.iter().any(|(key, _)| is_merge_key(key)) {
-        resolved = resolve_merge_keys(mapping.entries.clone())
-            .map_err(|span| ToJsonError::BadMerge { span })?;
-        &resolved
-    } else {
-        &mapping.entries
-    };
-    for (key, value) in entries {
-        let go_key = match &key.value {
-            Value::Scalar { .. } => go_scalar(key)?,
-            _ => return Err(ToJsonError::CollectionKey { span: key.span }),
-        };
-        let json = convert(value, depth + 1)?;
-        map.set(go_key, key.span, json);
-    }
-    Ok(())
-}
-
-/// [`fill`], consuming the node.
 fn fill_owned(map: &mut GoMap, node: Node, depth: usize) -> Result<(), ToJsonError> {
     if depth > max_depth() {
         return Err(ToJsonError::TooDeep {
@@ -405,15 +342,7 @@ enum Decoded {
     Other(GoScalar),
 }
 
-/// go-yaml v2's `decoder.scalar` into an `interface{}`.
-fn go_scalar(node: &Node) -> Result<GoScalar, ToJsonError> {
-    Ok(match decode_scalar(node)? {
-        Decoded::Text => GoScalar::String(node.scalar_text().unwrap_or_default().to_string()),
-        Decoded::Other(scalar) => scalar,
-    })
-}
-
-/// [`go_scalar`], consuming the node.
+/// go-yaml v2's `decoder.scalar` into an `interface{}`, consuming the node.
 fn go_scalar_owned(node: Node) -> Result<GoScalar, ToJsonError> {
     Ok(match decode_scalar(&node)? {
         Decoded::Other(scalar) => scalar,

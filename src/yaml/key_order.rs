@@ -73,25 +73,25 @@ pub(super) fn key_less<C: Copy + Into<char>>(a: &[C], b: &[C]) -> bool {
     a.len() < b.len()
 }
 
+/// The order go-yaml v2's sort gives `keys` (as indexes into them).
+fn go_order<K: AsRef<[C]>, C: Copy + Into<char>>(keys: Vec<K>) -> Vec<usize> {
+    let mut keyed: Vec<(K, usize)> = keys.into_iter().zip(0..).collect();
+    go_sort(&mut keyed, |x, y| key_less(x.0.as_ref(), y.0.as_ref()));
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 /// Sorts string keys as go-yaml v2 does before writing a map.
 pub(super) fn sort_keys<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
-    let order: Vec<usize> = if items.iter().all(|item| key(item).is_ascii()) {
+    let order = if items.iter().all(|item| key(item).is_ascii()) {
         // ASCII keys compare as their bytes, without a list of characters for each.
-        let mut keyed: Vec<(&[u8], usize)> = items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| (key(item).as_bytes(), i))
-            .collect();
-        go_sort(&mut keyed, |x, y| key_less(x.0, y.0));
-        keyed.into_iter().map(|(_, i)| i).collect()
+        go_order(items.iter().map(|item| key(item).as_bytes()).collect())
     } else {
-        let mut keyed: Vec<(Vec<char>, usize)> = items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| (key(item).chars().collect(), i))
-            .collect();
-        go_sort(&mut keyed, |x, y| key_less(&x.0, &y.0));
-        keyed.into_iter().map(|(_, i)| i).collect()
+        go_order(
+            items
+                .iter()
+                .map(|item| key(item).chars().collect::<Vec<char>>())
+                .collect(),
+        )
     };
     apply_order(items, &order);
 }
