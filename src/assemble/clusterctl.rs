@@ -17,6 +17,8 @@
 //! Not reproduced: image overrides from a clusterctl config's `images:` (capkg applies none) and
 //! a management cluster's view (which ClusterClasses already exist).
 
+use std::sync::Arc;
+
 use crate::go_sort;
 use crate::image_ref as image_reference;
 use crate::k8s::{INJECT_CA_FROM, is_namespaced};
@@ -24,7 +26,7 @@ use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL};
 use crate::subst::{self, Lookup};
 use crate::yaml::json_value::{JsonValue, ToJsonError};
 use crate::yaml::write_clusterctl::{self, WriteError};
-use crate::yaml::{self, Source};
+use crate::yaml::{self, Limits, Source, YamlFile};
 
 use super::typed::{self, TypedError};
 
@@ -105,9 +107,15 @@ fn ordinalize(n: usize) -> String {
 /// document. A repeated key is no error: sigs.k8s.io/yaml keeps its last value, and so does
 /// [`JsonValue::from_node`] ([`duplicate_keys`] lists them for a warning).
 pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError> {
-    let source = std::sync::Arc::new(Source::new(name, text));
     // Both cores for large files; the same documents and errors as one thread.
-    let file = super::parallel::parse(source.clone());
+    let file = super::parallel::parse(Arc::new(Source::new(name, text)));
+    objects_of(file)
+}
+
+/// [`decode`] of a loaded file.
+fn objects_of(file: YamlFile) -> Result<Vec<JsonValue>, ClusterctlError> {
+    let source = file.source.clone();
+    let name = source.name();
     // clusterctl reads documents in order and stops at the first it cannot read.
     let first_error = file
         .errors
@@ -143,10 +151,19 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
             message: error.message.clone(),
         });
     }
+    // The documents' conversions on two threads for large texts; their results, errors
+    // included, are then taken in order as one loop would.
+    let large = source.text().len() >= super::parallel::PARALLEL_FROM;
+    let converted = super::parallel::map_owned_in_order(
+        file.documents,
+        large,
+        |document| document.span.len(),
+        |document| (document.span, document.root.map(JsonValue::from_node_owned)),
+    );
     let mut objects = Vec::new();
-    for (count, document) in file.documents.into_iter().enumerate() {
-        let Some(root) = document.root else { continue };
-        let value = JsonValue::from_node_owned(root).map_err(ClusterctlError::Json)?;
+    for (count, (span, value)) in converted.into_iter().enumerate() {
+        let Some(value) = value else { continue };
+        let value = value.map_err(ClusterctlError::Json)?;
         match value {
             JsonValue::Object(_) => objects.push(value),
             JsonValue::Null => {}
@@ -155,7 +172,7 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
                     ordinal: ordinalize(count + 1),
                     reason: format!(
                         "{:?}: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                        source.slice(document.span),
+                        source.slice(span),
                         match other {
                             JsonValue::Array(_) => "array",
                             JsonValue::String(_) => "string",
@@ -173,16 +190,25 @@ pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError>
 /// The keys a mapping repeats, as `name:line:column: message` lines: clusterctl keeps the last
 /// value without a word, capkg keeps it too and says so (`capkg lint` reports them as errors).
 pub fn duplicate_keys(name: &str, text: &str) -> Vec<String> {
-    let source = std::sync::Arc::new(Source::new(name, text));
+    let source = Arc::new(Source::new(name, text));
     let file = super::parallel::parse(source.clone());
-    file.errors
-        .iter()
-        .filter(|e| e.kind == yaml::ErrorKind::DuplicateKey)
+    let errors = file
+        .errors
+        .into_iter()
+        .filter(|e| e.kind == yaml::ErrorKind::DuplicateKey);
+    duplicate_key_lines(&source, errors)
+}
+
+fn duplicate_key_lines(source: &Source, errors: impl Iterator<Item = yaml::Error>) -> Vec<String> {
+    errors
         .map(|e| {
             let position = source.position(e.span.start);
             format!(
-                "{name}:{}:{}: {}; clusterctl keeps the last value, and so does this output",
-                position.line, position.column, e.message
+                "{}:{}:{}: {}; clusterctl keeps the last value, and so does this output",
+                source.name(),
+                position.line,
+                position.column,
+                e.message
             )
         })
         .collect()
@@ -328,15 +354,26 @@ pub struct ComponentsOptions {
     pub provider_label: String,
     /// `--raw`: skip substitution (clusterctl still parses, moves, labels and sorts).
     pub skip_substitution: bool,
+    /// Also list the keys the file as written repeats ([`Generated::repeated_keys`]).
+    pub list_repeated_keys: bool,
 }
 
-/// What `clusterctl generate provider` prints for a components file (with its final line break).
+/// What `generate provider` gives for a components file.
+#[derive(Debug)]
+pub struct Generated {
+    /// What clusterctl prints, with its final line break.
+    pub text: String,
+    /// [`duplicate_keys`] of the file as written, when the options asked for them.
+    pub repeated_keys: Vec<String>,
+}
+
+/// What `clusterctl generate provider` prints for a components file.
 pub fn generate_provider(
     name: &str,
     bytes: &[u8],
     values: &dyn Lookup,
     options: &ComponentsOptions,
-) -> Result<String, ClusterctlError> {
+) -> Result<Generated, ClusterctlError> {
     let substituted = if options.skip_substitution {
         bytes.to_vec()
     } else {
@@ -344,7 +381,17 @@ pub fn generate_provider(
     };
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
     let large = text.len() >= super::parallel::PARALLEL_FROM;
-    let mut objects = decode(name, &text)?;
+    let file = super::parallel::parse(Arc::new(Source::new(name, text)));
+    // The file as written differs from the one loaded only in the documents substitution
+    // changed: the others' repeated keys are taken from this load.
+    let repeated_keys = if options.list_repeated_keys {
+        let written = Arc::new(Source::new(name, String::from_utf8_lossy(bytes)));
+        let errors = yaml::repeated_keys_reusing(written.clone(), &file, Limits::default());
+        duplicate_key_lines(&written, errors.into_iter())
+    } else {
+        Vec::new()
+    };
+    let mut objects = objects_of(file)?;
     fix_images(&mut objects)?;
     let namespaces: Vec<String> = objects
         .iter()
@@ -372,16 +419,19 @@ pub fn generate_provider(
     }
     // Each object on its own (the CRDs' typed round trips are most of the work), so two threads
     // share them; the first error in the objects' order is the one returned, as with one loop.
-    super::parallel::try_for_each_in_order(&mut objects, large, |object| {
+    super::parallel::try_for_each_in_order(&mut objects, large, JsonValue::weight, |object| {
         fix_target_namespace(object, &target)
     })?;
     for object in &mut objects {
         add_common_labels(object, &options.provider_label);
     }
     sort_objects(&mut objects);
-    let mut out = write_objects(&objects)?;
-    out.push('\n');
-    Ok(out)
+    let mut text = write_objects(&objects)?;
+    text.push('\n');
+    Ok(Generated {
+        text,
+        repeated_keys,
+    })
 }
 
 fn name_of(object: &JsonValue) -> String {
@@ -577,10 +627,14 @@ pub fn sort_objects(objects: &mut [JsonValue]) {
 /// `FromUnstructured` + `JoinYaml`: each object printed by sigs.k8s.io/yaml, joined by `---`,
 /// without a final line break.
 pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
-    let parts =
-        super::parallel::map_in_order(objects, is_large(objects), write_clusterctl::write_value)
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()?;
+    let parts = super::parallel::map_in_order(
+        objects,
+        is_large(objects),
+        JsonValue::weight,
+        write_clusterctl::write_value,
+    )
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
     Ok(write_clusterctl::join_documents(&parts))
 }
 
@@ -606,7 +660,7 @@ pub fn process_template(
     let large = text.len() >= super::parallel::PARALLEL_FROM;
     let mut objects = decode(name, &text)?;
     if let Some(target) = target_namespace.filter(|t| !t.is_empty()) {
-        super::parallel::try_for_each_in_order(&mut objects, large, |object| {
+        super::parallel::try_for_each_in_order(&mut objects, large, JsonValue::weight, |object| {
             fix_target_namespace(object, target)
         })?;
     }

@@ -21,47 +21,113 @@ pub(super) fn parse(source: Arc<Source>) -> YamlFile {
     yaml::parse_str_on_two_threads(source, Limits::default())
 }
 
-/// `f` over `items`, the second half on another thread when `large`; the results in the items'
-/// order, so what a caller makes of them never depends on scheduling.
+/// `f` over `items`, on two threads when `large`; the results in the items' order, so what a
+/// caller makes of them never depends on scheduling. `weight` estimates an item's work: the
+/// items are shared out by it ([`shares`]), not by count, because a components file's work is
+/// mostly in a few large CustomResourceDefinitions.
 pub(super) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     large: bool,
+    weight: impl Fn(&T) -> usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     if !large || items.len() < 2 {
         return items.iter().map(&f).collect();
     }
-    let (first, second) = items.split_at(items.len() / 2);
-    let (mut out, rest) = std::thread::scope(|scope| {
-        let rest = scope.spawn(|| second.iter().map(&f).collect::<Vec<_>>());
-        (first.iter().map(&f).collect::<Vec<_>>(), rest.join())
-    });
-    // A panic on the other thread would be a bug; do that half here, as one thread would.
-    out.extend(rest.unwrap_or_else(|_| second.iter().map(&f).collect()));
-    out
+    let [first, second] = split_by_share(items.iter().enumerate(), |(_, item)| weight(item));
+    let map = |share: Vec<(usize, &T)>| -> Vec<(usize, R)> {
+        share.into_iter().map(|(i, item)| (i, f(item))).collect()
+    };
+    in_order(items.len(), on_two_threads(first, second, map))
 }
 
-/// `f` on every item, the second half on another thread when `large`, each half stopping at its
-/// first error; the error returned is the first in the items' order, the one a loop returns.
+/// [`map_in_order`] of owned items, each moved into `f`.
+pub(super) fn map_owned_in_order<T: Send, R: Send>(
+    items: Vec<T>,
+    large: bool,
+    weight: impl Fn(&T) -> usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    if !large || items.len() < 2 {
+        return items.into_iter().map(&f).collect();
+    }
+    let count = items.len();
+    let [first, second] = split_by_share(items.into_iter().enumerate(), |(_, item)| weight(item));
+    let map = |share: Vec<(usize, T)>| -> Vec<(usize, R)> {
+        share.into_iter().map(|(i, item)| (i, f(item))).collect()
+    };
+    in_order(count, on_two_threads(first, second, map))
+}
+
+/// `f` on every item, on two threads when `large` (shared out by `weight`, as in
+/// [`map_in_order`]), each thread stopping at its first error; the error returned is the first
+/// in the items' order, the one a loop returns (the items are of no further use after an error).
 pub(super) fn try_for_each_in_order<T: Send, E: Send>(
     items: &mut [T],
     large: bool,
+    weight: impl Fn(&T) -> usize,
     f: impl Fn(&mut T) -> Result<(), E> + Sync,
 ) -> Result<(), E> {
     if !large || items.len() < 2 {
         return items.iter_mut().try_for_each(&f);
     }
-    let middle = items.len() / 2;
-    let (first, second) = items.split_at_mut(middle);
-    let (first, rest) = std::thread::scope(|scope| {
-        let rest = scope.spawn(|| second.iter_mut().try_for_each(&f));
-        (first.iter_mut().try_for_each(&f), rest.join())
-    });
-    first?;
-    match rest {
-        Ok(result) => result,
-        Err(panic) => std::panic::resume_unwind(panic),
+    let [first, second] = split_by_share(items.iter_mut().enumerate(), |(_, item)| weight(item));
+    let run = |share: Vec<(usize, &mut T)>| -> Option<(usize, E)> {
+        share
+            .into_iter()
+            .find_map(|(i, item)| f(item).err().map(|error| (i, error)))
+    };
+    let [a, b] = on_two_threads(first, second, run);
+    match (a, b) {
+        (Some(a), Some(b)) => Err(if a.0 <= b.0 { a.1 } else { b.1 }),
+        (Some((_, error)), None) | (None, Some((_, error))) => Err(error),
+        (None, None) => Ok(()),
     }
+}
+
+/// Two shares of `items` of about equal weight: the heaviest first, each to the share with
+/// less so far (the longest-processing-time rule); each share in the items' order.
+fn split_by_share<I: Iterator>(items: I, weight: impl Fn(&I::Item) -> usize) -> [Vec<I::Item>; 2] {
+    let mut weighed: Vec<(usize, usize, I::Item)> = items
+        .enumerate()
+        .map(|(order, item)| (weight(&item), order, item))
+        .collect();
+    weighed.sort_by_key(|&(weight, order, _)| (std::cmp::Reverse(weight), order));
+    let mut totals = [0usize; 2];
+    let mut shares: [Vec<(usize, I::Item)>; 2] = [Vec::new(), Vec::new()];
+    for (weight, order, item) in weighed {
+        let share = usize::from(totals[0] > totals[1]);
+        totals[share] += weight;
+        shares[share].push((order, item));
+    }
+    shares.map(|mut share| {
+        share.sort_by_key(|&(order, _)| order);
+        share.into_iter().map(|(_, item)| item).collect()
+    })
+}
+
+/// `run` on each share, the second on another thread. A panic there is a bug, and is raised
+/// again on this thread.
+fn on_two_threads<W: Send, R: Send>(first: W, second: W, run: impl Fn(W) -> R + Sync) -> [R; 2] {
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| run(second));
+        let mine = run(first);
+        match other.join() {
+            Ok(theirs) => [mine, theirs],
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
+/// The results of both shares, by the index each carries.
+fn in_order<R>(count: usize, shares: [Vec<(usize, R)>; 2]) -> Vec<R> {
+    let mut slots: Vec<Option<R>> = (0..count).map(|_| None).collect();
+    for (i, result) in shares.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(result);
+        }
+    }
+    slots.into_iter().flatten().collect()
 }
 
 /// What [`write_layout_read_back`] wrote.
@@ -211,29 +277,56 @@ mod tests {
     #[test]
     fn mapping_on_two_threads_keeps_the_items_order() {
         let items: Vec<u32> = (0..101).collect();
-        let one = map_in_order(&items, false, |n| n * 3);
-        let two = map_in_order(&items, true, |n| n * 3);
+        let weight = |n: &u32| (*n as usize * 7919) % 101;
+        let one = map_in_order(&items, false, weight, |n| n * 3);
+        let two = map_in_order(&items, true, weight, |n| n * 3);
         assert_eq!(one, two);
         assert_eq!(two.first(), Some(&0));
         assert_eq!(two.last(), Some(&300));
-        assert!(map_in_order(&[] as &[u32], true, |n| *n).is_empty());
+        assert!(map_in_order(&[] as &[u32], true, weight, |n| *n).is_empty());
+        let owned = map_owned_in_order(items.clone(), true, weight, |n| n * 3);
+        assert_eq!(owned, one);
+    }
+
+    #[test]
+    fn shares_are_balanced_by_weight_not_by_count() {
+        // One heavy item and many light ones: the heavy one alone on one side.
+        let weights = [1, 1, 1, 1000, 1, 1, 1, 1];
+        let [a, b] = split_by_share(weights.iter().enumerate(), |(_, w)| **w);
+        let indices = |share: &[(usize, &usize)]| share.iter().map(|(i, _)| *i).collect::<Vec<_>>();
+        assert_eq!(indices(&a), vec![3]);
+        assert_eq!(indices(&b), vec![0, 1, 2, 4, 5, 6, 7]);
+        // Equal weights: alternate, each share in the items' order.
+        let [a, b] = split_by_share([5, 5, 5, 5, 5].iter().enumerate(), |(_, w)| **w);
+        assert_eq!(indices(&a), vec![0, 2, 4]);
+        assert_eq!(indices(&b), vec![1, 3]);
     }
 
     #[test]
     fn the_first_error_in_order_wins_whichever_thread_finds_it_first() {
-        // Errors in both halves: the first half's, as a loop returns it.
+        // The weights put 7 and 30 on different threads, 30 ahead of its share.
+        let weight = |n: &u32| if *n == 30 { 1000 } else { 1 };
         let mut items: Vec<u32> = (0..40).collect();
         let fail_at = |n: &mut u32| if *n == 7 || *n == 30 { Err(*n) } else { Ok(()) };
-        assert_eq!(try_for_each_in_order(&mut items, true, fail_at), Err(7));
-        // Only in the second half: that one.
+        assert_eq!(
+            try_for_each_in_order(&mut items, true, weight, fail_at),
+            Err(7)
+        );
+        // Only on one thread: that one.
         let fail_late = |n: &mut u32| if *n == 30 { Err(*n) } else { Ok(()) };
-        assert_eq!(try_for_each_in_order(&mut items, true, fail_late), Err(30));
+        assert_eq!(
+            try_for_each_in_order(&mut items, true, weight, fail_late),
+            Err(30)
+        );
         // No error: every item changed, on either thread.
         let double = |n: &mut u32| {
             *n *= 2;
             Ok::<(), u32>(())
         };
-        assert_eq!(try_for_each_in_order(&mut items, true, double), Ok(()));
+        assert_eq!(
+            try_for_each_in_order(&mut items, true, weight, double),
+            Ok(())
+        );
         assert_eq!(items, (0..40).map(|n| n * 2).collect::<Vec<u32>>());
     }
 }

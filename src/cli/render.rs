@@ -86,23 +86,19 @@ fn render_components(
     role: Option<FileRole>,
 ) -> Result<Vec<u8>, Failure> {
     let (name, bytes) = read_file(args, &args.file)?;
-    // The repeated-key pass parses the file as written, apart from the render (which parses it
-    // substituted): on a thread of its own, its warnings printed when both are done.
-    std::thread::scope(|scope| {
-        let warnings =
-            (!global.quiet).then(|| scope.spawn(|| duplicate_key_warnings(&name, &bytes)));
-        let rendered = render_components_of(args, role, &name, &bytes);
-        if let Some(warnings) = warnings {
-            // A panic there would be a bug; the warnings are then computed here.
-            let warnings = warnings
-                .join()
-                .unwrap_or_else(|_| duplicate_key_warnings(&name, &bytes));
-            for warning in warnings {
-                eprintln!("warning: {warning}");
-            }
-        }
-        rendered
-    })
+    let warn = !global.quiet;
+    let rendered = render_components_of(args, role, &name, &bytes, warn);
+    // The repeated keys of the file as written come with the render, which loads most of its
+    // documents anyway; when it fails, the file is loaded for them alone.
+    let (rendered, warnings) = match rendered {
+        Ok(generated) => (Ok(generated.text.into_bytes()), generated.repeated_keys),
+        Err(failure) if warn => (Err(failure), duplicate_key_warnings(&name, &bytes)),
+        Err(failure) => (Err(failure), Vec::new()),
+    };
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
+    rendered
 }
 
 fn render_components_of(
@@ -110,7 +106,8 @@ fn render_components_of(
     role: Option<FileRole>,
     name: &str,
     bytes: &[u8],
-) -> Result<Vec<u8>, Failure> {
+    list_repeated_keys: bool,
+) -> Result<clusterctl::Generated, Failure> {
     let provider_type = match (args.provider.provider_type, role) {
         (Some(t), _) => t,
         (None, Some(FileRole::Components { provider_type, .. })) => provider_type,
@@ -136,10 +133,9 @@ fn render_components_of(
         target_namespace: args.target_namespace.clone(),
         provider_label: provider_type.manifest_label(&provider_name),
         skip_substitution: args.raw,
+        list_repeated_keys,
     };
-    let text = clusterctl::generate_provider(name, bytes, &values, &options)
-        .map_err(clusterctl_failure)?;
-    Ok(text.into_bytes())
+    clusterctl::generate_provider(name, bytes, &values, &options).map_err(clusterctl_failure)
 }
 
 /// The provider name the file's `cluster.x-k8s.io/provider` labels give, by the rule every

@@ -142,6 +142,22 @@ impl JsonValue {
             _ => None,
         }
     }
+
+    /// About how much work writing or converting the value is: its strings' bytes and a few
+    /// bytes per value. What [`crate::assemble`] shares work between threads by.
+    pub fn weight(&self) -> usize {
+        const PER_VALUE: usize = 8;
+        PER_VALUE
+            + match self {
+                JsonValue::Null | JsonValue::Bool(_) | JsonValue::Number(_) => 0,
+                JsonValue::String(s) => s.len(),
+                JsonValue::Array(items) => items.iter().map(JsonValue::weight).sum(),
+                JsonValue::Object(entries) => entries
+                    .iter()
+                    .map(|(key, value)| key.len() + value.weight())
+                    .sum(),
+            }
+    }
 }
 
 fn max_depth() -> usize {

@@ -26,6 +26,6 @@ mod write_tests;
 pub use node::{Mapping, Node, ScalarStyle, Value};
 pub use parse::{
     Document, Error, ErrorKind, Limits, YamlFile, parse_file, parse_rewritten, parse_str,
-    parse_str_on_two_threads,
+    parse_str_on_two_threads, repeated_keys_reusing,
 };
 pub use source::{OffsetMap, Position, Source, Span};

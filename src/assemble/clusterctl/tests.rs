@@ -212,6 +212,7 @@ fn generate_provider_adds_a_namespace_and_needs_a_target() {
         target_namespace: None,
         provider_label: "infrastructure-infra".into(),
         skip_substitution: false,
+        list_repeated_keys: false,
     };
     let err = generate_provider(
         "c",
@@ -235,8 +236,9 @@ fn generate_provider_adds_a_namespace_and_needs_a_target() {
         &options,
     )
     .unwrap();
+    assert!(out.repeated_keys.is_empty());
     assert_eq!(
-        out,
+        out.text,
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-infra\n    clusterctl.cluster.x-k8s.io: \"\"\n  name: ns\n---\ndata:\n  \"true\": 493\nkind: ConfigMap\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-infra\n    clusterctl.cluster.x-k8s.io: \"\"\n  name: c\n  namespace: ns\n"
     );
     let two = b"kind: Namespace\nmetadata: {name: a}\n---\nkind: Namespace\nmetadata: {name: b}\n";
@@ -247,12 +249,49 @@ fn generate_provider_adds_a_namespace_and_needs_a_target() {
 }
 
 #[test]
+fn repeated_keys_are_those_of_the_file_as_written() {
+    // As written, the first document repeats `a` and the third `c`; substitution makes the
+    // second repeat `b` (not a repeated key of the file as written), changes the third, and
+    // moves what follows the second.
+    let written = b"kind: ConfigMap\nmetadata: {name: one}\ndata: {a: 1, a: 2}\n---\nkind: ConfigMap\nmetadata: {name: two}\ndata:\n  b: 1\n  ${KEY}: 2\n---\nkind: ConfigMap\nmetadata: {name: three}\ndata:\n  c: ${A}\n  c: 2\n";
+    let values = crate::subst::Values::new().with_env([("KEY", "b"), ("A", "a value")]);
+    let options = ComponentsOptions {
+        target_namespace: Some("ns".into()),
+        provider_label: "infrastructure-infra".into(),
+        skip_substitution: false,
+        list_repeated_keys: true,
+    };
+    let out = generate_provider("c.yaml", written, &values, &options).unwrap();
+    let as_written = duplicate_keys("c.yaml", std::str::from_utf8(written).unwrap());
+    assert_eq!(out.repeated_keys, as_written);
+    assert_eq!(out.repeated_keys.len(), 2, "{:?}", out.repeated_keys);
+    assert!(
+        out.repeated_keys[0].starts_with("c.yaml:3:"),
+        "{}",
+        out.repeated_keys[0]
+    );
+    assert!(
+        out.repeated_keys[1].starts_with("c.yaml:15:"),
+        "{}",
+        out.repeated_keys[1]
+    );
+    // Not asked for: none.
+    let quiet = ComponentsOptions {
+        list_repeated_keys: false,
+        ..options
+    };
+    let out = generate_provider("c.yaml", written, &values, &quiet).unwrap();
+    assert!(out.repeated_keys.is_empty());
+}
+
+#[test]
 fn non_canonical_images_fail_as_in_clusterctl() {
     let values = crate::subst::Values::new();
     let options = ComponentsOptions {
         target_namespace: Some("ns".into()),
         provider_label: "infrastructure-infra".into(),
         skip_substitution: false,
+        list_repeated_keys: false,
     };
     let err = generate_provider(
         "c",

@@ -163,7 +163,7 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
 }
 
 /// True when the text has a NUL byte or a CR not followed by LF.
-fn has_hostile_bytes(text: &str) -> bool {
+pub(super) fn has_hostile_bytes(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr(0, bytes).is_some()
         || memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'))
