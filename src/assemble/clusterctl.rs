@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::go_sort;
 use crate::image_ref as image_reference;
 use crate::k8s::{INJECT_CA_FROM, is_namespaced};
-use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL};
+use crate::provider::{CLUSTERCTL_LABEL, PROVIDER_LABEL, ProviderType};
 use crate::subst::{self, Lookup};
 use crate::yaml::json_value::{JsonValue, ToJsonError};
 use crate::yaml::write_clusterctl::{self, WriteError};
@@ -354,43 +354,74 @@ pub struct ComponentsOptions {
     pub provider_label: String,
     /// `--raw`: skip substitution (clusterctl still parses, moves, labels and sorts).
     pub skip_substitution: bool,
-    /// Also list the keys the file as written repeats ([`Generated::repeated_keys`]).
-    pub list_repeated_keys: bool,
 }
 
-/// What `generate provider` gives for a components file.
+/// A components file substituted and loaded, and, when asked for, the file as written where it
+/// differs ([`load_components`]).
 #[derive(Debug)]
-pub struct Generated {
-    /// What clusterctl prints, with its final line break.
-    pub text: String,
-    /// [`duplicate_keys`] of the file as written, when the options asked for them.
-    pub repeated_keys: Vec<String>,
+pub struct LoadedComponents {
+    file: YamlFile,
+    as_written: Option<yaml::AsWritten>,
 }
 
-/// What `clusterctl generate provider` prints for a components file.
-pub fn generate_provider(
+impl LoadedComponents {
+    /// [`duplicate_keys`] of the file as written (none unless it was kept).
+    pub fn repeated_keys(&self) -> Vec<String> {
+        self.as_written.as_ref().map_or_else(Vec::new, |written| {
+            duplicate_key_lines(written.source(), written.repeated_keys().iter().cloned())
+        })
+    }
+
+    /// The provider name the `cluster.x-k8s.io/provider` labels of the file as written give
+    /// ([`crate::provider::name_from_objects`]; `None` unless it was kept).
+    pub fn provider_name_as_written(&self, provider_type: ProviderType) -> Option<String> {
+        let written = self.as_written.as_ref()?;
+        crate::provider::name_from_objects(Some(provider_type), written.roots(&self.file))
+    }
+}
+
+/// Substitutes (unless `skip_substitution`) and loads a components file. With
+/// `keep_as_written`, the file as written is loaded too, beside the substituted load
+/// ([`yaml::load_beside`]: only the documents substitution changed are loaded again).
+pub fn load_components(
     name: &str,
     bytes: &[u8],
     values: &dyn Lookup,
-    options: &ComponentsOptions,
-) -> Result<Generated, ClusterctlError> {
-    let substituted = if options.skip_substitution {
+    skip_substitution: bool,
+    keep_as_written: bool,
+) -> Result<LoadedComponents, ClusterctlError> {
+    let substituted = if skip_substitution {
         bytes.to_vec()
     } else {
         subst::process(bytes, values).map_err(ClusterctlError::SubstComponents)?
     };
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
-    let large = text.len() >= super::parallel::PARALLEL_FROM;
     let file = super::parallel::parse(Arc::new(Source::new(name, text)));
-    // The file as written differs from the one loaded only in the documents substitution
-    // changed: the others' repeated keys are taken from this load.
-    let repeated_keys = if options.list_repeated_keys {
+    let as_written = keep_as_written.then(|| {
         let written = Arc::new(Source::new(name, String::from_utf8_lossy(bytes)));
-        let errors = yaml::repeated_keys_reusing(written.clone(), &file, Limits::default());
-        duplicate_key_lines(&written, errors.into_iter())
-    } else {
-        Vec::new()
-    };
+        yaml::load_beside(written, &file, Limits::default())
+    });
+    Ok(LoadedComponents { file, as_written })
+}
+
+/// What `clusterctl generate provider` prints for a components file (with its final line break).
+pub fn generate_provider(
+    name: &str,
+    bytes: &[u8],
+    values: &dyn Lookup,
+    options: &ComponentsOptions,
+) -> Result<String, ClusterctlError> {
+    let loaded = load_components(name, bytes, values, options.skip_substitution, false)?;
+    generate_provider_from(loaded, options)
+}
+
+/// [`generate_provider`] of a loaded file.
+pub fn generate_provider_from(
+    loaded: LoadedComponents,
+    options: &ComponentsOptions,
+) -> Result<String, ClusterctlError> {
+    let file = loaded.file;
+    let large = file.source.text().len() >= super::parallel::PARALLEL_FROM;
     let mut objects = objects_of(file)?;
     fix_images(&mut objects)?;
     let namespaces: Vec<String> = objects
@@ -426,12 +457,9 @@ pub fn generate_provider(
         add_common_labels(object, &options.provider_label);
     }
     sort_objects(&mut objects);
-    let mut text = write_objects(&objects)?;
-    text.push('\n');
-    Ok(Generated {
-        text,
-        repeated_keys,
-    })
+    let mut out = write_objects(&objects)?;
+    out.push('\n');
+    Ok(out)
 }
 
 fn name_of(object: &JsonValue) -> String {

@@ -87,11 +87,15 @@ fn render_components(
 ) -> Result<Vec<u8>, Failure> {
     let (name, bytes) = read_file(args, &args.file)?;
     let warn = !global.quiet;
-    let rendered = render_components_of(args, role, &name, &bytes, warn);
-    // The repeated keys of the file as written come with the render, which loads most of its
-    // documents anyway; when it fails, the file is loaded for them alone.
-    let (rendered, warnings) = match rendered {
-        Ok(generated) => (Ok(generated.text.into_bytes()), generated.repeated_keys),
+    let (rendered, warnings) = match load_components(args, role, &name, &bytes, warn) {
+        Ok((loaded, options)) => {
+            let warnings = loaded.repeated_keys();
+            let rendered = clusterctl::generate_provider_from(loaded, &options)
+                .map(String::into_bytes)
+                .map_err(clusterctl_failure);
+            (rendered, warnings)
+        }
+        // Without the substituted load, the file as written is loaded for its warnings alone.
         Err(failure) if warn => (Err(failure), duplicate_key_warnings(&name, &bytes)),
         Err(failure) => (Err(failure), Vec::new()),
     };
@@ -101,13 +105,15 @@ fn render_components(
     rendered
 }
 
-fn render_components_of(
+/// The file substituted and loaded (with the file as written beside it, for its repeated keys
+/// and provider labels, when they are wanted), and the options of its render.
+fn load_components(
     args: &RenderArgs,
     role: Option<FileRole>,
     name: &str,
     bytes: &[u8],
     list_repeated_keys: bool,
-) -> Result<clusterctl::Generated, Failure> {
+) -> Result<(clusterctl::LoadedComponents, ComponentsOptions), Failure> {
     let provider_type = match (args.provider.provider_type, role) {
         (Some(t), _) => t,
         (None, Some(FileRole::Components { provider_type, .. })) => provider_type,
@@ -118,24 +124,50 @@ fn render_components_of(
             .with_hint("pass `--type`"));
         }
     };
-    let provider_name = match &args.provider.provider {
-        Some(n) => n.clone(),
-        None => name_from_labels(name, bytes, provider_type).ok_or_else(|| {
-            Failure::internal(anyhow::anyhow!(
-                "cannot tell the provider name of `{name}` (no `{PROVIDER_LABEL}` label)"
-            ))
-            .with_hint("pass `--provider NAME`")
-        })?,
+    let given = args.provider.provider.as_ref();
+    if let Some(given) = given {
+        crate::provider::validate_name(Some(provider_type), given).map_err(Failure::input)?;
+    }
+    let keep_as_written = list_repeated_keys || given.is_none();
+    let loaded = super::variables::values(&args.variables).and_then(|values| {
+        clusterctl::load_components(name, bytes, &values, args.raw, keep_as_written)
+            .map_err(clusterctl_failure)
+    });
+    let loaded = match (loaded, given) {
+        (Ok(loaded), _) => loaded,
+        (Err(failure), Some(_)) => return Err(failure),
+        (Err(failure), None) => {
+            // Which provider it is comes first, as when it was asked before the file was
+            // loaded: the file as written is loaded for it alone.
+            let found =
+                name_from_labels(name, bytes, provider_type).ok_or_else(|| unnamed(name))?;
+            crate::provider::validate_name(Some(provider_type), &found).map_err(Failure::input)?;
+            return Err(failure);
+        }
     };
-    crate::provider::validate_name(Some(provider_type), &provider_name).map_err(Failure::input)?;
-    let values = super::variables::values(&args.variables)?;
+    let provider_name = match given {
+        Some(name) => name.clone(),
+        None => {
+            let found = loaded
+                .provider_name_as_written(provider_type)
+                .ok_or_else(|| unnamed(name))?;
+            crate::provider::validate_name(Some(provider_type), &found).map_err(Failure::input)?;
+            found
+        }
+    };
     let options = ComponentsOptions {
         target_namespace: args.target_namespace.clone(),
         provider_label: provider_type.manifest_label(&provider_name),
         skip_substitution: args.raw,
-        list_repeated_keys,
     };
-    clusterctl::generate_provider(name, bytes, &values, &options).map_err(clusterctl_failure)
+    Ok((loaded, options))
+}
+
+fn unnamed(name: &str) -> Failure {
+    Failure::internal(anyhow::anyhow!(
+        "cannot tell the provider name of `{name}` (no `{PROVIDER_LABEL}` label)"
+    ))
+    .with_hint("pass `--provider NAME`")
 }
 
 /// The provider name the file's `cluster.x-k8s.io/provider` labels give, by the rule every

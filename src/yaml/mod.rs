@@ -25,7 +25,7 @@ mod write_tests;
 
 pub use node::{Mapping, Node, ScalarStyle, Value};
 pub use parse::{
-    Document, Error, ErrorKind, Limits, YamlFile, parse_file, parse_rewritten, parse_str,
-    parse_str_on_two_threads, repeated_keys_reusing,
+    AsWritten, Document, Error, ErrorKind, Limits, YamlFile, load_beside, parse_file,
+    parse_rewritten, parse_str, parse_str_on_two_threads,
 };
 pub use source::{OffsetMap, Position, Source, Span};

@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use saphyr_parser::{Event, Marker, Parser, ScanError};
 
-mod repeated_keys;
+mod as_written;
 mod split;
 
-pub use repeated_keys::repeated_keys_reusing;
+pub use as_written::{AsWritten, load_beside};
 pub use split::parse_str_on_two_threads;
 
 use super::node::{Mapping, Node, Value, is_merge_key, resolve_merge_keys};

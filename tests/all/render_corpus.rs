@@ -292,3 +292,57 @@ fn a_components_file_renders_as_generate_provider() {
         }
     }
 }
+
+#[test]
+fn without_provider_the_name_comes_from_the_labels_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("infrastructure-components.yaml");
+    // The second document's label holds a placeholder: as written, it names no provider, so
+    // the first document's label does, whatever the variable's value.
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {cluster.x-k8s.io/provider: infrastructure-written}\ndata: {k: 1, k: 2}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels: {cluster.x-k8s.io/provider: 'infrastructure-${P}'}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {cluster.x-k8s.io/provider: 'infrastructure-${P}'}\n",
+    )
+    .unwrap();
+    let render = |vars: &[&str]| {
+        let mut command = capkg();
+        command
+            .arg("render")
+            .arg(&file)
+            .args(["--clusterctl-config", "/dev/null", "-n", "ns"]);
+        for var in vars {
+            command.args(["--var", var]);
+        }
+        command.output().unwrap()
+    };
+    let output = render(&["P=substituted"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        text.matches("cluster.x-k8s.io/provider: infrastructure-written")
+            .count(),
+        4,
+        "{text}"
+    );
+    // The repeated key of the file as written is still a warning, at its place there.
+    assert!(
+        stderr.contains("infrastructure-components.yaml:6:14: duplicate key `k`"),
+        "{stderr}"
+    );
+
+    // No label names it: that is said first, even when the variables are missing too.
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata: {k: '${MISSING}'}\n",
+    )
+    .unwrap();
+    let output = render(&[]);
+    // Exit 2, as before the file is read: capkg cannot do its job without a name.
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot tell the provider name") && stderr.contains("--provider NAME"),
+        "{stderr}"
+    );
+}

@@ -212,7 +212,6 @@ fn generate_provider_adds_a_namespace_and_needs_a_target() {
         target_namespace: None,
         provider_label: "infrastructure-infra".into(),
         skip_substitution: false,
-        list_repeated_keys: false,
     };
     let err = generate_provider(
         "c",
@@ -236,9 +235,8 @@ fn generate_provider_adds_a_namespace_and_needs_a_target() {
         &options,
     )
     .unwrap();
-    assert!(out.repeated_keys.is_empty());
     assert_eq!(
-        out.text,
+        out,
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-infra\n    clusterctl.cluster.x-k8s.io: \"\"\n  name: ns\n---\ndata:\n  \"true\": 493\nkind: ConfigMap\nmetadata:\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-infra\n    clusterctl.cluster.x-k8s.io: \"\"\n  name: c\n  namespace: ns\n"
     );
     let two = b"kind: Namespace\nmetadata: {name: a}\n---\nkind: Namespace\nmetadata: {name: b}\n";
@@ -249,39 +247,34 @@ fn generate_provider_adds_a_namespace_and_needs_a_target() {
 }
 
 #[test]
-fn repeated_keys_are_those_of_the_file_as_written() {
+fn the_file_as_written_is_loaded_beside_the_substituted_one() {
     // As written, the first document repeats `a` and the third `c`; substitution makes the
-    // second repeat `b` (not a repeated key of the file as written), changes the third, and
-    // moves what follows the second.
-    let written = b"kind: ConfigMap\nmetadata: {name: one}\ndata: {a: 1, a: 2}\n---\nkind: ConfigMap\nmetadata: {name: two}\ndata:\n  b: 1\n  ${KEY}: 2\n---\nkind: ConfigMap\nmetadata: {name: three}\ndata:\n  c: ${A}\n  c: 2\n";
-    let values = crate::subst::Values::new().with_env([("KEY", "b"), ("A", "a value")]);
-    let options = ComponentsOptions {
-        target_namespace: Some("ns".into()),
-        provider_label: "infrastructure-infra".into(),
-        skip_substitution: false,
-        list_repeated_keys: true,
-    };
-    let out = generate_provider("c.yaml", written, &values, &options).unwrap();
-    let as_written = duplicate_keys("c.yaml", std::str::from_utf8(written).unwrap());
-    assert_eq!(out.repeated_keys, as_written);
-    assert_eq!(out.repeated_keys.len(), 2, "{:?}", out.repeated_keys);
-    assert!(
-        out.repeated_keys[0].starts_with("c.yaml:3:"),
-        "{}",
-        out.repeated_keys[0]
+    // second repeat `b` (not a repeated key of the file as written), changes the third and its
+    // provider label, and moves what follows the second.
+    let written = b"kind: ConfigMap\nmetadata: {name: one, labels: {cluster.x-k8s.io/provider: infrastructure-one}}\ndata: {a: 1, a: 2}\n---\nkind: ConfigMap\nmetadata: {name: two, labels: {cluster.x-k8s.io/provider: infrastructure-one}}\ndata:\n  b: 1\n  ${KEY}: 2\n---\nkind: ConfigMap\nmetadata:\n  name: three\n  labels: {cluster.x-k8s.io/provider: '${P}'}\ndata:\n  c: ${A}\n  c: 2\n---\nkind: ConfigMap\nmetadata:\n  name: four\n  labels: {cluster.x-k8s.io/provider: infrastructure-${P}}\n";
+    let values =
+        crate::subst::Values::new().with_env([("KEY", "b"), ("A", "a value"), ("P", "two")]);
+    let loaded = load_components("c.yaml", written, &values, false, true).unwrap();
+    let repeated = loaded.repeated_keys();
+    assert_eq!(
+        repeated,
+        duplicate_keys("c.yaml", std::str::from_utf8(written).unwrap())
     );
-    assert!(
-        out.repeated_keys[1].starts_with("c.yaml:15:"),
-        "{}",
-        out.repeated_keys[1]
+    assert_eq!(repeated.len(), 2, "{repeated:?}");
+    assert!(repeated[0].starts_with("c.yaml:3:"), "{}", repeated[0]);
+    assert!(repeated[1].starts_with("c.yaml:17:"), "{}", repeated[1]);
+    // Substituted, `two` would be named twice; as written, the placeholders are not names.
+    assert_eq!(
+        loaded.provider_name_as_written(ProviderType::Infrastructure),
+        Some("one".to_string())
     );
-    // Not asked for: none.
-    let quiet = ComponentsOptions {
-        list_repeated_keys: false,
-        ..options
-    };
-    let out = generate_provider("c.yaml", written, &values, &quiet).unwrap();
-    assert!(out.repeated_keys.is_empty());
+    // Not kept: nothing to tell.
+    let loaded = load_components("c.yaml", written, &values, false, false).unwrap();
+    assert!(loaded.repeated_keys().is_empty());
+    assert_eq!(
+        loaded.provider_name_as_written(ProviderType::Infrastructure),
+        None
+    );
 }
 
 #[test]
@@ -291,7 +284,6 @@ fn non_canonical_images_fail_as_in_clusterctl() {
         target_namespace: Some("ns".into()),
         provider_label: "infrastructure-infra".into(),
         skip_substitution: false,
-        list_repeated_keys: false,
     };
     let err = generate_provider(
         "c",

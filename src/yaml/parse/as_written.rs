@@ -1,36 +1,85 @@
-//! The repeated keys of a text, reusing the load of a near copy of it.
+//! A file as written, loaded beside a near copy of it.
 //!
-//! `capkg render` warns about the keys a components file repeats as written, while it loads the
-//! file substituted. Substitution changes a few documents (those holding a `${VAR}` or a `$$`);
-//! the rest are the same text in both. Each document is loaded on its own ([`super::parse_str`]
-//! splits at `---` lines first), and a repeated-key error's message depends on the document's
-//! text only, so a document whose text is the same has the same errors, shifted by where it
-//! starts. Only the documents that differ are loaded again.
+//! `capkg render` loads a components file substituted, and also needs the file as written: its
+//! repeated keys (a warning) and, without `--provider`, its `cluster.x-k8s.io/provider` labels.
+//! Substitution changes a few documents (those holding a `${VAR}` or a `$$`); the rest are the
+//! same text in both. Each document is loaded on its own ([`super::parse_str`] splits at `---`
+//! lines first), and what loading a document gives (its tree, a repeated-key error's message)
+//! depends on its text only, so a document whose text is the same is taken from the near copy's
+//! load, its positions shifted by where it starts. Only the documents that differ are loaded.
 
 use std::sync::Arc;
 
 use super::{Error, ErrorKind, Limits, Loader, YamlFile, is_blank, parse_str, split_documents};
+use crate::yaml::node::Node;
 use crate::yaml::source::{OffsetMap, Source, Span};
 
-/// The errors of kind [`ErrorKind::DuplicateKey`] that [`parse_str`] gives for `source`, in
-/// the same order, given `near`: a loaded text whose documents are mostly the same text as
-/// `source`'s (the same file substituted). Where anything could make the two loads differ
-/// beyond their texts (bytes the loader rewrites, an error that stops a document early, aliases,
-/// whose budget counts across documents, a different number of documents), `source` is loaded
-/// whole.
-pub fn repeated_keys_reusing(source: Arc<Source>, near: &YamlFile, limits: Limits) -> Vec<Error> {
-    reuse(&source, near, limits).unwrap_or_else(|| repeated_keys(parse_str(source, limits)))
+/// A text loaded beside a near copy of it ([`load_beside`]).
+#[derive(Debug)]
+pub struct AsWritten {
+    source: Arc<Source>,
+    documents: Vec<WrittenDocument>,
+    repeated_keys: Vec<Error>,
 }
 
-fn repeated_keys(file: YamlFile) -> Vec<Error> {
-    file.errors
-        .into_iter()
-        .filter(|e| e.kind == ErrorKind::DuplicateKey)
-        .collect()
+/// One non-empty document of the text.
+#[derive(Debug)]
+enum WrittenDocument {
+    /// The same text as the near copy's document at this index.
+    Near(usize),
+    /// Loaded from the text (`None`: it holds only `null`).
+    Own(Option<Node>),
+}
+
+impl AsWritten {
+    pub fn source(&self) -> &Arc<Source> {
+        &self.source
+    }
+
+    /// The errors of kind [`ErrorKind::DuplicateKey`] that [`parse_str`] gives for the text, in
+    /// its order.
+    pub fn repeated_keys(&self) -> &[Error] {
+        &self.repeated_keys
+    }
+
+    /// The documents' roots, in order, as [`parse_str`] loads them but for positions: a document
+    /// the near copy has is its root there. `near` is the copy this was loaded beside.
+    pub fn roots<'a>(&'a self, near: &'a YamlFile) -> impl Iterator<Item = &'a Node> {
+        self.documents
+            .iter()
+            .filter_map(move |document| match document {
+                WrittenDocument::Near(index) => near.documents.get(*index)?.root.as_ref(),
+                WrittenDocument::Own(root) => root.as_ref(),
+            })
+    }
+}
+
+/// Loads `source` beside `near`, a loaded text whose documents are mostly the same text (the
+/// same file substituted). Where anything could make the two loads differ beyond their texts
+/// (bytes the loader rewrites, an error that stops a document early, aliases, whose budget
+/// counts across documents, a different number of documents), `source` is loaded whole.
+pub fn load_beside(source: Arc<Source>, near: &YamlFile, limits: Limits) -> AsWritten {
+    if let Some(reused) = reuse(&source, near, limits) {
+        return reused;
+    }
+    let file = parse_str(source, limits);
+    AsWritten {
+        source: file.source,
+        documents: file
+            .documents
+            .into_iter()
+            .map(|document| WrittenDocument::Own(document.root))
+            .collect(),
+        repeated_keys: file
+            .errors
+            .into_iter()
+            .filter(|e| e.kind == ErrorKind::DuplicateKey)
+            .collect(),
+    }
 }
 
 /// `None` when `source` must be loaded whole.
-fn reuse(source: &Source, near: &YamlFile, limits: Limits) -> Option<Vec<Error>> {
+fn reuse(source: &Arc<Source>, near: &YamlFile, limits: Limits) -> Option<AsWritten> {
     let text = source.text();
     let near_text = near.source.text();
     if super::split::has_hostile_bytes(text) || super::split::has_hostile_bytes(near_text) {
@@ -53,13 +102,14 @@ fn reuse(source: &Source, near: &YamlFile, limits: Limits) -> Option<Vec<Error>>
     if chunks.len() != near.documents.len() {
         return None;
     }
-    let mut errors = Vec::new();
+    let mut documents = Vec::with_capacity(chunks.len());
+    let mut repeated_keys = Vec::new();
     let mut near_errors = near
         .errors
         .iter()
         .filter(|e| e.kind == ErrorKind::DuplicateKey)
         .peekable();
-    for (chunk, document) in chunks.iter().zip(&near.documents) {
+    for (index, (chunk, document)) in chunks.iter().zip(&near.documents).enumerate() {
         let theirs = document.span;
         let mut in_document = Vec::new();
         while let Some(error) = near_errors.next_if(|e| e.span.start < theirs.end) {
@@ -76,7 +126,7 @@ fn reuse(source: &Source, near: &YamlFile, limits: Limits) -> Option<Vec<Error>>
                 if error.span.start < theirs.start {
                     return None;
                 }
-                errors.push(Error {
+                repeated_keys.push(Error {
                     span: shift(error.span),
                     related: error
                         .related
@@ -85,21 +135,27 @@ fn reuse(source: &Source, near: &YamlFile, limits: Limits) -> Option<Vec<Error>>
                     ..error.clone()
                 });
             }
+            documents.push(WrittenDocument::Near(index));
         } else {
             let mut loader = Loader::new(limits, &identity);
-            loader.load_document(text, *chunk);
+            let root = loader.load_document(text, *chunk);
             if loader.alias_nodes > 0 {
                 return None;
             }
             for error in loader.errors {
                 match error.kind {
-                    ErrorKind::DuplicateKey => errors.push(error),
+                    ErrorKind::DuplicateKey => repeated_keys.push(error),
                     _ => return None,
                 }
             }
+            documents.push(WrittenDocument::Own(root));
         }
     }
-    Some(errors)
+    Some(AsWritten {
+        source: source.clone(),
+        documents,
+        repeated_keys,
+    })
 }
 
 #[cfg(test)]
@@ -110,20 +166,38 @@ mod tests {
         parse_str(Arc::new(Source::new("t", text)), Limits::default())
     }
 
-    /// What reusing `near` gives, `None` when the raw text is loaded whole.
+    fn source(text: &str) -> Arc<Source> {
+        Arc::new(Source::new("raw", text))
+    }
+
+    /// The repeated keys reusing `near` gives, `None` when the raw text is loaded whole.
     fn reused(raw: &str, near: &str) -> Option<Vec<Error>> {
-        reuse(&Source::new("raw", raw), &load(near), Limits::default())
+        reuse(&source(raw), &load(near), Limits::default()).map(|w| w.repeated_keys)
     }
 
     /// The public function: the reuse, else the whole load.
     fn either(raw: &str, near: &str) -> Vec<Error> {
-        let source = Arc::new(Source::new("raw", raw));
-        repeated_keys_reusing(source, &load(near), Limits::default())
+        load_beside(source(raw), &load(near), Limits::default()).repeated_keys
     }
 
     /// What loading the raw text whole gives.
     fn whole(raw: &str) -> Vec<Error> {
-        repeated_keys(load(raw))
+        load(raw)
+            .errors
+            .into_iter()
+            .filter(|e| e.kind == ErrorKind::DuplicateKey)
+            .collect()
+    }
+
+    /// The roots as written, beside `near`, against those of the whole load.
+    fn assert_same_roots(raw: &str, near: &str) {
+        let near = load(near);
+        let beside = load_beside(source(raw), &near, Limits::default());
+        let whole = load(raw);
+        let strip = |node: &Node| crate::yaml::json_value::JsonValue::from_node(node).ok();
+        let ours: Vec<_> = beside.roots(&near).map(strip).collect();
+        let theirs: Vec<_> = whole.roots().map(strip).collect();
+        assert_eq!(ours, theirs);
     }
 
     #[test]
@@ -139,6 +213,7 @@ mod tests {
         assert_eq!(at, vec![5, 22, 58]);
         assert!(got[2].message.contains("`d`") && got[2].message.contains("`e`"));
         assert_eq!(got[1].related.as_ref().map(|(s, _)| s.start), Some(14));
+        assert_same_roots(raw, near);
     }
 
     #[test]
@@ -160,6 +235,7 @@ mod tests {
             assert_eq!(reused(raw, near), None, "{raw:?} beside {near:?}");
             assert_eq!(either(raw, near), whole(raw));
             assert_eq!(whole(raw).len(), 1);
+            assert_same_roots(raw, near);
         }
         // Blank documents are not counted on either side.
         let blank = "# only a comment\n---\na: 1\na: 2\n";
