@@ -109,11 +109,12 @@ fn ordinalize(n: usize) -> String {
 pub fn decode(name: &str, text: &str) -> Result<Vec<JsonValue>, ClusterctlError> {
     // Both cores for large files; the same documents and errors as one thread.
     let file = super::parallel::parse(Arc::new(Source::new(name, text)));
-    objects_of(file)
+    Ok(objects_of(file)?.0)
 }
 
-/// [`decode`] of a loaded file.
-fn objects_of(file: YamlFile) -> Result<Vec<JsonValue>, ClusterctlError> {
+/// [`decode`] of a loaded file, with the length of each object's text (what sharing work on
+/// objects between threads goes by).
+fn objects_of(file: YamlFile) -> Result<(Vec<JsonValue>, Vec<usize>), ClusterctlError> {
     let source = file.source.clone();
     let name = source.name();
     // clusterctl reads documents in order and stops at the first it cannot read.
@@ -154,18 +155,21 @@ fn objects_of(file: YamlFile) -> Result<Vec<JsonValue>, ClusterctlError> {
     // The documents' conversions on two threads for large texts; their results, errors
     // included, are then taken in order as one loop would.
     let large = source.text().len() >= super::parallel::PARALLEL_FROM;
-    let converted = super::parallel::map_owned_in_order(
-        file.documents,
-        large,
-        |document| document.span.len(),
-        |document| (document.span, document.root.map(JsonValue::from_node_owned)),
-    );
+    let lengths: Vec<usize> = file.documents.iter().map(|d| d.span.len()).collect();
+    let converted =
+        super::parallel::map_owned_in_order(file.documents, large, &lengths, |document| {
+            (document.span, document.root.map(JsonValue::from_node_owned))
+        });
     let mut objects = Vec::new();
+    let mut weights = Vec::new();
     for (count, (span, value)) in converted.into_iter().enumerate() {
         let Some(value) = value else { continue };
         let value = value.map_err(ClusterctlError::Json)?;
         match value {
-            JsonValue::Object(_) => objects.push(value),
+            JsonValue::Object(_) => {
+                objects.push(value);
+                weights.push(span.len());
+            }
             JsonValue::Null => {}
             other => {
                 return Err(ClusterctlError::NotAnObject {
@@ -184,7 +188,7 @@ fn objects_of(file: YamlFile) -> Result<Vec<JsonValue>, ClusterctlError> {
             }
         }
     }
-    Ok(objects)
+    Ok((objects, weights))
 }
 
 /// The keys a mapping repeats, as `name:line:column: message` lines: clusterctl keeps the last
@@ -422,7 +426,7 @@ pub fn generate_provider_from(
 ) -> Result<String, ClusterctlError> {
     let file = loaded.file;
     let large = file.source.text().len() >= super::parallel::PARALLEL_FROM;
-    let mut objects = objects_of(file)?;
+    let (mut objects, mut weights) = objects_of(file)?;
     fix_images(&mut objects)?;
     let namespaces: Vec<String> = objects
         .iter()
@@ -439,6 +443,7 @@ pub fn generate_provider_from(
         .or_else(|| namespaces.first().cloned().filter(|n| !n.is_empty()))
         .ok_or(ClusterctlError::NoTargetNamespace)?;
     if namespaces.is_empty() {
+        weights.push(0);
         objects.push(JsonValue::Object(vec![
             ("apiVersion".into(), JsonValue::String("v1".into())),
             ("kind".into(), JsonValue::String("Namespace".into())),
@@ -450,14 +455,18 @@ pub fn generate_provider_from(
     }
     // Each object on its own (the CRDs' typed round trips are most of the work), so two threads
     // share them; the first error in the objects' order is the one returned, as with one loop.
-    super::parallel::try_for_each_in_order(&mut objects, large, JsonValue::weight, |object| {
+    super::parallel::try_for_each_in_order(&mut objects, large, &weights, |object| {
         fix_target_namespace(object, &target)
     })?;
     for object in &mut objects {
         add_common_labels(object, &options.provider_label);
     }
-    sort_objects(&mut objects);
-    let mut out = write_objects(&objects)?;
+    // Sorted as indices, so that the weights follow their objects.
+    let mut order: Vec<usize> = (0..objects.len()).collect();
+    go_sort::slice_stable(&mut order, |&a, &b| sorts_first(&objects[a], &objects[b]));
+    let sorted: Vec<&JsonValue> = order.iter().map(|&i| &objects[i]).collect();
+    let sorted_weights: Vec<usize> = order.iter().map(|&i| weights[i]).collect();
+    let mut out = write_weighted(&sorted, &sorted_weights)?;
     out.push('\n');
     Ok(out)
 }
@@ -641,26 +650,37 @@ pub fn add_common_labels(object: &mut JsonValue, provider_label: &str) {
 /// clusterctl's `sort.SliceStable` with its comparator (not a strict weak order; see
 /// [`crate::go_sort`]).
 pub fn sort_objects(objects: &mut [JsonValue]) {
-    go_sort::slice_stable(objects, |a, b| {
-        if kind(a) == "Namespace" {
-            return true;
-        }
-        if kind(b) == "Namespace" {
-            return false;
-        }
-        group(a) == "cert-manager.io"
-    });
+    go_sort::slice_stable(objects, sorts_first);
+}
+
+/// clusterctl's comparator: Namespaces first, then cert-manager's objects.
+fn sorts_first(a: &JsonValue, b: &JsonValue) -> bool {
+    if kind(a) == "Namespace" {
+        return true;
+    }
+    if kind(b) == "Namespace" {
+        return false;
+    }
+    group(a) == "cert-manager.io"
 }
 
 /// `FromUnstructured` + `JoinYaml`: each object printed by sigs.k8s.io/yaml, joined by `---`,
 /// without a final line break.
 pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
-    let parts = super::parallel::map_in_order(
-        objects,
-        is_large(objects),
-        JsonValue::weight,
-        write_clusterctl::write_value,
-    )
+    let objects: Vec<&JsonValue> = objects.iter().collect();
+    let weights: Vec<usize> = if is_large(&objects) {
+        objects.iter().map(|o| o.weight()).collect()
+    } else {
+        Vec::new()
+    };
+    write_weighted(&objects, &weights)
+}
+
+/// [`write_objects`], the objects shared between threads by `weights`.
+fn write_weighted(objects: &[&JsonValue], weights: &[usize]) -> Result<String, ClusterctlError> {
+    let parts = super::parallel::map_in_order(objects, is_large(objects), weights, |object| {
+        write_clusterctl::write_value(object)
+    })
     .into_iter()
     .collect::<Result<Vec<_>, _>>()?;
     Ok(write_clusterctl::join_documents(&parts))
@@ -668,7 +688,7 @@ pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
 
 /// Whether writing `objects` is worth a second thread: a components file has a few dozen
 /// objects, CRDs of tens or hundreds of KB among them; a template has a handful of small ones.
-fn is_large(objects: &[JsonValue]) -> bool {
+fn is_large(objects: &[&JsonValue]) -> bool {
     objects.len() >= 8
 }
 
@@ -686,9 +706,10 @@ pub fn process_template(
     let substituted = subst::process(bytes, values).map_err(ClusterctlError::Subst)?;
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
     let large = text.len() >= super::parallel::PARALLEL_FROM;
-    let mut objects = decode(name, &text)?;
+    let file = super::parallel::parse(Arc::new(Source::new(name, text)));
+    let (mut objects, weights) = objects_of(file)?;
     if let Some(target) = target_namespace.filter(|t| !t.is_empty()) {
-        super::parallel::try_for_each_in_order(&mut objects, large, JsonValue::weight, |object| {
+        super::parallel::try_for_each_in_order(&mut objects, large, &weights, |object| {
             fix_target_namespace(object, target)
         })?;
     }

@@ -22,19 +22,20 @@ pub(super) fn parse(source: Arc<Source>) -> YamlFile {
 }
 
 /// `f` over `items`, on two threads when `large`; the results in the items' order, so what a
-/// caller makes of them never depends on scheduling. `weight` estimates an item's work: the
-/// items are shared out by it ([`shares`]), not by count, because a components file's work is
-/// mostly in a few large CustomResourceDefinitions.
+/// caller makes of them never depends on scheduling. `weights` estimate the items' work, in
+/// their order (a missing one counts as nothing): the items are shared out by them
+/// ([`split_by_share`]), not by count, because a components file's work is mostly in a few large
+/// CustomResourceDefinitions.
 pub(super) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     large: bool,
-    weight: impl Fn(&T) -> usize,
+    weights: &[usize],
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     if !large || items.len() < 2 {
         return items.iter().map(&f).collect();
     }
-    let [first, second] = split_by_share(items.iter().enumerate(), |(_, item)| weight(item));
+    let [first, second] = split_by_share(items.iter().enumerate(), weights);
     let map = |share: Vec<(usize, &T)>| -> Vec<(usize, R)> {
         share.into_iter().map(|(i, item)| (i, f(item))).collect()
     };
@@ -45,33 +46,33 @@ pub(super) fn map_in_order<T: Sync, R: Send>(
 pub(super) fn map_owned_in_order<T: Send, R: Send>(
     items: Vec<T>,
     large: bool,
-    weight: impl Fn(&T) -> usize,
+    weights: &[usize],
     f: impl Fn(T) -> R + Sync,
 ) -> Vec<R> {
     if !large || items.len() < 2 {
         return items.into_iter().map(&f).collect();
     }
     let count = items.len();
-    let [first, second] = split_by_share(items.into_iter().enumerate(), |(_, item)| weight(item));
+    let [first, second] = split_by_share(items.into_iter().enumerate(), weights);
     let map = |share: Vec<(usize, T)>| -> Vec<(usize, R)> {
         share.into_iter().map(|(i, item)| (i, f(item))).collect()
     };
     in_order(count, on_two_threads(first, second, map))
 }
 
-/// `f` on every item, on two threads when `large` (shared out by `weight`, as in
+/// `f` on every item, on two threads when `large` (shared out by `weights`, as in
 /// [`map_in_order`]), each thread stopping at its first error; the error returned is the first
 /// in the items' order, the one a loop returns (the items are of no further use after an error).
 pub(super) fn try_for_each_in_order<T: Send, E: Send>(
     items: &mut [T],
     large: bool,
-    weight: impl Fn(&T) -> usize,
+    weights: &[usize],
     f: impl Fn(&mut T) -> Result<(), E> + Sync,
 ) -> Result<(), E> {
     if !large || items.len() < 2 {
         return items.iter_mut().try_for_each(&f);
     }
-    let [first, second] = split_by_share(items.iter_mut().enumerate(), |(_, item)| weight(item));
+    let [first, second] = split_by_share(items.iter_mut().enumerate(), weights);
     let run = |share: Vec<(usize, &mut T)>| -> Option<(usize, E)> {
         share
             .into_iter()
@@ -85,12 +86,13 @@ pub(super) fn try_for_each_in_order<T: Send, E: Send>(
     }
 }
 
-/// Two shares of `items` of about equal weight: the heaviest first, each to the share with
-/// less so far (the longest-processing-time rule); each share in the items' order.
-fn split_by_share<I: Iterator>(items: I, weight: impl Fn(&I::Item) -> usize) -> [Vec<I::Item>; 2] {
+/// Two shares of `items` of about equal weight (`weights`, in the items' order): the heaviest
+/// first, each to the share with less so far (the longest-processing-time rule); each share in
+/// the items' order.
+fn split_by_share<I: Iterator>(items: I, weights: &[usize]) -> [Vec<I::Item>; 2] {
     let mut weighed: Vec<(usize, usize, I::Item)> = items
         .enumerate()
-        .map(|(order, item)| (weight(&item), order, item))
+        .map(|(order, item)| (weights.get(order).copied().unwrap_or(0), order, item))
         .collect();
     weighed.sort_by_key(|&(weight, order, _)| (std::cmp::Reverse(weight), order));
     let mut totals = [0usize; 2];
@@ -277,7 +279,8 @@ mod tests {
     #[test]
     fn mapping_on_two_threads_keeps_the_items_order() {
         let items: Vec<u32> = (0..101).collect();
-        let weight = |n: &u32| (*n as usize * 7919) % 101;
+        let weights: Vec<usize> = (0..101).map(|n| (n * 7919) % 101).collect();
+        let weight = &weights;
         let one = map_in_order(&items, false, weight, |n| n * 3);
         let two = map_in_order(&items, true, weight, |n| n * 3);
         assert_eq!(one, two);
@@ -291,21 +294,23 @@ mod tests {
     #[test]
     fn shares_are_balanced_by_weight_not_by_count() {
         // One heavy item and many light ones: the heavy one alone on one side.
-        let weights = [1, 1, 1, 1000, 1, 1, 1, 1];
-        let [a, b] = split_by_share(weights.iter().enumerate(), |(_, w)| **w);
-        let indices = |share: &[(usize, &usize)]| share.iter().map(|(i, _)| *i).collect::<Vec<_>>();
-        assert_eq!(indices(&a), vec![3]);
-        assert_eq!(indices(&b), vec![0, 1, 2, 4, 5, 6, 7]);
+        let [a, b] = split_by_share(0..8, &[1, 1, 1, 1000, 1, 1, 1, 1]);
+        assert_eq!(a, vec![3]);
+        assert_eq!(b, vec![0, 1, 2, 4, 5, 6, 7]);
         // Equal weights: alternate, each share in the items' order.
-        let [a, b] = split_by_share([5, 5, 5, 5, 5].iter().enumerate(), |(_, w)| **w);
-        assert_eq!(indices(&a), vec![0, 2, 4]);
-        assert_eq!(indices(&b), vec![1, 3]);
+        let [a, b] = split_by_share(0..5, &[5, 5, 5, 5, 5]);
+        assert_eq!(a, vec![0, 2, 4]);
+        assert_eq!(b, vec![1, 3]);
+        // Missing weights count as nothing.
+        let [a, b] = split_by_share(0..3, &[7]);
+        assert_eq!((a, b), (vec![0], vec![1, 2]));
     }
 
     #[test]
     fn the_first_error_in_order_wins_whichever_thread_finds_it_first() {
         // The weights put 7 and 30 on different threads, 30 ahead of its share.
-        let weight = |n: &u32| if *n == 30 { 1000 } else { 1 };
+        let weights: Vec<usize> = (0..40).map(|n| if n == 30 { 1000 } else { 1 }).collect();
+        let weight = &weights;
         let mut items: Vec<u32> = (0..40).collect();
         let fail_at = |n: &mut u32| if *n == 7 || *n == 30 { Err(*n) } else { Ok(()) };
         assert_eq!(
