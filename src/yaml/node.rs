@@ -4,6 +4,9 @@
 //! YAML readers, and rules need to see what was written. [`Node::as_str`] and friends resolve on
 //! demand with Kubernetes' YAML 1.1 rules ([`super::resolve`]).
 
+use std::fmt;
+use std::ops::Deref;
+
 use compact_str::CompactString;
 
 use super::resolve::{self, Resolved};
@@ -16,8 +19,37 @@ pub use saphyr_parser::ScalarStyle;
 pub struct Node {
     pub span: Span,
     /// The tag as written, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!custom`).
-    pub tag: Option<Box<str>>,
+    pub tag: Option<Tag>,
     pub value: Value,
+}
+
+/// A node's tag, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!!merge`, `!custom`).
+/// Tags are rare, so a node holds one pointer for it; the text is inline behind it up to 24 bytes.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Tag(Box<CompactString>);
+
+impl Tag {
+    pub fn new(text: &str) -> Self {
+        Self(Box::new(CompactString::from(text)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for Tag {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

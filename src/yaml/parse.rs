@@ -18,7 +18,7 @@ mod split;
 
 pub use split::parse_str_on_two_threads;
 
-use super::node::{Mapping, Node, Value, is_merge_key, resolve_merge_keys};
+use super::node::{Mapping, Node, Tag, Value, is_merge_key, resolve_merge_keys};
 use super::source::{OffsetMap, Source, Span, line_starts};
 
 /// Limits that keep hostile input cheap.
@@ -280,14 +280,14 @@ struct Loader<'m> {
 enum Frame {
     Sequence {
         start: usize,
-        tag: Option<Box<str>>,
+        tag: Option<Tag>,
         anchor: usize,
         /// Where its items start in [`Loader::items`].
         first: usize,
     },
     Mapping {
         start: usize,
-        tag: Option<Box<str>>,
+        tag: Option<Tag>,
         anchor: usize,
         /// Where its entries start in [`Loader::entries`].
         first: usize,
@@ -672,11 +672,11 @@ fn find_duplicate(
     }
 }
 
-fn tag_text(tag: &saphyr_parser::Tag) -> Box<str> {
+fn tag_text(tag: &saphyr_parser::Tag) -> Tag {
     if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
-        format!("!!{}", tag.suffix).into()
+        Tag::new(&format!("!!{}", tag.suffix))
     } else {
-        format!("{}{}", tag.handle, tag.suffix).into()
+        Tag::new(&format!("{}{}", tag.handle, tag.suffix))
     }
 }
 
