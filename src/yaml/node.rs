@@ -221,6 +221,7 @@ pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node
 }
 
 impl Node {
+    /// A node covering `span`; an offset past `u32::MAX` (4 GiB) reads back as `u32::MAX`.
     pub fn new(span: Span, tag: Option<Tag>, value: Value) -> Node {
         Node {
             span: NodeSpan::new(span),
@@ -234,6 +235,7 @@ impl Node {
         self.span.get()
     }
 
+    /// Moves the node to `span`, as [`Node::new`] takes it.
     pub fn set_span(&mut self, span: Span) {
         self.span = NodeSpan::new(span);
     }
