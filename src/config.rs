@@ -535,7 +535,7 @@ impl Reader<'_> {
     }
 
     fn error(&self, node: &Node, message: impl Into<String>) -> ConfigError {
-        self.error_at(node.span.start, message)
+        self.error_at(node.span().start, message)
     }
 
     /// The entries of a mapping, every key one of `known`.
@@ -596,7 +596,7 @@ impl Reader<'_> {
         match &node.value {
             Value::Scalar { text, .. } if is_placeholder(text) => out.push(Placeholder {
                 path: self.path.to_path_buf(),
-                position: self.source.position(node.span.start),
+                position: self.source.position(node.span().start),
                 key,
                 value: text.to_string(),
             }),
@@ -913,7 +913,7 @@ impl Reader<'_> {
         format!(
             "{}:{}",
             self.path.display(),
-            self.source.position(node.span.start)
+            self.source.position(node.span().start)
         )
     }
 
@@ -1077,7 +1077,7 @@ impl Reader<'_> {
                     reason,
                     origin: crate::rules::waivers::Origin::Config {
                         file: source.clone(),
-                        span: Span::new(item.span.start, item.span.start),
+                        span: Span::new(item.span().start, item.span().start),
                     },
                 });
             }

@@ -199,11 +199,11 @@ pub(super) fn write_layout_read_back(
 /// is mostly in a few large CustomResourceDefinitions): the first index at which the objects
 /// before it span half of their source text or more, and never 0 or the end.
 fn balanced_split(objects: &[Node]) -> usize {
-    let total: usize = objects.iter().map(|o| o.span.len()).sum();
+    let total: usize = objects.iter().map(|o| o.span().len()).sum();
     let mut before = 0;
     let mut cut = objects.len() / 2;
     for (index, object) in objects.iter().enumerate() {
-        let after = before + object.span.len();
+        let after = before + object.span().len();
         if after * 2 >= total {
             // The object that crosses the middle goes to the side it is mostly on.
             cut = if total - before * 2 < after * 2 - total {

@@ -133,7 +133,7 @@ pub fn parse_objects(
         if root.as_mapping().is_none() {
             return Err(TransformError::NotAnObject {
                 origin: origin.to_string(),
-                position: source.position(root.span.start),
+                position: source.position(root.span().start),
                 index: document.index + 1,
             });
         }
@@ -163,7 +163,7 @@ pub fn transform(
                 name.and_then(Node::scalar_text)
                     .unwrap_or_default()
                     .to_string(),
-                name.map_or(o.span, |n| n.span),
+                name.map_or(o.span(), |n| n.span()),
             )
         })
         .collect();
@@ -327,7 +327,7 @@ fn fix_namespace(
             if dns_names.is_null() {
                 return Ok(());
             }
-            let at = dns_names.span.start;
+            let at = dns_names.span().start;
             let bad = || TransformError::DnsNames {
                 origin: origin.to_string(),
                 position: source.position(at),
@@ -374,7 +374,7 @@ fn fix_inject_ca_from(
     let [_, name] = parts.as_slice() else {
         return Err(TransformError::InjectCaFrom {
             origin: origin.to_string(),
-            position: source.position(value.span.start),
+            position: source.position(value.span().start),
             object: what.to_string(),
             value: text,
         });

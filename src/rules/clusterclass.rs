@@ -101,7 +101,7 @@ fn namespaced_references(node: &Node) -> Vec<&Node> {
             Value::Scalar { .. } => {}
         }
     }
-    found.sort_by_key(|n| n.span.start);
+    found.sort_by_key(|n| n.span().start);
     found
 }
 

@@ -159,7 +159,7 @@ pub(super) static SINGLE_NAMESPACE: Rule = Rule {
                             names.join(", ")
                         ),
                     )
-                    .with_label(namespaces[0].anchor().span, "first Namespace");
+                    .with_label(namespaces[0].anchor().span(), "first Namespace");
             }
         }
     },

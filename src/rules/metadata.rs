@@ -373,7 +373,7 @@ pub(super) static DUPLICATE_SERIES: Rule = Rule {
                             key.0, key.1
                         ),
                     )
-                    .with_label(first.node.span, "first listed here");
+                    .with_label(first.node.span(), "first listed here");
             }
         }
     },

@@ -209,7 +209,7 @@ impl<'r> Findings<'r> {
         node: &Node,
         message: impl Into<String>,
     ) -> &mut Diagnostic {
-        self.at(file, head(node.span), message)
+        self.at(file, head(node.span()), message)
     }
 
     /// A finding about a file as a whole.
@@ -233,7 +233,7 @@ impl<'r> Findings<'r> {
 /// text decides.
 pub fn is_variable(file: &ReleaseFile, node: &Node) -> bool {
     node.scalar_text().is_some_and(|t| t.contains("${"))
-        || file.source().slice(node.span).contains("${")
+        || file.source().slice(node.span()).contains("${")
 }
 
 /// `Kind `name`` for messages, with the name as written in the file (a template loaded with its
@@ -245,7 +245,7 @@ pub fn describe(file: &ReleaseFile, object: &Object<'_>) -> String {
     let written = object
         .root
         .path(&["metadata", "name"])
-        .map(|node| file.source().slice(node.span).trim_matches(['\'', '"']));
+        .map(|node| file.source().slice(node.span()).trim_matches(['\'', '"']));
     match (object.kind(), written) {
         (Some(kind), Some(name)) if !name.is_empty() => format!("{kind} `{name}`"),
         _ => object.display(),

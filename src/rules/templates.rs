@@ -41,7 +41,7 @@ fn placement<'a>(file: &ReleaseFile, object: &Object<'a>) -> Placement<'a> {
     };
     // A file loaded with its placeholders substituted holds their defaults; the source text
     // at the value says whether a variable was written there.
-    let written = file.source().slice(value.span);
+    let written = file.source().slice(value.span());
     match object.namespace() {
         Some(ns) if !ns.is_empty() && !ns.contains("${") && !written.contains("${") => {
             Placement::Fixed(ns)
@@ -151,7 +151,7 @@ pub(super) static CLUSTERCLASS_FILE: Rule = Rule {
                     continue;
                 };
                 if super::is_variable(file, node) {
-                    let class = file.source().slice(node.span);
+                    let class = file.source().slice(node.span());
                     findings
                         .at_node(
                             file,

@@ -41,6 +41,7 @@ pub(super) static SYNTAX: Rule = Rule {
                     | ErrorKind::AliasBudget
                     | ErrorKind::UnknownAlias
                     | ErrorKind::BadMerge
+                    | ErrorKind::TooLarge
             )
         })
     },

@@ -97,8 +97,8 @@ mod tests {
         assert!(file.errors.is_empty(), "{:?}", file.errors);
         let root = file.documents[0].root.as_ref().unwrap();
         let after = root.get("after").unwrap();
-        assert_eq!(&text[after.span.start..after.span.end], "x");
-        assert_eq!(file.source.position(after.span.start).line, 4);
+        assert_eq!(&text[after.span().start..after.span().end], "x");
+        assert_eq!(file.source.position(after.span().start).line, 4);
     }
 
     #[test]
@@ -109,10 +109,10 @@ mod tests {
         let root = file.documents[0].root.as_ref().unwrap();
         let cidr = root.path(&["spec", "cidr"]).unwrap();
         assert_eq!(cidr.items().len(), 1);
-        assert_eq!(file.source.position(cidr.span.start).line, 2);
+        assert_eq!(file.source.position(cidr.span().start).line, 2);
         let next = root.get("next").unwrap();
         // The scalar is the text after the (empty) placeholder.
-        assert_eq!(&text[next.span.start..next.span.start + 7], "-suffix");
+        assert_eq!(&text[next.span().start..next.span().start + 7], "-suffix");
     }
 
     #[test]

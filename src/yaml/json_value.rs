@@ -168,7 +168,7 @@ fn max_depth() -> usize {
 fn convert_owned(node: Node, depth: usize) -> Result<JsonValue, ToJsonError> {
     if depth > max_depth() {
         return Err(ToJsonError::TooDeep {
-            span: node.span,
+            span: node.span(),
             max: max_depth(),
         });
     }
@@ -177,7 +177,7 @@ fn convert_owned(node: Node, depth: usize) -> Result<JsonValue, ToJsonError> {
             let scalar = match decode_scalar(&node)? {
                 Decoded::Other(GoScalar::Float(f)) if !f.is_finite() => {
                     return Err(ToJsonError::NonFiniteNumber {
-                        span: node.span,
+                        span: node.span(),
                         text: node.scalar_text().unwrap_or_default().to_string(),
                     });
                 }
@@ -327,12 +327,12 @@ impl GoMap {
 fn fill_owned(map: &mut GoMap, node: Node, depth: usize) -> Result<(), ToJsonError> {
     if depth > max_depth() {
         return Err(ToJsonError::TooDeep {
-            span: node.span,
+            span: node.span(),
             max: max_depth(),
         });
     }
     let Value::Mapping(mapping) = node.value else {
-        return Err(ToJsonError::BadMerge { span: node.span });
+        return Err(ToJsonError::BadMerge { span: node.span() });
     };
     let entries = if mapping.entries.iter().any(|(key, _)| is_merge_key(key)) {
         resolve_merge_keys(mapping.entries).map_err(|span| ToJsonError::BadMerge { span })?
@@ -340,7 +340,7 @@ fn fill_owned(map: &mut GoMap, node: Node, depth: usize) -> Result<(), ToJsonErr
         mapping.entries
     };
     for (key, value) in entries {
-        let span = key.span;
+        let span = key.span();
         let go_key = match &key.value {
             Value::Scalar { .. } => go_scalar_owned(key)?,
             _ => return Err(ToJsonError::CollectionKey { span }),
@@ -377,12 +377,12 @@ fn own_text(node: Node) -> GoScalar {
 /// go-yaml v2's `decoder.scalar` into an `interface{}`, the scalar's own text left uncopied.
 fn decode_scalar(node: &Node) -> Result<Decoded, ToJsonError> {
     let Value::Scalar { text, style } = &node.value else {
-        return Err(ToJsonError::CollectionKey { span: node.span });
+        return Err(ToJsonError::CollectionKey { span: node.span() });
     };
     let tag = node.tag.as_deref();
     match tag {
         Some("!!binary") => {
-            return decode_binary(text, node.span).map(|s| Decoded::Other(GoScalar::String(s)));
+            return decode_binary(text, node.span()).map(|s| Decoded::Other(GoScalar::String(s)));
         }
         // go-yaml keeps the non-specific tag `!`, which no resolver knows: a string.
         Some("!") => return Ok(Decoded::Text),
@@ -416,7 +416,7 @@ fn decode_scalar(node: &Node) -> Result<Decoded, ToJsonError> {
     };
     if expected == Some(false) {
         return Err(ToJsonError::TagMismatch {
-            span: node.span,
+            span: node.span(),
             text: text.to_string(),
             tag: tag.unwrap_or_default().to_string(),
         });

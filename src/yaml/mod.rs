@@ -23,7 +23,7 @@ pub mod write_layout;
 #[cfg(test)]
 mod write_tests;
 
-pub use node::{Mapping, Node, ScalarStyle, Value};
+pub use node::{Mapping, Node, ScalarStyle, Tag, Value};
 pub use parse::{
     AsWritten, Document, Error, ErrorKind, Limits, YamlFile, load_beside, parse_file,
     parse_rewritten, parse_str, parse_str_on_two_threads,

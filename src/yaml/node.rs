@@ -4,6 +4,9 @@
 //! YAML readers, and rules need to see what was written. [`Node::as_str`] and friends resolve on
 //! demand with Kubernetes' YAML 1.1 rules ([`super::resolve`]).
 
+use std::fmt;
+use std::ops::Deref;
+
 use compact_str::CompactString;
 
 use super::resolve::{self, Resolved};
@@ -12,12 +15,80 @@ use super::source::Span;
 pub use saphyr_parser::ScalarStyle;
 
 /// A node: a scalar, a sequence or a mapping, with the span it covers and its tag, if any.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 48 bytes:
+/// its span as two `u32` offsets ([`Node::span`]) and its tag behind one pointer.
+#[derive(Clone, PartialEq)]
 pub struct Node {
-    pub span: Span,
+    span: NodeSpan,
     /// The tag as written, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!custom`).
-    pub tag: Option<Box<str>>,
+    pub tag: Option<Tag>,
     pub value: Value,
+}
+
+/// The largest offset a node holds, and so the length of the longest text the loader loads.
+pub(super) const MAX_OFFSET: usize = u32::MAX as usize;
+
+/// A node's [`Span`] in 8 bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct NodeSpan {
+    start: u32,
+    end: u32,
+}
+
+impl NodeSpan {
+    /// Offsets past [`MAX_OFFSET`] (never those of a text the loader took) become
+    /// `MAX_OFFSET`, the end of any text they could point into, rather than wrapping.
+    fn new(span: Span) -> Self {
+        let offset = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        Self {
+            start: offset(span.start),
+            end: offset(span.end),
+        }
+    }
+
+    fn get(self) -> Span {
+        Span::new(self.start as usize, self.end as usize)
+    }
+}
+
+/// A node's tag, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!!merge`, `!custom`).
+/// Tags are rare, so a node holds one pointer for it; the text is inline behind it up to 24 bytes.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Tag(Box<CompactString>);
+
+impl Tag {
+    pub fn new(text: &str) -> Self {
+        Self(Box::new(CompactString::from(text)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for Tag {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Node")
+            .field("span", &self.span())
+            .field("tag", &self.tag)
+            .field("value", &self.value)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,7 +194,7 @@ pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node
             set(key, value);
             continue;
         }
-        let span = value.span;
+        let span = value.span();
         match value.value {
             // The merged mapping's own merge keys were resolved when it was loaded.
             Value::Mapping(mapping) => {
@@ -133,7 +204,7 @@ pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node
             }
             Value::Sequence(items) => {
                 if let Some(bad) = items.iter().find(|item| item.as_mapping().is_none()) {
-                    return Err(bad.span);
+                    return Err(bad.span());
                 }
                 for item in items.into_iter().rev() {
                     if let Value::Mapping(mapping) = item.value {
@@ -150,6 +221,25 @@ pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node
 }
 
 impl Node {
+    /// A node covering `span`; an offset past `u32::MAX` (4 GiB) reads back as `u32::MAX`.
+    pub fn new(span: Span, tag: Option<Tag>, value: Value) -> Node {
+        Node {
+            span: NodeSpan::new(span),
+            tag,
+            value,
+        }
+    }
+
+    /// The span the node covers in its source.
+    pub fn span(&self) -> Span {
+        self.span.get()
+    }
+
+    /// Moves the node to `span`, as [`Node::new`] takes it.
+    pub fn set_span(&mut self, span: Span) {
+        self.span = NodeSpan::new(span);
+    }
+
     /// A plain scalar without a meaningful position, for nodes capkg creates.
     pub fn plain(text: impl Into<String>) -> Node {
         Node::scalar(text, ScalarStyle::Plain, Span::default())
@@ -167,30 +257,16 @@ impl Node {
     }
 
     pub fn scalar(text: impl Into<String>, style: ScalarStyle, span: Span) -> Node {
-        Node {
-            span,
-            tag: None,
-            value: Value::Scalar {
-                text: CompactString::from(text.into()),
-                style,
-            },
-        }
+        let text = CompactString::from(text.into());
+        Node::new(span, None, Value::Scalar { text, style })
     }
 
     pub fn mapping(entries: Vec<(Node, Node)>, span: Span) -> Node {
-        Node {
-            span,
-            tag: None,
-            value: Value::Mapping(Mapping { entries }),
-        }
+        Node::new(span, None, Value::Mapping(Mapping { entries }))
     }
 
     pub fn sequence(items: Vec<Node>, span: Span) -> Node {
-        Node {
-            span,
-            tag: None,
-            value: Value::Sequence(items),
-        }
+        Node::new(span, None, Value::Sequence(items))
     }
 
     pub fn as_mapping(&self) -> Option<&Mapping> {
@@ -334,6 +410,28 @@ mod tests {
         assert_eq!(node.path_str(&["a", "b"]), Some("second"));
         assert_eq!(node.path(&["a", "c"]), None);
         assert_eq!(node.count_nodes(), 9);
+    }
+
+    #[test]
+    fn a_node_is_48_bytes() {
+        // A large file's tree is mostly nodes, two per mapping entry: at 64 bytes they were most
+        // of the memory `lint` and `assemble` took on a 20 MB components file (issue 17). 48 =
+        // the span's two u32 offsets (8) + the tag's one pointer (8) + the value (32).
+        assert_eq!(std::mem::size_of::<Node>(), 48);
+        assert_eq!(std::mem::size_of::<(Node, Node)>(), 96);
+    }
+
+    #[test]
+    fn spans_and_tags_read_back() {
+        let mut node = Node::plain("x");
+        node.set_span(Span::new(3, MAX_OFFSET));
+        assert_eq!(node.span(), Span::new(3, MAX_OFFSET));
+        // Never wraps: an offset past what a node holds reads back as the largest one.
+        node.set_span(Span::new(MAX_OFFSET + 1, MAX_OFFSET + 2));
+        assert_eq!(node.span(), Span::at(MAX_OFFSET));
+        node.tag = Some(Tag::new("!!str"));
+        assert_eq!(node.tag.as_deref(), Some("!!str"));
+        assert_eq!(format!("{:?}", node.tag), r#"Some("!!str")"#);
     }
 
     #[test]

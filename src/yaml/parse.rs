@@ -20,7 +20,7 @@ mod split;
 pub use as_written::{AsWritten, load_beside};
 pub use split::parse_str_on_two_threads;
 
-use super::node::{Mapping, Node, Value, is_merge_key, resolve_merge_keys};
+use super::node::{MAX_OFFSET, Mapping, Node, Tag, Value, is_merge_key, resolve_merge_keys};
 use super::source::{OffsetMap, Source, Span, line_starts};
 
 /// Limits that keep hostile input cheap.
@@ -65,6 +65,8 @@ pub enum ErrorKind {
     NulByte,
     /// A carriage return not followed by a line feed: clusterctl splits documents only at `\n---`.
     LineEndings,
+    /// A text of 4 GiB or more, which is not loaded: a node's span holds 32-bit offsets.
+    TooLarge,
 }
 
 /// A loading problem, located in the source.
@@ -142,6 +144,14 @@ pub fn parse_rewritten(
     rewritten: Option<(&str, &OffsetMap)>,
     limits: Limits,
 ) -> YamlFile {
+    // Nodes hold offsets into the source (a rewritten text's are carried back to it).
+    if let Some(error) = too_large(source.text()) {
+        return YamlFile {
+            source,
+            documents: Vec::new(),
+            errors: vec![error],
+        };
+    }
     let identity = OffsetMap::identity();
     let (text, map) = rewritten.unwrap_or((source.text(), &identity));
     let mut loader = Loader::new(limits, map);
@@ -165,6 +175,19 @@ pub fn parse_rewritten(
         documents,
         errors: loader.errors,
     }
+}
+
+/// Refuses a text whose offsets a node cannot hold ([`MAX_OFFSET`]), rather than let them wrap.
+fn too_large(text: &str) -> Option<Error> {
+    (text.len() > MAX_OFFSET).then(|| Error {
+        kind: ErrorKind::TooLarge,
+        message: format!(
+            "the file is {} bytes; capkg loads YAML files smaller than 4 GiB",
+            text.len()
+        ),
+        span: Span::at(0),
+        related: None,
+    })
 }
 
 /// Reports the bytes that make clusterctl read a file otherwise than a parser would: NUL bytes
@@ -282,14 +305,14 @@ struct Loader<'m> {
 enum Frame {
     Sequence {
         start: usize,
-        tag: Option<Box<str>>,
+        tag: Option<Tag>,
         anchor: usize,
         /// Where its items start in [`Loader::items`].
         first: usize,
     },
     Mapping {
         start: usize,
-        tag: Option<Box<str>>,
+        tag: Option<Tag>,
         anchor: usize,
         /// Where its entries start in [`Loader::entries`].
         first: usize,
@@ -442,14 +465,14 @@ impl<'m> Loader<'m> {
                     continue;
                 }
                 Event::Scalar(text, style, anchor, tag) => {
-                    let node = Node {
-                        span: self.original(Span::new(start, end)),
-                        tag: tag.map(|t| tag_text(&t)),
-                        value: Value::Scalar {
+                    let node = Node::new(
+                        self.original(Span::new(start, end)),
+                        tag.map(|t| tag_text(&t)),
+                        Value::Scalar {
                             text: compact_str::CompactString::from(text),
                             style,
                         },
-                    };
+                    );
                     if anchor != 0 {
                         anchors.insert(anchor, (node.clone(), 1));
                     }
@@ -476,7 +499,7 @@ impl<'m> Loader<'m> {
                     }
                     let mut node = node.clone();
                     // The alias stands where it is written.
-                    node.span = self.original(Span::new(start, end));
+                    node.set_span(self.original(Span::new(start, end)));
                     node
                 }
                 Event::SequenceStart(anchor, tag) => {
@@ -514,11 +537,11 @@ impl<'m> Loader<'m> {
                             first,
                         } => {
                             let items = self.items.drain(first..).collect();
-                            let node = Node {
-                                span: self.original(Span::new(s, end.max(s))),
+                            let node = Node::new(
+                                self.original(Span::new(s, end.max(s))),
                                 tag,
-                                value: Value::Sequence(items),
-                            };
+                                Value::Sequence(items),
+                            );
                             (node, anchor)
                         }
                         Frame::Mapping {
@@ -535,11 +558,11 @@ impl<'m> Loader<'m> {
                                 span,
                                 related: None,
                             })?;
-                            let node = Node {
-                                span: self.original(Span::new(s, end.max(s))),
+                            let node = Node::new(
+                                self.original(Span::new(s, end.max(s))),
                                 tag,
-                                value: Value::Mapping(Mapping { entries }),
-                            };
+                                Value::Mapping(Mapping { entries }),
+                            );
                             (node, anchor)
                         }
                     };
@@ -591,7 +614,7 @@ impl<'m> Loader<'m> {
                                     self.errors.push(Error {
                                         kind: ErrorKind::DuplicateKey,
                                         message: found.message(),
-                                        span: node.span,
+                                        span: node.span(),
                                         related: Some((
                                             first,
                                             format!("`{name}` first defined here"),
@@ -650,7 +673,7 @@ fn find_duplicate(
         return entries
             .iter()
             .find(|(k, _)| k.scalar_text() == Some(text))
-            .map(|(k, _)| k.span);
+            .map(|(k, _)| k.span());
     }
     let index = index.get_or_insert_with(|| {
         entries
@@ -666,7 +689,7 @@ fn find_duplicate(
         }
     }
     match index.get(text) {
-        Some(&i) => entries.get(i).map(|(k, _)| k.span),
+        Some(&i) => entries.get(i).map(|(k, _)| k.span()),
         None => {
             index.insert(text.to_string(), entries.len());
             None
@@ -674,11 +697,11 @@ fn find_duplicate(
     }
 }
 
-fn tag_text(tag: &saphyr_parser::Tag) -> Box<str> {
+fn tag_text(tag: &saphyr_parser::Tag) -> Tag {
     if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
-        format!("!!{}", tag.suffix).into()
+        Tag::new(&format!("!!{}", tag.suffix))
     } else {
-        format!("{}{}", tag.handle, tag.suffix).into()
+        Tag::new(&format!("{}{}", tag.handle, tag.suffix))
     }
 }
 
@@ -705,9 +728,9 @@ mod tests {
         assert_eq!(file.documents[1].index, 1);
         let name = ns.path(&["metadata", "name"]).unwrap();
         assert_eq!(name.as_str(), Some("x"));
-        assert_eq!(position(&file, name.span), (7, 9));
+        assert_eq!(position(&file, name.span()), (7, 9));
         let (key, _) = ns.path_entry(&["metadata", "name"]).unwrap();
-        assert_eq!(position(&file, key.span), (7, 3));
+        assert_eq!(position(&file, key.span()), (7, 3));
     }
 
     #[test]
@@ -769,6 +792,26 @@ mod tests {
             None
         );
         assert!(file.documents[1].root.as_ref().unwrap().get("b").is_some());
+    }
+
+    #[test]
+    fn a_text_of_4_gib_or_more_is_refused() {
+        // Zero bytes: the allocation is the kernel's shared zero page until written to.
+        let text = String::from_utf8(vec![0; MAX_OFFSET + 1]).unwrap();
+        let source = Arc::new(Source::new("huge.yaml", text));
+        for file in [
+            parse_str(source.clone(), Limits::default()),
+            parse_str_on_two_threads(source.clone(), Limits::default()),
+        ] {
+            assert!(file.documents.is_empty());
+            assert_eq!(file.errors.len(), 1);
+            assert_eq!(file.errors[0].kind, ErrorKind::TooLarge);
+            assert_eq!(
+                file.errors[0].message,
+                "the file is 4294967296 bytes; capkg loads YAML files smaller than 4 GiB"
+            );
+        }
+        assert!(too_large(&"a".repeat(1000)).is_none());
     }
 
     #[test]
@@ -838,7 +881,7 @@ mod tests {
         let file = load("a: \"héllo\"\nb: x\n");
         let root = file.documents[0].root.as_ref().unwrap();
         let b = root.get("b").unwrap();
-        assert_eq!(&file.source.text()[b.span.start..b.span.end], "x");
+        assert_eq!(&file.source.text()[b.span().start..b.span().end], "x");
     }
 
     #[test]
@@ -949,6 +992,6 @@ mod tests {
         let source = Arc::new(Source::new("t", original));
         let file = parse_rewritten(source, Some((rewritten, &map)), Limits::default());
         let b = file.documents[0].root.as_ref().unwrap().get("b").unwrap();
-        assert_eq!(&original[b.span.start..b.span.end], "1");
+        assert_eq!(&original[b.span().start..b.span().end], "1");
     }
 }

@@ -412,13 +412,13 @@ fn first_node_difference(traced: &Node, parsed: &Node, text: &str) -> Option<Str
     };
     let mut stack = vec![(traced, parsed, String::from("$"))];
     while let Some((t, p, path)) = stack.pop() {
-        if t.span != p.span || t.tag != p.tag {
+        if t.span() != p.span() || t.tag != p.tag {
             return Some(format!(
                 "{path}: span/tag {:?} vs {:?}\ntraced: {}\nparsed: {}",
                 t.tag,
                 p.tag,
-                show(t.span),
-                show(p.span)
+                show(t.span()),
+                show(p.span())
             ));
         }
         match (&t.value, &p.value) {
@@ -427,7 +427,7 @@ fn first_node_difference(traced: &Node, parsed: &Node, text: &str) -> Option<Str
                     "{path}: scalar {:?} vs {:?} at {}",
                     t.value,
                     p.value,
-                    show(p.span)
+                    show(p.span())
                 ));
             }
             (Value::Scalar { .. }, Value::Scalar { .. }) => {}
@@ -446,7 +446,12 @@ fn first_node_difference(traced: &Node, parsed: &Node, text: &str) -> Option<Str
                     stack.push((tk, pk, format!("{path}.<key {i}>")));
                 }
             }
-            _ => return Some(format!("{path}: kind or size differs at {}", show(p.span))),
+            _ => {
+                return Some(format!(
+                    "{path}: kind or size differs at {}",
+                    show(p.span())
+                ));
+            }
         }
     }
     None

@@ -157,7 +157,7 @@ pub(super) static STORAGE_VERSION: Rule = Rule {
                                 names.join(", ")
                             ),
                         )
-                        .with_label(first_anchor.span, "also marked here");
+                        .with_label(first_anchor.span(), "also marked here");
                 }
             }
         }

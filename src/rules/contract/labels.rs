@@ -115,7 +115,7 @@ pub(super) static CONTRACT_LABEL: Rule = Rule {
                         )
                         .with_help(help(label));
                     if let Some((_, node)) = contract_labels.first() {
-                        diagnostic.with_label(node.span, "the contract labels it has");
+                        diagnostic.with_label(node.span(), "the contract labels it has");
                     }
                 }
                 _ => {}
@@ -204,7 +204,7 @@ pub(super) static CONTRACT_LABEL_VERSIONS: Rule = Rule {
             }
             let diagnostic = findings.at_node(crd.file, lead.0, message);
             for (node, _, _) in &others {
-                diagnostic.with_label(node.span, "also here");
+                diagnostic.with_label(node.span(), "also here");
             }
             if let Some(resource) = resource {
                 diagnostic.with_help(format!(

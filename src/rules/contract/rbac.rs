@@ -138,7 +138,7 @@ pub(super) static AGGREGATE_TO_MANAGER: Rule = Rule {
                 };
                 diagnostic.with_help(help);
                 if !grants.is_empty() || !aggregated.is_empty() {
-                    diagnostic.with_label(crd.anchor().span, "the CRD");
+                    diagnostic.with_label(crd.anchor().span(), "the CRD");
                 }
             }
         }

@@ -140,7 +140,7 @@ pub(super) static CLIENT_CONFIG: Rule = Rule {
                         ),
                     );
                     if let Some((url_key, _)) = url {
-                        diagnostic.with_label(url_key.span, "`url` given here");
+                        diagnostic.with_label(url_key.span(), "`url` given here");
                     }
                 }
                 (None, None) => {

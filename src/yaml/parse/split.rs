@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::sync::Arc;
 
 use super::{Document, Error, Limits, Loader, YamlFile, is_blank, parse_str, split_documents};
-use crate::yaml::node::{Node, ScalarStyle, Value};
+use crate::yaml::node::{MAX_OFFSET, Node, ScalarStyle, Value};
 use crate::yaml::source::{OffsetMap, Source, Span};
 
 /// Documents at least this large are cut in two when they can be.
@@ -35,8 +35,9 @@ pub fn parse_str_on_two_threads(source: Arc<Source>, limits: Limits) -> YamlFile
 /// Documents of `cut_from` bytes or more are cut when they can be.
 fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
     let text = source.text();
-    // NUL bytes and lone CRs are reported, and loaded around, by the one-thread loader.
-    if has_hostile_bytes(text) {
+    // NUL bytes and lone CRs are reported, and loaded around, by the one-thread loader; a text
+    // too large to load is refused there.
+    if has_hostile_bytes(text) || text.len() > MAX_OFFSET {
         return parse_str(source, limits);
     }
     let identity = OffsetMap::identity();
@@ -374,19 +375,19 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
     let mut tails: Vec<(Vec<(Node, Node)>, Span)> = Vec::with_capacity(cut.keys.len());
     let mut node = second;
     for (_, key) in &cut.keys {
-        let span = node.span;
+        let span = node.span();
         let Value::Mapping(mapping) = node.value else {
             return None;
         };
         let mut entries = mapping.entries.into_iter();
         let (copied, value) = entries.next()?;
-        if copied.scalar_text() != Some(key.as_str()) || copied.span.start != cut.at {
+        if copied.scalar_text() != Some(key.as_str()) || copied.span().start != cut.at {
             return None;
         }
         tails.push((entries.collect(), span));
         node = value;
     }
-    let sequence_end = node.span.end;
+    let sequence_end = node.span().end;
     let Value::Sequence(items) = node.value else {
         return None;
     };
@@ -397,14 +398,14 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
     // The first part: the same keys, each the last entry of its mapping, then the sequence.
     let mut place = &mut first;
     for ((at, key), (tail, span)) in cut.keys.iter().zip(tails) {
-        place.span.end = span.end;
+        place.set_span(Span::new(place.span().start, span.end));
         let Value::Mapping(mapping) = &mut place.value else {
             return None;
         };
         let (last_key, _) = mapping.entries.last()?;
         if place.tag.is_some()
             || last_key.scalar_text() != Some(key.as_str())
-            || last_key.span.start != *at
+            || last_key.span().start != *at
         {
             return None;
         }
@@ -431,10 +432,10 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
     let next_token = cut.at + cut.dash_column;
     let mut last = place.as_sequence_mut()?.last_mut();
     while let Some(node) = last {
-        if node.span.end != cut.at {
+        if node.span().end != cut.at {
             break;
         }
-        node.span.end = next_token;
+        node.set_span(Span::new(node.span().start, next_token));
         last = match &mut node.value {
             Value::Sequence(items) => items.last_mut(),
             Value::Mapping(mapping) => mapping.entries.last_mut().map(|(_, value)| value),
@@ -449,7 +450,7 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
             }
         };
     }
-    place.span.end = sequence_end;
+    place.set_span(Span::new(place.span().start, sequence_end));
     place.as_sequence_mut()?.extend(items);
     Some(first)
 }
@@ -460,7 +461,7 @@ fn is_block_sequence_at(text: &str, node: &Node, column: usize) -> bool {
         return false;
     };
     let line_start = text
-        .get(..first.span.start)
+        .get(..first.span().start)
         .and_then(|before| before.rfind('\n'))
         .map_or(0, |i| i + 1);
     text.get(line_start + column..)
@@ -512,8 +513,8 @@ mod tests {
     fn first_difference(split: &Node, whole: &Node) -> String {
         let mut stack = vec![(split, whole, String::from("$"))];
         while let Some((s, w, path)) = stack.pop() {
-            if s.span != w.span || s.tag != w.tag {
-                return format!("{path}: {:?} vs {:?}", s.span, w.span);
+            if s.span() != w.span() || s.tag != w.tag {
+                return format!("{path}: {:?} vs {:?}", s.span(), w.span());
             }
             match (&s.value, &w.value) {
                 (Value::Sequence(si), Value::Sequence(wi)) if si.len() == wi.len() => {

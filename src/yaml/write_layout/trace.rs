@@ -2,7 +2,7 @@
 //! from that the documents a YAML reader loads from the text, without reading it (see the
 //! [`super`] module documentation for the span conventions it follows).
 
-use crate::yaml::node::{Node, ScalarStyle, Value};
+use crate::yaml::node::{MAX_OFFSET, Node, ScalarStyle, Value};
 use crate::yaml::parse::Document;
 use crate::yaml::source::Span;
 
@@ -46,7 +46,13 @@ impl Trace {
         let mut stack: Vec<&mut Node> = nodes.iter_mut().rev().collect();
         while let Some(node) = stack.pop() {
             let record = records.next()?;
-            node.span = shift(Span::new(record.start as usize, record.end as usize));
+            let span = shift(Span::new(record.start as usize, record.end as usize));
+            // Past what a node holds (the second half of a text of 4 GiB or more), the caller
+            // parses the text instead, and the loader refuses it.
+            if span.end > MAX_OFFSET {
+                return None;
+            }
+            node.set_span(span);
             match &mut node.value {
                 Value::Scalar { text, style } => {
                     *style = record.style;
