@@ -75,23 +75,32 @@ pub fn write_document(node: &Node) -> Result<String, WriteError> {
 /// parts are joined with `---`, then one leading and one trailing line break are removed. The
 /// result has no leading `---` and no final line break.
 pub fn join_documents<S: AsRef<str>>(parts: &[S]) -> String {
-    let mut joined = String::new();
-    for (index, part) in parts.iter().enumerate() {
-        let part = part.as_ref();
-        if index > 0 {
-            joined.push_str("---");
-        }
-        if !part.starts_with('\n') {
-            joined.push('\n');
-        }
-        joined.push_str(part);
-        if !part.ends_with('\n') {
-            joined.push('\n');
-        }
+    fn pieces(index: usize, part: &str) -> [&str; 4] {
+        [
+            if index > 0 { "---" } else { "" },
+            if part.starts_with('\n') { "" } else { "\n" },
+            part,
+            if part.ends_with('\n') { "" } else { "\n" },
+        ]
     }
-    let trimmed = joined.strip_prefix('\n').unwrap_or(&joined);
-    let trimmed = trimmed.strip_suffix('\n').unwrap_or(trimmed);
-    trimmed.to_string()
+    let all = || {
+        parts
+            .iter()
+            .enumerate()
+            .flat_map(move |(index, part)| pieces(index, part.as_ref()))
+            .filter(|piece| !piece.is_empty())
+    };
+    // Built once at its final size, plus the line break callers add at the end: a components
+    // file's text is megabytes, and each copy or regrowth of it is fresh memory to fault in.
+    let size: usize = all().map(str::len).sum();
+    let mut joined = String::with_capacity(size + 1);
+    for (index, piece) in all().enumerate() {
+        // The first piece starts with a line break and the last ends with one (each part is
+        // put between two): JoinYaml removes both.
+        joined.push_str(if index == 0 { &piece[1..] } else { piece });
+    }
+    joined.pop();
+    joined
 }
 
 /// cluster-api's `FromUnstructured`: every document written, then joined.
@@ -424,6 +433,13 @@ mod tests {
         );
         assert_eq!(join_documents::<&str>(&[]), "");
         assert_eq!(join_documents(&["a: 1\n"]), "a: 1");
+        assert_eq!(join_documents(&[""]), "");
+        assert_eq!(join_documents(&["", ""]), "\n---\n");
+        assert_eq!(join_documents(&["\n"]), "");
+        // Room for the caller's final line break.
+        let joined = join_documents(&["a: 1", "b: 2"]);
+        assert_eq!(joined, "a: 1\n---\nb: 2");
+        assert!(joined.capacity() > joined.len());
     }
 
     /// Rows of sigs.k8s.io/yaml v1.6.0 TestYAMLToJSON, YAML -> JSON -> YAML. Through
