@@ -400,11 +400,26 @@ pub fn load_components(
         subst::process(bytes, values).map_err(ClusterctlError::SubstComponents)?
     };
     let text = String::from_utf8(substituted).map_err(|_| ClusterctlError::NotText)?;
-    let file = super::parallel::parse(Arc::new(Source::new(name, text)));
-    let as_written = keep_as_written.then(|| {
-        let written = Arc::new(Source::new(name, String::from_utf8_lossy(bytes)));
-        yaml::load_beside(written, &file, Limits::default())
+    let source = Arc::new(Source::new(name, text));
+    if !keep_as_written {
+        let file = super::parallel::parse(source);
+        return Ok(LoadedComponents {
+            file,
+            as_written: None,
+        });
+    }
+    let written = Arc::new(Source::new(name, String::from_utf8_lossy(bytes)));
+    // The documents substitution changed are loaded as written while the substituted text is.
+    let (file, differing) = std::thread::scope(|scope| {
+        let differing =
+            scope.spawn(|| yaml::load_differing(written, source.text(), Limits::default()));
+        let file = super::parallel::parse(source.clone());
+        match differing.join() {
+            Ok(differing) => (file, differing),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     });
+    let as_written = Some(yaml::load_beside(differing, &file));
     Ok(LoadedComponents { file, as_written })
 }
 

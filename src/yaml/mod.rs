@@ -25,7 +25,7 @@ mod write_tests;
 
 pub use node::{Mapping, Node, ScalarStyle, Tag, Value};
 pub use parse::{
-    AsWritten, Document, Error, ErrorKind, Limits, YamlFile, load_beside, parse_file,
-    parse_rewritten, parse_str, parse_str_on_two_threads,
+    AsWritten, Differing, Document, Error, ErrorKind, Limits, YamlFile, load_beside,
+    load_differing, parse_file, parse_rewritten, parse_str, parse_str_on_two_threads,
 };
 pub use source::{OffsetMap, Position, Source, Span};

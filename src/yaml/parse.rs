@@ -17,7 +17,7 @@ use saphyr_parser::{Event, Marker, Parser, ScanError};
 mod as_written;
 mod split;
 
-pub use as_written::{AsWritten, load_beside};
+pub use as_written::{AsWritten, Differing, load_beside, load_differing};
 pub use split::parse_str_on_two_threads;
 
 use super::node::{MAX_OFFSET, Mapping, Node, Tag, Value, is_merge_key, resolve_merge_keys};

@@ -54,12 +54,92 @@ impl AsWritten {
     }
 }
 
-/// Loads `source` beside `near`, a loaded text whose documents are mostly the same text (the
-/// same file substituted). Where anything could make the two loads differ beyond their texts
-/// (bytes the loader rewrites, an error that stops a document early, aliases, whose budget
-/// counts across documents, a different number of documents), `source` is loaded whole.
-pub fn load_beside(source: Arc<Source>, near: &YamlFile, limits: Limits) -> AsWritten {
-    if let Some(reused) = reuse(&source, near, limits) {
+/// The documents of a text that differ from those of a near copy of it, loaded: the part of
+/// [`load_beside`] that needs only the two texts, so that it can run while the copy is loaded.
+#[derive(Debug)]
+pub struct Differing {
+    source: Arc<Source>,
+    limits: Limits,
+    /// `None` when the text must be loaded whole.
+    documents: Option<Vec<Pairing>>,
+}
+
+/// A non-empty document of the text and the near copy's at the same place.
+#[derive(Debug)]
+struct Pairing {
+    chunk: Span,
+    near_chunk: Span,
+    /// For a document whose text differs: its root and its repeated-key errors.
+    loaded: Option<(Option<Node>, Vec<Error>)>,
+}
+
+/// Splits `source` and `near_text` into documents and loads those of `source` whose text
+/// differs.
+pub fn load_differing(source: Arc<Source>, near_text: &str, limits: Limits) -> Differing {
+    let documents = pair_and_load(source.text(), near_text, limits);
+    Differing {
+        source,
+        limits,
+        documents,
+    }
+}
+
+fn pair_and_load(text: &str, near_text: &str, limits: Limits) -> Option<Vec<Pairing>> {
+    if super::split::has_hostile_bytes(text) || super::split::has_hostile_bytes(near_text) {
+        return None;
+    }
+    let identity = OffsetMap::identity();
+    let chunks_of = |text: &str| -> Vec<Span> {
+        // Separator errors are not wanted; the loader only collects them.
+        let mut scratch = Loader::new(limits, &identity);
+        split_documents(text, &mut scratch)
+            .into_iter()
+            .filter(|chunk| !is_blank(&text[chunk.start..chunk.end]))
+            .collect()
+    };
+    let (chunks, near_chunks) = (chunks_of(text), chunks_of(near_text));
+    if chunks.len() != near_chunks.len() {
+        return None;
+    }
+    let mut documents = Vec::with_capacity(chunks.len());
+    for (chunk, near_chunk) in chunks.into_iter().zip(near_chunks) {
+        let same =
+            text.get(chunk.start..chunk.end) == near_text.get(near_chunk.start..near_chunk.end);
+        let loaded = if same {
+            None
+        } else {
+            let mut loader = Loader::new(limits, &identity);
+            let root = loader.load_document(text, chunk);
+            let repeated_keys_only = loader
+                .errors
+                .iter()
+                .all(|e| e.kind == ErrorKind::DuplicateKey);
+            if loader.alias_nodes > 0 || !repeated_keys_only {
+                return None;
+            }
+            Some((root, loader.errors))
+        };
+        documents.push(Pairing {
+            chunk,
+            near_chunk,
+            loaded,
+        });
+    }
+    Some(documents)
+}
+
+/// Loads the text of `differing` beside `near`, the load of the near copy it was split against:
+/// a loaded text whose documents are mostly the same text (the same file substituted). Where
+/// anything could make the two loads differ beyond their texts (bytes the loader rewrites, an
+/// error that stops a document early, aliases, whose budget counts across documents, a
+/// different number of documents), the text is loaded whole.
+pub fn load_beside(differing: Differing, near: &YamlFile) -> AsWritten {
+    let Differing {
+        source,
+        limits,
+        documents,
+    } = differing;
+    if let Some(reused) = documents.and_then(|documents| reuse(&source, documents, near)) {
         return reused;
     }
     let file = parse_str(source, limits);
@@ -78,77 +158,62 @@ pub fn load_beside(source: Arc<Source>, near: &YamlFile, limits: Limits) -> AsWr
     }
 }
 
-/// `None` when `source` must be loaded whole.
-fn reuse(source: &Arc<Source>, near: &YamlFile, limits: Limits) -> Option<AsWritten> {
-    let text = source.text();
-    let near_text = near.source.text();
-    if super::split::has_hostile_bytes(text) || super::split::has_hostile_bytes(near_text) {
-        return None;
-    }
+/// `None` when the text must be loaded whole.
+fn reuse(source: &Arc<Source>, pairings: Vec<Pairing>, near: &YamlFile) -> Option<AsWritten> {
     let reusable = near
         .errors
         .iter()
         .all(|e| matches!(e.kind, ErrorKind::DuplicateKey | ErrorKind::Separator));
-    if !reusable {
+    // The near copy's documents must be the ones it was split into here.
+    let same_documents = near.documents.len() == pairings.len()
+        && near
+            .documents
+            .iter()
+            .zip(&pairings)
+            .all(|(document, pairing)| document.span == pairing.near_chunk);
+    if !reusable || !same_documents {
         return None;
     }
-    let identity = OffsetMap::identity();
-    // Separator errors are not wanted; the loader only collects them.
-    let mut scratch = Loader::new(limits, &identity);
-    let chunks: Vec<Span> = split_documents(text, &mut scratch)
-        .into_iter()
-        .filter(|chunk| !is_blank(&text[chunk.start..chunk.end]))
-        .collect();
-    if chunks.len() != near.documents.len() {
-        return None;
-    }
-    let mut documents = Vec::with_capacity(chunks.len());
+    let mut documents = Vec::with_capacity(pairings.len());
     let mut repeated_keys = Vec::new();
     let mut near_errors = near
         .errors
         .iter()
         .filter(|e| e.kind == ErrorKind::DuplicateKey)
         .peekable();
-    for (index, (chunk, document)) in chunks.iter().zip(&near.documents).enumerate() {
-        let theirs = document.span;
+    for (index, pairing) in pairings.into_iter().enumerate() {
+        let theirs = pairing.near_chunk;
         let mut in_document = Vec::new();
         while let Some(error) = near_errors.next_if(|e| e.span.start < theirs.end) {
             in_document.push(error);
         }
-        if text.get(chunk.start..chunk.end) == near_text.get(theirs.start..theirs.end) {
-            let shift = |span: Span| {
-                Span::new(
-                    span.start - theirs.start + chunk.start,
-                    span.end - theirs.start + chunk.start,
-                )
-            };
-            for error in in_document {
-                if error.span.start < theirs.start {
-                    return None;
+        match pairing.loaded {
+            None => {
+                let shift = |span: Span| {
+                    Span::new(
+                        span.start - theirs.start + pairing.chunk.start,
+                        span.end - theirs.start + pairing.chunk.start,
+                    )
+                };
+                for error in in_document {
+                    if error.span.start < theirs.start {
+                        return None;
+                    }
+                    repeated_keys.push(Error {
+                        span: shift(error.span),
+                        related: error
+                            .related
+                            .as_ref()
+                            .map(|(span, note)| (shift(*span), note.clone())),
+                        ..error.clone()
+                    });
                 }
-                repeated_keys.push(Error {
-                    span: shift(error.span),
-                    related: error
-                        .related
-                        .as_ref()
-                        .map(|(span, note)| (shift(*span), note.clone())),
-                    ..error.clone()
-                });
+                documents.push(WrittenDocument::Near(index));
             }
-            documents.push(WrittenDocument::Near(index));
-        } else {
-            let mut loader = Loader::new(limits, &identity);
-            let root = loader.load_document(text, *chunk);
-            if loader.alias_nodes > 0 {
-                return None;
+            Some((root, errors)) => {
+                repeated_keys.extend(errors);
+                documents.push(WrittenDocument::Own(root));
             }
-            for error in loader.errors {
-                match error.kind {
-                    ErrorKind::DuplicateKey => repeated_keys.push(error),
-                    _ => return None,
-                }
-            }
-            documents.push(WrittenDocument::Own(root));
         }
     }
     Some(AsWritten {
@@ -172,12 +237,18 @@ mod tests {
 
     /// The repeated keys reusing `near` gives, `None` when the raw text is loaded whole.
     fn reused(raw: &str, near: &str) -> Option<Vec<Error>> {
-        reuse(&source(raw), &load(near), Limits::default()).map(|w| w.repeated_keys)
+        let pairings = pair_and_load(raw, near, Limits::default())?;
+        reuse(&source(raw), pairings, &load(near)).map(|w| w.repeated_keys)
     }
 
-    /// The public function: the reuse, else the whole load.
+    fn beside(raw: &str, near: &YamlFile) -> AsWritten {
+        let differing = load_differing(source(raw), near.source.text(), Limits::default());
+        load_beside(differing, near)
+    }
+
+    /// The public functions: the reuse, else the whole load.
     fn either(raw: &str, near: &str) -> Vec<Error> {
-        load_beside(source(raw), &load(near), Limits::default()).repeated_keys
+        beside(raw, &load(near)).repeated_keys
     }
 
     /// What loading the raw text whole gives.
@@ -192,7 +263,7 @@ mod tests {
     /// The roots as written, beside `near`, against those of the whole load.
     fn assert_same_roots(raw: &str, near: &str) {
         let near = load(near);
-        let beside = load_beside(source(raw), &near, Limits::default());
+        let beside = beside(raw, &near);
         let whole = load(raw);
         let strip = |node: &Node| crate::yaml::json_value::JsonValue::from_node(node).ok();
         let ours: Vec<_> = beside.roots(&near).map(strip).collect();
@@ -223,7 +294,9 @@ mod tests {
         let nul = "a: 1\na: 2\n---\nb: \0\n";
         let cases = [
             // An error that stops a document early in the near copy.
-            (raw, "a: 1\na: 2\n---\nb: [\n"),
+            ("a: 1\na: 2\n---\nb: 1\n", "a: 1\na: 2\n---\nb: [\n"),
+            // An error in a document that differs.
+            (raw, "a: 1\na: 2\n---\nb: 1\n"),
             // A different number of documents.
             (raw, "a: 1\na: 2\n"),
             // An alias in a document that differs.
