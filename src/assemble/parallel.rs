@@ -6,7 +6,9 @@
 //! first half's length are the read-back of the whole. Below [`PARALLEL_FROM`] bytes a second
 //! thread costs more than it saves and everything runs on the caller's thread.
 
-use std::sync::Arc;
+use std::cmp::Reverse;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 
@@ -23,9 +25,9 @@ pub(super) fn parse(source: Arc<Source>) -> YamlFile {
 
 /// `f` over `items`, on two threads when `large`; the results in the items' order, so what a
 /// caller makes of them never depends on scheduling. `weights` estimate the items' work, in
-/// their order (a missing one counts as nothing): the items are shared out by them
-/// ([`split_by_share`]), not by count, because a components file's work is mostly in a few large
-/// CustomResourceDefinitions.
+/// their order (a missing one counts as nothing): the threads take the heaviest items first,
+/// each the next one when it is done ([`on_two_threads`]), because a components file's work is
+/// mostly in a few large CustomResourceDefinitions.
 pub(super) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     large: bool,
@@ -35,11 +37,10 @@ pub(super) fn map_in_order<T: Sync, R: Send>(
     if !large || items.len() < 2 {
         return items.iter().map(&f).collect();
     }
-    let [first, second] = split_by_share(items.iter().enumerate(), weights);
-    let map = |share: Vec<(usize, &T)>| -> Vec<(usize, R)> {
-        share.into_iter().map(|(i, item)| (i, f(item))).collect()
-    };
-    in_order(items.len(), on_two_threads(first, second, map))
+    let done = on_two_threads(heaviest_first(items.iter(), weights), |_, item| {
+        Some(f(item))
+    });
+    in_order(items.len(), done)
 }
 
 /// [`map_in_order`] of owned items, each moved into `f`.
@@ -53,16 +54,15 @@ pub(super) fn map_owned_in_order<T: Send, R: Send>(
         return items.into_iter().map(&f).collect();
     }
     let count = items.len();
-    let [first, second] = split_by_share(items.into_iter().enumerate(), weights);
-    let map = |share: Vec<(usize, T)>| -> Vec<(usize, R)> {
-        share.into_iter().map(|(i, item)| (i, f(item))).collect()
-    };
-    in_order(count, on_two_threads(first, second, map))
+    let done = on_two_threads(heaviest_first(items.into_iter(), weights), |_, item| {
+        Some(f(item))
+    });
+    in_order(count, done)
 }
 
-/// `f` on every item, on two threads when `large` (shared out by `weights`, as in
-/// [`map_in_order`]), each thread stopping at its first error; the error returned is the first
-/// in the items' order, the one a loop returns (the items are of no further use after an error).
+/// `f` on every item, on two threads when `large` (as [`map_in_order`] shares them); the error
+/// returned is the first in the items' order, the one a loop returns. Once an item fails, the
+/// items after it are skipped (they are of no further use), the ones before it still run.
 pub(super) fn try_for_each_in_order<T: Send, E: Send>(
     items: &mut [T],
     large: bool,
@@ -72,59 +72,69 @@ pub(super) fn try_for_each_in_order<T: Send, E: Send>(
     if !large || items.len() < 2 {
         return items.iter_mut().try_for_each(&f);
     }
-    let [first, second] = split_by_share(items.iter_mut().enumerate(), weights);
-    let run = |share: Vec<(usize, &mut T)>| -> Option<(usize, E)> {
-        share
-            .into_iter()
-            .find_map(|(i, item)| f(item).err().map(|error| (i, error)))
+    let first_failed = AtomicUsize::new(usize::MAX);
+    let failures = on_two_threads(heaviest_first(items.iter_mut(), weights), |i, item| {
+        if i > first_failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        let error = f(item).err()?;
+        first_failed.fetch_min(i, Ordering::Relaxed);
+        Some(error)
+    });
+    match failures.into_iter().min_by_key(|(i, _)| *i) {
+        Some((_, error)) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// The items with their indices, the heaviest (by `weights`, in the items' order) first; equal
+/// weights in the items' order.
+fn heaviest_first<W>(items: impl Iterator<Item = W>, weights: &[usize]) -> Vec<(usize, W)> {
+    let mut weighed: Vec<(usize, W)> = items.enumerate().collect();
+    let weight = |i: usize| weights.get(i).copied().unwrap_or(0);
+    weighed.sort_by_key(|&(i, _)| (Reverse(weight(i)), i));
+    weighed
+}
+
+/// `run` on every `(index, item)` of `work` on two threads, each taking the next item when it is
+/// done, in `work`'s order (the longest-processing-time rule, when the heaviest come first); the
+/// results `run` gives, with their indices, in no particular order. A panic on the other thread
+/// is a bug, and is raised again on this thread.
+fn on_two_threads<W: Send, R: Send>(
+    work: Vec<(usize, W)>,
+    run: impl Fn(usize, W) -> Option<R> + Sync,
+) -> Vec<(usize, R)> {
+    let queue = Mutex::new(work.into_iter());
+    let worker = || {
+        let mut done = Vec::new();
+        loop {
+            // A poisoned lock means the other thread panicked; its panic is raised below.
+            let next = match queue.lock() {
+                Ok(mut queue) => queue.next(),
+                Err(_) => None,
+            };
+            let Some((i, item)) = next else { break };
+            if let Some(result) = run(i, item) {
+                done.push((i, result));
+            }
+        }
+        done
     };
-    let [a, b] = on_two_threads(first, second, run);
-    match (a, b) {
-        (Some(a), Some(b)) => Err(if a.0 <= b.0 { a.1 } else { b.1 }),
-        (Some((_, error)), None) | (None, Some((_, error))) => Err(error),
-        (None, None) => Ok(()),
-    }
-}
-
-/// Two shares of `items` of about equal weight (`weights`, in the items' order): the heaviest
-/// first, each to the share with less so far (the longest-processing-time rule); each share in
-/// the items' order.
-fn split_by_share<I: Iterator>(items: I, weights: &[usize]) -> [Vec<I::Item>; 2] {
-    let mut weighed: Vec<(usize, usize, I::Item)> = items
-        .enumerate()
-        .map(|(order, item)| (weights.get(order).copied().unwrap_or(0), order, item))
-        .collect();
-    weighed.sort_by_key(|&(weight, order, _)| (std::cmp::Reverse(weight), order));
-    let mut totals = [0usize; 2];
-    let mut shares: [Vec<(usize, I::Item)>; 2] = [Vec::new(), Vec::new()];
-    for (weight, order, item) in weighed {
-        let share = usize::from(totals[0] > totals[1]);
-        totals[share] += weight;
-        shares[share].push((order, item));
-    }
-    shares.map(|mut share| {
-        share.sort_by_key(|&(order, _)| order);
-        share.into_iter().map(|(_, item)| item).collect()
-    })
-}
-
-/// `run` on each share, the second on another thread. A panic there is a bug, and is raised
-/// again on this thread.
-fn on_two_threads<W: Send, R: Send>(first: W, second: W, run: impl Fn(W) -> R + Sync) -> [R; 2] {
     std::thread::scope(|scope| {
-        let other = scope.spawn(|| run(second));
-        let mine = run(first);
+        let other = scope.spawn(worker);
+        let mut done = worker();
         match other.join() {
-            Ok(theirs) => [mine, theirs],
+            Ok(theirs) => done.extend(theirs),
             Err(panic) => std::panic::resume_unwind(panic),
         }
+        done
     })
 }
 
-/// The results of both shares, by the index each carries.
-fn in_order<R>(count: usize, shares: [Vec<(usize, R)>; 2]) -> Vec<R> {
+/// Results by the index each carries, in the items' order.
+fn in_order<R>(count: usize, done: Vec<(usize, R)>) -> Vec<R> {
     let mut slots: Vec<Option<R>> = (0..count).map(|_| None).collect();
-    for (i, result) in shares.into_iter().flatten() {
+    for (i, result) in done {
         if let Some(slot) = slots.get_mut(i) {
             *slot = Some(result);
         }
@@ -292,18 +302,21 @@ mod tests {
     }
 
     #[test]
-    fn shares_are_balanced_by_weight_not_by_count() {
-        // One heavy item and many light ones: the heavy one alone on one side.
-        let [a, b] = split_by_share(0..8, &[1, 1, 1, 1000, 1, 1, 1, 1]);
-        assert_eq!(a, vec![3]);
-        assert_eq!(b, vec![0, 1, 2, 4, 5, 6, 7]);
-        // Equal weights: alternate, each share in the items' order.
-        let [a, b] = split_by_share(0..5, &[5, 5, 5, 5, 5]);
-        assert_eq!(a, vec![0, 2, 4]);
-        assert_eq!(b, vec![1, 3]);
-        // Missing weights count as nothing.
-        let [a, b] = split_by_share(0..3, &[7]);
-        assert_eq!((a, b), (vec![0], vec![1, 2]));
+    fn the_heaviest_items_are_taken_first() {
+        let order = |weights: &[usize], count: usize| -> Vec<usize> {
+            heaviest_first(0..count, weights)
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect()
+        };
+        assert_eq!(order(&[1, 1, 1, 1000, 1, 50], 6), vec![3, 5, 0, 1, 2, 4]);
+        // Missing weights count as nothing; equal weights keep the items' order.
+        assert_eq!(order(&[7], 3), vec![0, 1, 2]);
+        // Every item runs once, whichever thread takes it.
+        let work: Vec<(usize, usize)> = (0..100).map(|i| (i, i)).collect();
+        let mut done = on_two_threads(work, |i, item| Some(i + item));
+        done.sort();
+        assert_eq!(done, (0..100).map(|i| (i, 2 * i)).collect::<Vec<_>>());
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 use std::cmp::Reverse;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{Document, Error, Limits, Loader, YamlFile, is_blank, parse_str, split_documents};
 use crate::yaml::node::{MAX_OFFSET, Node, ScalarStyle, Value};
@@ -64,24 +65,24 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
             }),
         }
     }
-    // Largest first, each to the thread with less to do.
+    // Largest first, each thread taking the next piece when it is done: bytes are only an
+    // estimate of a piece's work (a static split by bytes left one thread idle for a fifth
+    // of the load).
     let mut order: Vec<usize> = (0..pieces.len()).collect();
     order.sort_by_key(|&i| Reverse(pieces[i].len()));
-    let mut shares: [(usize, Vec<usize>); 2] = [(0, Vec::new()), (0, Vec::new())];
-    for i in order {
-        let share = if shares[0].0 <= shares[1].0 { 0 } else { 1 };
-        shares[share].0 += pieces[i].len();
-        shares[share].1.push(i);
-    }
-    let load = |share: &[usize]| -> Vec<(usize, Loaded)> {
-        share
-            .iter()
-            .filter_map(|&i| Some((i, load_piece(text, pieces.get(i)?, limits))))
-            .collect()
+    let next = AtomicUsize::new(0);
+    let load = || -> Vec<(usize, Loaded)> {
+        let mut loaded = Vec::new();
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if let Some(piece) = pieces.get(i) {
+                loaded.push((i, load_piece(text, piece, limits)));
+            }
+        }
+        loaded
     };
     let (mine, theirs) = std::thread::scope(|scope| {
-        let theirs = scope.spawn(|| load(&shares[1].1));
-        (load(&shares[0].1), theirs.join())
+        let theirs = scope.spawn(load);
+        (load(), theirs.join())
     });
     let Ok(theirs) = theirs else {
         // A panic in the loader would be a bug; load the ordinary way.
