@@ -14,7 +14,9 @@
 # from other processes falls on all three alike; each figure is the median of its runs. Printed
 # per tool: wall milliseconds and user+sys CPU milliseconds (from /usr/bin/time), and the ratio of
 # kustomize's wall time to capkg's. kustomize uses both cores; on a shared machine the CPU column
-# is the steadier before/after figure for capkg itself.
+# is the steadier before/after figure for capkg itself. A `harness` row times `true` the same way:
+# what the measuring itself (date, /usr/bin/time, fork and exec) adds to every wall figure. The
+# ratios are of the figures as measured, harness included.
 set -euo pipefail
 
 runs="${1:-7}"
@@ -94,12 +96,13 @@ YAML
         timed render "$capkg" render "$dir/release/$base" --provider bench -n bench-system "${vars[@]}"
         timed assemble "$capkg" -q --format json assemble --config "$dir/release/capkg.yaml" --out "$dir/out"
         timed kustomize kubectl kustomize "$dir/kustomize"
+        timed harness true
     done
     local kw
     kw=$(cut -d' ' -f1 < "$work/kustomize.times" | median)
     printf '%s: %s (%d bytes), median of %d interleaved runs\n' "$label" "${input#"$corpus"/}" "$(stat -c %s "$input")" "$runs"
     printf '  %-18s %10s %10s %8s\n' tool wall_ms cpu_ms ratio
-    for tool in render assemble kustomize; do
+    for tool in render assemble kustomize harness; do
         local w c
         w=$(cut -d' ' -f1 < "$work/$tool.times" | median)
         c=$(cut -d' ' -f2 < "$work/$tool.times" | median)

@@ -157,8 +157,9 @@ pub fn parse_rewritten(
     let mut loader = Loader::new(limits, map);
     let cleaned = check_bytes(text, &mut loader);
     let text = cleaned.as_deref().unwrap_or(text);
-    let mut documents = Vec::new();
-    for chunk in split_documents(text, &mut loader) {
+    let chunks = split_documents(text, &mut loader);
+    let mut documents = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
         if is_blank(&text[chunk.start..chunk.end]) {
             continue;
         }

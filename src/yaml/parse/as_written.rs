@@ -27,7 +27,7 @@ pub struct AsWritten {
 enum WrittenDocument {
     /// The same text as the near copy's document at this index.
     Near(usize),
-    /// Loaded from the text (`None`: it holds only `null`).
+    /// Loaded from the text (`None`: it holds only `null`, or did not load).
     Own(Option<Node>),
 }
 
