@@ -53,14 +53,39 @@ pub struct AssembleOptions {
 }
 
 /// One file of the release.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct AssembledFile {
     /// The name in the release folder (`infrastructure-components.yaml`).
     pub name: String,
-    pub bytes: Vec<u8>,
+    /// The file's text, shared with the loaded copy lint reads: a components file is megabytes,
+    /// and a copy of it was a whole input's worth of the peak memory.
+    text: Arc<Source>,
     /// The file it was copied from, for files copied unchanged.
     pub copied_from: Option<PathBuf>,
 }
+
+impl AssembledFile {
+    pub fn bytes(&self) -> &[u8] {
+        self.text.text().as_bytes()
+    }
+
+    /// The bytes, moved out when nothing else holds them.
+    fn into_bytes(self) -> Vec<u8> {
+        Arc::try_unwrap(self.text)
+            .map(Source::into_text)
+            .unwrap_or_else(|shared| shared.text().to_string())
+            .into_bytes()
+    }
+}
+
+impl PartialEq for AssembledFile {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.name, self.bytes(), &self.copied_from)
+            == (&other.name, other.bytes(), &other.copied_from)
+    }
+}
+
+impl Eq for AssembledFile {}
 
 /// A release assembled in memory: one tag, one or several providers.
 #[derive(Debug, Clone)]
@@ -106,16 +131,25 @@ impl AssembledRelease {
     }
 
     /// Every file to write or publish, `checksums.txt` included, by name.
-    pub fn all_files(&self) -> Vec<(String, Vec<u8>)> {
-        let mut all: Vec<(String, Vec<u8>)> = self
+    pub fn all_files(&self) -> Vec<(&str, &[u8])> {
+        let mut all: Vec<(&str, &[u8])> = self
             .files
             .iter()
-            .map(|f| (f.name.clone(), f.bytes.clone()))
+            .map(|f| (f.name.as_str(), f.bytes()))
             .collect();
-        all.push((
-            CHECKSUMS_FILE.to_string(),
-            self.checksums.clone().into_bytes(),
-        ));
+        all.push((CHECKSUMS_FILE, self.checksums.as_bytes()));
+        all.sort_by(|a, b| a.0.cmp(b.0));
+        all
+    }
+
+    /// [`AssembledRelease::all_files`], moved out.
+    pub fn into_files(self) -> Vec<(String, Vec<u8>)> {
+        let mut all: Vec<(String, Vec<u8>)> = self
+            .files
+            .into_iter()
+            .map(|f| (f.name.clone(), f.into_bytes()))
+            .collect();
+        all.push((CHECKSUMS_FILE.to_string(), self.checksums.into_bytes()));
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
     }
@@ -280,16 +314,17 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         } else {
             out_dir.join(&name).display().to_string()
         };
-        shared_lint.push(files::load_text(&shown, text.clone(), role));
+        let loaded = files::load_text(&shown, text, role);
         files.push(AssembledFile {
             name,
-            bytes: text.into_bytes(),
+            text: loaded.source().clone(),
             copied_from: Some(path),
         });
+        shared_lint.push(loaded);
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     let checksums_of = |files: &[AssembledFile]| {
-        crate::checksums::write(files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())))
+        crate::checksums::write(files.iter().map(|f| (f.name.as_str(), f.bytes())))
     };
 
     // The release is linted provider by provider, each with the shared `metadata.yaml`, and the
@@ -323,7 +358,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     let lint = || lint_each(&lint_releases);
     // Hashing a large release takes about as long as linting it: one on each core. The other
     // core also finds the line starts of the files, which reporting a finding needs.
-    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
+    let total: usize = files.iter().map(|f| f.bytes().len()).sum();
     let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
         std::thread::scope(|scope| {
             let checksums = scope.spawn(|| {
@@ -484,15 +519,14 @@ fn assemble_provider(
                 .collect(),
         ));
         let shown = out_dir.join(&name);
-        let bytes = yaml.as_bytes().to_vec();
         let written = Arc::new(Source::new(shown.display().to_string(), yaml));
         let loaded = match documents {
             Some(documents) => YamlFile {
-                source: written,
+                source: written.clone(),
                 documents,
                 errors: Vec::new(),
             },
-            None => parallel::parse(written),
+            None => parallel::parse(written.clone()),
         };
         lint_files.push(ReleaseFile {
             path: shown,
@@ -505,7 +539,7 @@ fn assemble_provider(
         });
         files.push(AssembledFile {
             name,
-            bytes,
+            text: written,
             copied_from: None,
         });
     }

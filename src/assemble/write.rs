@@ -40,7 +40,7 @@ impl crate::error::Classified for WriteError {
 }
 
 /// Writes `files` (name, bytes) as the folder `out`, atomically.
-pub fn write_dir(files: &[(String, Vec<u8>)], out: &Path) -> Result<(), WriteError> {
+pub fn write_dir(files: &[(&str, &[u8])], out: &Path) -> Result<(), WriteError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| WriteError::Io { path, source }
@@ -123,10 +123,10 @@ mod tests {
     fn replaces_a_release_folder_but_not_a_foreign_one() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
-        let files = vec![("metadata.yaml".to_string(), b"one".to_vec())];
+        let files: Vec<(&str, &[u8])> = vec![("metadata.yaml", b"one")];
         write_dir(&files, &out).unwrap();
         assert_eq!(std::fs::read(out.join("metadata.yaml")).unwrap(), b"one");
-        let files = vec![("cluster-template.yaml".to_string(), b"two".to_vec())];
+        let files: Vec<(&str, &[u8])> = vec![("cluster-template.yaml", b"two")];
         write_dir(&files, &out).unwrap();
         assert!(!out.join("metadata.yaml").exists());
         assert_eq!(

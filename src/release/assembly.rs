@@ -117,7 +117,7 @@ impl Assembler for ConfigAssembler {
 
     fn assemble(&self, version: &Version) -> Result<Assembled, Error> {
         let config = self.config()?;
-        let release = assemble::plan(
+        let mut release = assemble::plan(
             config,
             &AssembleOptions {
                 version: Some(version.clone()),
@@ -125,16 +125,18 @@ impl Assembler for ConfigAssembler {
             },
         )
         .map_err(Error::Assemble)?;
+        let diagnostics = std::mem::take(&mut release.diagnostics);
+        let providers = std::mem::take(&mut release.providers);
         let files = release
-            .all_files()
+            .into_files()
             .into_iter()
             .map(|(name, bytes)| ReleaseFile::from_bytes(&name, bytes))
             .collect();
         Ok(Assembled {
             root: config.root.clone(),
             files,
-            diagnostics: Some(release.diagnostics),
-            providers: release.providers,
+            diagnostics: Some(diagnostics),
+            providers,
             targets: config.targets.clone(),
             waivers: config.waivers.clone(),
             check_images: config.check_images.unwrap_or(true),
