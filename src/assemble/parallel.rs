@@ -165,7 +165,12 @@ pub(super) fn write_layout_read_back(
     }
     let second = objects.split_off(balanced_split(&objects));
     let (first_written, second_written) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| write_layout::write_documents_traced(&second, String::new()));
+        let second = scope.spawn(|| {
+            // About the size of its objects' source text: grown by doubling from nothing, the
+            // half's text held up to twice its size at the peak.
+            let size: usize = second.iter().map(|o| o.span().len()).sum();
+            write_layout::write_documents_traced(&second, String::with_capacity(size + size / 8))
+        });
         (
             write_layout::write_documents_traced(&objects, buffer),
             second.join(),
