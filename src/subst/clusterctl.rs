@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::parse::{Func, Node, Op, Template, parse};
+use super::parse::{Func, Node, Op, Template, parse, parse_each};
 use super::runes::{go_lower_str, go_upper_str};
 use super::{Error, Lookup, Span};
 
@@ -232,8 +232,10 @@ pub struct Inventory {
 /// `GetVariables` / `GetVariableMap`). Spans and error offsets refer to `input`.
 pub fn inventory(input: &[u8]) -> Result<Inventory, Error> {
     let pre = convert_legacy_vars(input);
-    let template = parse(&pre.text).map_err(|e| pre.map_error(e))?;
-    Ok(Inventory::of(&template, &pre))
+    // Node by node: the template of a large components file need not be kept whole.
+    let mut inv = Inventory::new(&pre);
+    parse_each(&pre.text, |node| inv.add(&node, &pre)).map_err(|e| pre.map_error(e))?;
+    Ok(inv)
 }
 
 fn default_string(f: &Func<'_>) -> Vec<u8> {
@@ -254,22 +256,32 @@ fn default_string(f: &Func<'_>) -> Vec<u8> {
 impl Inventory {
     /// The inventory of an already parsed template; `pre` maps spans back to the original input.
     pub fn of(template: &Template<'_>, pre: &Prepass<'_>) -> Inventory {
-        let mut inv = Inventory {
+        let mut inv = Inventory::new(pre);
+        for node in &template.nodes {
+            inv.add(node, pre);
+        }
+        inv
+    }
+
+    fn new(pre: &Prepass<'_>) -> Inventory {
+        Inventory {
             legacy: pre.rewrites().collect(),
             ..Inventory::default()
-        };
-        for node in &template.nodes {
+        }
+    }
+
+    /// Takes in the template's next top-level node.
+    fn add(&mut self, node: &Node<'_>, pre: &Prepass<'_>) {
+        match node {
             // Only text that lost a `$$` owns its value; find the escapes in its span again.
-            if let Node::Text(t) = node
-                && matches!(t.value, Cow::Owned(_))
-            {
+            Node::Text(t) if matches!(t.value, Cow::Owned(_)) => {
                 let text = &pre.text[t.span.start..t.span.end];
                 let mut i = 0;
                 while let Some(k) = memchr::memchr(b'$', &text[i..]) {
                     let j = i + k;
                     if text.get(j + 1) == Some(&b'$') {
                         let at = t.span.start + j;
-                        inv.escapes.push(pre.span_to_original(Span {
+                        self.escapes.push(pre.span_to_original(Span {
                             start: at,
                             end: at + 2,
                         }));
@@ -279,30 +291,30 @@ impl Inventory {
                     }
                 }
             }
-        }
-        for f in template.funcs() {
-            let default = default_string(f);
-            let span = pre.span_to_original(f.span);
-            if !inv.variables.contains_key(f.name) {
-                inv.variables.insert(
-                    f.name.to_owned(),
-                    Variable {
-                        name: f.name.to_owned(),
-                        default: (!default.is_empty()).then(|| default.clone()),
-                        span,
-                    },
-                );
+            Node::Text(_) => {}
+            Node::Func(f) => {
+                let default = default_string(f);
+                let span = pre.span_to_original(f.span);
+                if !self.variables.contains_key(f.name) {
+                    self.variables.insert(
+                        f.name.to_owned(),
+                        Variable {
+                            name: f.name.to_owned(),
+                            default: (!default.is_empty()).then(|| default.clone()),
+                            span,
+                        },
+                    );
+                }
+                self.references.push(Reference {
+                    name: f.name.to_owned(),
+                    op: f.op,
+                    default,
+                    span,
+                    depth: 0,
+                });
+                self.push_nested(f, pre, 1);
             }
-            inv.references.push(Reference {
-                name: f.name.to_owned(),
-                op: f.op,
-                default,
-                span,
-                depth: 0,
-            });
-            inv.push_nested(f, pre, 1);
         }
-        inv
     }
 
     fn push_nested(&mut self, f: &Func<'_>, pre: &Prepass<'_>, depth: usize) {

@@ -238,8 +238,15 @@ fn render_nodes(nodes: &[Node<'_>], s: &mut String) {
 
 /// Parses `input` completely. Any error means the input is not substituted at all.
 pub fn parse(input: &[u8]) -> Result<Template<'_>, Error> {
-    let mut sc = Scanner::new(input);
     let mut nodes = Vec::new();
+    parse_each(input, |node| nodes.push(node))?;
+    Ok(Template { nodes })
+}
+
+/// [`parse`], giving each top-level node to `each` instead of keeping them all: a large file's
+/// template is megabytes of nodes that a single pass over them does not need.
+pub(super) fn parse_each<'a>(input: &'a [u8], mut each: impl FnMut(Node<'a>)) -> Result<(), Error> {
+    let mut sc = Scanner::new(input);
     let len = input.len();
     let mut pos = 0;
     // drone's parseAny, as a loop: one token per iteration.
@@ -247,21 +254,21 @@ pub fn parse(input: &[u8]) -> Result<Template<'_>, Error> {
         if input[pos] == b'$' && input.get(pos + 1) == Some(&b'{') {
             if let Some(f) = plain_ascii_func(input, pos) {
                 pos = f.span.end;
-                nodes.push(Node::Func(f));
+                each(Node::Func(f));
                 continue;
             }
             sc.start = pos;
             sc.pos = pos + 2;
             let f = sc.parse_func(1)?;
-            nodes.push(Node::Func(f));
+            each(Node::Func(f));
             pos = sc.pos;
         } else {
             let (text, end) = top_level_text(input, pos);
-            nodes.push(Node::Text(text));
+            each(Node::Text(text));
             pos = end;
         }
     }
-    Ok(Template { nodes })
+    Ok(())
 }
 
 /// Fast path for the most common expression, `${NAME}` with an ASCII name: the rune scanner
