@@ -89,7 +89,12 @@ fn render_components(
     let warn = !global.quiet;
     let (rendered, warnings) = match load_components(args, role, &name, &bytes, warn) {
         Ok((loaded, options)) => {
-            let warnings = loaded.repeated_keys();
+            // Loaded for the provider name alone, with `--quiet`: no warnings.
+            let warnings = if warn {
+                loaded.repeated_keys()
+            } else {
+                Vec::new()
+            };
             let rendered = clusterctl::generate_provider_from(loaded, &options)
                 .map(String::into_bytes)
                 .map_err(clusterctl_failure);

@@ -330,6 +330,19 @@ fn without_provider_the_name_comes_from_the_labels_as_written() {
         stderr.contains("infrastructure-components.yaml:6:14: duplicate key `k`"),
         "{stderr}"
     );
+    // Loaded for the name alone, `--quiet` still says nothing.
+    let mut quiet = capkg();
+    quiet.args(["-q", "render"]).arg(&file).args([
+        "--clusterctl-config",
+        "/dev/null",
+        "-n",
+        "ns",
+        "--var",
+        "P=x",
+    ]);
+    let output = quiet.output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
 
     // No label names it: that is said first, even when the variables are missing too.
     std::fs::write(
