@@ -356,8 +356,6 @@ pub struct ComponentsOptions {
     pub target_namespace: Option<String>,
     /// The provider's manifest label (`infrastructure-aws`).
     pub provider_label: String,
-    /// `--raw`: skip substitution (clusterctl still parses, moves, labels and sorts).
-    pub skip_substitution: bool,
 }
 
 /// A components file substituted and loaded, and, when asked for, the file as written where it
@@ -384,7 +382,8 @@ impl LoadedComponents {
     }
 }
 
-/// Substitutes (unless `skip_substitution`) and loads a components file. With
+/// Substitutes (unless `skip_substitution`, `--raw`: clusterctl still parses, moves, labels and
+/// sorts) and loads a components file. With
 /// `keep_as_written`, the file as written is loaded too, beside the substituted load
 /// ([`yaml::load_beside`]: only the documents substitution changed are loaded again).
 pub fn load_components(
@@ -423,18 +422,8 @@ pub fn load_components(
     Ok(LoadedComponents { file, as_written })
 }
 
-/// What `clusterctl generate provider` prints for a components file (with its final line break).
-pub fn generate_provider(
-    name: &str,
-    bytes: &[u8],
-    values: &dyn Lookup,
-    options: &ComponentsOptions,
-) -> Result<String, ClusterctlError> {
-    let loaded = load_components(name, bytes, values, options.skip_substitution, false)?;
-    generate_provider_from(loaded, options)
-}
-
-/// [`generate_provider`] of a loaded file.
+/// What `clusterctl generate provider` prints for a loaded components file (with its final line
+/// break).
 pub fn generate_provider_from(
     loaded: LoadedComponents,
     options: &ComponentsOptions,
@@ -476,9 +465,7 @@ pub fn generate_provider_from(
     for object in &mut objects {
         add_common_labels(object, &options.provider_label);
     }
-    // Sorted as indices, so that the weights follow their objects.
-    let mut order: Vec<usize> = (0..objects.len()).collect();
-    go_sort::slice_stable(&mut order, |&a, &b| sorts_first(&objects[a], &objects[b]));
+    let order = sorted_order(&objects);
     let sorted: Vec<&JsonValue> = order.iter().map(|&i| &objects[i]).collect();
     let sorted_weights: Vec<usize> = order.iter().map(|&i| weights[i]).collect();
     let mut out = write_weighted(&sorted, &sorted_weights)?;
@@ -663,9 +650,12 @@ pub fn add_common_labels(object: &mut JsonValue, provider_label: &str) {
 }
 
 /// clusterctl's `sort.SliceStable` with its comparator (not a strict weak order; see
-/// [`crate::go_sort`]).
-pub fn sort_objects(objects: &mut [JsonValue]) {
-    go_sort::slice_stable(objects, sorts_first);
+/// [`crate::go_sort`]), as the objects' indices in their new order: what goes with each object
+/// (its weight) follows it.
+fn sorted_order(objects: &[JsonValue]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..objects.len()).collect();
+    go_sort::slice_stable(&mut order, |&a, &b| sorts_first(&objects[a], &objects[b]));
+    order
 }
 
 /// clusterctl's comparator: Namespaces first, then cert-manager's objects.

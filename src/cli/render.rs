@@ -163,7 +163,6 @@ fn load_components(
     let options = ComponentsOptions {
         target_namespace: args.target_namespace.clone(),
         provider_label: provider_type.manifest_label(&provider_name),
-        skip_substitution: args.raw,
     };
     Ok((loaded, options))
 }

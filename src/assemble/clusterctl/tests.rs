@@ -6,6 +6,16 @@
 
 use super::*;
 
+/// `generate provider` from the file's bytes, substituted.
+fn generate_provider(
+    name: &str,
+    bytes: &[u8],
+    values: &dyn Lookup,
+    options: &ComponentsOptions,
+) -> Result<String, ClusterctlError> {
+    generate_provider_from(load_components(name, bytes, values, false, false)?, options)
+}
+
 fn json(text: &str) -> Vec<JsonValue> {
     decode("row", text).expect("row parses")
 }
@@ -188,11 +198,13 @@ fn common_labels_overwrite_and_non_string_values_wipe_the_others() {
 
 #[test]
 fn order_is_namespace_then_cert_manager_reversed_then_as_written() {
-    let mut objects = json(
+    let objects = json(
         "kind: ServiceAccount\nmetadata: {name: a}\n---\napiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: c}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata: {name: i}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n",
     );
-    sort_objects(&mut objects);
-    let order: Vec<String> = objects.iter().map(kind).collect();
+    let order: Vec<String> = sorted_order(&objects)
+        .into_iter()
+        .map(|i| kind(&objects[i]))
+        .collect();
     assert_eq!(
         order,
         [
@@ -211,7 +223,6 @@ fn generate_provider_adds_a_namespace_and_needs_a_target() {
     let options = ComponentsOptions {
         target_namespace: None,
         provider_label: "infrastructure-infra".into(),
-        skip_substitution: false,
     };
     let err = generate_provider(
         "c",
@@ -283,7 +294,6 @@ fn non_canonical_images_fail_as_in_clusterctl() {
     let options = ComponentsOptions {
         target_namespace: Some("ns".into()),
         provider_label: "infrastructure-infra".into(),
-        skip_substitution: false,
     };
     let err = generate_provider(
         "c",
