@@ -15,6 +15,7 @@ use std::sync::Arc;
 use saphyr_parser::{Event, Marker, Parser, ScanError};
 
 mod as_written;
+mod fast;
 mod split;
 
 pub use as_written::{AsWritten, Differing, load_beside, load_differing};
@@ -326,6 +327,22 @@ enum Frame {
     },
 }
 
+/// A document's tree while it is built from events.
+#[derive(Default)]
+struct Tree {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, (Node, usize)>,
+    root: Option<Node>,
+    documents_seen: usize,
+}
+
+impl Tree {
+    fn finish(self) -> Option<Node> {
+        self.root
+            .filter(|node| !node.is_null() || node.tag.is_some())
+    }
+}
+
 /// The repeated keys of one mapping.
 struct Duplicates {
     /// Where the error is in [`Loader::errors`].
@@ -440,200 +457,225 @@ impl<'m> Loader<'m> {
         }
     }
 
+    /// Loads one chunk: with the fast reader when it can read it, otherwise with saphyr-parser
+    /// (see [`fast`]), which gives the same tree.
     fn build(&mut self, chunk: &str, offsets: &mut Offsets<'_>) -> Result<Option<Node>, Error> {
+        let errors = self.errors.len();
+        let base = offsets.base;
+        let mut tree = Tree::default();
         // What a document that failed left behind.
         self.items.clear();
         self.entries.clear();
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut anchors: HashMap<usize, (Node, usize)> = HashMap::new();
-        let mut root: Option<Node> = None;
-        let mut documents_seen = 0;
+        let read = fast::read(chunk, &mut |event, start, end| {
+            self.add(&mut tree, chunk, base, event, base + start, base + end)
+                .map(|_| ())
+        });
+        if read.is_ok() {
+            return Ok(tree.finish());
+        }
+        self.errors.truncate(errors);
+        self.items.clear();
+        self.entries.clear();
+        let mut tree = Tree::default();
         for event in Parser::new_from_str(chunk) {
             let (event, span) = event.map_err(|e| self.scan_error(&e, offsets))?;
             let start = offsets.byte(&span.start);
             let end = offsets.byte(&span.end);
-            let node = match event {
-                Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => {
-                    continue;
-                }
-                Event::DocumentStart(_) => {
-                    documents_seen += 1;
-                    if documents_seen > 1 {
-                        // A `...` end marker followed by more content: clusterctl's reader keeps
-                        // only the first document of such a chunk, and so do we.
-                        break;
-                    }
-                    continue;
-                }
-                Event::Scalar(text, style, anchor, tag) => {
-                    // Copied, not moved: the scanner's string keeps room to grow (64 bytes
-                    // for a 40-byte image reference), and a moved one would keep it in the tree
-                    // (lint of 20 MB: 167 -> 147 MB at the peak).
-                    let node = Node::new(
-                        self.original(Span::new(start, end)),
-                        tag.map(|t| tag_text(&t)),
-                        Value::Scalar {
-                            text: compact_str::CompactString::new(&*text),
-                            style,
-                        },
-                    );
-                    if anchor != 0 {
-                        anchors.insert(anchor, (node.clone(), 1));
-                    }
-                    node
-                }
-                Event::Alias(id) => {
-                    let Some((node, count)) = anchors.get(&id) else {
-                        return Err(self.located(
-                            ErrorKind::UnknownAlias,
-                            "alias refers to an unknown anchor".into(),
-                            Span::new(start, end),
-                        ));
-                    };
-                    self.alias_nodes += count;
-                    if self.alias_nodes > self.limits.max_alias_nodes {
-                        return Err(self.located(
-                            ErrorKind::AliasBudget,
-                            format!(
-                                "alias expansion would create more than {} nodes; refusing to expand (is this a \"billion laughs\" file?)",
-                                self.limits.max_alias_nodes
-                            ),
-                            Span::new(start, end),
-                        ));
-                    }
-                    let mut node = node.clone();
-                    // The alias stands where it is written.
-                    node.set_span(self.original(Span::new(start, end)));
-                    node
-                }
-                Event::SequenceStart(anchor, tag) => {
-                    self.check_depth(&stack, Span::new(start, end))?;
-                    stack.push(Frame::Sequence {
-                        start,
-                        tag: tag.map(|t| tag_text(&t)),
-                        anchor,
-                        first: self.items.len(),
-                    });
-                    continue;
-                }
-                Event::MappingStart(anchor, tag) => {
-                    self.check_depth(&stack, Span::new(start, end))?;
-                    stack.push(Frame::Mapping {
-                        start,
-                        tag: tag.map(|t| tag_text(&t)),
-                        anchor,
-                        first: self.entries.len(),
-                        key: None,
-                        index: None,
-                        duplicates: None,
-                    });
-                    continue;
-                }
-                Event::SequenceEnd | Event::MappingEnd => {
-                    let Some(frame) = stack.pop() else {
-                        continue;
-                    };
-                    let (node, anchor) = match frame {
-                        Frame::Sequence {
-                            start: s,
-                            tag,
-                            anchor,
-                            first,
-                        } => {
-                            let items = self.items.drain(first..).collect();
-                            let node = Node::new(
-                                self.original(Span::new(s, end.max(s))),
-                                tag,
-                                Value::Sequence(items),
-                            );
-                            (node, anchor)
-                        }
-                        Frame::Mapping {
-                            start: s,
-                            tag,
-                            anchor,
-                            first,
-                            ..
-                        } => {
-                            let entries = self.entries.drain(first..).collect();
-                            let entries = resolve_merge_keys(entries).map_err(|span| Error {
-                                kind: ErrorKind::BadMerge,
-                                message: "the merge key `<<` needs a mapping or a list of mappings as its value (Kubernetes' YAML reader fails with \"map merge requires map or sequence of maps as the value\")".into(),
-                                span,
-                                related: None,
-                            })?;
-                            let node = Node::new(
-                                self.original(Span::new(s, end.max(s))),
-                                tag,
-                                Value::Mapping(Mapping { entries }),
-                            );
-                            (node, anchor)
-                        }
-                    };
-                    if anchor != 0 {
-                        let count = node.count_nodes();
-                        anchors.insert(anchor, (node.clone(), count));
-                    }
-                    node
-                }
-            };
-            match stack.last_mut() {
-                None => root = Some(node),
-                Some(Frame::Sequence { .. }) => self.items.push(node),
-                Some(Frame::Mapping {
-                    first: entries_start,
-                    key,
-                    index,
-                    duplicates,
-                    ..
-                }) => match key.take() {
-                    Some(k) => self.entries.push((k, node)),
-                    None => {
-                        let entries = self.entries.get(*entries_start..).unwrap_or_default();
-                        // Merge keys may repeat: go-yaml applies each in turn.
-                        let first = match is_merge_key(&node) {
-                            true => None,
-                            false => find_duplicate(entries, index, &node),
-                        };
-                        if let Some(first) = first {
-                            let name = node.scalar_text().unwrap_or_default().to_string();
-                            match duplicates {
-                                Some(found) => {
-                                    found.others.push(name);
-                                    let message = found.message();
-                                    if let Some(error) = self.errors.get_mut(found.error) {
-                                        error.message = message;
-                                    }
-                                }
-                                None => {
-                                    let found = Duplicates {
-                                        error: self.errors.len(),
-                                        first: name.clone(),
-                                        others: Vec::new(),
-                                        glued: glued_separator_before(
-                                            chunk,
-                                            start.saturating_sub(offsets.base),
-                                        ),
-                                    };
-                                    self.errors.push(Error {
-                                        kind: ErrorKind::DuplicateKey,
-                                        message: found.message(),
-                                        span: node.span(),
-                                        related: Some((
-                                            first,
-                                            format!("`{name}` first defined here"),
-                                        )),
-                                    });
-                                    *duplicates = Some(found);
-                                }
-                            }
-                        }
-                        *key = Some(node);
-                    }
-                },
+            if !self.add(&mut tree, chunk, base, event, start, end)? {
+                break;
             }
         }
-        Ok(root.filter(|node| !node.is_null() || node.tag.is_some()))
+        Ok(tree.finish())
+    }
+
+    /// Adds one event to the tree being built; `false` when the chunk's first document is done.
+    fn add(
+        &mut self,
+        tree: &mut Tree,
+        chunk: &str,
+        base: usize,
+        event: Event<'_>,
+        start: usize,
+        end: usize,
+    ) -> Result<bool, Error> {
+        let node = match event {
+            Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => {
+                return Ok(true);
+            }
+            Event::DocumentStart(_) => {
+                tree.documents_seen += 1;
+                if tree.documents_seen > 1 {
+                    // A `...` end marker followed by more content: clusterctl's reader keeps
+                    // only the first document of such a chunk, and so do we.
+                    return Ok(false);
+                }
+                return Ok(true);
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                // Copied, not moved: the scanner's string keeps room to grow (64 bytes
+                // for a 40-byte image reference), and a moved one would keep it in the tree
+                // (lint of 20 MB: 167 -> 147 MB at the peak).
+                let node = Node::new(
+                    self.original(Span::new(start, end)),
+                    tag.map(|t| tag_text(&t)),
+                    Value::Scalar {
+                        text: compact_str::CompactString::new(&*text),
+                        style,
+                    },
+                );
+                if anchor != 0 {
+                    tree.anchors.insert(anchor, (node.clone(), 1));
+                }
+                node
+            }
+            Event::Alias(id) => {
+                let Some((node, count)) = tree.anchors.get(&id) else {
+                    return Err(self.located(
+                        ErrorKind::UnknownAlias,
+                        "alias refers to an unknown anchor".into(),
+                        Span::new(start, end),
+                    ));
+                };
+                self.alias_nodes += count;
+                if self.alias_nodes > self.limits.max_alias_nodes {
+                    return Err(self.located(
+                        ErrorKind::AliasBudget,
+                        format!(
+                            "alias expansion would create more than {} nodes; refusing to expand (is this a \"billion laughs\" file?)",
+                            self.limits.max_alias_nodes
+                        ),
+                        Span::new(start, end),
+                    ));
+                }
+                let mut node = node.clone();
+                // The alias stands where it is written.
+                node.set_span(self.original(Span::new(start, end)));
+                node
+            }
+            Event::SequenceStart(anchor, tag) => {
+                self.check_depth(&tree.stack, Span::new(start, end))?;
+                tree.stack.push(Frame::Sequence {
+                    start,
+                    tag: tag.map(|t| tag_text(&t)),
+                    anchor,
+                    first: self.items.len(),
+                });
+                return Ok(true);
+            }
+            Event::MappingStart(anchor, tag) => {
+                self.check_depth(&tree.stack, Span::new(start, end))?;
+                tree.stack.push(Frame::Mapping {
+                    start,
+                    tag: tag.map(|t| tag_text(&t)),
+                    anchor,
+                    first: self.entries.len(),
+                    key: None,
+                    index: None,
+                    duplicates: None,
+                });
+                return Ok(true);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = tree.stack.pop() else {
+                    return Ok(true);
+                };
+                let (node, anchor) = match frame {
+                    Frame::Sequence {
+                        start: s,
+                        tag,
+                        anchor,
+                        first,
+                    } => {
+                        let items = self.items.drain(first..).collect();
+                        let node = Node::new(
+                            self.original(Span::new(s, end.max(s))),
+                            tag,
+                            Value::Sequence(items),
+                        );
+                        (node, anchor)
+                    }
+                    Frame::Mapping {
+                        start: s,
+                        tag,
+                        anchor,
+                        first,
+                        ..
+                    } => {
+                        let entries = self.entries.drain(first..).collect();
+                        let entries = resolve_merge_keys(entries).map_err(|span| Error {
+                            kind: ErrorKind::BadMerge,
+                            message: "the merge key `<<` needs a mapping or a list of mappings as its value (Kubernetes' YAML reader fails with \"map merge requires map or sequence of maps as the value\")".into(),
+                            span,
+                            related: None,
+                        })?;
+                        let node = Node::new(
+                            self.original(Span::new(s, end.max(s))),
+                            tag,
+                            Value::Mapping(Mapping { entries }),
+                        );
+                        (node, anchor)
+                    }
+                };
+                if anchor != 0 {
+                    let count = node.count_nodes();
+                    tree.anchors.insert(anchor, (node.clone(), count));
+                }
+                node
+            }
+        };
+        match tree.stack.last_mut() {
+            None => tree.root = Some(node),
+            Some(Frame::Sequence { .. }) => self.items.push(node),
+            Some(Frame::Mapping {
+                first: entries_start,
+                key,
+                index,
+                duplicates,
+                ..
+            }) => match key.take() {
+                Some(k) => self.entries.push((k, node)),
+                None => {
+                    let entries = self.entries.get(*entries_start..).unwrap_or_default();
+                    // Merge keys may repeat: go-yaml applies each in turn.
+                    let first = match is_merge_key(&node) {
+                        true => None,
+                        false => find_duplicate(entries, index, &node),
+                    };
+                    if let Some(first) = first {
+                        let name = node.scalar_text().unwrap_or_default().to_string();
+                        match duplicates {
+                            Some(found) => {
+                                found.others.push(name);
+                                let message = found.message();
+                                if let Some(error) = self.errors.get_mut(found.error) {
+                                    error.message = message;
+                                }
+                            }
+                            None => {
+                                let found = Duplicates {
+                                    error: self.errors.len(),
+                                    first: name.clone(),
+                                    others: Vec::new(),
+                                    glued: glued_separator_before(
+                                        chunk,
+                                        start.saturating_sub(base),
+                                    ),
+                                };
+                                self.errors.push(Error {
+                                    kind: ErrorKind::DuplicateKey,
+                                    message: found.message(),
+                                    span: node.span(),
+                                    related: Some((first, format!("`{name}` first defined here"))),
+                                });
+                                *duplicates = Some(found);
+                            }
+                        }
+                    }
+                    *key = Some(node);
+                }
+            },
+        }
+        Ok(true)
     }
 
     fn check_depth(&self, stack: &[Frame], span: Span) -> Result<(), Error> {

@@ -1,0 +1,1107 @@
+//! A fast reader for the YAML that manifests are written in, giving the events saphyr-parser
+//! gives, at the same places, or giving up.
+//!
+//! saphyr-parser reads every character through a lookahead buffer and builds every scalar in a
+//! new `String`; it was half of `capkg assemble`'s time and a third of `capkg render`'s. Generated
+//! manifests use a small part of YAML: block mappings and sequences, plain and single-line quoted
+//! scalars, literal and folded block scalars, and empty flow collections. This reader reads that
+//! part a line at a time, borrows single-line scalars from the text, and hands the events to the
+//! same tree builder. Anything else (anchors, aliases, tags, multi-line quoted scalars, non-empty
+//! flow mappings, tabs, carriage returns, anything saphyr-parser would refuse) makes it give up
+//! with [`Unsupported`], and the document is read again by saphyr-parser, which also
+//! reports every syntax error. So what the fast reader must match is saphyr-parser's events and
+//! their spans on the YAML it accepts: the tests compare the two on every YAML file in
+//! `testdata/` and on hand-written cases.
+//!
+//! Spans follow saphyr-parser's markers: a block collection starts at its first key or dash (an
+//! indentless sequence at its first item's content) and ends where the next token starts (the
+//! first character of the next line holding more than a comment, or the end of the text); an
+//! empty mapping value is at its `:`, an empty sequence item at the end of its line; a quoted
+//! scalar or a flow collection's closing bracket ends after the spaces and comment behind it; a
+//! block scalar starts at its first content character and ends behind the indentation of the
+//! line that ends it.
+
+use std::borrow::Cow;
+
+use saphyr_parser::{Event, ScalarStyle};
+
+use super::Error;
+
+/// The fast reader stopped before the end of the document: the document uses YAML this reader
+/// leaves to saphyr-parser, is not valid YAML, or the tree builder refused an event (too deep, a
+/// bad merge key; saphyr-parser's reading then finds the same, or a syntax error before it).
+pub(super) struct Unsupported;
+
+#[cfg(test)]
+thread_local! {
+    /// The source line of the last give-up, for the tests' statistics.
+    static GAVE_UP_AT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+fn give_up(_line: u32) -> Unsupported {
+    #[cfg(test)]
+    GAVE_UP_AT.with(|at| at.set(_line));
+    Unsupported
+}
+
+/// Receives each event with its start and end offsets in the document's text.
+pub(super) type Sink<'s, 't> = dyn FnMut(Event<'t>, usize, usize) -> Result<(), Error> + 's;
+
+/// Nesting this reader follows before leaving a document to saphyr-parser (which has no
+/// recursion, and whose tree builder enforces the real limit).
+const MAX_NESTING: usize = 64;
+
+/// Keys longer than this are left to saphyr-parser, which refuses implicit keys over 1024
+/// characters.
+const MAX_KEY_BYTES: usize = 1000;
+
+/// Reads one document's text (no `---` line inside), handing its events to `sink`.
+pub(super) fn read<'t>(text: &'t str, sink: &mut Sink<'_, 't>) -> Result<(), Unsupported> {
+    if has_unsupported_bytes(text.as_bytes()) {
+        return Err(give_up(line!()));
+    }
+    let mut reader = Reader {
+        text,
+        bytes: text.as_bytes(),
+        sink,
+    };
+    reader.document()
+}
+
+/// Tabs, carriage returns, other control characters and byte order marks: saphyr-parser gives
+/// each of them meanings (or errors) this reader does not reproduce.
+fn has_unsupported_bytes(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| (b < 0x20 && b != b'\n') || b == 0x7f)
+        || memchr::memmem::find(bytes, "\u{FEFF}".as_bytes()).is_some()
+}
+
+/// A line holding more than spaces and a comment.
+#[derive(Clone, Copy)]
+struct Line {
+    start: usize,
+    indent: usize,
+    /// Offset of its first character that is not a space.
+    first: usize,
+}
+
+/// What follows a quoted scalar on its line.
+enum AfterQuoted {
+    /// `:` at this offset: the scalar is a key.
+    Colon(usize),
+    /// Nothing but spaces and a comment; the scalar's span ends at this offset.
+    LineEnd(usize),
+}
+
+/// A key, read up to its `:`.
+struct Key<'t> {
+    text: Cow<'t, str>,
+    style: ScalarStyle,
+    end: usize,
+    colon: usize,
+}
+
+/// Where a quoted scalar goes on after a line break.
+struct Continuation {
+    /// The first character of the next line that is not blank.
+    at: usize,
+    /// Blank lines between.
+    blank_lines: usize,
+}
+
+/// How a block scalar treats its final line breaks.
+#[derive(Clone, Copy, PartialEq)]
+enum Chomping {
+    Clip,
+    Strip,
+    Keep,
+}
+
+type Read<T = usize> = Result<T, Unsupported>;
+
+struct Reader<'t, 's, 'k> {
+    text: &'t str,
+    bytes: &'t [u8],
+    sink: &'k mut Sink<'s, 't>,
+}
+
+impl<'t> Reader<'t, '_, '_> {
+    fn emit(&mut self, event: Event<'t>, start: usize, end: usize) -> Read<()> {
+        (self.sink)(event, start, end).map_err(|_| give_up(line!()))
+    }
+
+    fn scalar(
+        &mut self,
+        text: Cow<'t, str>,
+        style: ScalarStyle,
+        start: usize,
+        end: usize,
+    ) -> Read<()> {
+        self.emit(Event::Scalar(text, style, 0, None), start, end)
+    }
+
+    fn byte(&self, at: usize) -> Option<u8> {
+        self.bytes.get(at).copied()
+    }
+
+    /// True at a line break or the end of the text.
+    fn at_line_end(&self, at: usize) -> bool {
+        matches!(self.byte(at), None | Some(b'\n'))
+    }
+
+    /// True at a space, a line break or the end of the text.
+    fn at_blank(&self, at: usize) -> bool {
+        matches!(self.byte(at), None | Some(b' ' | b'\n'))
+    }
+
+    fn skip_spaces(&self, mut at: usize) -> usize {
+        while self.byte(at) == Some(b' ') {
+            at += 1;
+        }
+        at
+    }
+
+    /// The offset of the line break ending the line `at` is on, or the end of the text.
+    fn line_end(&self, at: usize) -> usize {
+        let rest = self.bytes.get(at..).unwrap_or_default();
+        memchr::memchr(b'\n', rest).map_or(self.bytes.len(), |i| at + i)
+    }
+
+    /// The start of the line after the one `at` is on, or the end of the text.
+    fn next_line(&self, at: usize) -> usize {
+        (self.line_end(at) + 1).min(self.bytes.len())
+    }
+
+    /// The first line from the line start `at` on that holds more than spaces and a comment.
+    fn content_line(&self, mut at: usize) -> Read<Option<Line>> {
+        loop {
+            let first = self.skip_spaces(at);
+            match self.byte(first) {
+                None => return Ok(None),
+                Some(b'\n') => at = first + 1,
+                Some(b'#') => at = self.next_line(first),
+                Some(_) => {
+                    let indent = first - at;
+                    // A document end marker (`...`): saphyr-parser ends the document there.
+                    if indent == 0 && self.bytes[first..].starts_with(b"...") {
+                        return Err(give_up(line!()));
+                    }
+                    return Ok(Some(Line {
+                        start: at,
+                        indent,
+                        first,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// `-` followed by a space or a line end: a block sequence entry.
+    fn is_dash(&self, at: usize) -> bool {
+        self.byte(at) == Some(b'-') && self.at_blank(at + 1)
+    }
+
+    /// Whether a plain scalar may start at `at` (in a flow collection when `in_flow`).
+    fn plain_starts(&self, at: usize, in_flow: bool) -> bool {
+        let Some(b) = self.byte(at) else {
+            return false;
+        };
+        match b {
+            b'-' => {
+                let flow_indicator =
+                    matches!(self.byte(at + 1), Some(b',' | b'[' | b']' | b'{' | b'}'));
+                !(self.at_blank(at + 1) || (in_flow && flow_indicator))
+            }
+            b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
+            | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ' | b'\n' => false,
+            _ => true,
+        }
+    }
+
+    fn document(&mut self) -> Read<()> {
+        let Some(line) = self.content_line(0)? else {
+            return Err(give_up(line!()));
+        };
+        let next = if self.is_dash(line.first) {
+            self.block_sequence(line.indent, line.first, false, 0)?
+        } else if self.key_at(line.first)?.is_some() {
+            self.block_mapping(line.indent, line.first, 0)?
+        } else {
+            return Err(give_up(line!()));
+        };
+        match self.content_line(next)? {
+            None => Ok(()),
+            Some(_) => Err(give_up(line!())),
+        }
+    }
+
+    /// A block mapping whose first key starts at `first`, in column `column`. Returns the start of
+    /// the line after it.
+    fn block_mapping(&mut self, column: usize, first: usize, depth: usize) -> Read {
+        if depth > MAX_NESTING {
+            return Err(give_up(line!()));
+        }
+        self.emit(Event::MappingStart(0, None), first, first)?;
+        let mut at = first;
+        loop {
+            let key = self.key_at(at)?.ok_or_else(|| give_up(line!()))?;
+            self.scalar(key.text, key.style, at, key.end)?;
+            let next = self.mapping_value(column, key.colon, depth + 1)?;
+            match self.content_line(next)? {
+                None => {
+                    let end = self.bytes.len();
+                    self.emit(Event::MappingEnd, end, end)?;
+                    return Ok(end);
+                }
+                Some(line) if line.indent == column && !self.is_dash(line.first) => at = line.first,
+                Some(line) if line.indent < column => {
+                    self.emit(Event::MappingEnd, line.first, line.first)?;
+                    return Ok(line.start);
+                }
+                Some(_) => return Err(give_up(line!())),
+            }
+        }
+    }
+
+    /// A block sequence whose first dash is at `dash`, in column `column`; `indentless` when it is
+    /// a mapping value in the mapping's own column. Returns the start of the line after it.
+    fn block_sequence(
+        &mut self,
+        column: usize,
+        dash: usize,
+        indentless: bool,
+        depth: usize,
+    ) -> Read {
+        if depth > MAX_NESTING {
+            return Err(give_up(line!()));
+        }
+        if !indentless {
+            self.emit(Event::SequenceStart(0, None), dash, dash)?;
+        }
+        let mut dash = dash;
+        let mut first_item = true;
+        loop {
+            let at = self.skip_spaces(dash + 1);
+            if indentless && first_item {
+                // saphyr-parser starts an indentless sequence where the first item's token is
+                // (the end of the line for an item on the lines below).
+                if self.byte(at) == Some(b'#') {
+                    return Err(give_up(line!()));
+                }
+                self.emit(Event::SequenceStart(0, None), at, at)?;
+            }
+            first_item = false;
+            let next = if self.at_line_end(at) || self.byte(at) == Some(b'#') {
+                let line_end = self.line_end(at);
+                match self.content_line(self.next_line(at))? {
+                    Some(line) if line.indent > column => {
+                        self.node(line.first, line.indent, column as isize, depth + 1)?
+                    }
+                    _ => {
+                        self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, line_end, line_end)?;
+                        self.next_line(at)
+                    }
+                }
+            } else {
+                let item_column = column + (at - dash);
+                self.node(at, item_column, column as isize, depth + 1)?
+            };
+            match self.content_line(next)? {
+                None => {
+                    let end = self.bytes.len();
+                    self.emit(Event::SequenceEnd, end, end)?;
+                    return Ok(end);
+                }
+                Some(line) if line.indent == column && self.is_dash(line.first) => {
+                    dash = line.first
+                }
+                Some(line) if line.indent < column || (indentless && line.indent == column) => {
+                    self.emit(Event::SequenceEnd, line.first, line.first)?;
+                    return Ok(line.start);
+                }
+                Some(_) => return Err(give_up(line!())),
+            }
+        }
+    }
+
+    /// The value of the key whose `:` is at `colon`, in a mapping in column `column`.
+    fn mapping_value(&mut self, column: usize, colon: usize, depth: usize) -> Read {
+        let at = self.skip_spaces(colon + 1);
+        if !self.at_line_end(at) && self.byte(at) != Some(b'#') {
+            // On the key's line: a scalar or a flow collection (a key or a dash there is an
+            // error saphyr-parser reports).
+            if self.is_dash(at) {
+                return Err(give_up(line!()));
+            }
+            return self.inline_value(at, column as isize);
+        }
+        let after = self.next_line(at);
+        match self.content_line(after)? {
+            Some(line) if line.indent == column && self.is_dash(line.first) => {
+                self.block_sequence(column, line.first, true, depth)
+            }
+            Some(line) if line.indent > column => {
+                self.node(line.first, line.indent, column as isize, depth)
+            }
+            _ => {
+                self.scalar(Cow::Borrowed(""), ScalarStyle::Plain, colon, colon)?;
+                Ok(after)
+            }
+        }
+    }
+
+    /// A node starting at `at` (column `column`) on a line of its own or behind a dash, where it
+    /// may be a block mapping or sequence. `parent` is the column of the enclosing block
+    /// collection.
+    fn node(&mut self, at: usize, column: usize, parent: isize, depth: usize) -> Read {
+        if self.is_dash(at) {
+            return self.block_sequence(column, at, false, depth);
+        }
+        if self.key_at(at)?.is_some() {
+            return self.block_mapping(column, at, depth);
+        }
+        self.inline_value(at, parent)
+    }
+
+    /// A scalar or flow collection starting at `at`, that is not a key, in a block collection in
+    /// column `parent`.
+    fn inline_value(&mut self, at: usize, parent: isize) -> Read {
+        match self.byte(at) {
+            Some(b'"' | b'\'') => {
+                let (text, style, after) = self.quoted(at, Some(parent.max(0) as usize))?;
+                match self.after_quoted(after)? {
+                    AfterQuoted::Colon(_) => Err(give_up(line!())),
+                    AfterQuoted::LineEnd(end) => {
+                        self.scalar(text, style, at, end)?;
+                        Ok(self.next_line(end))
+                    }
+                }
+            }
+            Some(b'[' | b'{') => self.flow(at),
+            Some(b'|' | b'>') => self.block_scalar(at, parent),
+            _ if self.plain_starts(at, false) => self.plain(at, parent),
+            _ => Err(give_up(line!())),
+        }
+    }
+
+    /// The key starting at `at`, if the line holds one there; `Err` for what this reader leaves to
+    /// saphyr-parser.
+    fn key_at(&self, at: usize) -> Read<Option<Key<'t>>> {
+        match self.byte(at) {
+            Some(b'"' | b'\'') => {
+                let (text, style, after) = self.quoted(at, None)?;
+                Ok(match self.after_quoted(after)? {
+                    AfterQuoted::Colon(colon) => Some(Key {
+                        text,
+                        style,
+                        end: colon,
+                        colon,
+                    }),
+                    AfterQuoted::LineEnd(_) => None,
+                })
+            }
+            _ if self.plain_starts(at, false) => {
+                let line_end = self.line_end(at);
+                let mut i = at;
+                while i < line_end {
+                    match self.bytes[i] {
+                        b':' if self.at_blank(i + 1) => {
+                            let end = at + self.text[at..i].trim_end_matches(' ').len();
+                            if end - at > MAX_KEY_BYTES {
+                                return Err(give_up(line!()));
+                            }
+                            return Ok(Some(Key {
+                                text: Cow::Borrowed(&self.text[at..end]),
+                                style: ScalarStyle::Plain,
+                                end,
+                                colon: i,
+                            }));
+                        }
+                        b'#' if self.bytes[i - 1] == b' ' => return Ok(None),
+                        _ => i += 1,
+                    }
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A plain scalar starting at `at`, not a key, continued on the lines indented more than
+    /// `parent`. Returns the start of the line after it.
+    fn plain(&mut self, at: usize, parent: isize) -> Read {
+        let (first_end, comment, line_end) = self.plain_line(at)?;
+        let mut after = self.next_line(line_end);
+        if comment {
+            // A continuation after a comment is an error saphyr-parser reports.
+            if let Some(line) = self.content_line(after)?
+                && line.indent as isize > parent
+            {
+                return Err(give_up(line!()));
+            }
+            self.scalar(
+                Cow::Borrowed(&self.text[at..first_end]),
+                ScalarStyle::Plain,
+                at,
+                first_end,
+            )?;
+            return Ok(after);
+        }
+        let mut folded: Option<String> = None;
+        let mut end = first_end;
+        let mut breaks = 0;
+        loop {
+            let first = self.skip_spaces(after);
+            let indent = first - after;
+            if self.at_line_end(first) {
+                if first >= self.bytes.len() {
+                    break;
+                }
+                breaks += 1;
+                after = first + 1;
+                continue;
+            }
+            if indent as isize <= parent || self.byte(first) == Some(b'#') {
+                break;
+            }
+            if indent == 0 && self.bytes[first..].starts_with(b"...") {
+                return Err(give_up(line!()));
+            }
+            // Any character but `#` continues the scalar (`: ` in it is refused below).
+            let (content_end, comment, line_end) = self.plain_line(first)?;
+            if comment {
+                return Err(give_up(line!()));
+            }
+            let text = folded.get_or_insert_with(|| self.text[at..first_end].to_string());
+            match breaks {
+                0 => text.push(' '),
+                n => text.extend(std::iter::repeat_n('\n', n)),
+            }
+            text.push_str(&self.text[first..content_end]);
+            end = content_end;
+            breaks = 0;
+            after = self.next_line(line_end);
+        }
+        let text = match folded {
+            Some(text) => Cow::Owned(text),
+            None => Cow::Borrowed(&self.text[at..first_end]),
+        };
+        self.scalar(text, ScalarStyle::Plain, at, end)?;
+        // Blank lines after the scalar are not part of it; `after` is past them, which is where
+        // the next token is looked for anyway.
+        Ok(after)
+    }
+
+    /// One line of a plain scalar from `at`: the end of its content, whether a comment ends it,
+    /// and the line's end. `: ` in it (a key where a value is) is left to saphyr-parser.
+    fn plain_line(&self, at: usize) -> Read<(usize, bool, usize)> {
+        let line_end = self.line_end(at);
+        let mut content_end = at;
+        let mut i = at;
+        while i < line_end {
+            match self.bytes[i] {
+                b':' if self.at_blank(i + 1) => return Err(give_up(line!())),
+                b'#' if i > at && self.bytes[i - 1] == b' ' => {
+                    return Ok((content_end, true, line_end));
+                }
+                b' ' => {}
+                _ => content_end = i + 1,
+            }
+            i += 1;
+        }
+        Ok((content_end, false, line_end))
+    }
+
+    /// A quoted scalar starting at `at` (its opening quote). With `continued`, it may go on over
+    /// lines indented deeper than that column (a value's); without, it must end on its
+    /// line (a key, or an item of a flow sequence). Returns its text, style and the offset after
+    /// its closing quote.
+    fn quoted(
+        &self,
+        at: usize,
+        continued: Option<usize>,
+    ) -> Read<(Cow<'t, str>, ScalarStyle, usize)> {
+        let double = self.bytes[at] == b'"';
+        let style = match double {
+            true => ScalarStyle::DoubleQuoted,
+            false => ScalarStyle::SingleQuoted,
+        };
+        let mut owned: Option<String> = None;
+        let mut piece = at + 1;
+        let mut i = at + 1;
+        loop {
+            match self.byte(i) {
+                None => return Err(give_up(line!())),
+                Some(b'\n') => {
+                    let Some(column) = continued else {
+                        return Err(give_up(line!()));
+                    };
+                    // A line break folds: the spaces around it go, a break becomes a space and
+                    // blank lines after it line feeds.
+                    let text = owned.get_or_insert_with(String::new);
+                    text.push_str(self.text[piece..i].trim_end_matches(' '));
+                    let next = self.continuation(i + 1, column)?;
+                    match next.blank_lines {
+                        0 => text.push(' '),
+                        n => text.extend(std::iter::repeat_n('\n', n)),
+                    }
+                    piece = next.at;
+                    i = next.at;
+                }
+                Some(b'\\') if double && self.byte(i + 1) == Some(b'\n') => {
+                    let Some(column) = continued else {
+                        return Err(give_up(line!()));
+                    };
+                    // An escaped line break joins the lines: the spaces before it stay, those
+                    // after it go, and blank lines after it are line feeds.
+                    let text = owned.get_or_insert_with(String::new);
+                    text.push_str(&self.text[piece..i]);
+                    let next = self.continuation(i + 2, column)?;
+                    text.extend(std::iter::repeat_n('\n', next.blank_lines));
+                    piece = next.at;
+                    i = next.at;
+                }
+                Some(b'"') if double => break,
+                Some(b'\'') if !double => {
+                    if self.byte(i + 1) != Some(b'\'') {
+                        break;
+                    }
+                    let text = owned.get_or_insert_with(String::new);
+                    text.push_str(&self.text[piece..=i]);
+                    i += 2;
+                    piece = i;
+                }
+                Some(b'\\') if double => {
+                    let (c, length) = self.escape(i + 1)?;
+                    let text = owned.get_or_insert_with(String::new);
+                    text.push_str(&self.text[piece..i]);
+                    text.push(c);
+                    i += 1 + length;
+                    piece = i;
+                }
+                Some(_) => i += 1,
+            }
+        }
+        let text = match owned {
+            Some(mut text) => {
+                text.push_str(&self.text[piece..i]);
+                Cow::Owned(text)
+            }
+            None => Cow::Borrowed(&self.text[piece..i]),
+        };
+        Ok((text, style, i + 1))
+    }
+
+    /// Where a quoted scalar goes on after a line break, from the line start `line`: past blank
+    /// lines and the next line's indentation, which must be deeper than `column`.
+    fn continuation(&self, mut line: usize, column: usize) -> Read<Continuation> {
+        let mut blank_lines = 0;
+        loop {
+            let at = self.skip_spaces(line);
+            match self.byte(at) {
+                None => return Err(give_up(line!())),
+                Some(b'\n') => {
+                    blank_lines += 1;
+                    line = at + 1;
+                }
+                Some(_) => {
+                    let indent = at - line;
+                    let marker = self.bytes[at..].starts_with(b"---")
+                        || self.bytes[at..].starts_with(b"...");
+                    if indent <= column || (indent == 0 && marker) {
+                        return Err(give_up(line!()));
+                    }
+                    return Ok(Continuation { at, blank_lines });
+                }
+            }
+        }
+    }
+
+    /// The escape whose letter is at `at` (after a backslash): the character and how many bytes
+    /// the escape takes after the backslash.
+    fn escape(&self, at: usize) -> Read<(char, usize)> {
+        let simple = match self.byte(at) {
+            Some(b'0') => '\0',
+            Some(b'a') => '\x07',
+            Some(b'b') => '\x08',
+            Some(b't') => '\t',
+            Some(b'n') => '\n',
+            Some(b'v') => '\x0b',
+            Some(b'f') => '\x0c',
+            Some(b'r') => '\r',
+            Some(b'e') => '\x1b',
+            Some(b' ') => ' ',
+            Some(b'"') => '"',
+            Some(b'/') => '/',
+            Some(b'\\') => '\\',
+            Some(b'N') => '\u{85}',
+            Some(b'_') => '\u{a0}',
+            Some(b'L') => '\u{2028}',
+            Some(b'P') => '\u{2029}',
+            Some(b'x') => return self.hex_escape(at, 2),
+            Some(b'u') => return self.hex_escape(at, 4),
+            Some(b'U') => return self.hex_escape(at, 8),
+            _ => return Err(give_up(line!())),
+        };
+        Ok((simple, 1))
+    }
+
+    fn hex_escape(&self, at: usize, digits: usize) -> Read<(char, usize)> {
+        let hex = self
+            .text
+            .get(at + 1..at + 1 + digits)
+            .ok_or_else(|| give_up(line!()))?;
+        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(give_up(line!()));
+        }
+        let value = u32::from_str_radix(hex, 16).map_err(|_| give_up(line!()))?;
+        let c = char::from_u32(value).ok_or_else(|| give_up(line!()))?;
+        Ok((c, 1 + digits))
+    }
+
+    /// What follows a quoted scalar whose closing quote ends at `after`.
+    fn after_quoted(&self, after: usize) -> Read<AfterQuoted> {
+        let at = self.skip_spaces(after);
+        match self.byte(at) {
+            Some(b':') if self.at_blank(at + 1) => Ok(AfterQuoted::Colon(at)),
+            None | Some(b'\n') => Ok(AfterQuoted::LineEnd(at)),
+            Some(b'#') if at > after => Ok(AfterQuoted::LineEnd(self.line_end(at))),
+            _ => Err(give_up(line!())),
+        }
+    }
+
+    /// A flow collection on one line: `{}`, or a sequence of plain and quoted scalars. Returns
+    /// the start of the line after it.
+    fn flow(&mut self, at: usize) -> Read {
+        if self.bytes[at] == b'{' {
+            let close = self.skip_spaces(at + 1);
+            if self.byte(close) != Some(b'}') {
+                return Err(give_up(line!()));
+            }
+            let end = self.after_flow(close + 1)?;
+            self.emit(Event::MappingStart(0, None), at, at + 1)?;
+            self.emit(Event::MappingEnd, close, end)?;
+            return Ok(self.next_line(end));
+        }
+        self.emit(Event::SequenceStart(0, None), at, at + 1)?;
+        let mut i = self.skip_spaces(at + 1);
+        if self.byte(i) != Some(b']') {
+            loop {
+                i = self.flow_item(i)?;
+                match self.byte(i) {
+                    Some(b',') => {
+                        i = self.skip_spaces(i + 1);
+                        if self.byte(i) == Some(b']') {
+                            return Err(give_up(line!()));
+                        }
+                    }
+                    Some(b']') => break,
+                    _ => return Err(give_up(line!())),
+                }
+            }
+        }
+        let end = self.after_flow(i + 1)?;
+        self.emit(Event::SequenceEnd, i, end)?;
+        Ok(self.next_line(end))
+    }
+
+    /// One scalar of a flow sequence at `at`; returns the offset of the `,` or `]` after it.
+    fn flow_item(&mut self, at: usize) -> Read {
+        if matches!(self.byte(at), Some(b'"' | b'\'')) {
+            let (text, style, after) = self.quoted(at, None)?;
+            let next = self.skip_spaces(after);
+            self.scalar(text, style, at, next)?;
+            return Ok(next);
+        }
+        if !self.plain_starts(at, true) {
+            return Err(give_up(line!()));
+        }
+        let mut i = at;
+        let mut content_end = at;
+        loop {
+            match self.byte(i) {
+                Some(b',' | b']') => break,
+                None | Some(b'\n' | b'[' | b'{' | b'}' | b':' | b'#') => {
+                    return Err(give_up(line!()));
+                }
+                Some(b' ') => i += 1,
+                Some(_) => {
+                    i += 1;
+                    content_end = i;
+                }
+            }
+        }
+        self.scalar(
+            Cow::Borrowed(&self.text[at..content_end]),
+            ScalarStyle::Plain,
+            at,
+            content_end,
+        )?;
+        Ok(i)
+    }
+
+    /// Where the span of a flow collection's closing bracket at `after - 1` ends: behind the
+    /// spaces and comment that follow it, which must end the line.
+    fn after_flow(&self, after: usize) -> Read {
+        let at = self.skip_spaces(after);
+        match self.byte(at) {
+            None | Some(b'\n') => Ok(at),
+            Some(b'#') if at > after => Ok(self.line_end(at)),
+            _ => Err(give_up(line!())),
+        }
+    }
+
+    /// A literal (`|`) or folded (`>`) block scalar whose header starts at `at`, in a collection
+    /// in column `parent`. Returns the start of the line that ends it.
+    fn block_scalar(&mut self, at: usize, parent: isize) -> Read {
+        let literal = self.bytes[at] == b'|';
+        let mut i = at + 1;
+        let chomping = match self.byte(i) {
+            Some(b'-') => Chomping::Strip,
+            Some(b'+') => Chomping::Keep,
+            _ => Chomping::Clip,
+        };
+        if chomping != Chomping::Clip {
+            i += 1;
+        }
+        let header_end = self.skip_spaces(i);
+        match self.byte(header_end) {
+            Some(b'\n') => {}
+            Some(b'#') if header_end > i => {}
+            // An indentation indicator, or no content at all.
+            _ => return Err(give_up(line!())),
+        }
+        let first_line = self.next_line(header_end);
+        let content = self.skip_spaces(first_line);
+        let indent = content - first_line;
+        // Leading blank lines, and empty scalars, are left to saphyr-parser.
+        if self.at_line_end(content) || indent as isize <= parent {
+            return Err(give_up(line!()));
+        }
+        let mut out = String::new();
+        let mut leading_break = false;
+        let mut leading_blank = false;
+        let mut trailing_breaks = 0;
+        let mut line = first_line;
+        let (end, ending_line) = loop {
+            let start = line + indent;
+            let line_end = self.line_end(start);
+            if line_end >= self.bytes.len() {
+                // saphyr-parser ends a last line without a line break as if it had one.
+                return Err(give_up(line!()));
+            }
+            let trailing_blank = self.byte(start) == Some(b' ');
+            if !literal && leading_break && !leading_blank && !trailing_blank {
+                if trailing_breaks == 0 {
+                    out.push(' ');
+                }
+            } else if leading_break {
+                out.push('\n');
+            }
+            out.extend(std::iter::repeat_n('\n', trailing_breaks));
+            trailing_breaks = 0;
+            leading_blank = trailing_blank;
+            out.push_str(&self.text[start..line_end]);
+            leading_break = true;
+            line = line_end + 1;
+            // Blank lines, up to the next content line or the end.
+            let ended = loop {
+                let first = self.skip_spaces(line);
+                let spaces = first - line;
+                if first >= self.bytes.len() {
+                    break Some((self.bytes.len(), self.bytes.len()));
+                }
+                if self.bytes[first] == b'\n' {
+                    if spaces > indent {
+                        return Err(give_up(line!()));
+                    }
+                    trailing_breaks += 1;
+                    line = first + 1;
+                    continue;
+                }
+                if spaces < indent {
+                    break Some((first, line));
+                }
+                break None;
+            };
+            if let Some(ended) = ended {
+                break ended;
+            }
+        };
+        match chomping {
+            Chomping::Strip => {}
+            Chomping::Clip => out.push('\n'),
+            Chomping::Keep => {
+                out.push('\n');
+                out.extend(std::iter::repeat_n('\n', trailing_breaks));
+            }
+        }
+        let style = match literal {
+            true => ScalarStyle::Literal,
+            false => ScalarStyle::Folded,
+        };
+        self.scalar(Cow::Owned(out), style, first_line + indent, end)?;
+        Ok(ending_line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use saphyr_parser::Parser;
+
+    use super::*;
+    use crate::yaml::parse::{Limits, Loader, is_blank, split_documents};
+    use crate::yaml::source::OffsetMap;
+
+    /// An event as the tree builder uses it: a collection's start offset, its end's end offset,
+    /// a scalar's text, style and both offsets.
+    fn describe(event: &Event<'_>, start: usize, end: usize) -> Option<String> {
+        Some(match event {
+            Event::Scalar(text, style, anchor, tag) => {
+                format!("scalar {style:?} {text:?} {anchor} {tag:?} {start}..{end}")
+            }
+            Event::SequenceStart(anchor, tag) => format!("[ {anchor} {tag:?} {start}"),
+            Event::MappingStart(anchor, tag) => format!("{{ {anchor} {tag:?} {start}"),
+            Event::SequenceEnd => format!("] {end}"),
+            Event::MappingEnd => format!("}} {end}"),
+            Event::Alias(id) => format!("* {id} {start}..{end}"),
+            _ => return None,
+        })
+    }
+
+    /// saphyr-parser's events for a chunk, offsets in bytes; `None` when it reports an error.
+    fn saphyr_events(chunk: &str) -> Option<Vec<String>> {
+        let byte_of: Vec<usize> = chunk
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([chunk.len()])
+            .collect();
+        let byte = |chars: usize| byte_of.get(chars).copied().unwrap_or(chunk.len());
+        let mut events = Vec::new();
+        let mut documents = 0;
+        for event in Parser::new_from_str(chunk) {
+            let (event, span) = event.ok()?;
+            if let Event::DocumentStart(_) = event {
+                documents += 1;
+                if documents > 1 {
+                    break;
+                }
+            }
+            let (start, end) = (byte(span.start.index()), byte(span.end.index()));
+            events.extend(describe(&event, start, end));
+        }
+        Some(events)
+    }
+
+    /// The fast reader's events, or the source line where it gave up.
+    fn fast_events(chunk: &str) -> Result<Vec<String>, u32> {
+        let mut events = Vec::new();
+        let read = read(chunk, &mut |event, start, end| {
+            events.extend(describe(&event, start, end));
+            Ok(())
+        });
+        match read {
+            Ok(()) => Ok(events),
+            Err(Unsupported) => Err(GAVE_UP_AT.with(|at| at.get())),
+        }
+    }
+
+    /// Compares the two readers on one chunk: `Ok(true)` when the fast one read it.
+    fn compare(chunk: &str) -> Result<bool, String> {
+        let expected = saphyr_events(chunk);
+        match (fast_events(chunk), expected) {
+            (Ok(fast), Some(saphyr)) if fast == saphyr => Ok(true),
+            (Ok(fast), Some(saphyr)) => {
+                let at = fast.iter().zip(&saphyr).position(|(a, b)| a != b);
+                let at = at.unwrap_or(fast.len().min(saphyr.len()));
+                Err(format!(
+                    "event {at}: fast {:?}, saphyr-parser {:?}",
+                    fast.get(at),
+                    saphyr.get(at)
+                ))
+            }
+            (Ok(_), None) => Err("read a chunk saphyr-parser refuses".into()),
+            (Err(_), _) => Ok(false),
+        }
+    }
+
+    fn chunks(text: &str) -> Vec<&str> {
+        let identity = OffsetMap::identity();
+        let mut loader = Loader::new(Limits::default(), &identity);
+        split_documents(text, &mut loader)
+            .into_iter()
+            .map(|span| &text[span.start..span.end])
+            .filter(|chunk| !is_blank(chunk))
+            .collect()
+    }
+
+    fn yaml_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                yaml_files(&path, found);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                found.push(path);
+            }
+        }
+    }
+
+    /// Every YAML document under `testdata/` (and under the folders `CAPKG_FAST_READER_DIRS`
+    /// lists): wherever the fast reader reads one, its events are saphyr-parser's, and it
+    /// reads nearly all of them.
+    #[test]
+    fn gives_saphyr_parsers_events_on_every_testdata_document() {
+        let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")];
+        if let Ok(more) = std::env::var("CAPKG_FAST_READER_DIRS") {
+            dirs.extend(std::env::split_paths(&more));
+        }
+        let mut files = Vec::new();
+        for dir in &dirs {
+            yaml_files(dir, &mut files);
+        }
+        files.sort();
+        let (mut total, mut read_fast, mut bytes, mut bytes_fast) = (0, 0, 0, 0);
+        let mut gave_up: BTreeMap<u32, (usize, String)> = BTreeMap::new();
+        let mut differences = Vec::new();
+        for path in &files {
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            for chunk in chunks(&text) {
+                total += 1;
+                bytes += chunk.len();
+                match compare(chunk) {
+                    Ok(true) => {
+                        read_fast += 1;
+                        bytes_fast += chunk.len();
+                    }
+                    Ok(false) => {
+                        let line = GAVE_UP_AT.with(|at| at.get());
+                        let entry = gave_up
+                            .entry(line)
+                            .or_insert((0, path.display().to_string()));
+                        entry.0 += 1;
+                    }
+                    Err(difference) => {
+                        differences.push(format!("{}: {difference}", path.display()))
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "fast reader: {read_fast} of {total} documents, {bytes_fast} of {bytes} bytes; gave up at (line: count, first file) {gave_up:?}"
+        );
+        assert!(differences.is_empty(), "{}", differences.join("\n"));
+        assert!(total > 1000, "{total} documents");
+        if dirs.len() == 1 {
+            assert!(
+                bytes_fast * 10 >= bytes * 9,
+                "{bytes_fast} of {bytes} bytes read fast"
+            );
+        }
+    }
+
+    /// Small documents in the shapes manifests use, to be mutated.
+    const SEEDS: &[&str] = &[
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    a: \"b\"\ndata:\n  key: |\n    line one\n      more\n\n    end\n  other: >-\n    folded\n    text\n",
+        "spec:\n  containers:\n  - name: manager\n    args:\n    - --leader-elect\n    - \"--metrics=:8080\"\n    image: 'repo/image:v1'\n    ports: []\n    resources: {}\n  volumes:\n    - name: cert\n      secret:\n        secretName: x # comment\n",
+        "description: This is a long\n  plain scalar that goes\n\n  on over lines.\ntype: object\nrequired: [a, \"b\", 'c']\nenum:\n- A\n- B\n-\n- - nested\n  - seq\n",
+        "key: \"a \\\"quoted\\\" \\u00e9 text\n  over lines\\\n  \\ joined\"\nsingle: 'it''s\n\n  here'\nempty:\nlast: value\n",
+        "items:\n- name: a\n  value: |+\n    kept\n\n  # comment\n- \"quoted\": key\n  'other': [x]\n- |\n  block item\n- [a]\n- {}\n-\n  below: 1\nnext:\n  - - x\n    - y\n  -   spaced\n  - # empty\n",
+        "# leading comment\nmetadata:\n  annotations:\n    \"helm.sh/hook\": pre-install   # trailing\n    ünïcode: wert \u{2014} über\n\n\n  name: 'x'\n    # indented comment\nspec: >\n  a\n   b\n\n  c\nend: x",
+        "a:\n  b:\n    c:\n      d: [\"e\", 'f' , g]\n      h: >+\n        i\n\n      j: k\n    l: \"m\"\n  n: o\n    p\n     q\np: ''''\nr: \"\\t\\x41\\U0001F600\\/\"\n",
+    ];
+
+    /// A small xorshift generator: the same cases on every run.
+    struct Random(u64);
+
+    impl Random {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    fn mutate(text: &str, random: &mut Random) -> String {
+        const PIECES: &[&str] = &[
+            " ", "  ", "\n", "- ", "-", ":", ": ", "#", " #", "'", "\"", "|", ">", "|-", "[", "]",
+            "{", "}", ",", "\\", "\\\n", "...", "&a ", "*a", "!t ", "? ", "\n  ", "\n- ", "é",
+        ];
+        let mut text = text.to_string();
+        for _ in 0..1 + random.below(3) {
+            let boundaries: Vec<usize> = (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            let at = boundaries[random.below(boundaries.len())];
+            match random.below(3) {
+                0 => text.insert_str(at, PIECES[random.below(PIECES.len())]),
+                1 => {
+                    if let Some(c) = text[at..].chars().next() {
+                        text.replace_range(at..at + c.len_utf8(), "");
+                    }
+                }
+                _ => {
+                    // Re-indent a line.
+                    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                    match random.below(2) {
+                        0 => text.insert(start, ' '),
+                        _ if text[start..].starts_with(' ') => {
+                            text.remove(start);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        text
+    }
+
+    /// Mutated documents: where the fast reader reads one, saphyr-parser reads it too, with the
+    /// same events. `CAPKG_FAST_READER_CASES` runs more cases.
+    #[test]
+    fn agrees_with_saphyr_parser_on_mutated_documents() {
+        let cases: usize = std::env::var("CAPKG_FAST_READER_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(20_000);
+        for seed in SEEDS {
+            assert_eq!(compare(seed), Ok(true), "{seed:?}");
+        }
+        let mut random = Random(0x9e37_79b9_7f4a_7c15);
+        let (mut read_fast, mut differences) = (0, Vec::new());
+        for case in 0..cases {
+            let seed = SEEDS[case % SEEDS.len()];
+            let text = mutate(seed, &mut random);
+            for chunk in chunks(&text) {
+                match compare(chunk) {
+                    Ok(true) => read_fast += 1,
+                    Ok(false) => {}
+                    Err(difference) => differences.push(format!("{chunk:?}: {difference}")),
+                }
+            }
+        }
+        assert!(
+            differences.is_empty(),
+            "{} differences, the first:\n{}",
+            differences.len(),
+            differences
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        // The mutations leave most documents readable.
+        assert!(read_fast * 4 > cases, "{read_fast} of {cases} read fast");
+    }
+}
