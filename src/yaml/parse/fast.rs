@@ -71,8 +71,14 @@ pub(super) fn read<'t>(text: &'t str, sink: &mut Sink<'_, 't>) -> Result<(), Uns
 /// Tabs, carriage returns, other control characters and byte order marks: saphyr-parser gives
 /// each of them meanings (or errors) this reader does not reproduce.
 fn has_unsupported_bytes(bytes: &[u8]) -> bool {
-    bytes.iter().any(|&b| (b < 0x20 && b != b'\n') || b == 0x7f)
-        || memchr::memmem::find(bytes, "\u{FEFF}".as_bytes()).is_some()
+    // Blocks without an early exit inside, so that the compiler checks many bytes at once (a
+    // byte at a time, this check was 5 % of `capkg assemble`'s time).
+    let control = |block: &[u8]| {
+        block.iter().fold(false, |found, &b| {
+            found | ((b < 0x20) & (b != b'\n')) | (b == 0x7f)
+        })
+    };
+    bytes.chunks(256).any(control) || memchr::memmem::find(bytes, "\u{FEFF}".as_bytes()).is_some()
 }
 
 /// A line holding more than spaces and a comment.
