@@ -407,7 +407,7 @@ pub fn load_components(
             as_written: None,
         });
     }
-    let written = Arc::new(Source::new(name, String::from_utf8_lossy(bytes)));
+    let written = Arc::new(Source::new(name, yaml::text_lossy(bytes)));
     // The documents substitution changed are loaded as written while the substituted text is.
     let (file, differing) = std::thread::scope(|scope| {
         let differing =

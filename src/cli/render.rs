@@ -177,7 +177,7 @@ fn unnamed(name: &str) -> Failure {
 /// The provider name the file's `cluster.x-k8s.io/provider` labels give, by the rule every
 /// command follows ([`crate::provider::name_from_labels`]).
 fn name_from_labels(name: &str, bytes: &[u8], provider_type: ProviderType) -> Option<String> {
-    let text = String::from_utf8_lossy(bytes).into_owned();
+    let text = crate::yaml::text_lossy(bytes).into_owned();
     let role = FileRole::Components {
         provider_type,
         suffix: None,
@@ -259,12 +259,7 @@ fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), Failur
 
 /// The repeated keys of a file as written (clusterctl keeps the last value of each).
 fn duplicate_key_warnings(name: &str, bytes: &[u8]) -> Vec<String> {
-    // Valid UTF-8 (nearly always) is checked by the faster validator; lossy otherwise.
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    };
-    clusterctl::duplicate_keys(name, &text)
+    clusterctl::duplicate_keys(name, &crate::yaml::text_lossy(bytes))
 }
 
 /// For a missing cluster template: the flavors its folder has.

@@ -309,7 +309,7 @@ fn lint_release(
                 let role = f.role.clone()?;
                 Some(files::load_text(
                     &f.name,
-                    String::from_utf8_lossy(&f.contents).into_owned(),
+                    crate::yaml::text_lossy(&f.contents).into_owned(),
                     role,
                 ))
             })

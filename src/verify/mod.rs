@@ -622,7 +622,7 @@ async fn read_and_check(
                 )?;
                 Some(files::load_text(
                     name,
-                    String::from_utf8_lossy(bytes).into_owned(),
+                    crate::yaml::text_lossy(bytes).into_owned(),
                     role,
                 ))
             })

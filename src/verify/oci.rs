@@ -236,7 +236,7 @@ pub(crate) async fn verify(
             let role = FileRole::from_file_name(title).filter(FileRole::is_template)?;
             Some(files::load_text(
                 title,
-                String::from_utf8_lossy(content).into_owned(),
+                crate::yaml::text_lossy(content).into_owned(),
                 role,
             ))
         })
@@ -267,12 +267,12 @@ pub(crate) async fn verify(
         let mut release_files = vec![
             files::load_text(
                 "metadata.yaml",
-                String::from_utf8_lossy(selected.metadata.1).into_owned(),
+                crate::yaml::text_lossy(selected.metadata.1).into_owned(),
                 FileRole::Metadata,
             ),
             files::load_text(
                 &components_name,
-                String::from_utf8_lossy(selected.components.1).into_owned(),
+                crate::yaml::text_lossy(selected.components.1).into_owned(),
                 FileRole::Components {
                     provider_type: *provider_type,
                     suffix: None,

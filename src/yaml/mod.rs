@@ -28,4 +28,4 @@ pub use parse::{
     AsWritten, Differing, Document, Error, ErrorKind, Limits, YamlFile, load_beside,
     load_differing, parse_file, parse_rewritten, parse_str, parse_str_on_two_threads,
 };
-pub use source::{OffsetMap, Position, Source, Span};
+pub use source::{OffsetMap, Position, Source, Span, text_lossy};
