@@ -25,7 +25,6 @@ mod verify;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, Parser, Subcommand};
@@ -219,20 +218,20 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 
 pub type CommandResult = Result<Status, Failure>;
 
-/// Entry point used by `main.rs`.
+/// Entry point used by `main.rs`; returns the exit code, with stdout flushed.
 ///
 /// The verdict alone decides the exit code: a reader that closes stdout early (`| head`) changes
 /// nothing, because [`stdout`] drops what it can no longer deliver. With `--format json` every
 /// outcome is exactly one JSON document on stdout: the command's own, or the error object written
 /// here (`{"error": {"message", "hint", "exit_code"}}`) when the command stopped before writing one.
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
             // clap prints help and version to stdout with exit 0, usage errors to stderr.
             let _ = err.print();
             if !err.use_stderr() {
-                return ExitCode::SUCCESS;
+                return 0;
             }
             if json_requested(std::env::args_os()) {
                 let message = first_line(&err.to_string());
@@ -242,14 +241,14 @@ pub fn main() -> ExitCode {
                     2,
                 );
             }
-            return ExitCode::from(2);
+            return 2;
         }
     };
     let global = cli.global.clone();
     let result = run(cli);
     let code = match result {
-        Ok(Status::Success) => ExitCode::SUCCESS,
-        Ok(Status::Failure) => ExitCode::from(1),
+        Ok(Status::Success) => 0,
+        Ok(Status::Failure) => 1,
         Err(failure) => {
             // stderr is the log a person reads in CI; stdout is the document a program reads.
             print_failure(&global, &failure);
@@ -261,7 +260,7 @@ pub fn main() -> ExitCode {
                     failure.exit,
                 );
             }
-            ExitCode::from(failure.exit)
+            failure.exit
         }
     };
     // Whatever is still buffered goes now; a reader that left does not change the verdict.
