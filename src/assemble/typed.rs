@@ -69,21 +69,103 @@ struct Field {
     ty: Ty,
     omitempty: bool,
     omitzero: bool,
+    /// Left out of the result when the object lacks it: `omitempty`, and the zero value of its
+    /// type is empty ([`empty_when_absent`]). Most fields of a JSON schema node are, and
+    /// converting each absent one to a zero value only to drop it was most of the round trip.
+    skip_when_absent: bool,
+}
+
+#[derive(Debug)]
+struct Struct {
+    fields: Vec<Field>,
+    /// Indices of the named fields, sorted by name, to find the field an entry sets.
+    by_name: Vec<usize>,
+}
+
+impl Struct {
+    fn new(fields: Vec<Field>) -> Self {
+        let mut by_name: Vec<usize> = (0..fields.len())
+            .filter(|&i| !fields[i].name.is_empty())
+            .collect();
+        by_name.sort_by(|&a, &b| fields[a].name.cmp(&fields[b].name));
+        Self { fields, by_name }
+    }
+
+    /// The index of the field (not an embedded struct's) named `name`.
+    fn field_named(&self, name: &str) -> Option<usize> {
+        self.by_name
+            .binary_search_by(|&i| self.fields[i].name.as_str().cmp(name))
+            .ok()
+            .map(|at| self.by_name[at])
+    }
 }
 
 #[derive(Debug)]
 enum Def {
-    Struct(Vec<Field>),
+    Struct(Struct),
     Alias(Ty),
 }
 
+/// The type table, by name. Every struct node of a CRD's schema looks its type up, so the names
+/// are hashed with FNV-1a rather than the standard library's SipHash (a fifth of the lookups'
+/// cost; the names are the schema's own, not an attacker's).
+type Types = HashMap<String, Def, std::hash::BuildHasherDefault<Fnv>>;
+
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
 struct Schema {
-    types: HashMap<String, Def>,
+    types: Types,
 }
 
 fn schema() -> &'static Schema {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
     SCHEMA.get_or_init(|| parse_schema(include_str!("typed_schema.txt")))
+}
+
+/// Whether [`convert`] gives an empty value (for `omitempty`) for an absent field of type `ty`.
+fn empty_when_absent(ty: &Ty, types: &Types) -> bool {
+    match ty {
+        Ty::String
+        | Ty::Bool
+        | Ty::Int
+        | Ty::Float
+        | Ty::Bytes
+        | Ty::Any
+        | Ty::Ptr(_)
+        | Ty::Slice(_)
+        | Ty::Map(_) => true,
+        Ty::Json
+        | Ty::Quantity
+        | Ty::IntOrString
+        | Ty::Time
+        | Ty::PropsOrArray(_)
+        | Ty::PropsOrBool(_)
+        | Ty::PropsOrStringArray(_) => false,
+        Ty::Named(name) => match types.get(name) {
+            Some(Def::Alias(alias)) => empty_when_absent(alias, types),
+            // Structs are never empty; an unknown type is an error convert reports.
+            Some(Def::Struct(_)) | None => false,
+        },
+    }
 }
 
 fn parse_ty(text: &str, package: &str) -> Ty {
@@ -116,7 +198,7 @@ fn parse_ty(text: &str, package: &str) -> Ty {
 }
 
 fn parse_schema(text: &str) -> Schema {
-    let mut types = HashMap::new();
+    let mut types = Types::default();
     let mut current: Option<(String, Vec<Field>)> = None;
     for line in text.lines() {
         if line.starts_with('#') || line.trim().is_empty() {
@@ -139,12 +221,13 @@ fn parse_schema(text: &str) -> Schema {
                     ty: parse_ty(ty, package),
                     omitempty: flags.contains('o'),
                     omitzero: flags.contains('z'),
+                    skip_when_absent: false,
                 });
             }
             continue;
         }
         if let Some((name, fields)) = current.take() {
-            types.insert(name, Def::Struct(fields));
+            types.insert(name, Def::Struct(Struct::new(fields)));
         }
         let mut parts = line.split(' ');
         match (parts.next(), parts.next(), parts.next()) {
@@ -157,7 +240,28 @@ fn parse_schema(text: &str) -> Schema {
         }
     }
     if let Some((name, fields)) = current.take() {
-        types.insert(name, Def::Struct(fields));
+        types.insert(name, Def::Struct(Struct::new(fields)));
+    }
+    // Which absent fields are left out needs every alias known.
+    let skips: Vec<(String, Vec<bool>)> = types
+        .iter()
+        .filter_map(|(name, def)| match def {
+            Def::Struct(def) => Some((
+                name.clone(),
+                def.fields
+                    .iter()
+                    .map(|f| f.omitempty && empty_when_absent(&f.ty, &types))
+                    .collect(),
+            )),
+            Def::Alias(_) => None,
+        })
+        .collect();
+    for (name, skip) in skips {
+        if let Some(Def::Struct(def)) = types.get_mut(&name) {
+            for (field, skip) in def.fields.iter_mut().zip(skip) {
+                field.skip_when_absent = skip;
+            }
+        }
     }
     Schema { types }
 }
@@ -438,7 +542,7 @@ fn convert_named(
     let input = input.filter(|v| !matches!(v, JsonValue::Null));
     Ok(match schema().types.get(name) {
         Some(Def::Alias(alias)) => convert(input, alias, path)?,
-        Some(Def::Struct(fields)) => {
+        Some(Def::Struct(def)) => {
             let mut entries = match input {
                 None => Vec::new(),
                 Some(JsonValue::Object(entries)) => entries,
@@ -450,24 +554,36 @@ fn convert_named(
                     });
                 }
             };
-            let mut out = Vec::new();
-            convert_struct(&mut entries, fields, path, &mut out)?;
+            let mut out = Vec::with_capacity(entries.len());
+            convert_struct(&mut entries, def, path, &mut out)?;
             (JsonValue::Object(out), false)
         }
         None => return Err(TypedError::UnknownType(name.to_string())),
     })
 }
 
+/// Converts the entries of a struct's object field by field, in the struct's order, into `out`.
 /// Each field's value is taken out of `entries` (the last entry of its name, as Go's decoder
 /// keeps): a struct's fields, embedded ones included, have distinct names (a test checks the
-/// schema), so no field reads an entry another field took.
+/// schema), so no field reads an entry another field took, and each is written once.
 fn convert_struct(
     entries: &mut [(String, JsonValue)],
-    fields: &[Field],
+    def: &Struct,
     path: &Path<'_>,
     out: &mut Vec<(String, JsonValue)>,
 ) -> Result<(), TypedError> {
-    for field in fields {
+    // (field, entry) for the entries this struct's own fields read, last entry of a name first.
+    let mut read: Vec<(usize, usize)> = Vec::with_capacity(entries.len());
+    for (at, (key, _)) in entries.iter().enumerate().rev() {
+        if let Some(field) = def.field_named(key)
+            && !read.iter().any(|&(f, _)| f == field)
+        {
+            read.push((field, at));
+        }
+    }
+    read.sort_unstable();
+    let mut read = read.into_iter().peekable();
+    for (index, field) in def.fields.iter().enumerate() {
         if field.name.is_empty() {
             // An embedded struct reads and writes the same map.
             let Ty::Named(name) = &field.ty else { continue };
@@ -477,12 +593,20 @@ fn convert_struct(
             }
             continue;
         }
-        let value = entries
-            .iter_mut()
-            .rev()
-            .find(|(k, _)| *k == field.name)
-            .map(|(_, v)| std::mem::replace(v, JsonValue::Null));
-        let (converted, empty) = convert(value, &field.ty, &Path::Field(path, &field.name))?;
+        let entry = read.next_if(|&(f, _)| f == index).map(|(_, at)| at);
+        let Some(entry) = entry.and_then(|at| entries.get_mut(at)) else {
+            if field.skip_when_absent {
+                continue;
+            }
+            let (converted, empty) = convert(None, &field.ty, &Path::Field(path, &field.name))?;
+            if !(field.omitempty && empty || field.omitzero && matches!(converted, JsonValue::Null))
+            {
+                out.push((field.name.clone(), converted));
+            }
+            continue;
+        };
+        let value = std::mem::replace(&mut entry.1, JsonValue::Null);
+        let (converted, empty) = convert(Some(value), &field.ty, &Path::Field(path, &field.name))?;
         if field.omitempty && empty {
             continue;
         }
@@ -490,7 +614,8 @@ fn convert_struct(
         if field.omitzero && matches!(converted, JsonValue::Null) {
             continue;
         }
-        set(out, &field.name, converted);
+        // The entry's key is the field's name: it moves into the result.
+        out.push((std::mem::take(&mut entry.0), converted));
     }
     Ok(())
 }
@@ -875,7 +1000,7 @@ mod tests {
         let mut used = Vec::new();
         for def in schema.types.values() {
             match def {
-                Def::Struct(fields) => fields.iter().for_each(|f| names(&f.ty, &mut used)),
+                Def::Struct(def) => def.fields.iter().for_each(|f| names(&f.ty, &mut used)),
                 Def::Alias(ty) => names(ty, &mut used),
             }
         }
@@ -958,12 +1083,44 @@ mod tests {
     }
 
     #[test]
+    fn absent_fields_are_skipped_exactly_where_converting_them_would_drop_them() {
+        let mut skipped = 0;
+        for (type_name, def) in &schema().types {
+            let Def::Struct(def) = def else { continue };
+            for field in &def.fields {
+                if field.name.is_empty() {
+                    continue;
+                }
+                let dropped = match convert(None, &field.ty, &Path::Root) {
+                    Ok((value, empty)) => {
+                        field.omitempty && empty
+                            || field.omitzero && matches!(value, JsonValue::Null)
+                    }
+                    Err(_) => false,
+                };
+                if field.skip_when_absent {
+                    skipped += 1;
+                    assert!(dropped, "{type_name}.{}", field.name);
+                }
+                if field.omitempty && !field.omitzero {
+                    assert_eq!(
+                        field.skip_when_absent, dropped,
+                        "{type_name}.{}",
+                        field.name
+                    );
+                }
+            }
+        }
+        assert!(skipped > 100, "{skipped}");
+    }
+
+    #[test]
     fn struct_fields_have_distinct_names_embedded_ones_included() {
         fn names(fields: &[Field], out: &mut Vec<String>) {
             for field in fields {
                 match (&field.ty, field.name.is_empty()) {
                     (Ty::Named(name), true) => match schema().types.get(name) {
-                        Some(Def::Struct(inner)) => names(inner, out),
+                        Some(Def::Struct(inner)) => names(&inner.fields, out),
                         _ => panic!("embedded {name} is no struct"),
                     },
                     _ => out.push(field.name.clone()),
@@ -971,9 +1128,9 @@ mod tests {
             }
         }
         for (type_name, def) in &schema().types {
-            let Def::Struct(fields) = def else { continue };
+            let Def::Struct(def) = def else { continue };
             let mut all = Vec::new();
-            names(fields, &mut all);
+            names(&def.fields, &mut all);
             let count = all.len();
             all.sort();
             all.dedup();
