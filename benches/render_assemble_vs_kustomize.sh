@@ -10,13 +10,17 @@
 #
 #   benches/render_assemble_vs_kustomize.sh [RUNS] [CORPUS]     (default 7 runs, ../shared/corpus)
 #
-# The runs are interleaved (capkg render, capkg assemble, kustomize, again RUNS times) so that load
-# from other processes falls on all three alike; each figure is the median of its runs. Printed
-# per tool: wall milliseconds and user+sys CPU milliseconds (from /usr/bin/time), and the ratio of
-# kustomize's wall time to capkg's. kustomize uses both cores; on a shared machine the CPU column
-# is the steadier before/after figure for capkg itself. A `harness` row times `true` the same way:
-# what the measuring itself (date, /usr/bin/time, fork and exec) adds to every wall figure. The
-# ratios are of the figures as measured, harness included.
+# The runs are interleaved (capkg render twice, capkg assemble twice, kustomize twice, again RUNS
+# times) so that load from other processes falls on all three alike; each figure is the median of
+# its runs. The first run of each pair follows another tool (`cold`), the second follows itself
+# (`warm`): on this VM a run of 20 to 50 ms that follows an idle moment or a long run of another
+# program takes up to twice as long as the same run repeated, which kustomize's 500 ms hide and
+# capkg's do not. Printed per tool: both wall times in milliseconds, user+sys CPU milliseconds
+# (from /usr/bin/time, over both runs), and the ratios of kustomize's wall time to capkg's, cold
+# to cold and warm to warm. kustomize uses both cores; on a shared machine the CPU column is the
+# steadier before/after figure for capkg itself. A `harness` row times `true` the same way: what
+# the measuring itself (date, /usr/bin/time, fork and exec) adds to every wall figure. The ratios
+# are of the figures as measured, harness included.
 set -euo pipefail
 
 runs="${1:-7}"
@@ -93,20 +97,34 @@ YAML
     fi
     rm -f "$work"/*.times
     for _ in $(seq "$runs"); do
-        timed render "$capkg" render "$dir/release/$base" --provider bench -n bench-system "${vars[@]}"
-        timed assemble "$capkg" -q --format json assemble --config "$dir/release/capkg.yaml" --out "$dir/out"
-        timed kustomize kubectl kustomize "$dir/kustomize"
-        timed harness true
+        # Each command twice in a row: the first run follows another tool (cold), the second
+        # follows itself (warm).
+        for run in cold warm; do
+            timed "render.$run" "$capkg" render "$dir/release/$base" --provider bench -n bench-system "${vars[@]}"
+        done
+        for run in cold warm; do
+            timed "assemble.$run" "$capkg" -q --format json assemble --config "$dir/release/capkg.yaml" --out "$dir/out"
+        done
+        for run in cold warm; do
+            timed "kustomize.$run" kubectl kustomize "$dir/kustomize"
+        done
+        for run in cold warm; do
+            timed "harness.$run" true
+        done
     done
-    local kw
-    kw=$(cut -d' ' -f1 < "$work/kustomize.times" | median)
     printf '%s: %s (%d bytes), median of %d interleaved runs\n' "$label" "${input#"$corpus"/}" "$(stat -c %s "$input")" "$runs"
-    printf '  %-18s %10s %10s %8s\n' tool wall_ms cpu_ms ratio
+    printf '  %-12s %12s %12s %8s %10s %10s\n' tool cold_wall_ms warm_wall_ms cpu_ms cold_ratio warm_ratio
+    local kc kw
+    kc=$(cut -d' ' -f1 < "$work/kustomize.cold.times" | median)
+    kw=$(cut -d' ' -f1 < "$work/kustomize.warm.times" | median)
     for tool in render assemble kustomize harness; do
-        local w c
-        w=$(cut -d' ' -f1 < "$work/$tool.times" | median)
-        c=$(cut -d' ' -f2 < "$work/$tool.times" | median)
-        printf '  %-18s %10.1f %10.1f %7.1fx\n' "$tool" "$w" "$c" "$(awk "BEGIN { print $kw / ($w > 0 ? $w : 0.1) }")"
+        local wc ww c
+        wc=$(cut -d' ' -f1 < "$work/$tool.cold.times" | median)
+        ww=$(cut -d' ' -f1 < "$work/$tool.warm.times" | median)
+        c=$(cat "$work/$tool.cold.times" "$work/$tool.warm.times" | cut -d' ' -f2 | median)
+        printf '  %-12s %12.1f %12.1f %8.1f %9.1fx %9.1fx\n' "$tool" "$wc" "$ww" "$c" \
+            "$(awk "BEGIN { print $kc / ($wc > 0 ? $wc : 0.1) }")" \
+            "$(awk "BEGIN { print $kw / ($ww > 0 ? $ww : 0.1) }")"
     done
 }
 

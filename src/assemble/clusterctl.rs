@@ -681,13 +681,20 @@ pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
     write_weighted(&objects, &weights)
 }
 
-/// [`write_objects`], the objects shared between threads by `weights`.
+/// [`write_objects`], the objects shared between threads by `weights` (empty for a few small
+/// objects), which also size each object's text.
 fn write_weighted(objects: &[&JsonValue], weights: &[usize]) -> Result<String, ClusterctlError> {
-    let parts = super::parallel::map_in_order(objects, is_large(objects), weights, |object| {
-        write_clusterctl::write_value(object)
-    })
-    .into_iter()
-    .collect::<Result<Vec<_>, _>>()?;
+    let sized: Vec<(&JsonValue, usize)> = objects
+        .iter()
+        .enumerate()
+        .map(|(i, &object)| (object, weights.get(i).copied().unwrap_or(0)))
+        .collect();
+    let parts =
+        super::parallel::map_in_order(&sized, is_large(objects), weights, |&(object, size)| {
+            write_clusterctl::write_value_sized(object, size)
+        })
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(write_clusterctl::join_documents(&parts))
 }
 

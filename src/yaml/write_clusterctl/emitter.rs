@@ -9,8 +9,10 @@ use crate::yaml::scalar_analysis::{
 };
 
 /// Writes the events as go-yaml's emitter does.
-pub(super) fn emit(events: &[Event<'_>]) -> Vec<u8> {
+/// Writes the events; `capacity` is the expected length of the text (0 when unknown).
+pub(super) fn emit(events: &[Event<'_>], capacity: usize) -> Vec<u8> {
     let mut emitter = Emitter::new(events);
+    emitter.out.reserve_exact(capacity);
     emitter.run();
     emitter.out
 }
