@@ -242,7 +242,7 @@ fn default_string(f: &Func<'_>) -> Vec<u8> {
     let mut b = Vec::new();
     for a in &f.args {
         match a {
-            Node::Text(t) => b.extend_from_slice(&t.value),
+            Node::Text(t) => t.write_to(&mut b),
             Node::Func(g) => {
                 b.extend_from_slice(b"${");
                 b.extend_from_slice(g.name.as_bytes());
@@ -274,7 +274,7 @@ impl Inventory {
     fn add(&mut self, node: &Node<'_>, pre: &Prepass<'_>) {
         match node {
             // Only text that lost a `$$` owns its value; find the escapes in its span again.
-            Node::Text(t) if matches!(t.value, Cow::Owned(_)) => {
+            Node::Text(t) if t.had_escapes() => {
                 let text = &pre.text[t.span.start..t.span.end];
                 let mut i = 0;
                 while let Some(k) = memchr::memchr(b'$', &text[i..]) {
@@ -363,7 +363,7 @@ fn missing_names(template: &Template<'_>, lookup: &dyn Lookup) -> Vec<String> {
     for f in template.funcs() {
         first.entry(f.name).or_insert_with(|| {
             f.args.iter().any(|a| match a {
-                Node::Text(t) => !t.value.is_empty(),
+                Node::Text(t) => !t.is_empty(),
                 Node::Func(_) => true,
             })
         });

@@ -20,7 +20,7 @@ impl Template<'_> {
     pub fn eval_into(&self, lookup: &dyn Lookup, out: &mut Vec<u8>) -> Result<(), Error> {
         for node in &self.nodes {
             match node {
-                Node::Text(t) => out.extend_from_slice(&t.value),
+                Node::Text(t) => t.write_to(out),
                 Node::Func(f) => eval_func(f, lookup, out)?,
             }
         }
@@ -40,7 +40,7 @@ fn eval_func(f: &Func<'_>, lookup: &dyn Lookup, out: &mut Vec<u8>) -> Result<(),
     let mut args: Vec<Cow<'_, [u8]>> = Vec::with_capacity(f.args.len());
     for a in &f.args {
         match a {
-            Node::Text(t) => args.push(Cow::Borrowed(&t.value)),
+            Node::Text(t) => args.push(t.value()),
             Node::Func(g) => {
                 let mut buf = Vec::new();
                 eval_func(g, lookup, &mut buf)?;

@@ -43,10 +43,74 @@ pub enum Node<'a> {
 /// argument) was removed from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text<'a> {
-    /// The text as it is output (escapes removed).
-    pub value: Cow<'a, [u8]>,
+    /// The text as it is output; with `escapes`, as written, each `$$` standing for `$`.
+    bytes: Cow<'a, [u8]>,
+    /// Top-level text holding `$$`: its value is made only when asked for (a components file's
+    /// CRD holding `$$` is one token of hundreds of KB, which lint's inventory never reads).
+    escapes: bool,
     /// Where the text is in the input (escapes included).
     pub span: Span,
+}
+
+impl<'a> Text<'a> {
+    /// The text as it is output (escapes removed).
+    pub fn value(&self) -> Cow<'_, [u8]> {
+        if !self.escapes {
+            return Cow::Borrowed(&self.bytes);
+        }
+        let mut value = Vec::with_capacity(self.bytes.len());
+        self.write_to(&mut value);
+        Cow::Owned(value)
+    }
+
+    /// Appends the text as it is output.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        if !self.escapes {
+            out.extend_from_slice(&self.bytes);
+            return;
+        }
+        let bytes: &[u8] = &self.bytes;
+        let (mut piece, mut i) = (0, 0);
+        while let Some(k) = memchr::memchr(b'$', &bytes[i..]) {
+            let j = i + k;
+            if bytes.get(j + 1) == Some(&b'$') {
+                out.extend_from_slice(&bytes[piece..j]);
+                piece = j + 1;
+                i = j + 2;
+            } else {
+                i = j + 1;
+            }
+        }
+        out.extend_from_slice(&bytes[piece..]);
+    }
+
+    /// Whether a `$$` in the input was written as `$`.
+    pub fn had_escapes(&self) -> bool {
+        self.escapes
+    }
+
+    /// The length of the text as it is output.
+    pub fn len(&self) -> usize {
+        if !self.escapes {
+            return self.bytes.len();
+        }
+        let bytes: &[u8] = &self.bytes;
+        let (mut escapes, mut i) = (0, 0);
+        while let Some(k) = memchr::memchr(b'$', &bytes[i..]) {
+            let j = i + k;
+            if bytes.get(j + 1) == Some(&b'$') {
+                escapes += 1;
+                i = j + 2;
+            } else {
+                i = j + 1;
+            }
+        }
+        bytes.len() - escapes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
 }
 
 /// A `${…}` expression: variable name, operator and argument nodes.
@@ -221,7 +285,7 @@ fn render_nodes(nodes: &[Node<'_>], s: &mut String) {
         match n {
             Node::Text(t) => {
                 s.push('T');
-                s.push_str(&super::runes::go_quote(&t.value));
+                s.push_str(&super::runes::go_quote(&t.value()));
             }
             Node::Func(f) => {
                 s.push_str("F{");
@@ -298,8 +362,7 @@ fn plain_ascii_func(input: &[u8], open: usize) -> Option<Func<'_>> {
 /// One top-level text token starting at `start` (which is not `${`, NUL or the end): runs to the
 /// next `${`, NUL or the end; `$$` gives `$` and its second `$` is never the start of `${`.
 fn top_level_text(input: &[u8], start: usize) -> (Text<'_>, usize) {
-    let mut owned: Option<Vec<u8>> = None;
-    let mut seg = start;
+    let mut escapes = false;
     let mut i = start;
     let end = loop {
         let Some(k) = memchr::memchr2(b'$', 0, &input[i..]) else {
@@ -312,25 +375,16 @@ fn top_level_text(input: &[u8], start: usize) -> (Text<'_>, usize) {
         match input.get(j + 1) {
             Some(b'{') => break j,
             Some(b'$') => {
-                owned
-                    .get_or_insert_with(Vec::new)
-                    .extend_from_slice(&input[seg..j]);
-                seg = j + 1;
+                escapes = true;
                 i = j + 2;
             }
             _ => i = j + 1,
         }
     };
-    let value = match owned {
-        None => Cow::Borrowed(&input[start..end]),
-        Some(mut v) => {
-            v.extend_from_slice(&input[seg..end]);
-            Cow::Owned(v)
-        }
-    };
     (
         Text {
-            value,
+            bytes: Cow::Borrowed(&input[start..end]),
+            escapes,
             span: Span { start, end },
         },
         end,
@@ -574,7 +628,8 @@ impl<'a> Scanner<'a> {
 
     fn text_node(&self) -> Node<'a> {
         Node::Text(Text {
-            value: self.token_bytes(),
+            bytes: self.token_bytes(),
+            escapes: false,
             span: Span {
                 start: self.start,
                 end: self.pos,
@@ -802,5 +857,34 @@ impl<'a> Scanner<'a> {
             return Err(err(ParseErrorKind::BadSubstitution, self.start));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Top-level text keeps its `$$` until asked: its value, length and appended output are what
+    /// the escapes stand for, wherever they are.
+    #[test]
+    fn text_with_escapes_gives_its_value_on_demand() {
+        for (input, expected, expected_end) in [
+            ("plain", "plain", 5),
+            ("a$$b", "a$b", 4),
+            ("$$", "$", 2),
+            ("$$$$x", "$$x", 5),
+            ("a$$$b", "a$$b", 5),
+            ("x$y$$", "x$y$", 5),
+            ("$$${", "$", 2),
+        ] {
+            let (text, end) = top_level_text(input.as_bytes(), 0);
+            assert_eq!(text.value().as_ref(), expected.as_bytes(), "{input}");
+            assert_eq!(text.len(), expected.len(), "{input}");
+            let mut out = b"<".to_vec();
+            text.write_to(&mut out);
+            assert_eq!(out, format!("<{expected}").into_bytes(), "{input}");
+            assert_eq!(text.had_escapes(), input[..end].contains("$$"), "{input}");
+            assert_eq!(end, expected_end, "{input}");
+        }
     }
 }

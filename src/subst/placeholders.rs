@@ -54,14 +54,14 @@ pub fn substitute_defaults(text: &str) -> Option<(String, OffsetMap)> {
     for node in &template.nodes {
         let original = prepass.span_to_original(node.span());
         match node {
-            Node::Text(t) if t.value.len() == original.end - original.start => {
-                map.push_copy(out.len(), original.start, t.value.len());
-                out.extend_from_slice(&t.value);
+            Node::Text(t) if t.len() == original.end - original.start => {
+                map.push_copy(out.len(), original.start, t.len());
+                t.write_to(&mut out);
             }
             Node::Text(t) => {
                 // `$$` escapes were removed: the text no longer lines up byte for byte.
                 map.push_replacement(out.len(), original.start);
-                out.extend_from_slice(&t.value);
+                t.write_to(&mut out);
             }
             Node::Func(_) => {
                 let value = Template {
