@@ -628,7 +628,7 @@ impl Writer {
     /// columns, as go-yaml v2 (and so controller-gen and kubectl) fold long values: the break
     /// replaces one space between two non-spaces, which YAML folds back into that space.
     fn push_folded(&mut self, text: &str, continuation: usize, quoted: bool) {
-        let line_start = self.out.rfind('\n').map_or(0, |i| i + 1);
+        let line_start = memchr::memrchr(b'\n', self.out.as_bytes()).map_or(0, |i| i + 1);
         let line_bytes = self.out.len() - line_start;
         // Bytes bound characters: a text that ends by column 80 has no space past it.
         if line_bytes + usize::from(quoted) + text.len() <= BEST_WIDTH + 1 || !text.contains(' ') {

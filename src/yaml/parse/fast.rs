@@ -64,6 +64,7 @@ pub(super) fn read<'t>(text: &'t str, sink: &mut Sink<'_, 't>) -> Result<(), Uns
         text,
         bytes: text.as_bytes(),
         sink,
+        last_line: std::cell::Cell::new((usize::MAX, 0)),
     };
     reader.document()
 }
@@ -128,6 +129,9 @@ struct Reader<'t, 's, 'k> {
     text: &'t str,
     bytes: &'t [u8],
     sink: &'k mut Sink<'s, 't>,
+    /// The last line [`Reader::line_end`] found, as `(from, line break)`: a key's line is asked
+    /// for its end by the key, its value and what follows.
+    last_line: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'t> Reader<'t, '_, '_> {
@@ -168,8 +172,14 @@ impl<'t> Reader<'t, '_, '_> {
 
     /// The offset of the line break ending the line `at` is on, or the end of the text.
     fn line_end(&self, at: usize) -> usize {
+        let (from, end) = self.last_line.get();
+        if from <= at && at <= end {
+            return end;
+        }
         let rest = self.bytes.get(at..).unwrap_or_default();
-        memchr::memchr(b'\n', rest).map_or(self.bytes.len(), |i| at + i)
+        let end = memchr::memchr(b'\n', rest).map_or(self.bytes.len(), |i| at + i);
+        self.last_line.set((at, end));
+        end
     }
 
     /// The start of the line after the one `at` is on, or the end of the text.
