@@ -87,10 +87,20 @@ pub(super) fn starts_with_bom(s: &[u8]) -> bool {
 /// Printable ASCII other than space and the characters that count as indicators after a
 /// scalar's first character (`,?[]{}:#`): such a byte, past the first, changes nothing in
 /// [`analyze_scalar`] but the "previous" flags.
-fn is_inert(b: u8) -> bool {
-    (0x21..=0x7E).contains(&b)
-        && !matches!(b, b',' | b'?' | b'[' | b']' | b'{' | b'}' | b':' | b'#')
+const fn is_inert(b: u8) -> bool {
+    matches!(b, 0x21..=0x7E) && !matches!(b, b',' | b'?' | b'[' | b']' | b'{' | b'}' | b':' | b'#')
 }
+
+/// [`is_inert`] or a space, by byte: one load per byte where descriptions are long runs of words.
+static INERT_OR_SPACE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b == b' ' as usize || is_inert(b as u8);
+        b += 1;
+    }
+    table
+};
 
 /// go-yaml's `yaml_emitter_analyze_scalar` (with unicode output enabled).
 pub(super) fn analyze_scalar(value: &[u8]) -> Analysis {
@@ -137,7 +147,7 @@ fn walk(value: &[u8], skip_inert_runs: bool) -> Analysis {
             // first nor last, and follows no break), which the next inert byte clears again. So
             // the run is skipped in one search, up to its last inert byte.
             let mut end = i + 1;
-            while end < value.len() && (is_inert(value[end]) || value[end] == b' ') {
+            while end < value.len() && INERT_OR_SPACE[usize::from(value[end])] {
                 end += 1;
             }
             while value[end - 1] == b' ' {
