@@ -45,6 +45,7 @@ pub(crate) mod report;
 pub mod rules;
 pub mod subst;
 pub(crate) mod targets;
+pub(crate) mod threads;
 pub(crate) mod units;
 pub(crate) mod verify;
 pub(crate) mod version;

@@ -409,15 +409,13 @@ pub fn load_components(
     }
     let written = Arc::new(Source::new(name, yaml::text_lossy(bytes)));
     // The documents substitution changed are loaded as written while the substituted text is.
-    let (file, differing) = std::thread::scope(|scope| {
-        let differing =
-            scope.spawn(|| yaml::load_differing(written, source.text(), Limits::default()));
-        let file = super::parallel::parse(source.clone());
-        match differing.join() {
-            Ok(differing) => (file, differing),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    });
+    let (file, differing) = match crate::threads::both(
+        || super::parallel::parse(source.clone()),
+        || yaml::load_differing(written, source.text(), Limits::default()),
+    ) {
+        (file, Ok(differing)) => (file, differing),
+        (_, Err(panic)) => std::panic::resume_unwind(panic),
+    };
     let as_written = Some(yaml::load_beside(differing, &file));
     Ok(LoadedComponents { file, as_written })
 }

@@ -360,19 +360,16 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     // core also finds the line starts of the files, which reporting a finding needs.
     let total: usize = files.iter().map(|f| f.bytes().len()).sum();
     let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
-        std::thread::scope(|scope| {
-            let checksums = scope.spawn(|| {
-                let checksums = checksums_of(&files);
-                for (release, _) in &lint_releases {
-                    for file in &release.files {
-                        file.yaml.source.line_count();
-                    }
+        let (diagnostics, checksums) = crate::threads::both(lint, || {
+            let checksums = checksums_of(&files);
+            for (release, _) in &lint_releases {
+                for file in &release.files {
+                    file.yaml.source.line_count();
                 }
-                checksums
-            });
-            let diagnostics = lint();
-            (checksums.join(), diagnostics)
-        })
+            }
+            checksums
+        });
+        (checksums, diagnostics)
     } else {
         (Ok(checksums_of(&files)), lint())
     };
@@ -383,7 +380,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     if total >= parallel::PARALLEL_FROM {
         // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
         // need not wait for.
-        std::thread::spawn(move || drop(lint_releases));
+        crate::threads::in_background(move || drop(lint_releases));
     }
     Ok(AssembledRelease {
         providers,

@@ -120,15 +120,13 @@ fn on_two_threads<W: Send, R: Send>(
         }
         done
     };
-    std::thread::scope(|scope| {
-        let other = scope.spawn(worker);
-        let mut done = worker();
-        match other.join() {
-            Ok(theirs) => done.extend(theirs),
-            Err(panic) => std::panic::resume_unwind(panic),
+    match crate::threads::both(worker, worker) {
+        (mut done, Ok(theirs)) => {
+            done.extend(theirs);
+            done
         }
-        done
-    })
+        (_, Err(panic)) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// Results by the index each carries, in the items' order.
@@ -164,18 +162,15 @@ pub(super) fn write_layout_read_back(
         return Written { text, documents };
     }
     let second = objects.split_off(balanced_split(&objects));
-    let (first_written, second_written) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| {
+    let (first_written, second_written) = crate::threads::both(
+        || write_layout::write_documents_traced(&objects, buffer),
+        || {
             // About the size of its objects' source text: grown by doubling from nothing, the
             // half's text held up to twice its size at the peak.
             let size: usize = second.iter().map(|o| o.span().len()).sum();
             write_layout::write_documents_traced(&second, String::with_capacity(size + size / 8))
-        });
-        (
-            write_layout::write_documents_traced(&objects, buffer),
-            second.join(),
-        )
-    });
+        },
+    );
     let Ok((second_text, second_trace)) = second_written else {
         // A panic in the writer would be a bug; write the whole the ordinary way.
         objects.extend(second);
@@ -196,10 +191,10 @@ pub(super) fn write_layout_read_back(
         };
     };
     let first_count = objects.len();
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(move || second_trace.into_documents(second, offset, first_count));
-        (first_trace.into_documents(objects, 0, 0), second.join())
-    });
+    let (first, second) = crate::threads::both(
+        || first_trace.into_documents(objects, 0, 0),
+        move || second_trace.into_documents(second, offset, first_count),
+    );
     let documents = match (first, second) {
         (Some(mut documents), Ok(Some(second))) => {
             documents.extend(second);

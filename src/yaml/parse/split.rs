@@ -80,10 +80,7 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
         }
         loaded
     };
-    let (mine, theirs) = std::thread::scope(|scope| {
-        let theirs = scope.spawn(load);
-        (load(), theirs.join())
-    });
+    let (mine, theirs) = crate::threads::both(load, load);
     let Ok(theirs) = theirs else {
         // A panic in the loader would be a bug; load the ordinary way.
         return parse_str(source, limits);

@@ -1,0 +1,76 @@
+//! Two pieces of work at once, on the process's worker threads.
+//!
+//! capkg cuts its large steps in two (loading a components file, converting and writing its
+//! objects, writing a release's layout, hashing beside linting) and runs the halves at once. The
+//! workers are a rayon pool started on first use and kept: a thread spawned for every step paid
+//! its start and a fresh allocator heap each time, and `capkg render` and `capkg assemble` of a
+//! components file were 7 to 19 % slower that way (`benches/compare_builds.py`, AWS and
+//! k0smotron components). Steps nest (the file as written loads beside the substituted file,
+//! each in two halves), so the pool has up to four workers.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
+
+/// Workers beyond this add nothing: every step is cut in two, and nesting goes two deep.
+const MAX_WORKERS: usize = 4;
+
+/// The pool, or `None` when its threads could not be started (the work then runs in turn).
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores.clamp(1, MAX_WORKERS))
+            .thread_name(|i| format!("capkg-worker-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `first` and `second` at once and returns both results. A panic in `first` is raised
+/// again; one in `second` comes back as `Err`, for callers that can do its work another way.
+pub(crate) fn both<A, B>(
+    first: impl FnOnce() -> A + Send,
+    second: impl FnOnce() -> B + Send,
+) -> (A, std::thread::Result<B>)
+where
+    A: Send,
+    B: Send,
+{
+    let second = || catch_unwind(AssertUnwindSafe(second));
+    match pool() {
+        Some(pool) => pool.install(|| rayon::join(first, second)),
+        None => (first(), second()),
+    }
+}
+
+/// Runs `work` on a worker without waiting for it (freeing a large tree the caller is done with).
+pub(crate) fn in_background(work: impl FnOnce() + Send + 'static) {
+    match pool() {
+        Some(pool) => pool.spawn(work),
+        None => work(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_run_and_a_panic_in_the_second_comes_back() {
+        let (a, b) = both(|| 1 + 1, || "two");
+        assert_eq!((a, b.ok()), (2, Some("two")));
+        let (a, b) = both(|| "first", || -> u8 { panic!("second") });
+        assert_eq!(a, "first");
+        assert!(b.is_err());
+    }
+
+    #[test]
+    fn work_nests() {
+        let (a, b) = both(|| both(|| 1, || 2), || both(|| 3, || 4));
+        let (a1, a2) = a;
+        let (b1, b2) = b.unwrap();
+        assert_eq!((a1, a2.unwrap(), b1, b2.unwrap()), (1, 2, 3, 4));
+    }
+}
