@@ -4,7 +4,8 @@
 //! starts with `---` ends a document, and only whitespace or a comment may follow the marker. Each
 //! document is then parsed on its own, so a syntax error in one document does not hide the others.
 //!
-//! The tree is built from saphyr-parser's events with an explicit stack: no recursion (a file of
+//! The tree is built from saphyr-parser's events, or the same events from the fast reader
+//! ([`fast`]) for the YAML manifests are written in, with an explicit stack: no recursion (a file of
 //! 100,000 nested sequences cannot overflow the stack), a depth cap, duplicate keys reported at the
 //! second key with the first one named, and aliases expanded under a node budget, so that a
 //! "billion laughs" file is refused after a bounded amount of work.
