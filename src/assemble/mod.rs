@@ -356,19 +356,10 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         ));
     }
     let lint = || lint_each(&lint_releases);
-    // Hashing a large release takes about as long as linting it: one on each core. The other
-    // core also finds the line starts of the files, which reporting a finding needs.
+    // Hashing a large release takes about as long as linting it: one on each core.
     let total: usize = files.iter().map(|f| f.bytes().len()).sum();
     let (checksums, diagnostics) = if total >= parallel::PARALLEL_FROM {
-        let (diagnostics, checksums) = crate::threads::both(lint, || {
-            let checksums = checksums_of(&files);
-            for (release, _) in &lint_releases {
-                for file in &release.files {
-                    file.yaml.source.line_count();
-                }
-            }
-            checksums
-        });
+        let (diagnostics, checksums) = crate::threads::both(lint, || checksums_of(&files));
         (checksums, diagnostics)
     } else {
         (Ok(checksums_of(&files)), lint())
