@@ -3,23 +3,23 @@
 //!
 //! saphyr-parser reads every character through a lookahead buffer and builds every scalar in a
 //! new `String`; it was half of `capkg assemble`'s time and a third of `capkg render`'s. Generated
-//! manifests use a small part of YAML: block mappings and sequences, plain and single-line quoted
-//! scalars, literal and folded block scalars, and empty flow collections. This reader reads that
-//! part a line at a time, borrows single-line scalars from the text, and hands the events to the
-//! same tree builder. Anything else (anchors, aliases, tags, multi-line quoted scalars, non-empty
-//! flow mappings, tabs, carriage returns, anything saphyr-parser would refuse) makes it give up
-//! with [`Unsupported`], and the document is read again by saphyr-parser, which also
-//! reports every syntax error. So what the fast reader must match is saphyr-parser's events and
-//! their spans on the YAML it accepts: the tests compare the two on every YAML file in
-//! `testdata/` and on hand-written cases.
+//! manifests use a small part of YAML: block mappings and sequences, plain and quoted scalars,
+//! literal and folded block scalars, single-line flow sequences of scalars and empty flow
+//! mappings. This reader reads that part a line at a time, borrows single-line scalars from the
+//! text, and hands the events to the same tree builder. Anything else (anchors, aliases, tags,
+//! flow mappings with content, nested flow collections, tabs, carriage returns, anything
+//! saphyr-parser would refuse) makes it give up with [`Unsupported`], and the document is read
+//! again by saphyr-parser, which also reports every syntax error. So what the fast reader must
+//! match is saphyr-parser's events and their spans on the YAML it accepts: the tests compare the
+//! two on every YAML file in `testdata/` and on mutated documents.
 //!
 //! Spans follow saphyr-parser's markers: a block collection starts at its first key or dash (an
-//! indentless sequence at its first item's content) and ends where the next token starts (the
-//! first character of the next line holding more than a comment, or the end of the text); an
-//! empty mapping value is at its `:`, an empty sequence item at the end of its line; a quoted
+//! indentless sequence where its first item's token is) and ends where the next token starts
+//! (the first character of the next line holding more than a comment, or the end of the text);
+//! an empty mapping value is at its `:`, an empty sequence item at the end of its line; a quoted
 //! scalar or a flow collection's closing bracket ends after the spaces and comment behind it; a
 //! block scalar starts at its first content character and ends behind the indentation of the
-//! line that ends it.
+//! line that ends it. Nesting is followed by recursion, up to [`MAX_NESTING`] levels.
 
 use std::borrow::Cow;
 
