@@ -14,6 +14,10 @@ use std::sync::OnceLock;
 /// Workers beyond this add nothing: every step is cut in two, and nesting goes two deep.
 const MAX_WORKERS: usize = 4;
 
+/// A worker's stack: the main thread's size on Linux, because the work of the main thread
+/// (converting and writing trees up to the loader's 512 levels, recursively) runs on workers now.
+const STACK_BYTES: usize = 8 << 20;
+
 /// The pool, or `None` when its threads could not be started (the work then runs in turn).
 fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
@@ -21,6 +25,7 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         rayon::ThreadPoolBuilder::new()
             .num_threads(cores.clamp(1, MAX_WORKERS))
+            .stack_size(STACK_BYTES)
             .thread_name(|i| format!("capkg-worker-{i}"))
             .build()
             .ok()
