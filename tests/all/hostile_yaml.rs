@@ -310,3 +310,42 @@ fn a_separator_glued_to_a_line_is_one_duplicate_key_finding() {
     assert!(found[0].contains("`kind`, `metadata`"), "{}", found[0]);
     assert!(found[0].contains("ends with `---`"), "{}", found[0]);
 }
+
+/// Nesting close to the loader's cap (512 levels) in a file large enough to be loaded,
+/// converted and written on the worker threads: they have the main thread's stack.
+#[test]
+fn deep_nesting_in_a_large_file_assembles_and_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 500;
+    let mut components = two_objects("infrastructure-foo");
+    components.push_str("  annotations:\n    filler: |\n");
+    for line in 0..2_000 {
+        components.push_str(&format!(
+            "      line {line} of text that makes the file large\n"
+        ));
+    }
+    components.push_str("deep:\n");
+    for level in 0..depth {
+        components.push_str(&format!("{}k{level}:\n", "  ".repeat(level + 1)));
+    }
+    components.push_str(&format!("{}v: 1\n", "  ".repeat(depth + 1)));
+    assert!(components.len() > 256 * 1024, "{}", components.len());
+
+    let output = assemble(dir.path(), components.as_bytes());
+    assert!(output.status.success(), "{}", text(&output));
+    let written =
+        std::fs::read_to_string(dir.path().join("out/infrastructure-components.yaml")).unwrap();
+    assert!(written.contains(&format!("{}v: 1\n", "  ".repeat(depth + 1))));
+
+    let output = capkg(dir.path())
+        .args(["render", "components.yaml", "--type", "infrastructure"])
+        .args(["--provider", "foo", "-n", "foo-system"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let rendered = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        rendered.contains(&format!("k{}:\n", depth - 1)),
+        "{rendered}"
+    );
+}
