@@ -65,23 +65,9 @@ impl<'a> Text<'a> {
 
     /// Appends the text as it is output.
     pub fn write_to(&self, out: &mut Vec<u8>) {
-        if !self.escapes {
-            out.extend_from_slice(&self.bytes);
-            return;
+        for piece in self.pieces() {
+            out.extend_from_slice(piece);
         }
-        let bytes: &[u8] = &self.bytes;
-        let (mut piece, mut i) = (0, 0);
-        while let Some(k) = memchr::memchr(b'$', &bytes[i..]) {
-            let j = i + k;
-            if bytes.get(j + 1) == Some(&b'$') {
-                out.extend_from_slice(&bytes[piece..j]);
-                piece = j + 1;
-                i = j + 2;
-            } else {
-                i = j + 1;
-            }
-        }
-        out.extend_from_slice(&bytes[piece..]);
     }
 
     /// Whether a `$$` in the input was written as `$`.
@@ -91,21 +77,32 @@ impl<'a> Text<'a> {
 
     /// The length of the text as it is output.
     pub fn len(&self) -> usize {
-        if !self.escapes {
-            return self.bytes.len();
-        }
+        self.pieces().map(<[u8]>::len).sum()
+    }
+
+    /// The text as it is output, in pieces of the input: each `$$` ends a piece, and the next
+    /// starts at its second `$`.
+    fn pieces(&self) -> impl Iterator<Item = &[u8]> {
         let bytes: &[u8] = &self.bytes;
-        let (mut escapes, mut i) = (0, 0);
-        while let Some(k) = memchr::memchr(b'$', &bytes[i..]) {
-            let j = i + k;
-            if bytes.get(j + 1) == Some(&b'$') {
-                escapes += 1;
-                i = j + 2;
-            } else {
+        let escapes = self.escapes;
+        let (mut piece, mut i, mut done) = (0, 0, false);
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            while escapes && let Some(k) = memchr::memchr(b'$', &bytes[i..]) {
+                let j = i + k;
+                if bytes.get(j + 1) == Some(&b'$') {
+                    let out = &bytes[piece..j];
+                    piece = j + 1;
+                    i = j + 2;
+                    return Some(out);
+                }
                 i = j + 1;
             }
-        }
-        bytes.len() - escapes
+            done = true;
+            Some(&bytes[piece..])
+        })
     }
 
     pub fn is_empty(&self) -> bool {
