@@ -594,19 +594,16 @@ fn convert_struct(
             continue;
         }
         let entry = read.next_if(|&(f, _)| f == index).map(|(_, at)| at);
-        let Some(entry) = entry.and_then(|at| entries.get_mut(at)) else {
-            if field.skip_when_absent {
-                continue;
-            }
-            let (converted, empty) = convert(None, &field.ty, &Path::Field(path, &field.name))?;
-            if !(field.omitempty && empty || field.omitzero && matches!(converted, JsonValue::Null))
-            {
-                out.push((field.name.clone(), converted));
-            }
-            continue;
+        // The entry's key is the field's name: it moves into the result with the value.
+        let (key, value) = match entry.and_then(|at| entries.get_mut(at)) {
+            Some((key, value)) => (
+                Some(std::mem::take(key)),
+                Some(std::mem::replace(value, JsonValue::Null)),
+            ),
+            None if field.skip_when_absent => continue,
+            None => (None, None),
         };
-        let value = std::mem::replace(&mut entry.1, JsonValue::Null);
-        let (converted, empty) = convert(Some(value), &field.ty, &Path::Field(path, &field.name))?;
+        let (converted, empty) = convert(value, &field.ty, &Path::Field(path, &field.name))?;
         if field.omitempty && empty {
             continue;
         }
@@ -614,8 +611,7 @@ fn convert_struct(
         if field.omitzero && matches!(converted, JsonValue::Null) {
             continue;
         }
-        // The entry's key is the field's name: it moves into the result.
-        out.push((std::mem::take(&mut entry.0), converted));
+        out.push((key.unwrap_or_else(|| field.name.clone()), converted));
     }
     Ok(())
 }

@@ -239,8 +239,8 @@ impl<'t> Reader<'t, '_, '_> {
         };
         let next = if self.is_dash(line.first) {
             self.block_sequence(line.indent, line.first, false, 0)?
-        } else if self.key_at(line.first)?.is_some() {
-            self.block_mapping(line.indent, line.first, 0)?
+        } else if let Some(key) = self.key_at(line.first)? {
+            self.block_mapping(line.indent, line.first, key, 0)?
         } else {
             return Err(give_up(line!()));
         };
@@ -250,16 +250,15 @@ impl<'t> Reader<'t, '_, '_> {
         }
     }
 
-    /// A block mapping whose first key starts at `first`, in column `column`. Returns the start of
-    /// the line after it.
-    fn block_mapping(&mut self, column: usize, first: usize, depth: usize) -> Read {
+    /// A block mapping whose first key, `key` (already read), starts at `first`, in column
+    /// `column`. Returns the start of the line after it.
+    fn block_mapping(&mut self, column: usize, first: usize, key: Key<'t>, depth: usize) -> Read {
         if depth > MAX_NESTING {
             return Err(give_up(line!()));
         }
         self.emit(Event::MappingStart(0, None), first, first)?;
-        let mut at = first;
+        let (mut at, mut key) = (first, key);
         loop {
-            let key = self.key_at(at)?.ok_or_else(|| give_up(line!()))?;
             self.scalar(key.text, key.style, at, key.end)?;
             let next = self.mapping_value(column, key.colon, depth + 1)?;
             match self.content_line(next)? {
@@ -268,7 +267,10 @@ impl<'t> Reader<'t, '_, '_> {
                     self.emit(Event::MappingEnd, end, end)?;
                     return Ok(end);
                 }
-                Some(line) if line.indent == column && !self.is_dash(line.first) => at = line.first,
+                Some(line) if line.indent == column && !self.is_dash(line.first) => {
+                    at = line.first;
+                    key = self.key_at(at)?.ok_or_else(|| give_up(line!()))?;
+                }
                 Some(line) if line.indent < column => {
                     self.emit(Event::MappingEnd, line.first, line.first)?;
                     return Ok(line.start);
@@ -372,8 +374,8 @@ impl<'t> Reader<'t, '_, '_> {
         if self.is_dash(at) {
             return self.block_sequence(column, at, false, depth);
         }
-        if self.key_at(at)?.is_some() {
-            return self.block_mapping(column, at, depth);
+        if let Some(key) = self.key_at(at)? {
+            return self.block_mapping(column, at, key, depth);
         }
         self.inline_value(at, parent)
     }
