@@ -252,7 +252,7 @@ pub struct SeveralProviders {
 
 /// The key node of `value` in the top-level mapping, for errors about the key.
 fn root_key<'n>(root: &'n Node, value: &Node) -> Option<&'n Node> {
-    let Value::Mapping(mapping) = &root.value else {
+    let Value::Mapping(mapping) = root.value() else {
         return None;
     };
     mapping
@@ -545,7 +545,7 @@ impl Reader<'_> {
         what: &str,
         known: &[&str],
     ) -> Result<Vec<(&'n str, &'n Node)>, ConfigError> {
-        let Value::Mapping(mapping) = &node.value else {
+        let Value::Mapping(mapping) = node.value() else {
             return Err(self.error(node, format!("{what} must be a mapping")));
         };
         let mut out = Vec::new();
@@ -568,7 +568,7 @@ impl Reader<'_> {
     }
 
     fn string(&self, node: &Node) -> Result<String, ConfigError> {
-        match &node.value {
+        match node.value() {
             Value::Scalar { text, .. } if !node.is_null() => Ok(text.to_string()),
             _ => Err(self.error(node, "expected a string")),
         }
@@ -584,7 +584,7 @@ impl Reader<'_> {
 
     /// A string or a list of strings.
     fn strings(&self, node: &Node) -> Result<Vec<String>, ConfigError> {
-        match &node.value {
+        match node.value() {
             Value::Sequence(items) => items.iter().map(|item| self.string(item)).collect(),
             Value::Scalar { .. } => Ok(vec![self.string(node)?]),
             Value::Mapping(_) => Err(self.error(node, "expected a string or a list of strings")),
@@ -593,7 +593,7 @@ impl Reader<'_> {
 
     /// Every placeholder string under `node`, with its key path.
     fn placeholders(&self, node: &Node, key: String, out: &mut Vec<Placeholder>) {
-        match &node.value {
+        match node.value() {
             Value::Scalar { text, .. } if is_placeholder(text) => out.push(Placeholder {
                 path: self.path.to_path_buf(),
                 position: self.source.position(node.span().start),
@@ -663,7 +663,7 @@ impl Reader<'_> {
 
     /// `providers:`: a list of providers with their components, released under one tag.
     fn providers(&self, node: &Node) -> Result<Vec<ProviderConfig>, ConfigError> {
-        let Value::Sequence(items) = &node.value else {
+        let Value::Sequence(items) = node.value() else {
             return Err(self.error(
                 node,
                 "`providers` must be a list of providers (`- name: …`, `type: …`, `components: …`)",
@@ -693,7 +693,7 @@ impl Reader<'_> {
                     "components" => provider.components = self.components(value)?,
                     "namespace" => provider.namespace = Some(self.string(value)?),
                     "suffix" => {
-                        let text = match &value.value {
+                        let text = match value.value() {
                             Value::Scalar { text, .. } if text.is_empty() => String::new(),
                             _ => self.string(value)?,
                         };
@@ -783,7 +783,7 @@ impl Reader<'_> {
 
     /// `components:` is one source or a list of sources with distinct suffixes.
     fn components(&self, node: &Node) -> Result<Vec<ComponentsConfig>, ConfigError> {
-        let items: Vec<&Node> = match &node.value {
+        let items: Vec<&Node> = match node.value() {
             Value::Sequence(items) => items.iter().collect(),
             _ => vec![node],
         };
@@ -868,7 +868,7 @@ impl Reader<'_> {
                     }
                     ComponentsSource::Files(paths)
                 }
-                "command" => ComponentsSource::Command(match &value.value {
+                "command" => ComponentsSource::Command(match value.value() {
                     Value::Sequence(_) => {
                         let argv = self.strings(value)?;
                         if argv.is_empty() {
@@ -919,7 +919,7 @@ impl Reader<'_> {
 
     /// `images:`: a list of kustomize-style entries.
     fn images(&self, node: &Node) -> Result<Vec<ImagePin>, ConfigError> {
-        let Value::Sequence(items) = &node.value else {
+        let Value::Sequence(items) = node.value() else {
             return Err(self.error(
                 node,
                 "`images` must be a list of `{name, newName, newTag, digest}` entries",
@@ -1019,7 +1019,7 @@ impl Reader<'_> {
             if key != "allow" {
                 continue;
             }
-            let Value::Sequence(items) = &value.value else {
+            let Value::Sequence(items) = value.value() else {
                 return Err(self.error(
                     value,
                     "`lint.allow` must be a list of `{rule, files, reason}` entries",

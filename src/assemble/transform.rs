@@ -418,7 +418,7 @@ fn child_mapping<'m>(
                         .rposition(|(k, _)| k.scalar_text() == Some(a))
                 })
                 .map_or(mapping.entries.len(), |i| i + 1);
-            mapping.entries.insert(
+            mapping.insert(
                 position,
                 (Node::plain(key), Node::mapping(Vec::new(), Span::default())),
             );
@@ -455,9 +455,7 @@ fn set_string(mapping: &mut Mapping, key: &str, value: &str, after: Option<&str>
                         .rposition(|(k, _)| k.scalar_text() == Some(a))
                 })
                 .map_or(mapping.entries.len(), |i| i + 1);
-            mapping
-                .entries
-                .insert(position, (Node::plain(key), Node::string(value)));
+            mapping.insert(position, (Node::plain(key), Node::string(value)));
         }
     }
     true

@@ -84,7 +84,7 @@ fn namespaced_references(node: &Node) -> Vec<&Node> {
     let mut found = Vec::new();
     let mut stack = vec![node];
     while let Some(node) = stack.pop() {
-        match &node.value {
+        match node.value() {
             Value::Mapping(map) => {
                 if map.get("kind").is_some()
                     && map.get("name").is_some()

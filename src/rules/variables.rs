@@ -152,7 +152,7 @@ fn scalars_holding(file: &ReleaseFile, marked: &[Span]) -> Vec<Span> {
     for root in file.yaml.roots() {
         let mut stack: Vec<&Node> = vec![root];
         while let Some(node) = stack.pop() {
-            match &node.value {
+            match node.value() {
                 Value::Scalar { .. } if holds(node.span()) => spans.push(node.span()),
                 Value::Scalar { .. } => {}
                 Value::Sequence(items) => stack.extend(items),

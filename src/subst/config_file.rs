@@ -102,7 +102,7 @@ pub fn read_str(text: &str) -> BTreeMap<String, String> {
 
 /// viper's `GetString` of a YAML value; `None` for lists and mappings.
 fn viper_string(node: &Node) -> Option<String> {
-    let Value::Scalar { text, .. } = &node.value else {
+    let Value::Scalar { text, .. } = node.value() else {
         return None;
     };
     Some(match node.resolve()? {

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use super::go_float;
-use super::node::{Node, Value, is_merge_key, resolve_merge_keys};
+use super::node::{Node, Tag, Value, is_merge_key, resolve_merge_keys};
 use super::parse::Limits;
 use super::resolve::{self, Resolved};
 use super::source::Span;
@@ -172,7 +172,7 @@ fn convert_owned(node: Node, depth: usize) -> Result<JsonValue, ToJsonError> {
             max: max_depth(),
         });
     }
-    match node.value {
+    match node.value() {
         Value::Scalar { .. } => {
             let scalar = match decode_scalar(&node)? {
                 Decoded::Other(GoScalar::Float(f)) if !f.is_finite() => {
@@ -194,11 +194,16 @@ fn convert_owned(node: Node, depth: usize) -> Result<JsonValue, ToJsonError> {
                 GoScalar::String(s) => JsonValue::String(s),
             })
         }
-        Value::Sequence(items) => items
-            .into_iter()
-            .map(|item| convert_owned(item, depth + 1))
-            .collect::<Result<_, _>>()
-            .map(JsonValue::Array),
+        Value::Sequence(_) => {
+            let Value::Sequence(items) = node.into_value() else {
+                return Ok(JsonValue::Array(Vec::new()));
+            };
+            items
+                .into_iter()
+                .map(|item| convert_owned(item, depth + 1))
+                .collect::<Result<_, _>>()
+                .map(JsonValue::Array)
+        }
         Value::Mapping(_) => {
             let mut map = GoMap::new();
             fill_owned(&mut map, node, depth)?;
@@ -331,17 +336,19 @@ fn fill_owned(map: &mut GoMap, node: Node, depth: usize) -> Result<(), ToJsonErr
             max: max_depth(),
         });
     }
-    let Value::Mapping(mapping) = node.value else {
-        return Err(ToJsonError::BadMerge { span: node.span() });
+    let span = node.span();
+    let Value::Mapping(mapping) = node.into_value() else {
+        return Err(ToJsonError::BadMerge { span });
     };
     let entries = if mapping.entries.iter().any(|(key, _)| is_merge_key(key)) {
-        resolve_merge_keys(mapping.entries).map_err(|span| ToJsonError::BadMerge { span })?
+        resolve_merge_keys(mapping.entries.into_vec())
+            .map_err(|span| ToJsonError::BadMerge { span })?
     } else {
-        mapping.entries
+        mapping.entries.into_vec()
     };
     for (key, value) in entries {
         let span = key.span();
-        let go_key = match &key.value {
+        let go_key = match key.value() {
             Value::Scalar { .. } => go_scalar_owned(key)?,
             _ => return Err(ToJsonError::CollectionKey { span }),
         };
@@ -368,7 +375,7 @@ fn go_scalar_owned(node: Node) -> Result<GoScalar, ToJsonError> {
 
 /// A scalar node's text, moved out.
 fn own_text(node: Node) -> GoScalar {
-    match node.value {
+    match node.into_value() {
         Value::Scalar { text, .. } => GoScalar::String(text.into_string()),
         _ => GoScalar::String(String::new()),
     }
@@ -376,10 +383,10 @@ fn own_text(node: Node) -> GoScalar {
 
 /// go-yaml v2's `decoder.scalar` into an `interface{}`, the scalar's own text left uncopied.
 fn decode_scalar(node: &Node) -> Result<Decoded, ToJsonError> {
-    let Value::Scalar { text, style } = &node.value else {
+    let (Value::Scalar { text }, Some(style)) = (node.value(), node.scalar_style()) else {
         return Err(ToJsonError::CollectionKey { span: node.span() });
     };
-    let tag = node.tag.as_deref();
+    let tag = node.tag().map(Tag::as_str);
     match tag {
         Some("!!binary") => {
             return decode_binary(text, node.span()).map(|s| Decoded::Other(GoScalar::String(s)));
@@ -388,7 +395,7 @@ fn decode_scalar(node: &Node) -> Result<Decoded, ToJsonError> {
         Some("!") => return Ok(Decoded::Text),
         _ => {}
     }
-    let resolved = resolve::resolve(text, *style, tag);
+    let resolved = resolve::resolve(text, style, tag);
     // `None`: the text itself.
     let scalar = match resolved {
         Resolved::Null => Some(GoScalar::Null),

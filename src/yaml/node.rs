@@ -14,52 +14,115 @@ use super::source::Span;
 
 pub use saphyr_parser::ScalarStyle;
 
-/// A node: a scalar, a sequence or a mapping, with the span it covers and its tag, if any.
+/// A node: a scalar, a sequence or a mapping, with the span it covers, its tag if any, and a
+/// scalar's style.
 ///
-/// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 48 bytes:
-/// its span as two `u32` offsets ([`Node::span`]) and its tag behind one pointer.
+/// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 32 bytes:
+/// - its span as two offsets of 29 bits, with a scalar's style in the spare bits of the end
+///   ([`NodeSpan`]), which is why the loader takes texts under 512 MiB ([`MAX_OFFSET`]);
+/// - its value in 24 bytes: a scalar's text inline up to 24 bytes, a collection's items as a
+///   boxed slice (they never grow after loading but in a transformation's few insertions);
+/// - tags are rare: a tagged node holds its tag and value behind one pointer, in the value's
+///   place ([`Repr`]).
+///
+/// At 48 bytes (span, tag pointer, and a 32-byte value) the tree was two thirds of the memory
+/// `lint` and `assemble` took on large components files (issue 17).
 #[derive(Clone, PartialEq)]
 pub struct Node {
     span: NodeSpan,
-    /// The tag as written, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!custom`).
-    pub tag: Option<Tag>,
-    pub value: Value,
+    repr: Repr,
 }
 
-/// The largest offset a node holds, and so the length of the longest text the loader loads.
-pub(super) const MAX_OFFSET: usize = u32::MAX as usize;
+/// A node's value, and its tag when it has one.
+#[derive(Clone, PartialEq)]
+enum Repr {
+    Untagged(Value),
+    Tagged(Box<Tagged>),
+}
 
-/// A node's [`Span`] in 8 bytes.
+#[derive(Clone, PartialEq)]
+struct Tagged {
+    tag: Tag,
+    value: Value,
+}
+
+impl Repr {
+    fn new(tag: Option<Tag>, value: Value) -> Self {
+        match tag {
+            None => Repr::Untagged(value),
+            Some(tag) => Repr::Tagged(Box::new(Tagged { tag, value })),
+        }
+    }
+}
+
+/// The largest offset a node holds, and so the length of the longest text the loader loads
+/// (512 MiB - 1).
+pub(super) const MAX_OFFSET: usize = OFFSET_MASK as usize;
+
+/// A node's offsets are this many bits; the bits above them hold flags (the style).
+pub(super) const OFFSET_BITS: u32 = 29;
+pub(super) const OFFSET_MASK: u32 = (1 << OFFSET_BITS) - 1;
+
+/// A node's [`Span`] and a scalar's [`ScalarStyle`] in 8 bytes: the style in the top three bits
+/// of the end offset.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct NodeSpan {
     start: u32,
-    end: u32,
+    end_and_style: u32,
 }
 
 impl NodeSpan {
     /// Offsets past [`MAX_OFFSET`] (never those of a text the loader took) become
     /// `MAX_OFFSET`, the end of any text they could point into, rather than wrapping.
-    fn new(span: Span) -> Self {
-        let offset = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+    fn new(span: Span, style: ScalarStyle) -> Self {
+        let offset = |at: usize| u32::try_from(at.min(MAX_OFFSET)).unwrap_or(OFFSET_MASK);
         Self {
             start: offset(span.start),
-            end: offset(span.end),
+            end_and_style: offset(span.end) | (style_bits(style) << OFFSET_BITS),
         }
     }
 
     fn get(self) -> Span {
-        Span::new(self.start as usize, self.end as usize)
+        Span::new(
+            self.start as usize,
+            (self.end_and_style & OFFSET_MASK) as usize,
+        )
+    }
+
+    fn style(self) -> ScalarStyle {
+        style_from_bits(self.end_and_style >> OFFSET_BITS)
     }
 }
 
-/// A node's tag, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!!merge`, `!custom`).
-/// Tags are rare, so a node holds one pointer for it; the text is inline behind it up to 24 bytes.
+/// A style as three bits, and back ([`style_from_bits`]).
+pub(super) fn style_bits(style: ScalarStyle) -> u32 {
+    match style {
+        ScalarStyle::Plain => 0,
+        ScalarStyle::SingleQuoted => 1,
+        ScalarStyle::DoubleQuoted => 2,
+        ScalarStyle::Literal => 3,
+        ScalarStyle::Folded => 4,
+    }
+}
+
+pub(super) fn style_from_bits(bits: u32) -> ScalarStyle {
+    match bits & 0b111 {
+        1 => ScalarStyle::SingleQuoted,
+        2 => ScalarStyle::DoubleQuoted,
+        3 => ScalarStyle::Literal,
+        4 => ScalarStyle::Folded,
+        _ => ScalarStyle::Plain,
+    }
+}
+
+/// A node's tag, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!!merge`, `!custom`);
+/// inline up to 24 bytes.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Tag(Box<CompactString>);
+pub struct Tag(CompactString);
 
 impl Tag {
     pub fn new(text: &str) -> Self {
-        Self(Box::new(CompactString::from(text)))
+        Self(CompactString::from(text))
     }
 
     pub fn as_str(&self) -> &str {
@@ -83,23 +146,24 @@ impl fmt::Debug for Tag {
 
 impl fmt::Debug for Node {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Node")
-            .field("span", &self.span())
-            .field("tag", &self.tag)
-            .field("value", &self.value)
-            .finish()
+        let mut out = f.debug_struct("Node");
+        out.field("span", &self.span()).field("tag", &self.tag());
+        if let Some(style) = self.scalar_style() {
+            out.field("style", &style);
+        }
+        out.field("value", self.value()).finish()
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// `text` is inline up to 24 bytes: most keys and values of a manifest are short, and a
-    /// heap string per scalar was most of the memory a large file took.
+    /// heap string per scalar was most of the memory a large file took. The style is the
+    /// node's ([`Node::scalar_style`]).
     Scalar {
         text: CompactString,
-        style: ScalarStyle,
     },
-    Sequence(Vec<Node>),
+    Sequence(Box<[Node]>),
     Mapping(Mapping),
 }
 
@@ -107,10 +171,30 @@ pub enum Value {
 /// the last entry for a key, as Kubernetes' readers do.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Mapping {
-    pub entries: Vec<(Node, Node)>,
+    pub entries: Box<[(Node, Node)]>,
 }
 
 impl Mapping {
+    pub fn new(entries: Vec<(Node, Node)>) -> Self {
+        Self {
+            entries: entries.into_boxed_slice(),
+        }
+    }
+
+    /// Inserts an entry at `index` (at the end when past it).
+    pub fn insert(&mut self, index: usize, entry: (Node, Node)) {
+        let mut entries = std::mem::take(&mut self.entries).into_vec();
+        entries.insert(index.min(entries.len()), entry);
+        self.entries = entries.into_boxed_slice();
+    }
+
+    /// Appends entries.
+    pub fn extend(&mut self, more: impl IntoIterator<Item = (Node, Node)>) {
+        let mut entries = std::mem::take(&mut self.entries).into_vec();
+        entries.extend(more);
+        self.entries = entries.into_boxed_slice();
+    }
+
     /// The value of the last entry whose key is the scalar `key`.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.entry(key).map(|(_, v)| v)
@@ -150,10 +234,10 @@ impl Mapping {
 
 /// go-yaml v2's `isMerge`: a plain untagged `<<` key, or `<<` tagged `!!merge`.
 pub(super) fn is_merge_key(key: &Node) -> bool {
-    match &key.value {
-        Value::Scalar { text, style } if text == "<<" => match key.tag.as_deref() {
-            None => *style == ScalarStyle::Plain,
-            Some(tag) => tag == "!!merge",
+    match key.value() {
+        Value::Scalar { text } if text == "<<" => match key.tag() {
+            None => key.scalar_style() == Some(ScalarStyle::Plain),
+            Some(tag) => tag.as_str() == "!!merge",
         },
         _ => false,
     }
@@ -195,7 +279,7 @@ pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node
             continue;
         }
         let span = value.span();
-        match value.value {
+        match value.into_value() {
             // The merged mapping's own merge keys were resolved when it was loaded.
             Value::Mapping(mapping) => {
                 for (k, v) in mapping.entries {
@@ -207,7 +291,7 @@ pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node
                     return Err(bad.span());
                 }
                 for item in items.into_iter().rev() {
-                    if let Value::Mapping(mapping) = item.value {
+                    if let Value::Mapping(mapping) = item.into_value() {
                         for (k, v) in mapping.entries {
                             set(k, v);
                         }
@@ -221,12 +305,12 @@ pub(super) fn resolve_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node
 }
 
 impl Node {
-    /// A node covering `span`; an offset past `u32::MAX` (4 GiB) reads back as `u32::MAX`.
+    /// A node covering `span`; an offset past [`MAX_OFFSET`] (512 MiB) reads back as
+    /// `MAX_OFFSET`. A scalar made this way is plain ([`Node::scalar`] takes a style).
     pub fn new(span: Span, tag: Option<Tag>, value: Value) -> Node {
         Node {
-            span: NodeSpan::new(span),
-            tag,
-            value,
+            span: NodeSpan::new(span, ScalarStyle::Plain),
+            repr: Repr::new(tag, value),
         }
     }
 
@@ -237,7 +321,46 @@ impl Node {
 
     /// Moves the node to `span`, as [`Node::new`] takes it.
     pub fn set_span(&mut self, span: Span) {
-        self.span = NodeSpan::new(span);
+        self.span = NodeSpan::new(span, self.span.style());
+    }
+
+    /// The tag as written, with `!!` standing for `tag:yaml.org,2002:` (`!!str`, `!custom`).
+    pub fn tag(&self) -> Option<&Tag> {
+        match &self.repr {
+            Repr::Untagged(_) => None,
+            Repr::Tagged(tagged) => Some(&tagged.tag),
+        }
+    }
+
+    pub fn set_tag(&mut self, tag: Option<Tag>) {
+        let value = std::mem::replace(
+            self.value_mut(),
+            Value::Scalar {
+                text: CompactString::const_new(""),
+            },
+        );
+        self.repr = Repr::new(tag, value);
+    }
+
+    pub fn value(&self) -> &Value {
+        match &self.repr {
+            Repr::Untagged(value) => value,
+            Repr::Tagged(tagged) => &tagged.value,
+        }
+    }
+
+    pub fn value_mut(&mut self) -> &mut Value {
+        match &mut self.repr {
+            Repr::Untagged(value) => value,
+            Repr::Tagged(tagged) => &mut tagged.value,
+        }
+    }
+
+    pub fn into_value(self) -> Value {
+        match self.repr {
+            Repr::Untagged(value) => value,
+            Repr::Tagged(tagged) => tagged.value,
+        }
     }
 
     /// A plain scalar without a meaningful position, for nodes capkg creates.
@@ -257,67 +380,99 @@ impl Node {
     }
 
     pub fn scalar(text: impl Into<String>, style: ScalarStyle, span: Span) -> Node {
-        let text = CompactString::from(text.into());
-        Node::new(span, None, Value::Scalar { text, style })
+        Node::scalar_text_in(CompactString::from(text.into()), style, span, None)
+    }
+
+    /// A scalar with its text already in a [`CompactString`], and its tag.
+    pub(super) fn scalar_text_in(
+        text: CompactString,
+        style: ScalarStyle,
+        span: Span,
+        tag: Option<Tag>,
+    ) -> Node {
+        Node {
+            span: NodeSpan::new(span, style),
+            repr: Repr::new(tag, Value::Scalar { text }),
+        }
     }
 
     pub fn mapping(entries: Vec<(Node, Node)>, span: Span) -> Node {
-        Node::new(span, None, Value::Mapping(Mapping { entries }))
+        Node::new(span, None, Value::Mapping(Mapping::new(entries)))
     }
 
     pub fn sequence(items: Vec<Node>, span: Span) -> Node {
-        Node::new(span, None, Value::Sequence(items))
+        Node::new(span, None, Value::Sequence(items.into_boxed_slice()))
     }
 
     pub fn as_mapping(&self) -> Option<&Mapping> {
-        match &self.value {
+        match self.value() {
             Value::Mapping(m) => Some(m),
             _ => None,
         }
     }
 
     pub fn as_mapping_mut(&mut self) -> Option<&mut Mapping> {
-        match &mut self.value {
+        match self.value_mut() {
             Value::Mapping(m) => Some(m),
             _ => None,
         }
     }
 
     pub fn as_sequence(&self) -> Option<&[Node]> {
-        match &self.value {
+        match self.value() {
             Value::Sequence(items) => Some(items),
             _ => None,
         }
     }
 
-    pub fn as_sequence_mut(&mut self) -> Option<&mut Vec<Node>> {
-        match &mut self.value {
+    pub fn as_sequence_mut(&mut self) -> Option<&mut [Node]> {
+        match self.value_mut() {
             Value::Sequence(items) => Some(items),
             _ => None,
         }
+    }
+
+    /// Appends items to a sequence; false when this is not one.
+    pub fn extend_sequence(&mut self, more: impl IntoIterator<Item = Node>) -> bool {
+        let Value::Sequence(items) = self.value_mut() else {
+            return false;
+        };
+        let mut grown = std::mem::take(items).into_vec();
+        grown.extend(more);
+        *items = grown.into_boxed_slice();
+        true
     }
 
     /// The raw text of a scalar, whatever it resolves to.
     pub fn scalar_text(&self) -> Option<&str> {
-        match &self.value {
-            Value::Scalar { text, .. } => Some(text),
+        match self.value() {
+            Value::Scalar { text } => Some(text),
             _ => None,
         }
     }
 
     pub fn scalar_style(&self) -> Option<ScalarStyle> {
-        match &self.value {
-            Value::Scalar { style, .. } => Some(*style),
+        match self.value() {
+            Value::Scalar { .. } => Some(self.span.style()),
             _ => None,
+        }
+    }
+
+    /// Gives a scalar the style it is written in; nothing for a collection.
+    pub fn set_scalar_style(&mut self, style: ScalarStyle) {
+        if matches!(self.value(), Value::Scalar { .. }) {
+            self.span = NodeSpan::new(self.span(), style);
         }
     }
 
     /// What a YAML 1.1 reader (go-yaml v2, as used by Kubernetes and clusterctl) makes of a scalar.
     pub fn resolve(&self) -> Option<Resolved> {
-        match &self.value {
-            Value::Scalar { text, style } => {
-                Some(resolve::resolve(text, *style, self.tag.as_deref()))
-            }
+        match self.value() {
+            Value::Scalar { text } => Some(resolve::resolve(
+                text,
+                self.span.style(),
+                self.tag().map(Tag::as_str),
+            )),
             _ => None,
         }
     }
@@ -325,7 +480,7 @@ impl Node {
     /// The scalar's text when a YAML 1.1 reader sees a string (quoted, or plain and not a
     /// boolean, null or number).
     pub fn as_str(&self) -> Option<&str> {
-        match (&self.value, self.resolve()) {
+        match (self.value(), self.resolve()) {
             (Value::Scalar { text, .. }, Some(Resolved::Str)) => Some(text),
             _ => None,
         }
@@ -372,11 +527,11 @@ impl Node {
         let mut stack = vec![self];
         while let Some(node) = stack.pop() {
             count += 1;
-            match &node.value {
+            match node.value() {
                 Value::Scalar { .. } => {}
                 Value::Sequence(items) => stack.extend(items),
                 Value::Mapping(m) => {
-                    for (k, v) in &m.entries {
+                    for (k, v) in m.entries.iter() {
                         stack.push(k);
                         stack.push(v);
                     }
@@ -413,12 +568,58 @@ mod tests {
     }
 
     #[test]
-    fn a_node_is_48_bytes() {
-        // A large file's tree is mostly nodes, two per mapping entry: at 64 bytes they were most
-        // of the memory `lint` and `assemble` took on a 20 MB components file (issue 17). 48 =
-        // the span's two u32 offsets (8) + the tag's one pointer (8) + the value (32).
-        assert_eq!(std::mem::size_of::<Node>(), 48);
-        assert_eq!(std::mem::size_of::<(Node, Node)>(), 96);
+    fn a_node_is_32_bytes() {
+        // A large file's tree is mostly nodes, two per mapping entry (issue 17). 32 = the span
+        // with the style (8) + the value, or the pointer to a tagged one (24).
+        assert_eq!(std::mem::size_of::<Node>(), 32);
+        assert_eq!(std::mem::size_of::<(Node, Node)>(), 64);
+        assert_eq!(std::mem::size_of::<Option<Node>>(), 32);
+    }
+
+    #[test]
+    fn styles_and_tags_survive_spans_and_each_other() {
+        let styles = [
+            ScalarStyle::Plain,
+            ScalarStyle::SingleQuoted,
+            ScalarStyle::DoubleQuoted,
+            ScalarStyle::Literal,
+            ScalarStyle::Folded,
+        ];
+        for style in styles {
+            let mut node = Node::scalar("x", style, Span::new(1, MAX_OFFSET));
+            assert_eq!(node.scalar_style(), Some(style));
+            assert_eq!(node.span(), Span::new(1, MAX_OFFSET));
+            node.set_span(Span::new(7, MAX_OFFSET + 9));
+            assert_eq!(
+                (node.span(), node.scalar_style()),
+                (Span::new(7, MAX_OFFSET), Some(style))
+            );
+            node.set_tag(Some(Tag::new("!!str")));
+            assert_eq!(node.scalar_style(), Some(style));
+            assert_eq!(node.scalar_text(), Some("x"));
+            assert_eq!(node.tag().map(Tag::as_str), Some("!!str"));
+            node.set_tag(None);
+            assert_eq!(node, Node::scalar("x", style, Span::new(7, MAX_OFFSET)));
+        }
+        let mut mapping =
+            Node::mapping(vec![(Node::plain("a"), Node::plain("b"))], Span::new(0, 4));
+        mapping.set_scalar_style(ScalarStyle::Literal);
+        assert_eq!(mapping.scalar_style(), None);
+        assert_eq!(mapping.path_str(&["a"]), Some("b"));
+    }
+
+    #[test]
+    fn collections_grow_in_place() {
+        let mut node = Node::sequence(vec![Node::plain("a")], Span::default());
+        assert!(node.extend_sequence([Node::plain("b")]));
+        assert_eq!(node.items().len(), 2);
+        assert!(!Node::plain("x").extend_sequence([Node::plain("b")]));
+        let mut mapping = Mapping::new(vec![(Node::plain("a"), Node::plain("1"))]);
+        mapping.insert(0, (Node::plain("z"), Node::plain("0")));
+        mapping.insert(9, (Node::plain("y"), Node::plain("2")));
+        mapping.extend([(Node::plain("x"), Node::plain("3"))]);
+        let keys: Vec<&str> = mapping.iter().map(|(k, _, _)| k).collect();
+        assert_eq!(keys, ["z", "a", "y", "x"]);
     }
 
     #[test]
@@ -429,9 +630,9 @@ mod tests {
         // Never wraps: an offset past what a node holds reads back as the largest one.
         node.set_span(Span::new(MAX_OFFSET + 1, MAX_OFFSET + 2));
         assert_eq!(node.span(), Span::at(MAX_OFFSET));
-        node.tag = Some(Tag::new("!!str"));
-        assert_eq!(node.tag.as_deref(), Some("!!str"));
-        assert_eq!(format!("{:?}", node.tag), r#"Some("!!str")"#);
+        node.set_tag(Some(Tag::new("!!str")));
+        assert_eq!(node.tag().map(Tag::as_str), Some("!!str"));
+        assert_eq!(format!("{:?}", node.tag()), r#"Some("!!str")"#);
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub enum ErrorKind {
     NulByte,
     /// A carriage return not followed by a line feed: clusterctl splits documents only at `\n---`.
     LineEndings,
-    /// A text of 4 GiB or more, which is not loaded: a node's span holds 32-bit offsets.
+    /// A text of 512 MiB or more, which is not loaded: a node's span holds 29-bit offsets.
     TooLarge,
 }
 
@@ -185,7 +185,7 @@ fn too_large(text: &str) -> Option<Error> {
     (text.len() > MAX_OFFSET).then(|| Error {
         kind: ErrorKind::TooLarge,
         message: format!(
-            "the file is {} bytes; capkg loads YAML files smaller than 4 GiB",
+            "the file is {} bytes; capkg loads YAML files smaller than 512 MiB",
             text.len()
         ),
         span: Span::at(0),
@@ -340,7 +340,7 @@ struct Tree {
 impl Tree {
     fn finish(self) -> Option<Node> {
         self.root
-            .filter(|node| !node.is_null() || node.tag.is_some())
+            .filter(|node| !node.is_null() || node.tag().is_some())
     }
 }
 
@@ -516,13 +516,11 @@ impl<'m> Loader<'m> {
                 // Copied, not moved: the scanner's string keeps room to grow (64 bytes
                 // for a 40-byte image reference), and a moved one would keep it in the tree
                 // (lint of 20 MB: 167 -> 147 MB at the peak).
-                let node = Node::new(
+                let node = Node::scalar_text_in(
+                    compact_str::CompactString::new(&*text),
+                    style,
                     self.original(Span::new(start, end)),
                     tag.map(|t| tag_text(&t)),
-                    Value::Scalar {
-                        text: compact_str::CompactString::new(&*text),
-                        style,
-                    },
                 );
                 if anchor != 0 {
                     tree.anchors.insert(anchor, (node.clone(), 1));
@@ -587,7 +585,7 @@ impl<'m> Loader<'m> {
                         anchor,
                         first,
                     } => {
-                        let items = self.items.drain(first..).collect();
+                        let items = self.items.drain(first..).collect::<Box<[Node]>>();
                         let node = Node::new(
                             self.original(Span::new(s, end.max(s))),
                             tag,
@@ -612,7 +610,7 @@ impl<'m> Loader<'m> {
                         let node = Node::new(
                             self.original(Span::new(s, end.max(s))),
                             tag,
-                            Value::Mapping(Mapping { entries }),
+                            Value::Mapping(Mapping::new(entries)),
                         );
                         (node, anchor)
                     }
@@ -842,7 +840,7 @@ mod tests {
     }
 
     #[test]
-    fn a_text_of_4_gib_or_more_is_refused() {
+    fn a_text_of_512_mib_or_more_is_refused() {
         // Zero bytes: the allocation is the kernel's shared zero page until written to.
         let text = String::from_utf8(vec![0; MAX_OFFSET + 1]).unwrap();
         let source = Arc::new(Source::new("huge.yaml", text));
@@ -855,7 +853,7 @@ mod tests {
             assert_eq!(file.errors[0].kind, ErrorKind::TooLarge);
             assert_eq!(
                 file.errors[0].message,
-                "the file is 4294967296 bytes; capkg loads YAML files smaller than 4 GiB"
+                "the file is 536870912 bytes; capkg loads YAML files smaller than 512 MiB"
             );
         }
         assert!(too_large(&"a".repeat(1000)).is_none());

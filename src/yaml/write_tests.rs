@@ -151,8 +151,8 @@ fn meaning(node: &Node) -> Option<Meaning<'_>> {
 fn assert_same_meaning(expected: &Node, actual: &Node, context: &str) {
     let mut stack = vec![(expected, actual, String::from("$"))];
     while let Some((e, a, path)) = stack.pop() {
-        assert_eq!(e.tag, a.tag, "{context}: tag at {path}");
-        match (&e.value, &a.value) {
+        assert_eq!(e.tag(), a.tag(), "{context}: tag at {path}");
+        match (e.value(), a.value()) {
             (Value::Scalar { .. }, Value::Scalar { .. }) => {
                 assert_eq!(meaning(e), meaning(a), "{context}: value at {path}");
             }
@@ -217,13 +217,12 @@ fn tricky_values_keep_their_meaning_through_the_layout_writer() {
         if name == "plain" {
             // Plain `~`, `null` and `` are all null: keys that collide, which the loader reports.
             // A plain `<<` key is a merge key (of a scalar, which Kubernetes refuses).
-            let Value::Mapping(mut mapping) = document.value else {
+            let Value::Mapping(mapping) = document.into_value() else {
                 unreachable!("tricky_document builds a mapping")
             };
-            mapping
-                .entries
-                .retain(|(k, _)| !crate::yaml::node::is_merge_key(k));
-            let document = Node::mapping(mapping.entries, Span::default());
+            let mut entries = mapping.entries.into_vec();
+            entries.retain(|(k, _)| !crate::yaml::node::is_merge_key(k));
+            let document = Node::mapping(entries, Span::default());
             let text = write_layout::write_document(&document);
             let file = parse_str(
                 Arc::new(Source::new("out", text.clone())),
@@ -248,13 +247,12 @@ fn tricky_values_keep_their_meaning_through_the_clusterctl_writer() {
     // `<<` as a key is written plain, as go-yaml v2 writes it, and would read back as a merge
     // key: go-yaml's own round trip breaks there too, so it is checked on its own below.
     let document = tricky_document(|t| Node::string(t));
-    let Value::Mapping(mut mapping) = document.value else {
+    let Value::Mapping(mapping) = document.into_value() else {
         unreachable!("tricky_document builds a mapping")
     };
-    mapping
-        .entries
-        .retain(|(k, _)| k.scalar_text() != Some("<<"));
-    let document = Node::mapping(mapping.entries, Span::default());
+    let mut entries = mapping.entries.into_vec();
+    entries.retain(|(k, _)| k.scalar_text() != Some("<<"));
+    let document = Node::mapping(entries, Span::default());
     let expected = JsonValue::from_node(&document).expect("a JSON value");
     let text = write_clusterctl::write_document(&document).expect("writes");
     let reloaded = JsonValue::from_node(&load_one(&text)).expect("a JSON value");
@@ -412,21 +410,25 @@ fn first_node_difference(traced: &Node, parsed: &Node, text: &str) -> Option<Str
     };
     let mut stack = vec![(traced, parsed, String::from("$"))];
     while let Some((t, p, path)) = stack.pop() {
-        if t.span() != p.span() || t.tag != p.tag {
+        if t.span() != p.span() || t.tag() != p.tag() {
             return Some(format!(
                 "{path}: span/tag {:?} vs {:?}\ntraced: {}\nparsed: {}",
-                t.tag,
-                p.tag,
+                t.tag(),
+                p.tag(),
                 show(t.span()),
                 show(p.span())
             ));
         }
-        match (&t.value, &p.value) {
-            (Value::Scalar { .. }, Value::Scalar { .. }) if t.value != p.value => {
+        match (t.value(), p.value()) {
+            (Value::Scalar { .. }, Value::Scalar { .. })
+                if t.value() != p.value() || t.scalar_style() != p.scalar_style() =>
+            {
                 return Some(format!(
-                    "{path}: scalar {:?} vs {:?} at {}",
-                    t.value,
-                    p.value,
+                    "{path}: scalar {:?} {:?} vs {:?} {:?} at {}",
+                    t.value(),
+                    t.scalar_style(),
+                    p.value(),
+                    p.scalar_style(),
                     show(p.span())
                 ));
             }

@@ -374,7 +374,7 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
     let mut node = second;
     for (_, key) in &cut.keys {
         let span = node.span();
-        let Value::Mapping(mapping) = node.value else {
+        let Value::Mapping(mapping) = node.into_value() else {
             return None;
         };
         let mut entries = mapping.entries.into_iter();
@@ -386,10 +386,13 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
         node = value;
     }
     let sequence_end = node.span().end;
-    let Value::Sequence(items) = node.value else {
+    if node.tag().is_some() {
+        return None;
+    }
+    let Value::Sequence(items) = node.into_value() else {
         return None;
     };
-    if node.tag.is_some() || items.is_empty() {
+    if items.is_empty() {
         return None;
     }
 
@@ -397,14 +400,14 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
     let mut place = &mut first;
     for ((at, key), (tail, span)) in cut.keys.iter().zip(tails) {
         place.set_span(Span::new(place.span().start, span.end));
-        let Value::Mapping(mapping) = &mut place.value else {
+        if place.tag().is_some() {
+            return None;
+        }
+        let Value::Mapping(mapping) = place.value_mut() else {
             return None;
         };
         let (last_key, _) = mapping.entries.last()?;
-        if place.tag.is_some()
-            || last_key.scalar_text() != Some(key.as_str())
-            || last_key.span().start != *at
-        {
+        if last_key.scalar_text() != Some(key.as_str()) || last_key.span().start != *at {
             return None;
         }
         let repeated = tail.iter().any(|(k, _)| {
@@ -419,10 +422,10 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
             return None;
         }
         let last = mapping.entries.len() - 1;
-        mapping.entries.extend(tail);
+        mapping.extend(tail);
         place = &mut mapping.entries.get_mut(last)?.1;
     }
-    if place.tag.is_some() || !is_block_sequence_at(text, place, cut.dash_column) {
+    if place.tag().is_some() || !is_block_sequence_at(text, place, cut.dash_column) {
         return None;
     }
     // What the first part ends with ended at its end; in the whole document it ends where the
@@ -434,13 +437,14 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
             break;
         }
         node.set_span(Span::new(node.span().start, next_token));
-        last = match &mut node.value {
+        let style = node.scalar_style();
+        last = match node.value_mut() {
             Value::Sequence(items) => items.last_mut(),
             Value::Mapping(mapping) => mapping.entries.last_mut().map(|(_, value)| value),
-            Value::Scalar { text, style } => {
+            Value::Scalar { text } => {
                 // A block scalar without content lines starts at its header when the text
                 // ends there, and at the next token otherwise.
-                let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+                let block = matches!(style, Some(ScalarStyle::Literal | ScalarStyle::Folded));
                 if block && text.trim_end_matches('\n').is_empty() {
                     return None;
                 }
@@ -449,8 +453,7 @@ fn join(text: &str, mut first: Node, second: Node, cut: &Cut) -> Option<Node> {
         };
     }
     place.set_span(Span::new(place.span().start, sequence_end));
-    place.as_sequence_mut()?.extend(items);
-    Some(first)
+    place.extend_sequence(items).then_some(first)
 }
 
 /// True for a non-empty block sequence whose first item's `-` is at `column`.
@@ -511,10 +514,18 @@ mod tests {
     fn first_difference(split: &Node, whole: &Node) -> String {
         let mut stack = vec![(split, whole, String::from("$"))];
         while let Some((s, w, path)) = stack.pop() {
-            if s.span() != w.span() || s.tag != w.tag {
-                return format!("{path}: {:?} vs {:?}", s.span(), w.span());
+            if s.span() != w.span() || s.tag() != w.tag() || s.scalar_style() != w.scalar_style() {
+                return format!(
+                    "{path}: {:?} {:?} {:?} vs {:?} {:?} {:?}",
+                    s.span(),
+                    s.tag(),
+                    s.scalar_style(),
+                    w.span(),
+                    w.tag(),
+                    w.scalar_style()
+                );
             }
-            match (&s.value, &w.value) {
+            match (s.value(), w.value()) {
                 (Value::Sequence(si), Value::Sequence(wi)) if si.len() == wi.len() => {
                     for (i, (s, w)) in si.iter().zip(wi).enumerate() {
                         stack.push((s, w, format!("{path}[{i}]")));

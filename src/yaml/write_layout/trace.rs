@@ -2,7 +2,9 @@
 //! from that the documents a YAML reader loads from the text, without reading it (see the
 //! [`super`] module documentation for the span conventions it follows).
 
-use crate::yaml::node::{MAX_OFFSET, Node, ScalarStyle, Value};
+use crate::yaml::node::{
+    MAX_OFFSET, Node, OFFSET_BITS, OFFSET_MASK, ScalarStyle, Value, style_bits, style_from_bits,
+};
 use crate::yaml::parse::Document;
 use crate::yaml::source::Span;
 
@@ -15,16 +17,59 @@ pub struct Trace {
 }
 
 /// Where one node went: its span in the text as the loader reports it, and how it was written.
-/// Offsets are `u32` (half the size, one record per node of a file of millions); a text past
-/// 4 GiB is outside what the trace follows and is read back by parsing instead.
+/// 8 bytes, one record per node of a file of millions: offsets of 29 bits as a node holds them,
+/// the style in the end's top bits and `~` in the start's. A text past [`MAX_OFFSET`] is outside
+/// what the trace follows and is read back by parsing instead.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Record {
-    start: u32,
-    end: u32,
+    start_and_tilde: u32,
+    end_and_style: u32,
+}
+
+const TILDE: u32 = 1 << OFFSET_BITS;
+
+impl Record {
+    fn new(style: ScalarStyle) -> Self {
+        Self {
+            start_and_tilde: 0,
+            end_and_style: style_bits(style) << OFFSET_BITS,
+        }
+    }
+
+    fn span(self) -> Span {
+        Span::new(
+            (self.start_and_tilde & OFFSET_MASK) as usize,
+            (self.end_and_style & OFFSET_MASK) as usize,
+        )
+    }
+
     /// The style a scalar was written in.
-    pub(super) style: ScalarStyle,
+    fn style(self) -> ScalarStyle {
+        style_from_bits(self.end_and_style >> OFFSET_BITS)
+    }
+
     /// An empty plain key, written (and so read back as) `~`.
-    pub(super) tilde: bool,
+    fn tilde(self) -> bool {
+        self.start_and_tilde & TILDE != 0
+    }
+
+    pub(super) fn set_style(&mut self, style: ScalarStyle) {
+        self.end_and_style =
+            (self.end_and_style & OFFSET_MASK) | (style_bits(style) << OFFSET_BITS);
+    }
+
+    pub(super) fn set_tilde(&mut self) {
+        self.start_and_tilde |= TILDE;
+    }
+
+    /// `start` is at most [`MAX_OFFSET`] ([`Tracer::offset`]).
+    fn set_start(&mut self, start: u32) {
+        self.start_and_tilde = (self.start_and_tilde & !OFFSET_MASK) | start;
+    }
+
+    fn set_end(&mut self, end: u32) {
+        self.end_and_style = (self.end_and_style & !OFFSET_MASK) | end;
+    }
 }
 
 impl Trace {
@@ -46,17 +91,17 @@ impl Trace {
         let mut stack: Vec<&mut Node> = nodes.iter_mut().rev().collect();
         while let Some(node) = stack.pop() {
             let record = records.next()?;
-            let span = shift(Span::new(record.start as usize, record.end as usize));
-            // Past what a node holds (the second half of a text of 4 GiB or more), the caller
+            let span = shift(record.span());
+            // Past what a node holds (the second half of a text of 512 MiB or more), the caller
             // parses the text instead, and the loader refuses it.
             if span.end > MAX_OFFSET {
                 return None;
             }
             node.set_span(span);
-            match &mut node.value {
-                Value::Scalar { text, style } => {
-                    *style = record.style;
-                    if record.tilde {
+            node.set_scalar_style(record.style());
+            match node.value_mut() {
+                Value::Scalar { text } => {
+                    if record.tilde() {
                         *text = compact_str::CompactString::const_new("~");
                     }
                 }
@@ -109,35 +154,33 @@ impl Tracer {
     }
 
     pub(super) fn record(&mut self, style: ScalarStyle) -> usize {
-        self.records.push(Record {
-            start: 0,
-            end: 0,
-            style,
-            tilde: false,
-        });
+        self.records.push(Record::new(style));
         self.records.len() - 1
     }
 
-    /// `offset` as a record holds it; past 4 GiB the trace gives up.
+    /// `offset` as a record holds it; past [`MAX_OFFSET`] the trace gives up.
     fn offset(&mut self, offset: usize) -> u32 {
-        u32::try_from(offset).unwrap_or_else(|_| {
-            self.supported = false;
-            0
-        })
+        match u32::try_from(offset) {
+            Ok(offset) if offset <= OFFSET_MASK => offset,
+            _ => {
+                self.supported = false;
+                0
+            }
+        }
     }
 
     pub(super) fn set(&mut self, index: usize, span: Span) {
         let (start, end) = (self.offset(span.start), self.offset(span.end));
         if let Some(record) = self.records.get_mut(index) {
-            record.start = start;
-            record.end = end;
+            record.set_start(start);
+            record.set_end(end);
         }
     }
 
     pub(super) fn set_start(&mut self, index: usize, start: usize) {
         let start = self.offset(start);
         if let Some(record) = self.records.get_mut(index) {
-            record.start = start;
+            record.set_start(start);
         }
     }
 
@@ -146,9 +189,9 @@ impl Tracer {
         let offset = self.offset(offset);
         for (index, empty_block) in self.pending.drain(..) {
             if let Some(record) = self.records.get_mut(index) {
-                record.end = offset;
+                record.set_end(offset);
                 if empty_block.is_some() {
-                    record.start = offset;
+                    record.set_start(offset);
                 }
             }
         }
@@ -161,13 +204,59 @@ impl Tracer {
         for (index, empty_block) in pending.drain(..) {
             let header = empty_block.map(|header| self.offset(header));
             if let Some(record) = self.records.get_mut(index) {
-                record.end = end32;
+                record.set_end(end32);
                 if let Some(header) = header {
-                    record.start = header;
+                    record.set_start(header);
                 }
             }
         }
         self.pending = pending;
         self.documents.push(Span::new(start, end));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_keeps_its_span_style_and_tilde_apart() {
+        assert_eq!(std::mem::size_of::<Record>(), 8);
+        for style in [
+            ScalarStyle::Plain,
+            ScalarStyle::SingleQuoted,
+            ScalarStyle::DoubleQuoted,
+            ScalarStyle::Literal,
+            ScalarStyle::Folded,
+        ] {
+            let mut record = Record::new(style);
+            record.set_start(OFFSET_MASK);
+            record.set_end(OFFSET_MASK);
+            assert_eq!(record.span(), Span::new(MAX_OFFSET, MAX_OFFSET));
+            assert_eq!((record.style(), record.tilde()), (style, false));
+            record.set_tilde();
+            record.set_start(3);
+            record.set_end(5);
+            record.set_style(ScalarStyle::Literal);
+            assert_eq!(record.span(), Span::new(3, 5));
+            assert_eq!(
+                (record.style(), record.tilde()),
+                (ScalarStyle::Literal, true)
+            );
+        }
+    }
+
+    #[test]
+    fn the_trace_gives_up_past_what_a_record_holds() {
+        let mut tracer = Tracer {
+            records: Vec::new(),
+            pending: Vec::new(),
+            documents: Vec::new(),
+            supported: true,
+        };
+        assert_eq!(tracer.offset(MAX_OFFSET), OFFSET_MASK);
+        assert!(tracer.supported);
+        assert_eq!(tracer.offset(MAX_OFFSET + 1), 0);
+        assert!(!tracer.supported);
     }
 }
