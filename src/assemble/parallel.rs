@@ -15,6 +15,12 @@ use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 /// Texts shorter than this are handled on one thread.
 pub(super) const PARALLEL_FROM: usize = 256 * 1024;
 
+/// Objects whose source text is this long or longer are written on one thread. The second
+/// thread writes its half into a text of its own, joined to the first half's when both are
+/// done: on a components file of tens of megabytes that is half the file held twice at the
+/// peak, for a step that takes a small part of `capkg assemble` (benches/README.md).
+pub(super) const WRITE_ON_TWO_THREADS_UNTIL: usize = 16 * 1024 * 1024;
+
 /// [`yaml::parse_str`], on two threads for large texts; the result is the same.
 pub(super) fn parse(source: Arc<Source>) -> YamlFile {
     if source.text().len() < PARALLEL_FROM {
@@ -156,7 +162,17 @@ pub(super) fn write_layout_read_back(
     input_size: usize,
     buffer: String,
 ) -> Written {
-    if input_size < PARALLEL_FROM || objects.len() < 2 {
+    if !(PARALLEL_FROM..WRITE_ON_TWO_THREADS_UNTIL).contains(&input_size) || objects.len() < 2 {
+        // The text written is about as long as the source, sometimes a little longer (the
+        // indentation a source may leave out); one byte past the buffer would double it, the
+        // file held twice. Room for a quarter more costs nothing until it is written.
+        let room = input_size + input_size / 4;
+        let buffer = if buffer.capacity() >= room {
+            buffer
+        } else {
+            drop(buffer);
+            String::with_capacity(room)
+        };
         let (text, trace) = write_layout::write_documents_traced(&objects, buffer);
         let documents = trace.and_then(|trace| trace.into_documents(objects, 0, 0));
         return Written { text, documents };
