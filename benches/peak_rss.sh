@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Peak resident memory of `capkg lint` and `capkg assemble` on generated components files of about
-# 20 MB and 100 MB, against the input size (issue 17's goal: at most 3x the input).
+# Peak resident memory of `capkg lint` and `capkg assemble` on components files of about 20 MB and
+# 100 MB, against the input size (issue 17's goal: at most 3x the input).
 #
 #   benches/peak_rss.sh [SIZES_MB...]     (default: 20 100; needs /usr/bin/time: apt-get install time)
 #
-# The file is what a large provider ships: a Namespace, then Deployments (one `manager` container,
-# a pinned image, args, env, probes) alternating with ConfigMaps holding a literal block, all
-# labelled, so that lint finds nothing and assemble writes the release. Peak RSS is read with
-# `/usr/bin/time -f %M` (KiB). Exits 1 when a figure is above 3x the input.
+# Two inputs of each size:
+# - `core`: core Cluster API's components (testdata/corpus/core-cluster-api, 1.2 MB, mostly
+#   CustomResourceDefinitions) repeated, each copy's kinds and object names made its own, so that
+#   the file reads as one provider's and lint finds what it finds in the original (its moving
+#   image tag). Real components files hold one mapping entry per 70 to 105 bytes (16 providers
+#   of the corpus); this one, 87.
+# - `dense`: a Namespace, then Deployments (one `manager` container, a pinned image, args, env,
+#   probes) alternating with ConfigMaps holding a literal block, all labelled. One mapping entry
+#   per 27 bytes, three times as many nodes per byte as any real provider: the worst case.
+# Peak RSS is read with `/usr/bin/time -f %M` (KiB). Exits 1 when a figure is above 3x the input.
 set -euo pipefail
 
 sizes=("$@")
@@ -21,7 +27,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export HOME="$work" XDG_CONFIG_HOME="$work"
 
-generate() { # generate MB FOLDER
+generate_dense() { # generate_dense MB FOLDER
     mkdir -p "$2"
     python3 - "$1" "$2/infrastructure-components.yaml" <<'PY'
 import sys
@@ -109,6 +115,48 @@ namespace: bench-system
 YAML
 }
 
+generate_core() { # generate_core MB FOLDER
+    mkdir -p "$2"
+    python3 - "$1" "$here/testdata/corpus/core-cluster-api/core-components.yaml" "$2/core-components.yaml" <<'PY'
+import re, sys
+size, source, path = int(sys.argv[1]) * 1000 * 1000, sys.argv[2], sys.argv[3]
+documents = [d.strip("\n") + "\n" for d in re.split(r"(?m)^---\s*$", open(source).read()) if d.strip()]
+
+def copy(document, n):
+    """The document as copy `n` has it: its own kinds and names, one Namespace for all."""
+    if n == 0:
+        return document
+    if re.search(r"(?m)^kind: Namespace$", document):
+        return None
+    if re.search(r"(?m)^kind: CustomResourceDefinition$", document):
+        kind = re.search(r"(?m)^    kind: (\S+)$", document).group(1)
+        plural = re.search(r"(?m)^    plural: (\S+)$", document).group(1)
+        new = f"{kind}V{n}"
+        document = document.replace(f"name: {plural}.", f"name: {new.lower()}s.")
+        document = re.sub(r"(?m)^(    plural: )\S+$", rf"\g<1>{new.lower()}s", document)
+        document = re.sub(r"(?m)^(    singular: )\S+$", rf"\g<1>{new.lower()}", document)
+        document = re.sub(rf"(?m)^(    kind: ){kind}$", rf"\g<1>{new}", document)
+        return re.sub(rf"(?m)^(    listKind: ){kind}List$", rf"\g<1>{new}List", document)
+    return re.sub(r"(?m)^(  name: )(\S+)$", rf"\g<1>\g<2>-c{n}", document)
+
+parts, total, n = [], 0, 0
+while total < size:
+    for document in documents:
+        document = copy(document, n)
+        if document is not None:
+            parts.append(document)
+            total += len(document) + 4
+    n += 1
+open(path, "w").write("---\n".join(parts))
+PY
+    cp "$here/testdata/corpus/core-cluster-api/metadata.yaml" "$2/metadata.yaml"
+    cat > "$2/capkg.yaml" <<'YAML'
+provider: {name: cluster-api, type: core}
+components: {file: core-components.yaml}
+metadata: metadata.yaml
+YAML
+}
+
 peak() { # peak KiB of "$@" (exit 1, findings, is accepted; anything else fails the bench)
     local code=0
     /usr/bin/time -f %M -o "$work/rss" "$@" > /dev/null 2>&1 || code=$?
@@ -117,17 +165,19 @@ peak() { # peak KiB of "$@" (exit 1, findings, is accepted; anything else fails 
 }
 
 status=0
-printf '%6s  %10s  %12s %6s  %12s %6s\n' MB input_KiB lint_KiB ratio assemble_KiB ratio
-for mb in "${sizes[@]}"; do
-    folder="$work/release-$mb"
-    generate "$mb" "$folder"
-    input_kib=$(( $(stat -c %s "$folder/infrastructure-components.yaml") / 1024 ))
-    lint=$(peak "$bin" --format json lint "$folder")
-    assemble=$(peak "$bin" -q --format json assemble --config "$folder/capkg.yaml" --out "$work/out-$mb")
-    lr=$(awk "BEGIN { printf \"%.2f\", $lint / $input_kib }")
-    ar=$(awk "BEGIN { printf \"%.2f\", $assemble / $input_kib }")
-    printf '%6s  %10d  %12d %5sx  %12d %5sx\n' "$mb" "$input_kib" "$lint" "$lr" "$assemble" "$ar"
-    awk "BEGIN { exit !($lr > 3 || $ar > 3) }" && status=1
-    rm -rf "$folder" "$work/out-$mb"
+printf '%-6s %5s  %10s  %12s %6s  %12s %6s\n' input MB input_KiB lint_KiB ratio assemble_KiB ratio
+for kind in core dense; do
+    for mb in "${sizes[@]}"; do
+        folder="$work/$kind-$mb"
+        "generate_$kind" "$mb" "$folder"
+        input_kib=$(( $(stat -c %s "$folder"/*-components.yaml) / 1024 ))
+        lint=$(peak "$bin" --format json lint "$folder")
+        assemble=$(peak "$bin" -q --format json assemble --config "$folder/capkg.yaml" --out "$work/out")
+        lr=$(awk "BEGIN { printf \"%.2f\", $lint / $input_kib }")
+        ar=$(awk "BEGIN { printf \"%.2f\", $assemble / $input_kib }")
+        printf '%-6s %5s  %10d  %12d %5sx  %12d %5sx\n' "$kind" "$mb" "$input_kib" "$lint" "$lr" "$assemble" "$ar"
+        awk "BEGIN { exit !($lr > 3 || $ar > 3) }" && status=1
+        rm -rf "$folder" "$work/out"
+    done
 done
 exit "$status"
