@@ -181,41 +181,34 @@ enum Starts {
 }
 
 impl LineIndex {
+    /// `u32` starts when every offset of the text fits, else `usize` (never truncated).
     fn new(text: &str) -> Self {
-        if u32::try_from(text.len()).is_ok() {
-            Self::sampled(text, |start| u32::try_from(start).ok(), Starts::Narrow)
-        } else {
-            Self::wide(text)
+        let wide = Self::wide(text);
+        let Starts::Wide(starts) = &wide.starts else {
+            return wide;
+        };
+        match starts.iter().map(|&s| u32::try_from(s)).collect() {
+            Ok(narrow) => Self {
+                starts: Starts::Narrow(narrow),
+                count: wide.count,
+            },
+            Err(_) => wide,
         }
     }
 
+    /// The index with `usize` starts (sampled: a 64th of the lines, so the narrowing copy in
+    /// [`LineIndex::new`] is small).
     fn wide(text: &str) -> Self {
-        Self::sampled(text, Some, Starts::Wide)
-    }
-
-    /// `store` converts an offset to the table's type. It cannot fail on a text whose length it
-    /// converts; if it did, the index would be built wide rather than truncate.
-    fn sampled<T>(
-        text: &str,
-        store: impl Fn(usize) -> Option<T>,
-        wrap: impl FnOnce(Vec<T>) -> Starts,
-    ) -> Self {
-        let Some(zero) = store(0) else {
-            return Self::wide(text);
-        };
-        let mut starts = vec![zero];
+        let mut starts = vec![0];
         let mut count = 1;
         for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
             if count % BLOCK == 0 {
-                let Some(start) = store(at + 1) else {
-                    return Self::wide(text);
-                };
-                starts.push(start);
+                starts.push(at + 1);
             }
             count += 1;
         }
         Self {
-            starts: wrap(starts),
+            starts: Starts::Wide(starts),
             count,
         }
     }
