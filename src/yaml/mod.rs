@@ -10,6 +10,7 @@
 //! Writing lives beside reading: [`write_layout`] keeps the maintainer's key order and formatting
 //! choices, [`write_clusterctl`] reproduces what clusterctl (sigs.k8s.io/yaml over go-yaml v2) prints.
 
+mod compact;
 mod go_float;
 pub mod json_value;
 mod key_order;
@@ -23,7 +24,7 @@ pub mod write_layout;
 #[cfg(test)]
 mod write_tests;
 
-pub use node::{Mapping, Node, ScalarStyle, Tag, Value};
+pub use node::{Items, Mapping, Node, ScalarStyle, ScalarText, Tag, Value};
 pub use parse::{
     AsWritten, Differing, Document, Error, ErrorKind, Limits, YamlFile, load_beside,
     load_differing, parse_file, parse_rewritten, parse_str, parse_str_on_two_threads,

@@ -9,6 +9,7 @@ use std::ops::Deref;
 
 use compact_str::CompactString;
 
+pub use super::compact::{Items, ScalarText};
 use super::resolve::{self, Resolved};
 use super::source::Span;
 
@@ -17,16 +18,17 @@ pub use saphyr_parser::ScalarStyle;
 /// A node: a scalar, a sequence or a mapping, with the span it covers, its tag if any, and a
 /// scalar's style.
 ///
-/// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 32 bytes:
+/// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 24 bytes:
 /// - its span as two offsets of 29 bits, with a scalar's style in the spare bits of the end
 ///   ([`NodeSpan`]), which is why the loader takes texts under 512 MiB ([`MAX_OFFSET`]);
-/// - its value in 24 bytes: a scalar's text inline up to 24 bytes, a collection's items as a
-///   boxed slice (they never grow after loading but in a transformation's few insertions);
+/// - its value in 16 bytes ([`super::compact`]): a scalar's text inline up to 15 bytes, a
+///   collection's items as a packed boxed slice (they never grow after loading but in a
+///   transformation's few insertions), and the variant in the text's spare values;
 /// - tags are rare: a tagged node holds its tag and value behind one pointer, in the value's
 ///   place ([`Repr`]).
 ///
 /// At 48 bytes (span, tag pointer, and a 32-byte value) the tree was two thirds of the memory
-/// `lint` and `assemble` took on large components files (issue 17).
+/// `lint` and `assemble` took on large components files, and still half at 32 (issue 17).
 #[derive(Clone, PartialEq)]
 pub struct Node {
     span: NodeSpan,
@@ -157,13 +159,13 @@ impl fmt::Debug for Node {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    /// `text` is inline up to 24 bytes: most keys and values of a manifest are short, and a
+    /// `text` is inline up to 15 bytes: most keys and values of a manifest are short, and a
     /// heap string per scalar was most of the memory a large file took. The style is the
     /// node's ([`Node::scalar_style`]).
     Scalar {
-        text: CompactString,
+        text: ScalarText,
     },
-    Sequence(Box<[Node]>),
+    Sequence(Items<Node>),
     Mapping(Mapping),
 }
 
@@ -171,13 +173,13 @@ pub enum Value {
 /// the last entry for a key, as Kubernetes' readers do.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Mapping {
-    pub entries: Box<[(Node, Node)]>,
+    pub entries: Items<(Node, Node)>,
 }
 
 impl Mapping {
     pub fn new(entries: Vec<(Node, Node)>) -> Self {
         Self {
-            entries: entries.into_boxed_slice(),
+            entries: Items::from(entries),
         }
     }
 
@@ -185,14 +187,14 @@ impl Mapping {
     pub fn insert(&mut self, index: usize, entry: (Node, Node)) {
         let mut entries = std::mem::take(&mut self.entries).into_vec();
         entries.insert(index.min(entries.len()), entry);
-        self.entries = entries.into_boxed_slice();
+        self.entries = Items::from(entries);
     }
 
     /// Appends entries.
     pub fn extend(&mut self, more: impl IntoIterator<Item = (Node, Node)>) {
         let mut entries = std::mem::take(&mut self.entries).into_vec();
         entries.extend(more);
-        self.entries = entries.into_boxed_slice();
+        self.entries = Items::from(entries);
     }
 
     /// The value of the last entry whose key is the scalar `key`.
@@ -336,7 +338,7 @@ impl Node {
         let value = std::mem::replace(
             self.value_mut(),
             Value::Scalar {
-                text: CompactString::const_new(""),
+                text: ScalarText::empty(),
             },
         );
         self.repr = Repr::new(tag, value);
@@ -380,12 +382,12 @@ impl Node {
     }
 
     pub fn scalar(text: impl Into<String>, style: ScalarStyle, span: Span) -> Node {
-        Node::scalar_text_in(CompactString::from(text.into()), style, span, None)
+        Node::scalar_text_in(ScalarText::from(text.into()), style, span, None)
     }
 
-    /// A scalar with its text already in a [`CompactString`], and its tag.
+    /// A scalar with its text already in a [`ScalarText`], and its tag.
     pub(super) fn scalar_text_in(
-        text: CompactString,
+        text: ScalarText,
         style: ScalarStyle,
         span: Span,
         tag: Option<Tag>,
@@ -401,7 +403,7 @@ impl Node {
     }
 
     pub fn sequence(items: Vec<Node>, span: Span) -> Node {
-        Node::new(span, None, Value::Sequence(items.into_boxed_slice()))
+        Node::new(span, None, Value::Sequence(Items::from(items)))
     }
 
     pub fn as_mapping(&self) -> Option<&Mapping> {
@@ -439,7 +441,7 @@ impl Node {
         };
         let mut grown = std::mem::take(items).into_vec();
         grown.extend(more);
-        *items = grown.into_boxed_slice();
+        *items = Items::from(grown);
         true
     }
 
@@ -568,12 +570,13 @@ mod tests {
     }
 
     #[test]
-    fn a_node_is_32_bytes() {
-        // A large file's tree is mostly nodes, two per mapping entry (issue 17). 32 = the span
-        // with the style (8) + the value, or the pointer to a tagged one (24).
-        assert_eq!(std::mem::size_of::<Node>(), 32);
-        assert_eq!(std::mem::size_of::<(Node, Node)>(), 64);
-        assert_eq!(std::mem::size_of::<Option<Node>>(), 32);
+    fn a_node_is_24_bytes() {
+        // A large file's tree is mostly nodes, two per mapping entry (issue 17). 24 = the span
+        // with the style (8) + the value, or the pointer to a tagged one (16).
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+        assert_eq!(std::mem::size_of::<Node>(), 24);
+        assert_eq!(std::mem::size_of::<(Node, Node)>(), 48);
+        assert_eq!(std::mem::size_of::<Option<Node>>(), 24);
     }
 
     #[test]

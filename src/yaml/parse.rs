@@ -22,7 +22,9 @@ mod split;
 pub use as_written::{AsWritten, Differing, load_beside, load_differing};
 pub use split::parse_str_on_two_threads;
 
-use super::node::{MAX_OFFSET, Mapping, Node, Tag, Value, is_merge_key, resolve_merge_keys};
+use super::node::{
+    Items, MAX_OFFSET, Mapping, Node, ScalarText, Tag, Value, is_merge_key, resolve_merge_keys,
+};
 use super::source::{OffsetMap, Source, Span, line_starts};
 
 /// Limits that keep hostile input cheap.
@@ -517,7 +519,7 @@ impl<'m> Loader<'m> {
                 // for a 40-byte image reference), and a moved one would keep it in the tree
                 // (lint of 20 MB: 167 -> 147 MB at the peak).
                 let node = Node::scalar_text_in(
-                    compact_str::CompactString::new(&*text),
+                    ScalarText::from(&*text),
                     style,
                     self.original(Span::new(start, end)),
                     tag.map(|t| tag_text(&t)),
@@ -585,7 +587,7 @@ impl<'m> Loader<'m> {
                         anchor,
                         first,
                     } => {
-                        let items = self.items.drain(first..).collect::<Box<[Node]>>();
+                        let items = self.items.drain(first..).collect::<Items<Node>>();
                         let node = Node::new(
                             self.original(Span::new(s, end.max(s))),
                             tag,

@@ -3,7 +3,8 @@
 //! [`super`] module documentation for the span conventions it follows).
 
 use crate::yaml::node::{
-    MAX_OFFSET, Node, OFFSET_BITS, OFFSET_MASK, ScalarStyle, Value, style_bits, style_from_bits,
+    MAX_OFFSET, Node, OFFSET_BITS, OFFSET_MASK, ScalarStyle, ScalarText, Value, style_bits,
+    style_from_bits,
 };
 use crate::yaml::parse::Document;
 use crate::yaml::source::Span;
@@ -102,7 +103,7 @@ impl Trace {
             match node.value_mut() {
                 Value::Scalar { text } => {
                     if record.tilde() {
-                        *text = compact_str::CompactString::const_new("~");
+                        *text = ScalarText::from("~");
                     }
                 }
                 Value::Sequence(items) => stack.extend(items.iter_mut().rev()),
