@@ -173,34 +173,41 @@ pub(super) fn write_layout_read_back(
             drop(buffer);
             String::with_capacity(room)
         };
-        let (text, trace) = write_layout::write_documents_traced(&objects, buffer);
-        let documents = trace.and_then(|trace| trace.into_documents(objects, 0, 0));
+        let (text, spans) = write_layout::write_documents_as_read(&mut objects, buffer);
+        let documents =
+            spans.and_then(|spans| write_layout::read_back_documents(objects, spans, 0, 0));
         return Written { text, documents };
     }
-    let second = objects.split_off(balanced_split(&objects));
+    let mut second = objects.split_off(balanced_split(&objects));
     let (first_written, second_written) = crate::threads::both(
-        || write_layout::write_documents_traced(&objects, buffer),
+        || write_layout::write_documents_as_read(&mut objects, buffer),
         || {
             // About the size of its objects' source text: grown by doubling from nothing, the
             // half's text held up to twice its size at the peak.
             let size: usize = second.iter().map(|o| o.span().len()).sum();
-            write_layout::write_documents_traced(&second, String::with_capacity(size + size / 8))
+            write_layout::write_documents_as_read(
+                &mut second,
+                String::with_capacity(size + size / 8),
+            )
         },
     );
-    let Ok((second_text, second_trace)) = second_written else {
-        // A panic in the writer would be a bug; write the whole the ordinary way.
+    let Ok((second_text, second_spans)) = second_written else {
+        // A panic in the writer would be a bug. The text is written again from all objects, the
+        // second half's documents that were done already read back: the writer's text is a
+        // fixed point (its reading writes it again byte for byte, `write_tests`), so they
+        // write as they were written.
         objects.extend(second);
         let (text, documents) = write_layout::write_documents_read_back(objects);
         return Written { text, documents };
     };
-    let (mut text, first_trace) = first_written;
+    let (mut text, first_spans) = first_written;
     // The halves are joined with a separator line, as one writer joins documents.
     let offset = text.len() + 4;
     // Exactly: `text` is the source's buffer, and doubling it would hold twice the file.
     text.reserve_exact(second_text.len() + 4);
     text.push_str("---\n");
     text.push_str(&second_text);
-    let (Some(first_trace), Some(second_trace)) = (first_trace, second_trace) else {
+    let (Some(first_spans), Some(second_spans)) = (first_spans, second_spans) else {
         return Written {
             text,
             documents: None,
@@ -208,8 +215,8 @@ pub(super) fn write_layout_read_back(
     };
     let first_count = objects.len();
     let (first, second) = crate::threads::both(
-        || first_trace.into_documents(objects, 0, 0),
-        move || second_trace.into_documents(second, offset, first_count),
+        || write_layout::read_back_documents(objects, first_spans, 0, 0),
+        move || write_layout::read_back_documents(second, second_spans, offset, first_count),
     );
     let documents = match (first, second) {
         (Some(mut documents), Ok(Some(second))) => {

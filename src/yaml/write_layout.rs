@@ -23,8 +23,8 @@
 //! with an explicit stack, so nesting depth costs heap, not call stack; output is deterministic.
 //!
 //! [`write_documents_read_back`] also says what a YAML reader loads from the text written, without
-//! reading it: the writer notes where every node went, and the nodes themselves become the loaded
-//! tree (spans into the new text, the styles written). `capkg assemble` lints its output that
+//! reading it: the writer notes where every node of a document went, and the nodes themselves
+//! become the loaded tree (spans into the new text, the styles written). `capkg assemble` lints its output that
 //! way instead of parsing two megabytes a second time. The spans follow saphyr-parser's
 //! conventions exactly (a block collection or literal block ends where the next token starts; an
 //! indentless sequence starts after its first `- `), which tests hold against a fresh parse of
@@ -42,8 +42,8 @@ use super::source::Span;
 
 mod trace;
 
-pub use trace::Trace;
 use trace::Tracer;
+pub use trace::read_back_documents;
 
 /// Longest key written as an implicit (`key: value`) key; YAML allows 1024 characters.
 const MAX_IMPLICIT_KEY: usize = 1024;
@@ -65,34 +65,39 @@ pub fn write_documents<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String 
     writer.out
 }
 
-/// [`write_documents`] of a slice, with the [`Trace`] from which [`Trace::into_documents`] makes
-/// the documents a reader loads from the text; no trace for trees outside the conventions the
-/// trace follows (see the module documentation). The text is written into `buffer`, emptied
-/// first: memory a caller is done with (a large source text) is cheaper to write than fresh
-/// memory.
-pub fn write_documents_traced(nodes: &[Node], buffer: String) -> (String, Option<Trace>) {
+/// Writes `nodes` as [`write_documents`] does, into `buffer` (emptied first: memory a caller is
+/// done with, such as a large source text, is cheaper to write than fresh memory), and makes each
+/// node what a YAML reader loads from the text: the span and the style it was written with.
+/// Returns the text and each document's span in it; `None` when the tree is outside the
+/// conventions the read-back follows (see the module documentation), and the caller must parse
+/// the text: the nodes are then partly moved.
+///
+/// Each document is read back as soon as it is written, so the writer's notes of where its nodes
+/// went are held for one document at a time: 8 bytes a node of the largest, where the whole
+/// tree's were 0.6 times a dense file's size (issue 17).
+pub fn write_documents_as_read(nodes: &mut [Node], buffer: String) -> (String, Option<Vec<Span>>) {
     let mut writer = Writer::new(true);
-    if let Some(tracer) = &mut writer.tracer {
-        // One record per node: sized once rather than doubled (up to twice the memory).
-        tracer
-            .records
-            .reserve_exact(nodes.iter().map(Node::count_nodes).sum());
-    }
     writer.out = buffer;
     writer.out.clear();
     writer.out.reserve(nodes.len() * 64);
-    writer.write_all(nodes);
-    let trace = writer.tracer.and_then(Tracer::finish);
-    (writer.out, trace)
+    let mut read_back = true;
+    for (index, node) in nodes.iter_mut().enumerate() {
+        writer.write_one(index, node);
+        if let Some(tracer) = &mut writer.tracer {
+            read_back = read_back && tracer.read_back(node);
+        }
+    }
+    let documents = writer.tracer.filter(|_| read_back).and_then(Tracer::finish);
+    (writer.out, documents)
 }
 
 /// Writes `nodes` as [`write_documents`] does and returns the text with the documents a YAML
 /// reader loads from it (what [`super::parse_str`] returns for the text, its errors being none),
-/// built from the nodes themselves; `None` when the tree is outside the conventions the trace
+/// built from the nodes themselves; `None` when the tree is outside the conventions the read-back
 /// follows, and the caller must parse the text.
-pub fn write_documents_read_back(nodes: Vec<Node>) -> (String, Option<Vec<Document>>) {
-    let (text, trace) = write_documents_traced(&nodes, String::new());
-    let documents = trace.and_then(|trace| trace.into_documents(nodes, 0, 0));
+pub fn write_documents_read_back(mut nodes: Vec<Node>) -> (String, Option<Vec<Document>>) {
+    let (text, spans) = write_documents_as_read(&mut nodes, String::new());
+    let documents = spans.and_then(|spans| read_back_documents(nodes, spans, 0, 0));
     (text, documents)
 }
 
@@ -190,20 +195,25 @@ impl Writer {
     /// Writes `nodes` as documents separated by `---` lines, tracing each when tracing.
     fn write_all<'a>(&mut self, nodes: impl IntoIterator<Item = &'a Node>) {
         for (index, node) in nodes.into_iter().enumerate() {
-            if index > 0 {
-                self.out.push_str("---\n");
-            }
-            let start = self.out.len();
-            if let Some(tracer) = &mut self.tracer
-                && !matches!(node.value(), Value::Mapping(_))
-            {
-                tracer.supported = false;
-            }
-            self.run(node);
-            let end = self.out.len();
-            if let Some(tracer) = &mut self.tracer {
-                tracer.end_document(start, end);
-            }
+            self.write_one(index, node);
+        }
+    }
+
+    /// The document at `index` of those written: after a `---` line unless it is the first.
+    fn write_one(&mut self, index: usize, node: &Node) {
+        if index > 0 {
+            self.out.push_str("---\n");
+        }
+        let start = self.out.len();
+        if let Some(tracer) = &mut self.tracer
+            && !matches!(node.value(), Value::Mapping(_))
+        {
+            tracer.supported = false;
+        }
+        self.run(node);
+        let end = self.out.len();
+        if let Some(tracer) = &mut self.tracer {
+            tracer.end_document(start, end);
         }
     }
 

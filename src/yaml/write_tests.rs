@@ -562,6 +562,39 @@ fn the_layout_read_back_is_what_a_parser_loads_for_tricky_values() {
     }
 }
 
+#[test]
+fn a_later_document_outside_the_conventions_leaves_the_whole_text_to_the_parser() {
+    // Documents are read back as they are written; one the trace cannot follow, after others
+    // it could, still means no read-back for the text, and the same bytes.
+    let document = |name: &str| {
+        Node::mapping(
+            vec![(Node::plain("name"), Node::plain(name))],
+            Span::default(),
+        )
+    };
+    let tagged = Node::mapping(
+        vec![(Node::plain("k"), {
+            let mut value = Node::plain("v");
+            value.set_tag(Some(crate::yaml::Tag::new("!custom")));
+            value
+        })],
+        Span::default(),
+    );
+    let list = Node::sequence(vec![Node::plain("a")], Span::default());
+    for late in [tagged, list] {
+        let nodes = vec![document("a"), document("b"), late, document("c")];
+        assert!(!assert_read_back_is_a_parse(nodes.clone(), "late.yaml"));
+        let mut written = nodes.clone();
+        let (text, spans) = write_layout::write_documents_as_read(&mut written, String::new());
+        assert_eq!((text, spans), (write_layout::write_documents(&nodes), None));
+    }
+    // Without it, every document reads back, each with its index and span.
+    assert!(assert_read_back_is_a_parse(
+        vec![document("a"), document("b"), document("c")],
+        "all.yaml"
+    ));
+}
+
 mod generated {
     use super::*;
     use proptest::prelude::*;

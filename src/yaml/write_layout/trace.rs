@@ -1,6 +1,6 @@
-//! The read-back tracer of traced layout writing: where every node went in the text written, and
-//! from that the documents a YAML reader loads from the text, without reading it (see the
-//! [`super`] module documentation for the span conventions it follows).
+//! The read-back tracer of traced layout writing: where every node of a document went in the text
+//! written, and from that the documents a YAML reader loads from the text, without reading it
+//! (see the [`super`] module documentation for the span conventions it follows).
 
 use crate::yaml::node::{
     MAX_OFFSET, Node, OFFSET_BITS, OFFSET_MASK, ScalarStyle, ScalarText, Value, style_bits,
@@ -8,14 +8,6 @@ use crate::yaml::node::{
 };
 use crate::yaml::parse::Document;
 use crate::yaml::source::Span;
-
-/// Where [`super::write_documents_traced`] wrote each node, in the order written.
-#[derive(Debug)]
-pub struct Trace {
-    records: Vec<Record>,
-    /// Each document's text (what the loader's document splitting makes of it).
-    documents: Vec<Span>,
-}
 
 /// Where one node went: its span in the text as the loader reports it, and how it was written.
 /// 8 bytes, one record per node of a file of millions: offsets of 29 bits as a node holds them,
@@ -73,32 +65,89 @@ impl Record {
     }
 }
 
-impl Trace {
-    /// The documents a reader loads from the traced text: `nodes` (the nodes written, in the same
-    /// order) with the spans and styles they were written with. `offset` is where the traced text
-    /// starts in the file it is part of, `first_index` the index of its first document there.
-    /// `None` when `nodes` are not the nodes traced.
-    pub fn into_documents(
-        self,
-        mut nodes: Vec<Node>,
-        offset: usize,
-        first_index: usize,
-    ) -> Option<Vec<Document>> {
-        if nodes.len() != self.documents.len() {
-            return None;
-        }
-        let shift = |span: Span| Span::new(span.start + offset, span.end + offset);
-        let mut records = self.records.iter();
-        let mut stack: Vec<&mut Node> = nodes.iter_mut().rev().collect();
+/// The documents a reader loads from a text written by [`super::write_documents_as_read`]: its
+/// `nodes`, read back, with the document `spans` it returned. `offset` is where that text starts
+/// in the file it is part of, `first_index` the index of its first document there. `None` when
+/// the spans and nodes do not pair up, or a span moved by `offset` is past what a node holds
+/// (the second half of a text of 512 MiB or more: the caller parses the text, and the loader
+/// refuses it).
+pub fn read_back_documents(
+    mut nodes: Vec<Node>,
+    spans: Vec<Span>,
+    offset: usize,
+    first_index: usize,
+) -> Option<Vec<Document>> {
+    if nodes.len() != spans.len() {
+        return None;
+    }
+    if offset > 0 {
+        let mut stack: Vec<&mut Node> = nodes.iter_mut().collect();
         while let Some(node) = stack.pop() {
-            let record = records.next()?;
-            let span = shift(record.span());
-            // Past what a node holds (the second half of a text of 512 MiB or more), the caller
-            // parses the text instead, and the loader refuses it.
-            if span.end > MAX_OFFSET {
+            let span = node.span();
+            if span.end + offset > MAX_OFFSET {
                 return None;
             }
-            node.set_span(span);
+            node.set_span(Span::new(span.start + offset, span.end + offset));
+            match node.value_mut() {
+                Value::Scalar { .. } => {}
+                Value::Sequence(items) => stack.extend(items.iter_mut()),
+                Value::Mapping(mapping) => {
+                    for (key, value) in mapping.entries.iter_mut() {
+                        stack.push(key);
+                        stack.push(value);
+                    }
+                }
+            }
+        }
+    }
+    Some(
+        nodes
+            .into_iter()
+            .zip(spans)
+            .enumerate()
+            .map(|(index, (root, span))| Document {
+                index: first_index + index,
+                span: Span::new(span.start + offset, span.end + offset),
+                root: Some(root),
+            })
+            .collect(),
+    )
+}
+
+/// The span bookkeeping of traced writing.
+pub(super) struct Tracer {
+    /// One per node (keys included), in the order written.
+    pub(super) records: Vec<Record>,
+    /// Records whose end is where the next token starts: a block collection's, a literal
+    /// block's. A literal block without content lines starts there too, or at its header
+    /// (`Some(header)`) when the document ends first.
+    pub(super) pending: Vec<(usize, Option<usize>)>,
+    pub(super) documents: Vec<Span>,
+    pub(super) supported: bool,
+}
+
+impl Tracer {
+    /// The documents' spans, unless the tree written is outside the conventions the trace
+    /// follows.
+    pub(super) fn finish(self) -> Option<Vec<Span>> {
+        self.supported.then_some(self.documents)
+    }
+
+    /// Gives `root`, the document written last, the spans and styles its nodes were written with
+    /// (an empty plain key becomes the `~` written), and forgets them for the next document.
+    /// False when the trace cannot say what a reader loads: the records are not `root`'s nodes,
+    /// or the tree is outside the conventions the trace follows.
+    pub(super) fn read_back(&mut self, root: &mut Node) -> bool {
+        if !self.supported {
+            return false;
+        }
+        let mut records = self.records.drain(..);
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            let Some(record) = records.next() else {
+                return false;
+            };
+            node.set_span(record.span());
             node.set_scalar_style(record.style());
             match node.value_mut() {
                 Value::Scalar { text } => {
@@ -115,43 +164,7 @@ impl Trace {
                 }
             }
         }
-        if records.next().is_some() {
-            return None;
-        }
-        Some(
-            nodes
-                .into_iter()
-                .zip(self.documents)
-                .enumerate()
-                .map(|(index, (root, span))| Document {
-                    index: first_index + index,
-                    span: shift(span),
-                    root: Some(root),
-                })
-                .collect(),
-        )
-    }
-}
-
-/// The span bookkeeping of traced writing.
-pub(super) struct Tracer {
-    /// One per node (keys included), in the order written.
-    pub(super) records: Vec<Record>,
-    /// Records whose end is where the next token starts: a block collection's, a literal
-    /// block's. A literal block without content lines starts there too, or at its header
-    /// (`Some(header)`) when the document ends first.
-    pub(super) pending: Vec<(usize, Option<usize>)>,
-    pub(super) documents: Vec<Span>,
-    pub(super) supported: bool,
-}
-
-impl Tracer {
-    /// The trace, unless the tree written is outside the conventions it follows.
-    pub(super) fn finish(self) -> Option<Trace> {
-        self.supported.then_some(Trace {
-            records: self.records,
-            documents: self.documents,
-        })
+        records.next().is_none()
     }
 
     pub(super) fn record(&mut self, style: ScalarStyle) -> usize {
