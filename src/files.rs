@@ -203,6 +203,20 @@ pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
     }
 }
 
+/// Files of this many bytes or more are large input: the process then keeps less memory in
+/// reserve ([`on_large_input`]).
+pub const LARGE_INPUT: u64 = 16 * 1024 * 1024;
+
+static LARGE_INPUT_HOOK: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Registers what to do when [`read_regular`] reads a file of [`LARGE_INPUT`] bytes or more (the
+/// binary gives memory its allocator frees back to the system at once, rather than keeping it a
+/// while for reuse: a large file's peak holds less, small files stay fast). The first
+/// registration holds; the hook may run more than once, on any thread.
+pub fn on_large_input(hook: fn()) {
+    let _ = LARGE_INPUT_HOOK.set(hook);
+}
+
 /// Reads `path`, which must be a regular file itself: a symbolic link (even to a regular file), a
 /// FIFO or a device is refused, naming it. On unix the file is opened with `O_NOFOLLOW` (so a
 /// link swapped in after the check is not followed) and `O_NONBLOCK` (so a FIFO swapped in does
@@ -241,6 +255,11 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
     let opened = file.metadata().map_err(io)?;
     if !opened.file_type().is_file() {
         return Err(not_regular(kind_of(opened.file_type())));
+    }
+    if opened.len() >= LARGE_INPUT
+        && let Some(hook) = LARGE_INPUT_HOOK.get()
+    {
+        hook();
     }
     let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
     file.read_to_end(&mut bytes).map_err(io)?;
@@ -641,6 +660,30 @@ pub fn load_text(name: &str, text: String, role: FileRole) -> ReleaseFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_a_large_file_runs_the_large_input_hook() {
+        thread_local! {
+            static CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        // The hook runs on the reading thread: a count of this thread's calls is this test's.
+        on_large_input(|| CALLS.with(|calls| calls.set(calls.get() + 1)));
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let small = dir.path().join("small.yaml");
+        std::fs::write(&small, "kind: ConfigMap\n").expect("writes");
+        let large = dir.path().join("large.yaml");
+        // Sparse: 16 MiB of zero bytes without writing them.
+        let file = std::fs::File::create(&large).expect("creates");
+        file.set_len(LARGE_INPUT).expect("sizes");
+        drop(file);
+        assert_eq!(read_regular(&small).expect("reads").len(), 16);
+        assert_eq!(CALLS.with(std::cell::Cell::get), 0);
+        assert_eq!(
+            read_regular(&large).expect("reads").len() as u64,
+            LARGE_INPUT
+        );
+        assert_eq!(CALLS.with(std::cell::Cell::get), 1);
+    }
 
     #[test]
     fn near_misses_suggest_the_name_clusterctl_fetches() {
