@@ -11,6 +11,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
+/// Texts shorter than this are handled on the caller's thread: a second thread costs more than
+/// it saves.
+pub(crate) const TWO_THREADS_FROM: usize = 256 * 1024;
+
 /// Workers beyond this add nothing: every step is cut in two, and nesting goes two deep.
 const MAX_WORKERS: usize = 4;
 
@@ -31,6 +35,13 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
             .ok()
     })
     .as_ref()
+}
+
+/// Starts the workers if they are not running yet: a caller about to read a text of
+/// [`TWO_THREADS_FROM`] bytes or more, so that they start while it reads (the first step on two
+/// threads waited up to 0.7 ms for them, on a 9 ms `capkg assemble`).
+pub(crate) fn start() {
+    let _ = pool();
 }
 
 /// Runs `first` and `second` at once and returns both results. A panic in `first` is raised

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 
 /// Texts shorter than this are handled on one thread.
-pub(super) const PARALLEL_FROM: usize = 256 * 1024;
+pub(super) const PARALLEL_FROM: usize = crate::threads::TWO_THREADS_FROM;
 
 /// Objects whose source text is this long or longer are written on one thread. The second
 /// thread writes its half into a text of its own, joined to the first half's when both are

@@ -238,6 +238,9 @@ fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), Failur
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
+    if std::fs::metadata(path).is_ok_and(|m| m.len() >= crate::threads::TWO_THREADS_FROM as u64) {
+        crate::threads::start();
+    }
     let bytes = std::fs::read(path).map_err(|e| {
         let missing = e.kind() == std::io::ErrorKind::NotFound;
         let error = anyhow::anyhow!("`{}`: {e}", path.display()).context(format!(

@@ -26,7 +26,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Load and check.
     (
         "files",
-        &["provider", "subst", "yaml", "error", "units", "diagnostic"],
+        &[
+            "provider",
+            "subst",
+            "yaml",
+            "error",
+            "units",
+            "diagnostic",
+            "threads",
+        ],
     ),
     (
         "rules",
