@@ -8,8 +8,9 @@
 //! heap"), whose 239 unused values the compiler gives to the enclosing enums' variants, and the
 //! items are a pointer and a 7-byte length packed into the 15 bytes before it.
 //!
-//! Measured on the corpus, 81 to 87 % of scalars are 15 bytes or shorter; 4 to 5 % are 16 to 24
-//! bytes, which a 24-byte inline string kept inline and which now take a heap allocation.
+//! In the components files of the corpus's 16 providers, 81 % of the scalars are 15 bytes or
+//! shorter; 5 % are 16 to 24 bytes, which a 24-byte inline string kept inline and which now take
+//! a heap allocation.
 
 use std::fmt;
 use std::marker::PhantomData;

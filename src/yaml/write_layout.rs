@@ -24,13 +24,13 @@
 //!
 //! [`write_documents_read_back`] also says what a YAML reader loads from the text written, without
 //! reading it: the writer notes where every node of a document went, and the nodes themselves
-//! become the loaded tree (spans into the new text, the styles written). `capkg assemble` lints its output that
-//! way instead of parsing two megabytes a second time. The spans follow saphyr-parser's
+//! become the loaded tree (spans into the new text, the styles written). `capkg assemble` lints its
+//! output that way instead of parsing two megabytes a second time. The spans follow saphyr-parser's
 //! conventions exactly (a block collection or literal block ends where the next token starts; an
 //! indentless sequence starts after its first `- `), which tests hold against a fresh parse of
-//! every corpus components file, the tricky-value tables and generated trees. Trees the
-//! conventions are not established for (tags, explicit `? key` entries, a document that is not a
-//! mapping, duplicate keys, nesting the loader refuses) get no read-back: the caller parses.
+//! every corpus components file, the tricky-value tables and generated trees. Trees the conventions
+//! are not established for (tags, explicit `? key` entries, a document that is not a mapping,
+//! duplicate keys, nesting the loader refuses) get no read-back: the caller parses.
 
 use std::collections::HashSet;
 
@@ -80,15 +80,17 @@ pub fn write_documents_as_read(nodes: &mut [Node], buffer: String) -> (String, O
     writer.out = buffer;
     writer.out.clear();
     writer.out.reserve(nodes.len() * 64);
-    let mut read_back = true;
     for (index, node) in nodes.iter_mut().enumerate() {
         writer.write_one(index, node);
-        if let Some(tracer) = &mut writer.tracer {
-            read_back = read_back && tracer.read_back(node);
+        if let Some(tracer) = &mut writer.tracer
+            && !tracer.read_back(node)
+        {
+            // The caller parses the text: the rest is written without notes (the same bytes).
+            writer.tracer = None;
         }
     }
-    let documents = writer.tracer.filter(|_| read_back).and_then(Tracer::finish);
-    (writer.out, documents)
+    let spans = writer.tracer.and_then(Tracer::finish);
+    (writer.out, spans)
 }
 
 /// Writes `nodes` as [`write_documents`] does and returns the text with the documents a YAML
