@@ -21,11 +21,12 @@ unsafe extern "C" {
     fn mi_option_get(option: std::ffi::c_int) -> std::ffi::c_long;
 }
 
-/// Once a file of 16 MiB or more is read, memory freed goes back to the system at once instead
-/// of after mimalloc's 10 ms. Loading and writing a large file free tens of megabytes shortly
-/// before the peak: at 20 MB, `lint` peaks 3 MB lower and `assemble` 5 MB, 2 to 5 % slower,
-/// and at 100 MB both are lower and no slower. Small files keep the delay: `render` of AWS's
-/// components is a sixth slower without it (benches/README.md, fifth session).
+/// Once a file of 16 MiB or more is read (`files::read_regular`: lint's release files, assemble's
+/// sources), memory freed goes back to the system at once instead of after mimalloc's 10 ms.
+/// Loading and writing a large file free tens of megabytes shortly before the peak: at 20 MB,
+/// `lint` peaks 3 MB lower and `assemble` 5 MB, 2 to 5 % slower, and at 100 MB both are lower and
+/// no slower. Small files keep the delay: `render` of AWS's components is a sixth slower without it
+/// (benches/README.md, fifth session).
 fn free_memory_at_once() {
     // SAFETY: sets one integer option; mimalloc reads it at each purge decision.
     unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
