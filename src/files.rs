@@ -211,8 +211,8 @@ static LARGE_INPUT_HOOK: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
 
 /// Registers what to do when [`read_regular`] reads a file of [`LARGE_INPUT`] bytes or more (the
 /// binary gives memory its allocator frees back to the system at once, rather than keeping it a
-/// while for reuse: a large file's peak holds less, small files stay fast). The first
-/// registration holds; the hook may run more than once, on any thread.
+/// while for reuse, and stops asking for huge pages: a large file's peak holds less, small files
+/// stay fast). The first registration holds; the hook may run more than once, on any thread.
 pub fn on_large_input(hook: fn()) {
     let _ = LARGE_INPUT_HOOK.set(hook);
 }

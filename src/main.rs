@@ -6,7 +6,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    capkg::files::on_large_input(free_memory_at_once);
+    capkg::files::on_large_input(on_large_input);
     let code = capkg::cli::main();
     exit(code)
 }
@@ -22,14 +22,27 @@ unsafe extern "C" {
 }
 
 /// Once a file of 16 MiB or more is read (`files::read_regular`: lint's release files, assemble's
-/// sources), memory freed goes back to the system at once instead of after mimalloc's 10 ms.
-/// Loading and writing a large file free tens of megabytes shortly before the peak: at 20 MB,
-/// `lint` peaks 3 MB lower and `assemble` 5 MB, 2 to 5 % slower, and at 100 MB both are lower and
-/// no slower. Small files keep the delay: `render` of AWS's components is a sixth slower without it
-/// (benches/README.md, fifth session).
-fn free_memory_at_once() {
+/// sources), the process trades speed for memory for the rest of the run (issue 17: peak at most
+/// 3x the input):
+/// - memory freed goes back to the system at once instead of after mimalloc's 10 ms. Loading and
+///   writing a large file free tens of megabytes shortly before the peak: at 20 MB, `lint` peaks
+///   3 MB lower and `assemble` 5 MB, 2 to 5 % slower, and at 100 MB both are lower and no slower.
+/// - pages are no longer transparent huge pages. mimalloc asks for them on all its memory, and
+///   each thread's first small objects then hold a 2 MiB page: 6 to 9 MB of the peak, 0.4x a
+///   20 MB input, for a fifth to a third more time. Processes started afterwards (a sources
+///   command) inherit the setting.
+///
+/// Small files keep both: `render` of AWS's components is a sixth slower without the delay and a
+/// quarter slower without huge pages (benches/README.md, fifth and sixth sessions).
+fn on_large_input() {
     // SAFETY: sets one integer option; mimalloc reads it at each purge decision.
     unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+    #[cfg(target_os = "linux")]
+    // SAFETY: sets one flag of this process, which the kernel reads at each page fault. A kernel
+    // without it returns an error, and the run goes on with huge pages.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 /// Ends the process without the C runtime's exit handlers. mimalloc's handler gives every page
@@ -53,13 +66,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_purge_delay_option_is_the_one_set() {
-        // SAFETY: reads and sets integer options.
+    fn large_input_frees_at_once_and_stops_huge_pages() {
+        // SAFETY: reads and sets integer options and a flag of this test process.
         unsafe {
             // 10 ms is `purge_delay`'s documented default; no option before it defaults to 10.
             assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), 10);
-            free_memory_at_once();
+            on_large_input();
             assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), 0);
+            // The flag a parent process may have set already; set either way after the hook.
+            #[cfg(target_os = "linux")]
+            assert_eq!(libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0), 1);
         }
     }
 }
