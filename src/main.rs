@@ -6,7 +6,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    capkg::files::on_large_input(on_large_input);
+    capkg::files::on_large_input(trade_speed_for_memory);
     let code = capkg::cli::main();
     exit(code)
 }
@@ -28,13 +28,13 @@ unsafe extern "C" {
 ///   writing a large file free tens of megabytes shortly before the peak: at 20 MB, `lint` peaks
 ///   3 MB lower and `assemble` 5 MB, 2 to 5 % slower, and at 100 MB both are lower and no slower.
 /// - pages are no longer transparent huge pages. mimalloc asks for them on all its memory, and
-///   each thread's first small objects then hold a 2 MiB page: 6 to 9 MB of the peak, 0.4x a
-///   20 MB input, for a fifth to a third more time. Processes started afterwards (a sources
-///   command) inherit the setting.
+///   each thread's first small objects then hold a 2 MiB page: 5 to 8 MB of the peak (a quarter
+///   to two fifths of a 20 MB input), for a fifth to a third more time. Processes started
+///   afterwards (a sources command) inherit the setting.
 ///
 /// Small files keep both: `render` of AWS's components is a sixth slower without the delay and a
 /// quarter slower without huge pages (benches/README.md, fifth and sixth sessions).
-fn on_large_input() {
+fn trade_speed_for_memory() {
     // SAFETY: sets one integer option; mimalloc reads it at each purge decision.
     unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
     #[cfg(target_os = "linux")]
@@ -71,7 +71,7 @@ mod tests {
         unsafe {
             // 10 ms is `purge_delay`'s documented default; no option before it defaults to 10.
             assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), 10);
-            on_large_input();
+            trade_speed_for_memory();
             assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), 0);
             // The flag a parent process may have set already; set either way after the hook.
             #[cfg(target_os = "linux")]
