@@ -238,10 +238,19 @@ fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), Failur
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    if std::fs::metadata(path).is_ok_and(|m| m.len() >= crate::threads::TWO_THREADS_FROM as u64) {
-        crate::threads::start();
-    }
-    let bytes = std::fs::read(path).map_err(|e| {
+    let read = || -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut opened = std::fs::File::open(path)?;
+        let size = opened.metadata()?.len();
+        // The workers start while a large file is read.
+        if size >= crate::threads::TWO_THREADS_FROM as u64 {
+            crate::threads::start();
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        opened.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    };
+    let bytes = read().map_err(|e| {
         let missing = e.kind() == std::io::ErrorKind::NotFound;
         let error = anyhow::anyhow!("`{}`: {e}", path.display()).context(format!(
             "failed to read {file:?} from provider's repository {:?}",

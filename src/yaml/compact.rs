@@ -263,7 +263,7 @@ impl fmt::Display for ScalarText {
 }
 
 /// A collection's items: a `Box<[T]>` as a pointer and a 7-byte length, aligned to a byte.
-/// They never grow after loading; a transformation's few insertions go through [`Items::into_vec`].
+/// They never grow after loading; a transformation's few insertions go through [`Items::edit`].
 #[repr(C, packed)]
 pub struct Items<T> {
     pointer: NonNull<T>,
@@ -294,6 +294,15 @@ impl<T> Items<T> {
         // not drop it again.
         unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(pointer.as_ptr(), length)) }
             .into_vec()
+    }
+
+    /// Changes the items as a `Vec`. They are packed without spare room, so each change moves
+    /// them into a `Vec` and back: for a transformation's few insertions, not for building.
+    pub fn edit<R>(&mut self, change: impl FnOnce(&mut Vec<T>) -> R) -> R {
+        let mut items = std::mem::take(self).into_vec();
+        let result = change(&mut items);
+        *self = Items::from(items);
+        result
     }
 }
 
@@ -467,6 +476,19 @@ mod tests {
         assert_eq!(format!("{items:?}"), "[10, 20, 30]");
         let empty = Items::<String>::default();
         assert!(empty.is_empty() && empty.into_vec().is_empty());
+    }
+
+    #[test]
+    fn items_are_edited_as_a_vec() {
+        let mut items = Items::from(vec![String::from("a"), String::from("c")]);
+        let length = items.edit(|items| {
+            items.insert(1, String::from("b"));
+            items.len()
+        });
+        assert_eq!(length, 3);
+        assert_eq!(&*items, &["a", "b", "c"]);
+        items.edit(|items| items.clear());
+        assert!(items.is_empty());
     }
 
     #[test]

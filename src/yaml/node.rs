@@ -185,16 +185,13 @@ impl Mapping {
 
     /// Inserts an entry at `index` (at the end when past it).
     pub fn insert(&mut self, index: usize, entry: (Node, Node)) {
-        let mut entries = std::mem::take(&mut self.entries).into_vec();
-        entries.insert(index.min(entries.len()), entry);
-        self.entries = Items::from(entries);
+        self.entries
+            .edit(|entries| entries.insert(index.min(entries.len()), entry));
     }
 
     /// Appends entries.
     pub fn extend(&mut self, more: impl IntoIterator<Item = (Node, Node)>) {
-        let mut entries = std::mem::take(&mut self.entries).into_vec();
-        entries.extend(more);
-        self.entries = Items::from(entries);
+        self.entries.edit(|entries| entries.extend(more));
     }
 
     /// The value of the last entry whose key is the scalar `key`.
@@ -439,9 +436,7 @@ impl Node {
         let Value::Sequence(items) = self.value_mut() else {
             return false;
         };
-        let mut grown = std::mem::take(items).into_vec();
-        grown.extend(more);
-        *items = Items::from(grown);
+        items.edit(|items| items.extend(more));
         true
     }
 
