@@ -147,6 +147,17 @@ fn walk(value: &[u8], skip_inert_runs: bool) -> Analysis {
             // first nor last, and follows no break), which the next inert byte clears again. So
             // the run is skipped in one search, up to its last inert byte.
             let mut end = i + 1;
+            // Eight bytes a step while all eight are in the run (one branch for eight, where
+            // descriptions are long runs), then a byte a step.
+            while let Some(eight) = value.get(end..end + 8) {
+                if !eight
+                    .iter()
+                    .fold(true, |all, &b| all & INERT_OR_SPACE[usize::from(b)])
+                {
+                    break;
+                }
+                end += 8;
+            }
             while end < value.len() && INERT_OR_SPACE[usize::from(value[end])] {
                 end += 1;
             }

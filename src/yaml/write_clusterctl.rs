@@ -248,6 +248,11 @@ fn check_key(key: &str) -> Result<(), WriteError> {
             reason: "it holds U+0085, a line break in YAML 1.1",
         });
     }
+    // A character is at most six in JSON: a key of up to 170 bytes (nearly every key) is within
+    // the limit without counting.
+    if 2 + 6 * key.len() <= 1024 {
+        return Ok(());
+    }
     let json_chars: usize = 2 + key.chars().map(json_escaped_chars).sum::<usize>();
     if json_chars > 1024 {
         return Err(WriteError::UnreadableKey {
@@ -773,5 +778,30 @@ mod tests {
         assert!(!is_base60_float(":30"));
         assert!(!is_base60_float("1:2:3a"));
         assert!(!is_base60_float("a1:20"));
+    }
+
+    /// A key's JSON form may be 1024 characters, quotes included, and no more: at the limit with
+    /// one-column characters, and on either side of the byte length below which nothing is
+    /// counted (`<` and U+2028 are six characters each in Go's JSON).
+    #[test]
+    fn keys_longer_than_1024_json_characters_are_refused() {
+        let write = |key: String| {
+            write_value(&JsonValue::Object(vec![(key, JsonValue::Bool(true))]))
+        };
+        assert!(write("a".repeat(1022)).is_ok());
+        assert!(matches!(
+            write("a".repeat(1023)),
+            Err(WriteError::UnreadableKey { .. })
+        ));
+        assert!(write("<".repeat(170)).is_ok());
+        assert!(matches!(
+            write("<".repeat(171)),
+            Err(WriteError::UnreadableKey { .. })
+        ));
+        assert!(write("\u{2028}".repeat(170)).is_ok());
+        assert!(matches!(
+            write("\u{2028}".repeat(171)),
+            Err(WriteError::UnreadableKey { .. })
+        ));
     }
 }
