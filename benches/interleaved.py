@@ -6,20 +6,22 @@
 SPEC.json is an object mapping a tool's name to its command (a list: program and arguments), in
 the order the table prints them; REFERENCE names the tool every ratio is taken against
 (`kustomize`). Each of RUNS rounds runs every command twice in a row: the first run follows
-another command (`cold`), the second follows itself (`warm`). The rounds rotate the order, so
-that each command follows each other one in turn and no build always runs first after the
-reference. stdout and stderr are discarded; exit codes are ignored (capkg assemble refuses some
-corpus releases for their real defects after doing all the work but the final write).
+another command (`cold`), the second follows itself (`warm`). Each round runs the commands in a
+new order (a shuffle, seeded by the round's number so that a rerun repeats it), so that no
+command always follows the same one: the run right after kustomize's exit is a slow one. stdout
+and stderr are discarded; exit codes are ignored (capkg assemble refuses some corpus releases
+for their real defects after doing all the work but the final write).
 
 A run is timed from just before `posix_spawn` to just after `wait4` returns, in this process:
-no shell, no `date` and no `/usr/bin/time` inside the interval (together they added about 3 ms to
-every figure, a fifth of a 15 ms capkg run). CPU time is the child's user + system time from
-`wait4`, in microseconds, where `/usr/bin/time` gave hundredths of a second. Prints, per tool,
-the medians of the cold and warm wall times in milliseconds, the median CPU milliseconds over
-both, and the ratios of the reference's median to the tool's, cold to cold and warm to warm.
+no shell, no `date` and no `/usr/bin/time` inside the interval. CPU time is the child's user +
+system time from `wait4`, in microseconds, where `/usr/bin/time` gave hundredths of a second.
+Prints, per tool, the medians of the cold and warm wall times in milliseconds, the median CPU
+milliseconds of a run, and the ratios of the reference's median to the tool's, cold to cold and
+warm to warm.
 """
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -53,8 +55,9 @@ def main(argv):
     cpus = {name: [] for name in names}
     devnull = os.open(os.devnull, os.O_WRONLY)
     for round_index in range(runs):
-        shift = round_index % len(names)
-        for name in names[shift:] + names[:shift]:
+        order = list(names)
+        random.Random(round_index).shuffle(order)
+        for name in order:
             for kind in ("cold", "warm"):
                 wall, cpu = run_once(tools[name], devnull)
                 walls[name][kind].append(wall)

@@ -12,15 +12,16 @@
 #
 # benches/interleaved.py runs and times the commands: each round runs every command twice in a
 # row, the first run following another tool (`cold`), the second following itself (`warm`), and
-# the rounds rotate the order so that load from other processes falls on all alike; each figure
-# is the median of its runs. On this VM a run of 20 to 50 ms that follows an idle moment or a
-# long run of another program takes up to twice as long as the same run repeated, which
-# kustomize's 500 ms hide and capkg's do not. Printed per tool: both wall times in milliseconds,
-# the median user+sys CPU milliseconds of a run, and the ratios of kustomize's wall time to the
-# tool's, cold to cold and warm to warm. kustomize uses both cores; on a shared machine the CPU
-# column is the steadier before/after figure for capkg itself. A run is timed from its spawn to
-# its exit, in the timing process; the `harness` row times `true` the same way, and is what
-# starting and waiting for a process costs every figure (the ratios include it).
+# each round in a new order, so that load from other processes falls on all alike and no command
+# always follows the same one; each figure is the median of its runs. On this VM a run of 20 to
+# 50 ms that follows an idle moment or a long run of another program (kustomize's exit) takes up
+# to twice as long as the same run repeated, which kustomize's 500 ms hide and capkg's do not.
+# Printed per tool: both wall times in milliseconds, the median user+sys CPU milliseconds of a
+# run, and the ratios of kustomize's wall time to the tool's, cold to cold and warm to warm.
+# kustomize uses both cores; on a shared machine the CPU column is the steadier before/after
+# figure for capkg itself. A run is timed from its spawn to its exit, in the timing process; the
+# `harness` row times `true` the same way: at most what starting and waiting for a process adds to
+# every figure (`true` itself is most of it; the ratios include it).
 set -euo pipefail
 
 runs="${1:-7}"
