@@ -785,9 +785,8 @@ mod tests {
     /// counted (`<` and U+2028 are six characters each in Go's JSON).
     #[test]
     fn keys_longer_than_1024_json_characters_are_refused() {
-        let write = |key: String| {
-            write_value(&JsonValue::Object(vec![(key, JsonValue::Bool(true))]))
-        };
+        let write =
+            |key: String| write_value(&JsonValue::Object(vec![(key, JsonValue::Bool(true))]));
         assert!(write("a".repeat(1022)).is_ok());
         assert!(matches!(
             write("a".repeat(1023)),
