@@ -382,17 +382,63 @@ impl LoadedComponents {
     }
 }
 
+/// A components file as read: its text (nearly always), which the load of the file as written
+/// shares rather than copies (on a file of megabytes a copy is a fresh huge page and a pass over
+/// the file), or its bytes when they are not UTF-8 (substitution reads bytes, and clusterctl
+/// then refuses what it gives).
+pub enum FileText {
+    Text(Arc<Source>),
+    Bytes { name: String, bytes: Vec<u8> },
+}
+
+impl FileText {
+    /// `name` is how messages name the file.
+    pub fn new(name: String, bytes: Vec<u8>) -> Self {
+        match String::from_utf8(bytes) {
+            Ok(text) => FileText::Text(Arc::new(Source::new(name, text))),
+            Err(error) => FileText::Bytes {
+                name,
+                bytes: error.into_bytes(),
+            },
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            FileText::Text(source) => source.name(),
+            FileText::Bytes { name, .. } => name,
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            FileText::Text(source) => source.text().as_bytes(),
+            FileText::Bytes { bytes, .. } => bytes,
+        }
+    }
+
+    /// The file as written, as a source to load.
+    fn as_written(&self) -> Arc<Source> {
+        match self {
+            FileText::Text(source) => source.clone(),
+            FileText::Bytes { name, bytes } => {
+                Arc::new(Source::new(name.as_str(), yaml::text_lossy(bytes)))
+            }
+        }
+    }
+}
+
 /// Substitutes (unless `skip_substitution`, `--raw`: clusterctl still parses, moves, labels and
 /// sorts) and loads a components file. With
 /// `keep_as_written`, the file as written is loaded too, beside the substituted load
 /// ([`yaml::load_beside`]: only the documents substitution changed are loaded again).
 pub fn load_components(
-    name: &str,
-    bytes: &[u8],
+    file: &FileText,
     values: &dyn Lookup,
     skip_substitution: bool,
     keep_as_written: bool,
 ) -> Result<LoadedComponents, ClusterctlError> {
+    let (name, bytes) = (file.name(), file.bytes());
     let substituted = if skip_substitution {
         bytes.to_vec()
     } else {
@@ -407,7 +453,7 @@ pub fn load_components(
             as_written: None,
         });
     }
-    let written = Arc::new(Source::new(name, yaml::text_lossy(bytes)));
+    let written = file.as_written();
     // The documents substitution changed are loaded as written while the substituted text is.
     let (file, differing) = match crate::threads::both(
         || super::parallel::parse(source.clone()),

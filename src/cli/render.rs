@@ -86,8 +86,9 @@ fn render_components(
     role: Option<FileRole>,
 ) -> Result<Vec<u8>, Failure> {
     let (name, bytes) = read_file(args, &args.file)?;
+    let file = clusterctl::FileText::new(name, bytes);
     let warn = !global.quiet;
-    let (rendered, warnings) = match load_components(args, role, &name, &bytes, warn) {
+    let (rendered, warnings) = match load_components(args, role, &file, warn) {
         Ok((loaded, options)) => {
             // Loaded for the provider name alone, with `--quiet`: no warnings.
             let warnings = if warn {
@@ -101,7 +102,10 @@ fn render_components(
             (rendered, warnings)
         }
         // Without the substituted load, the file as written is loaded for its warnings alone.
-        Err(failure) if warn => (Err(failure), duplicate_key_warnings(&name, &bytes)),
+        Err(failure) if warn => (
+            Err(failure),
+            duplicate_key_warnings(file.name(), file.bytes()),
+        ),
         Err(failure) => (Err(failure), Vec::new()),
     };
     for warning in warnings {
@@ -115,10 +119,10 @@ fn render_components(
 fn load_components(
     args: &RenderArgs,
     role: Option<FileRole>,
-    name: &str,
-    bytes: &[u8],
+    file: &clusterctl::FileText,
     list_repeated_keys: bool,
 ) -> Result<(clusterctl::LoadedComponents, ComponentsOptions), Failure> {
+    let (name, bytes) = (file.name(), file.bytes());
     let provider_type = match (args.provider.provider_type, role) {
         (Some(t), _) => t,
         (None, Some(FileRole::Components { provider_type, .. })) => provider_type,
@@ -135,7 +139,7 @@ fn load_components(
     }
     let keep_as_written = list_repeated_keys || given.is_none();
     let loaded = super::variables::values(&args.variables).and_then(|values| {
-        clusterctl::load_components(name, bytes, &values, args.raw, keep_as_written)
+        clusterctl::load_components(file, &values, args.raw, keep_as_written)
             .map_err(clusterctl_failure)
     });
     let loaded = match (loaded, given) {

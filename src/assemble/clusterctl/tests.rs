@@ -13,7 +13,8 @@ fn generate_provider(
     values: &dyn Lookup,
     options: &ComponentsOptions,
 ) -> Result<String, ClusterctlError> {
-    generate_provider_from(load_components(name, bytes, values, false, false)?, options)
+    let file = FileText::new(name.to_string(), bytes.to_vec());
+    generate_provider_from(load_components(&file, values, false, false)?, options)
 }
 
 fn json(text: &str) -> Vec<JsonValue> {
@@ -265,7 +266,8 @@ fn the_file_as_written_is_loaded_beside_the_substituted_one() {
     let written = b"kind: ConfigMap\nmetadata: {name: one, labels: {cluster.x-k8s.io/provider: infrastructure-one}}\ndata: {a: 1, a: 2}\n---\nkind: ConfigMap\nmetadata: {name: two, labels: {cluster.x-k8s.io/provider: infrastructure-one}}\ndata:\n  b: 1\n  ${KEY}: 2\n---\nkind: ConfigMap\nmetadata:\n  name: three\n  labels: {cluster.x-k8s.io/provider: '${P}'}\ndata:\n  c: ${A}\n  c: 2\n---\nkind: ConfigMap\nmetadata:\n  name: four\n  labels: {cluster.x-k8s.io/provider: infrastructure-${P}}\n";
     let values =
         crate::subst::Values::new().with_env([("KEY", "b"), ("A", "a value"), ("P", "two")]);
-    let loaded = load_components("c.yaml", written, &values, false, true).unwrap();
+    let file = FileText::new("c.yaml".to_string(), written.to_vec());
+    let loaded = load_components(&file, &values, false, true).unwrap();
     let repeated = loaded.repeated_keys();
     assert_eq!(
         repeated,
@@ -280,7 +282,7 @@ fn the_file_as_written_is_loaded_beside_the_substituted_one() {
         Some("one".to_string())
     );
     // Not kept: nothing to tell.
-    let loaded = load_components("c.yaml", written, &values, false, false).unwrap();
+    let loaded = load_components(&file, &values, false, false).unwrap();
     assert!(loaded.repeated_keys().is_empty());
     assert_eq!(
         loaded.provider_name_as_written(ProviderType::Infrastructure),
@@ -418,4 +420,36 @@ fn duplicate_keys_keep_the_last_value_and_are_listed() {
         "{}",
         warnings[0]
     );
+}
+
+#[test]
+fn the_file_as_written_shares_the_text_read_and_bytes_that_are_not_text_are_refused() {
+    let text = FileText::new("c.yaml".to_string(), b"kind: ConfigMap\n".to_vec());
+    let FileText::Text(source) = &text else {
+        panic!("UTF-8 is kept as text");
+    };
+    // The load of the file as written reads the text read, not a copy of it.
+    assert!(Arc::ptr_eq(source, &text.as_written()));
+    assert_eq!(text.bytes(), b"kind: ConfigMap\n");
+
+    let values = crate::subst::Values::new();
+    let bytes = FileText::new("c.yaml".to_string(), b"kind: ConfigMap\nd: \xff\n".to_vec());
+    assert!(matches!(bytes, FileText::Bytes { .. }));
+    assert_eq!(bytes.name(), "c.yaml");
+    assert_eq!(bytes.bytes(), b"kind: ConfigMap\nd: \xff\n");
+    for (skip_substitution, keep_as_written) in [(false, false), (false, true), (true, true)] {
+        assert!(matches!(
+            load_components(&bytes, &values, skip_substitution, keep_as_written),
+            Err(ClusterctlError::NotText)
+        ));
+    }
+    // Substitution reads the bytes: a default that holds the only bad byte is replaced by a
+    // value, and what is left is text, as clusterctl's substitution of the raw bytes gives.
+    let values = crate::subst::Values::new().with_env([("V", "fine")]);
+    let healed = FileText::new(
+        "c.yaml".to_string(),
+        b"kind: ConfigMap\nd: ${V:=\xff}\n".to_vec(),
+    );
+    let loaded = load_components(&healed, &values, false, true).unwrap();
+    assert_eq!(loaded.file.source.text(), "kind: ConfigMap\nd: fine\n");
 }
