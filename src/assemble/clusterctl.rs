@@ -472,6 +472,17 @@ pub fn generate_provider_from(
     loaded: LoadedComponents,
     options: &ComponentsOptions,
 ) -> Result<String, ClusterctlError> {
+    let mut out = write_clusterctl::join_documents(&generate_provider_documents(loaded, options)?);
+    out.push('\n');
+    Ok(out)
+}
+
+/// [`generate_provider_from`]'s documents, each as clusterctl prints it, in its order, not yet
+/// joined ([`write_clusterctl::write_joined_documents`] prints them without the joined copy).
+pub fn generate_provider_documents(
+    loaded: LoadedComponents,
+    options: &ComponentsOptions,
+) -> Result<Vec<String>, ClusterctlError> {
     let file = loaded.file;
     let large = file.source.text().len() >= super::parallel::PARALLEL_FROM;
     let (mut objects, mut weights) = objects_of(file)?;
@@ -512,9 +523,7 @@ pub fn generate_provider_from(
     let order = sorted_order(&objects);
     let sorted: Vec<&JsonValue> = order.iter().map(|&i| &objects[i]).collect();
     let sorted_weights: Vec<usize> = order.iter().map(|&i| weights[i]).collect();
-    let mut out = write_weighted(&sorted, &sorted_weights)?;
-    out.push('\n');
-    Ok(out)
+    write_weighted_parts(&sorted, &sorted_weights)
 }
 
 fn name_of(object: &JsonValue) -> String {
@@ -728,18 +737,27 @@ pub fn write_objects(objects: &[JsonValue]) -> Result<String, ClusterctlError> {
 /// [`write_objects`], the objects shared between threads by `weights` (empty for a few small
 /// objects), which also size each object's text.
 fn write_weighted(objects: &[&JsonValue], weights: &[usize]) -> Result<String, ClusterctlError> {
+    Ok(write_clusterctl::join_documents(&write_weighted_parts(
+        objects, weights,
+    )?))
+}
+
+/// [`write_weighted`]'s documents, not yet joined.
+fn write_weighted_parts(
+    objects: &[&JsonValue],
+    weights: &[usize],
+) -> Result<Vec<String>, ClusterctlError> {
     let sized: Vec<(&JsonValue, usize)> = objects
         .iter()
         .enumerate()
         .map(|(i, &object)| (object, weights.get(i).copied().unwrap_or(0)))
         .collect();
-    let parts =
-        super::parallel::map_in_order(&sized, is_large(objects), weights, |&(object, size)| {
-            write_clusterctl::write_value_sized(object, size)
-        })
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(write_clusterctl::join_documents(&parts))
+    super::parallel::map_in_order(&sized, is_large(objects), weights, |&(object, size)| {
+        write_clusterctl::write_value_sized(object, size)
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()
+    .map_err(ClusterctlError::from)
 }
 
 /// Whether writing `objects` is worth a second thread: a components file has a few dozen

@@ -8,6 +8,7 @@
 //! variables: exit 1 with clusterctl's message and nothing on stdout. `--format json` prints
 //! `{"output": "<text>"}` instead.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -16,7 +17,9 @@ use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, VariableAr
 use crate::assemble::clusterctl::{self, ClusterctlError, ComponentsOptions};
 use crate::k8s::{dns1123_label, dns1123_subdomain};
 use crate::provider::{FileRole, PROVIDER_LABEL, ProviderType};
+use crate::report::Format;
 use crate::subst::{self, ClusterVariablesOptions, Lookup, Values};
+use crate::yaml::write_clusterctl;
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -67,12 +70,21 @@ pub(super) fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
             Some(_) => false,
             None => args.provider.provider_type.is_some() && args.cluster_name.is_none(),
         };
-    let output = if components {
-        render_components(global, &args, role)?
+    if components {
+        let documents = render_components(global, &args, role)?;
+        if global.format == Format::Json {
+            let mut output = write_clusterctl::join_documents(&documents);
+            output.push('\n');
+            super::write_output(global, output.as_bytes())?;
+        } else {
+            // Document by document: the joined text would be a copy of megabytes.
+            let mut out = super::stdout();
+            write_clusterctl::write_joined_documents(&documents, &mut out)?;
+            out.flush()?;
+        }
     } else {
-        render_template(global, &args, is_dir)?
-    };
-    super::write_output(global, &output)?;
+        super::write_output(global, &render_template(global, &args, is_dir)?)?;
+    }
     Ok(Status::Success)
 }
 
@@ -80,11 +92,12 @@ fn clusterctl_failure(error: ClusterctlError) -> Failure {
     Failure::input(error)
 }
 
+/// The components file's documents as clusterctl prints them, in order, not yet joined.
 fn render_components(
     global: &GlobalArgs,
     args: &RenderArgs,
     role: Option<FileRole>,
-) -> Result<Vec<u8>, Failure> {
+) -> Result<Vec<String>, Failure> {
     let (name, bytes) = read_file(args, &args.file)?;
     let file = clusterctl::FileText::new(name, bytes);
     let warn = !global.quiet;
@@ -96,8 +109,7 @@ fn render_components(
             } else {
                 Vec::new()
             };
-            let rendered = clusterctl::generate_provider_from(loaded, &options)
-                .map(String::into_bytes)
+            let rendered = clusterctl::generate_provider_documents(loaded, &options)
                 .map_err(clusterctl_failure);
             (rendered, warnings)
         }

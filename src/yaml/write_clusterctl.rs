@@ -87,32 +87,57 @@ pub fn write_document(node: &Node) -> Result<String, WriteError> {
 /// parts are joined with `---`, then one leading and one trailing line break are removed. The
 /// result has no leading `---` and no final line break.
 pub fn join_documents<S: AsRef<str>>(parts: &[S]) -> String {
-    fn pieces(index: usize, part: &str) -> [&str; 4] {
-        [
-            if index > 0 { "---" } else { "" },
-            if part.starts_with('\n') { "" } else { "\n" },
-            part,
-            if part.ends_with('\n') { "" } else { "\n" },
-        ]
-    }
-    let all = || {
-        parts
-            .iter()
-            .enumerate()
-            .flat_map(move |(index, part)| pieces(index, part.as_ref()))
-            .filter(|piece| !piece.is_empty())
-    };
     // Built once at its final size, plus the line break callers add at the end: a components
     // file's text is megabytes, and each copy or regrowth of it is fresh memory to fault in.
-    let size: usize = all().map(str::len).sum();
+    let size: usize = join_pieces(parts).map(str::len).sum();
     let mut joined = String::with_capacity(size + 1);
-    for (index, piece) in all().enumerate() {
+    for (index, piece) in join_pieces(parts).enumerate() {
         // The first piece starts with a line break and the last ends with one (each part is
         // put between two): JoinYaml removes both.
         joined.push_str(if index == 0 { &piece[1..] } else { piece });
     }
     joined.pop();
     joined
+}
+
+/// [`join_documents`] and a final line break, as clusterctl prints them, written to `out` piece
+/// by piece: the same bytes without the joined copy of the whole text. The last piece ends with
+/// the line break `JoinYaml` removes and the printer adds back, so it is written as it is.
+pub fn write_joined_documents<S: AsRef<str>>(
+    parts: &[S],
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    // A lone line break is both the one removed at the start and the one at the end.
+    if join_pieces(parts).map(str::len).sum::<usize>() <= 1 {
+        return out.write_all(b"\n");
+    }
+    for (index, piece) in join_pieces(parts).enumerate() {
+        out.write_all(if index == 0 {
+            &piece.as_bytes()[1..]
+        } else {
+            piece.as_bytes()
+        })?;
+    }
+    Ok(())
+}
+
+/// The pieces `JoinYaml` concatenates: `---` between parts, and a line break before and after
+/// each part that lacks one. The first piece starts with a line break and the last ends with
+/// one.
+fn join_pieces<S: AsRef<str>>(parts: &[S]) -> impl Iterator<Item = &str> {
+    parts
+        .iter()
+        .enumerate()
+        .flat_map(|(index, part)| {
+            let part = part.as_ref();
+            [
+                if index > 0 { "---" } else { "" },
+                if part.starts_with('\n') { "" } else { "\n" },
+                part,
+                if part.ends_with('\n') { "" } else { "\n" },
+            ]
+        })
+        .filter(|piece| !piece.is_empty())
 }
 
 /// cluster-api's `FromUnstructured`: every document written, then joined.
@@ -458,6 +483,27 @@ mod tests {
         let joined = join_documents(&["a: 1", "b: 2"]);
         assert_eq!(joined, "a: 1\n---\nb: 2");
         assert!(joined.capacity() > joined.len());
+        // Written piece by piece, the same bytes and the final line break.
+        let rows: &[&[&str]] = &[
+            &[namespace, pod],
+            &[namespace, controller, config_map],
+            &["\na: 1\n\n", "b: 2\n"],
+            &[],
+            &["a: 1\n"],
+            &[""],
+            &["", ""],
+            &["\n"],
+            &["\n\n", "\n"],
+        ];
+        for parts in rows {
+            let mut written = Vec::new();
+            write_joined_documents(parts, &mut written).unwrap();
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                format!("{}\n", join_documents(parts)),
+                "{parts:?}"
+            );
+        }
     }
 
     /// Rows of sigs.k8s.io/yaml v1.6.0 TestYAMLToJSON, YAML -> JSON -> YAML. Through
