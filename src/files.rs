@@ -256,9 +256,7 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
     if !opened.file_type().is_file() {
         return Err(not_regular(kind_of(opened.file_type())));
     }
-    if opened.len() >= crate::threads::TWO_THREADS_FROM as u64 {
-        crate::threads::start();
-    }
+    crate::threads::start_for(opened.len());
     if opened.len() >= LARGE_INPUT
         && let Some(hook) = LARGE_INPUT_HOOK.get()
     {

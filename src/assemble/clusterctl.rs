@@ -472,9 +472,9 @@ pub fn generate_provider_from(
     loaded: LoadedComponents,
     options: &ComponentsOptions,
 ) -> Result<String, ClusterctlError> {
-    let mut out = write_clusterctl::join_documents(&generate_provider_documents(loaded, options)?);
-    out.push('\n');
-    Ok(out)
+    Ok(write_clusterctl::printed_documents(
+        &generate_provider_documents(loaded, options)?,
+    ))
 }
 
 /// [`generate_provider_from`]'s documents, each as clusterctl prints it, in its order, not yet

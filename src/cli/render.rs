@@ -73,8 +73,7 @@ pub(super) fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
     if components {
         let documents = render_components(global, &args, role)?;
         if global.format == Format::Json {
-            let mut output = write_clusterctl::join_documents(&documents);
-            output.push('\n');
+            let output = write_clusterctl::printed_documents(&documents);
             super::write_output(global, output.as_bytes())?;
         } else {
             // Document by document: the joined text would be a copy of megabytes.
@@ -259,9 +258,7 @@ fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), Failur
         let mut opened = std::fs::File::open(path)?;
         let size = opened.metadata()?.len();
         // The workers start while a large file is read.
-        if size >= crate::threads::TWO_THREADS_FROM as u64 {
-            crate::threads::start();
-        }
+        crate::threads::start_for(size);
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         opened.read_to_end(&mut bytes)?;
         Ok(bytes)

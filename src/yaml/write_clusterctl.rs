@@ -100,9 +100,16 @@ pub fn join_documents<S: AsRef<str>>(parts: &[S]) -> String {
     joined
 }
 
-/// [`join_documents`] and a final line break, as clusterctl prints them, written to `out` piece
-/// by piece: the same bytes without the joined copy of the whole text. The last piece ends with
-/// the line break `JoinYaml` removes and the printer adds back, so it is written as it is.
+/// [`join_documents`] and the final line break clusterctl prints after them.
+pub fn printed_documents<S: AsRef<str>>(parts: &[S]) -> String {
+    let mut printed = join_documents(parts);
+    printed.push('\n');
+    printed
+}
+
+/// [`printed_documents`], written to `out` piece by piece: the same bytes without the joined
+/// copy of the whole text. The last piece ends with the line break `JoinYaml` removes and the
+/// printer adds back, so it is written as it is.
 pub fn write_joined_documents<S: AsRef<str>>(
     parts: &[S],
     out: &mut impl std::io::Write,
@@ -502,6 +509,10 @@ mod tests {
                 String::from_utf8(written).unwrap(),
                 format!("{}\n", join_documents(parts)),
                 "{parts:?}"
+            );
+            assert_eq!(
+                printed_documents(parts),
+                format!("{}\n", join_documents(parts))
             );
         }
     }
