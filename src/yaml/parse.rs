@@ -22,9 +22,8 @@ mod split;
 pub use as_written::{AsWritten, Differing, load_beside, load_differing};
 pub use split::parse_str_on_two_threads;
 
-use super::node::{
-    Items, MAX_OFFSET, Mapping, Node, ScalarText, Tag, Value, is_merge_key, resolve_merge_keys,
-};
+use super::compact::SharedTexts;
+use super::node::{Items, MAX_OFFSET, Mapping, Node, Tag, Value, is_merge_key, resolve_merge_keys};
 use super::source::{OffsetMap, Source, Span, line_starts};
 
 /// Limits that keep hostile input cheap.
@@ -304,6 +303,9 @@ struct Loader<'m> {
     items: Vec<Node>,
     /// The entries of the mappings being built, likewise.
     entries: Vec<(Node, Node)>,
+    /// The long scalar texts made so far, which an equal text shares (a loader on each thread
+    /// keeps its own across the documents it loads).
+    texts: SharedTexts,
 }
 
 /// A collection being built.
@@ -423,6 +425,7 @@ impl<'m> Loader<'m> {
             errors: Vec::new(),
             items: Vec::new(),
             entries: Vec::new(),
+            texts: SharedTexts::default(),
         }
     }
 
@@ -517,9 +520,10 @@ impl<'m> Loader<'m> {
             Event::Scalar(text, style, anchor, tag) => {
                 // Copied, not moved: the scanner's string keeps room to grow (64 bytes
                 // for a 40-byte image reference), and a moved one would keep it in the tree
-                // (lint of 20 MB: 167 -> 147 MB at the peak).
+                // (lint of 20 MB: 167 -> 147 MB at the peak); and a long text already seen is
+                // shared.
                 let node = Node::scalar_text_in(
-                    ScalarText::from(&*text),
+                    self.texts.text(&text),
                     style,
                     self.original(Span::new(start, end)),
                     tag.map(|t| tag_text(&t)),
@@ -778,6 +782,40 @@ mod tests {
         assert_eq!(position(&file, name.span()), (7, 9));
         let (key, _) = ns.path_entry(&["metadata", "name"]).unwrap();
         assert_eq!(position(&file, key.span()), (7, 3));
+    }
+
+    #[test]
+    fn equal_long_texts_are_loaded_once_across_documents() {
+        let description = "Standard object's metadata, described in every CustomResourceDefinition";
+        let text = format!(
+            "description: {description}\n---\nspec:\n  description: |-\n    {description}\n  \"{description}\": {description}\n"
+        );
+        let on_two_threads = split::parse_str_on_two_threads(
+            Arc::new(Source::new("t.yaml", text.as_str())),
+            Limits::default(),
+        );
+        // Each thread of the two-thread loader has its own table: documents loaded on different
+        // threads may keep a copy each.
+        for (file, across_documents) in [(load(&text), true), (on_two_threads, false)] {
+            assert!(file.errors.is_empty(), "{:?}", file.errors);
+            let root = |i: usize| file.documents[i].root.as_ref().expect("a root");
+            let first = root(0).path_str(&["description"]).expect("plain");
+            let literal = root(1).path_str(&["spec", "description"]).expect("literal");
+            let (key, value) = root(1)
+                .as_mapping()
+                .and_then(|m| m.get("spec")?.as_mapping()?.entries.get(1))
+                .expect("an entry with a quoted key");
+            let (key, value) = (key.as_str().expect("key"), value.as_str().expect("value"));
+            assert_eq!(first, description);
+            for other in [literal, key, value] {
+                assert_eq!(other, description);
+                // Literal, quoted, key or value: one text in memory.
+                assert_eq!(other.as_ptr(), literal.as_ptr());
+            }
+            if across_documents {
+                assert_eq!(first.as_ptr(), literal.as_ptr());
+            }
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{Document, Error, Limits, Loader, YamlFile, is_blank, parse_str, split_documents};
+use crate::yaml::compact::SharedTexts;
 use crate::yaml::node::{MAX_OFFSET, Node, ScalarStyle, Value};
 use crate::yaml::source::{OffsetMap, Source, Span};
 
@@ -73,9 +74,12 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
     let next = AtomicUsize::new(0);
     let load = || -> Vec<(usize, Loaded)> {
         let mut loaded = Vec::new();
+        // One table of long texts per thread, across its pieces: CustomResourceDefinitions
+        // repeat each other's descriptions.
+        let mut texts = SharedTexts::default();
         while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
             if let Some(piece) = pieces.get(i) {
-                loaded.push((i, load_piece(text, piece, limits)));
+                loaded.push((i, load_piece(text, piece, limits, &mut texts)));
             }
         }
         loaded
@@ -134,6 +138,7 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
                                 span: chunk,
                             },
                             limits,
+                            &mut SharedTexts::default(),
                         );
                         if whole.aliases > 0 {
                             return parse_str(source, limits);
@@ -195,12 +200,15 @@ struct Loaded {
     aliases: usize,
 }
 
-fn load_piece(text: &str, piece: &Piece, limits: Limits) -> Loaded {
+fn load_piece(text: &str, piece: &Piece, limits: Limits, texts: &mut SharedTexts) -> Loaded {
     let identity = OffsetMap::identity();
     let (root, loader) = match piece {
         Piece::Whole { span, .. } | Piece::First { span, .. } => {
             let mut loader = Loader::new(limits, &identity);
-            (loader.load_document(text, *span), loader)
+            loader.texts = std::mem::take(texts);
+            let root = loader.load_document(text, *span);
+            *texts = std::mem::take(&mut loader.texts);
+            (root, loader)
         }
         Piece::Second { cut, .. } => {
             let rest = text.get(cut.at..cut.end).unwrap_or_default();
@@ -212,7 +220,9 @@ fn load_piece(text: &str, piece: &Piece, limits: Limits) -> Loaded {
             map.push_replacement(0, cut.at);
             map.push_copy(cut.prefix.len(), cut.at, rest.len());
             let mut loader = Loader::new(limits, &map);
+            loader.texts = std::mem::take(texts);
             let root = loader.load_document(&second, Span::new(0, second.len()));
+            *texts = std::mem::take(&mut loader.texts);
             return Loaded {
                 root,
                 errors: loader.errors,
@@ -502,8 +512,12 @@ mod tests {
                 find_cut(text, chunk, cut_from).is_some_and(|cut| {
                     let first = Loader::new(Limits::default(), &identity)
                         .load_document(text, Span::new(chunk.start, cut.at));
-                    let second =
-                        load_piece(text, &Piece::Second { document: 0, cut }, Limits::default());
+                    let second = load_piece(
+                        text,
+                        &Piece::Second { document: 0, cut },
+                        Limits::default(),
+                        &mut SharedTexts::default(),
+                    );
                     first.is_some() && second.errors.is_empty()
                 })
             })
