@@ -256,12 +256,14 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
     if !opened.file_type().is_file() {
         return Err(not_regular(kind_of(opened.file_type())));
     }
-    crate::threads::start_for(opened.len());
+    // The hook before the workers start: each thread's first small objects would otherwise
+    // hold a whole 2 MiB huge page (lint of a 20 MB file peaked half a megabyte higher).
     if opened.len() >= LARGE_INPUT
         && let Some(hook) = LARGE_INPUT_HOOK.get()
     {
         hook();
     }
+    crate::threads::start_for(opened.len());
     let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
     file.read_to_end(&mut bytes).map_err(io)?;
     Ok(bytes)
