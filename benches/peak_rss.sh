@@ -4,15 +4,21 @@
 #
 #   benches/peak_rss.sh [SIZES_MB...]     (default: 20 100; needs /usr/bin/time: apt-get install time)
 #
-# Two inputs of each size:
-# - `core`: core Cluster API's components (testdata/corpus/core-cluster-api, 1.2 MB, mostly
-#   CustomResourceDefinitions) repeated, each copy's kinds and object names made its own, so that
-#   the file reads as one provider's and lint finds what it finds in the original (its moving
-#   image tag). Real components files hold one mapping entry per 70 to 105 bytes (16 providers
-#   of the corpus); this one, 87.
+# Four inputs of each size. Three repeat a real provider's components file, each copy made its
+# own: its kinds and object names (so that the file reads as one provider's and lint finds what it
+# finds in the original), and its prose (common words such as `the` and `of` numbered), so that
+# the long texts, mostly CustomResourceDefinitions' descriptions, repeat across copies no more
+# than they repeat within a real file (the loader gives equal texts one copy; plain repetition
+# would make that look better than it is):
+# - `core`: core Cluster API's (testdata/corpus/core-cluster-api, 1.2 MB, mostly CRDs); one
+#   mapping entry per 94 bytes;
+# - `ipam`: the in-cluster IPAM provider's (testdata/corpus/ipam-in-cluster), the densest of the
+#   corpus's 16 providers: one mapping entry per 48 bytes;
+# - `helm`: the Helm add-on provider's (testdata/corpus/addon-helm), the next densest: one per 57.
 # - `dense`: a Namespace, then Deployments (one `manager` container, a pinned image, args, env,
 #   probes) alternating with ConfigMaps holding a literal block, all labelled. One mapping entry
-#   per 27 bytes, three times as many nodes per byte as any real provider: the worst case.
+#   per 27 bytes, nearly twice as many nodes per byte as the densest real provider: a stress
+#   case, not a provider's shape.
 # Peak RSS is read with `/usr/bin/time -f %M` (KiB), for the binary a release ships and the glibc
 # one (benches/builds.sh). Exits 1 when a figure is above 3x the input.
 set -euo pipefail
@@ -115,19 +121,23 @@ namespace: bench-system
 YAML
 }
 
-generate_core() { # generate_core MB FOLDER
-    mkdir -p "$2"
-    python3 - "$1" "$here/testdata/corpus/core-cluster-api/core-components.yaml" "$2/core-components.yaml" <<'PY'
+generate_repeated() { # generate_repeated CORPUS_DIR PROVIDER_NAME MB FOLDER
+    local source=("$here/testdata/corpus/$1"/*-components.yaml)
+    local file="${source[0]##*/}"
+    mkdir -p "$4"
+    python3 - "$3" "${source[0]}" "$4/$file" <<'PY'
 import re, sys
 size, source, path = int(sys.argv[1]) * 1000 * 1000, sys.argv[2], sys.argv[3]
 documents = [d.strip("\n") + "\n" for d in re.split(r"(?m)^---\s*$", open(source).read()) if d.strip()]
+PROSE = re.compile(r"(?<= )(the|of|The|a|to|is|for|and|in|be|if|this|that|or)(?= )")
 
 def copy(document, n):
-    """The document as copy `n` has it: its own kinds and names, one Namespace for all."""
+    """The document as copy `n` has it: its own kinds, names and prose, one Namespace for all."""
     if n == 0:
         return document
     if re.search(r"(?m)^kind: Namespace$", document):
         return None
+    document = PROSE.sub(rf"\g<1>{n}", document)
     if re.search(r"(?m)^kind: CustomResourceDefinition$", document):
         kind = re.search(r"(?m)^    kind: (\S+)$", document).group(1)
         plural = re.search(r"(?m)^    plural: (\S+)$", document).group(1)
@@ -149,13 +159,17 @@ while total < size:
     n += 1
 open(path, "w").write("---\n".join(parts))
 PY
-    cp "$here/testdata/corpus/core-cluster-api/metadata.yaml" "$2/metadata.yaml"
-    cat > "$2/capkg.yaml" <<'YAML'
-provider: {name: cluster-api, type: core}
-components: {file: core-components.yaml}
+    cp "$here/testdata/corpus/$1/metadata.yaml" "$4/metadata.yaml"
+    cat > "$4/capkg.yaml" <<YAML
+provider: {name: $2, type: ${file%-components.yaml}}
+components: {file: $file}
 metadata: metadata.yaml
 YAML
 }
+
+generate_core() { generate_repeated core-cluster-api cluster-api "$@"; }
+generate_ipam() { generate_repeated ipam-in-cluster in-cluster "$@"; }
+generate_helm() { generate_repeated addon-helm helm "$@"; }
 
 peak() { # peak KiB of "$@" (exit 1, findings, is accepted; anything else fails the bench)
     local code=0
@@ -166,7 +180,7 @@ peak() { # peak KiB of "$@" (exit 1, findings, is accepted; anything else fails 
 
 status=0
 printf '%-6s %5s %-7s %10s  %12s %6s  %12s %6s\n' input MB build input_KiB lint_KiB ratio assemble_KiB ratio
-for kind in core dense; do
+for kind in core ipam helm dense; do
     for mb in "${sizes[@]}"; do
         folder="$work/$kind-$mb"
         "generate_$kind" "$mb" "$folder"

@@ -21,8 +21,9 @@ pub use saphyr_parser::ScalarStyle;
 /// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 24 bytes:
 /// - its span as two offsets of 29 bits, with a scalar's style in the spare bits of the end
 ///   ([`NodeSpan`]), which is why the loader takes texts under 512 MiB ([`MAX_OFFSET`]);
-/// - its value in 16 bytes ([`super::compact`]): a scalar's text inline up to 15 bytes, a
-///   collection's items as a packed boxed slice (they never grow after loading but in a
+/// - its value in 16 bytes ([`super::compact`]): a scalar's text inline up to 15 bytes (a longer
+///   one shared with the equal texts the loader made, CustomResourceDefinitions' descriptions
+///   above all), a collection's items as a packed boxed slice (they never grow after loading but in a
 ///   transformation's few insertions), and the variant in the text's spare values;
 /// - tags are rare: a tagged node holds its tag and value behind one pointer, in the value's
 ///   place ([`Repr`]).
@@ -160,8 +161,8 @@ impl fmt::Debug for Node {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// `text` is inline up to 15 bytes: most keys and values of a manifest are short, and a
-    /// heap string per scalar was most of the memory a large file took. The style is the
-    /// node's ([`Node::scalar_style`]).
+    /// heap string per scalar was most of the memory a large file took; a longer text may be
+    /// shared with equal ones. The style is the node's ([`Node::scalar_style`]).
     Scalar {
         text: ScalarText,
     },
