@@ -23,8 +23,8 @@ pub use saphyr_parser::ScalarStyle;
 ///   ([`NodeSpan`]), which is why the loader takes texts under 512 MiB ([`MAX_OFFSET`]);
 /// - its value in 16 bytes ([`super::compact`]): a scalar's text inline up to 15 bytes (a longer
 ///   one shared with the equal texts the loader made, CustomResourceDefinitions' descriptions
-///   above all), a collection's items as a packed boxed slice (they never grow after loading but in a
-///   transformation's few insertions), and the variant in the text's spare values;
+///   above all), a collection's items as a packed boxed slice (they never grow after loading but
+///   in a transformation's few insertions), and the variant in the text's spare values;
 /// - tags are rare: a tagged node holds its tag and value behind one pointer, in the value's
 ///   place ([`Repr`]).
 ///
