@@ -1,16 +1,18 @@
-//! A scalar's text in 16 bytes and a collection's items in 15, both aligned to a byte, so that a
-//! node's value fits in 16 bytes and a node in 24 ([`super::Node`]).
+//! A scalar's text in 12 bytes and a collection's items in 11, both aligned to a byte, so that a
+//! node's value fits in 12 bytes and a node in 20 ([`super::Node`]).
 //!
 //! A large file's tree is mostly nodes (a mapping entry is two), so every byte of a node is
-//! counted millions of times (issue 17). The standard types do not fit: `Box<[T]>` is 16 bytes and
-//! a small string keeping 15 bytes inline is 16, and an enum of them needs a 17th byte for its
-//! variant. Here the text's last byte is an enum of 17 values (the inline length, or "on the
-//! heap"), whose 239 unused values the compiler gives to the enclosing enums' variants, and the
-//! items are a pointer and a 7-byte length packed into the 15 bytes before it.
+//! counted millions of times (issue 17). The standard types do not fit: `Box<[T]>` is 16 bytes
+//! and aligned to 8, and an enum of a small string and a box needs a byte more for its variant.
+//! Here the text's last byte is an enum of 14 values (the inline length, or "on the heap"), whose
+//! 242 unused values the compiler gives to the enclosing enums' variants; the items are a pointer
+//! and a 3-byte length packed into the 11 bytes before it, and a tag's box is a pointer aligned to
+//! a byte ([`PackedBox`]). A node is then its 8-byte span and this 12-byte value, aligned to 4:
+//! 20 bytes, and a mapping entry 40.
 //!
-//! In the components files of the corpus's 16 providers, 81 % of the scalars are 15 bytes or
-//! shorter; 5 % are 16 to 24 bytes, which a 24-byte inline string kept inline and which now take
-//! a heap allocation.
+//! In the components files of the corpus's 16 providers, 78 % of the scalars are 11 bytes or
+//! shorter. The 3 % of 12 to 15 bytes (`openAPIV3Schema`, `containerPort`) were inline when a
+//! node was 24 bytes; they are 684 distinct texts in 5 919 scalars, which the loader shares.
 //!
 //! A longer text is shared (`Arc<str>`), and the loader gives equal texts one copy
 //! ([`SharedTexts`]): the longer scalars are a third to a half of a components file's bytes, mostly
@@ -25,7 +27,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 /// How many bytes of text a [`ScalarText`] keeps inline.
-const INLINE: usize = 15;
+const INLINE: usize = 11;
 
 /// A [`ScalarText`]'s last byte. An enum and not a `u8` so that the compiler knows the values it
 /// never takes and can store the variant of an enum holding a `ScalarText` in them.
@@ -44,11 +46,10 @@ enum Last {
     Inline9,
     Inline10,
     Inline11,
-    Inline12,
-    Inline13,
-    Inline14,
-    Inline15,
+    /// An `Arc<str>`: its pointer and its length.
     Heap,
+    /// An `Arc<str>` of [`LARGE`] bytes or more, in a box of its own: its length does not fit.
+    Boxed,
 }
 
 /// The `Last` of an inline text of each length.
@@ -65,17 +66,35 @@ const INLINE_LENGTHS: [Last; INLINE + 1] = [
     Last::Inline9,
     Last::Inline10,
     Last::Inline11,
-    Last::Inline12,
-    Last::Inline13,
-    Last::Inline14,
-    Last::Inline15,
 ];
 
-/// Bytes 0 to 8 of a heap text hold its pointer, 8 to 15 its length (7 bytes, little-endian).
+/// Bytes 0 to 8 of a heap text hold its pointer, 8 to 11 its length (3 bytes, little-endian);
+/// the same for a collection's items.
 const POINTER_BYTES: usize = std::mem::size_of::<*mut u8>();
 const LENGTH_BYTES: usize = INLINE - POINTER_BYTES;
 
-/// A scalar's text: inline up to 15 bytes, else an `Arc<str>` that equal texts share.
+/// The lengths 3 bytes do not hold: a text or a collection this long (16 MiB, 16 M items, which
+/// a YAML file under 512 MiB can have) is kept in a box of its own, which the pointer points to.
+const LARGE: usize = (1 << (8 * LENGTH_BYTES)) - 1;
+
+/// `length` as the 3 bytes kept, or `None` when it is [`LARGE`] or more.
+fn pack_length(length: usize) -> Option<[u8; LENGTH_BYTES]> {
+    if length >= LARGE {
+        return None;
+    }
+    let bytes = (length as u64).to_le_bytes();
+    let mut packed = [0u8; LENGTH_BYTES];
+    packed.copy_from_slice(&bytes[..LENGTH_BYTES]);
+    Some(packed)
+}
+
+fn unpack_length(packed: [u8; LENGTH_BYTES]) -> usize {
+    let mut bytes = [0u8; 8];
+    bytes[..LENGTH_BYTES].copy_from_slice(&packed);
+    u64::from_le_bytes(bytes) as usize
+}
+
+/// A scalar's text: inline up to 11 bytes, else an `Arc<str>` that equal texts share.
 ///
 /// The bytes are `MaybeUninit` so that a heap text's pointer keeps its provenance when the value
 /// is moved or copied (a copy typed as `u8` would not carry it).
@@ -110,9 +129,20 @@ impl ScalarText {
     }
 
     fn heap(text: Arc<str>) -> Self {
-        let length = (text.len() as u64).to_le_bytes();
-        let pointer = Arc::into_raw(text).cast::<u8>().cast_mut();
         let mut value = Self::empty();
+        let pointer = match pack_length(text.len()) {
+            Some(length) => {
+                for (slot, byte) in value.data[POINTER_BYTES..].iter_mut().zip(length) {
+                    *slot = MaybeUninit::new(byte);
+                }
+                value.last = Last::Heap;
+                Arc::into_raw(text).cast::<u8>().cast_mut()
+            }
+            None => {
+                value.last = Last::Boxed;
+                Box::into_raw(Box::new(text)).cast::<u8>()
+            }
+        };
         // SAFETY: `data` has room for a pointer at 0; the write is unaligned as `data` is.
         unsafe {
             value
@@ -121,43 +151,51 @@ impl ScalarText {
                 .cast::<*mut u8>()
                 .write_unaligned(pointer)
         };
-        for (slot, byte) in value.data[POINTER_BYTES..].iter_mut().zip(length) {
-            *slot = MaybeUninit::new(byte);
-        }
-        value.last = Last::Heap;
         value
     }
 
-    /// The pointer and length of a heap text.
-    fn heap_parts(&self) -> (*mut u8, usize) {
+    /// The pointer a heap or boxed text holds.
+    fn pointer(&self) -> *mut u8 {
+        debug_assert!(matches!(self.last, Last::Heap | Last::Boxed));
+        // SAFETY: `heap` wrote a pointer at 0.
+        unsafe { self.data.as_ptr().cast::<*mut u8>().read_unaligned() }
+    }
+
+    /// The `Arc<str>` a heap text holds, as the raw pointer `Arc::into_raw` gave.
+    fn heap_arc(&self) -> *const str {
         debug_assert!(self.last == Last::Heap);
-        // SAFETY: a heap text wrote a pointer at 0 (`heap`).
-        let pointer = unsafe { self.data.as_ptr().cast::<*mut u8>().read_unaligned() };
-        let mut length = [0u8; 8];
+        let mut length = [0u8; LENGTH_BYTES];
         for (byte, slot) in length.iter_mut().zip(&self.data[POINTER_BYTES..]) {
             // SAFETY: `heap` initialised the length's bytes.
             *byte = unsafe { slot.assume_init() };
         }
-        (pointer, u64::from_le_bytes(length) as usize)
+        std::ptr::slice_from_raw_parts(self.pointer().cast_const(), unpack_length(length))
+            as *const str
+    }
+
+    /// The box a boxed text is in.
+    fn boxed(&self) -> *mut Arc<str> {
+        debug_assert!(self.last == Last::Boxed);
+        self.pointer().cast::<Arc<str>>()
     }
 
     pub fn as_str(&self) -> &str {
-        let (pointer, length) = match self.last {
-            Last::Heap => {
-                let (pointer, length) = self.heap_parts();
-                (pointer.cast_const(), length)
+        match self.last {
+            // SAFETY: the `Arc<str>` that `heap` took, which this value keeps alive.
+            Last::Heap => unsafe { &*self.heap_arc() },
+            // SAFETY: the box `heap` made, which this value owns.
+            Last::Boxed => unsafe { &*self.boxed() },
+            inline => {
+                let bytes = self.data.as_ptr().cast::<u8>();
+                // SAFETY: `inline` wrote the UTF-8 text's `inline as usize` bytes.
+                unsafe {
+                    std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                        bytes,
+                        inline as usize,
+                    ))
+                }
             }
-            inline => (self.data.as_ptr().cast::<u8>(), inline as usize),
-        };
-        // SAFETY: the bytes are the UTF-8 text this value was made from: `length` initialised
-        // bytes of `data`, or the `Arc<str>` that `heap` took, which this value keeps alive.
-        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(pointer, length)) }
-    }
-
-    /// The `Arc<str>` a heap text holds, as a raw pointer `Arc::from_raw` takes back.
-    fn heap_arc(&self) -> *const str {
-        let (pointer, length) = self.heap_parts();
-        std::ptr::slice_from_raw_parts(pointer.cast_const(), length) as *const str
+        }
     }
 
     /// The text as a `String` (a copy: a heap text may be shared).
@@ -166,14 +204,17 @@ impl ScalarText {
     }
 }
 
-const _: () = assert!(LENGTH_BYTES == 7 && std::mem::size_of::<ScalarText>() == 16);
+const _: () = assert!(LENGTH_BYTES == 3 && std::mem::size_of::<ScalarText>() == 12);
 
 impl Drop for ScalarText {
     fn drop(&mut self) {
-        if self.last == Last::Heap {
+        match self.last {
             // SAFETY: `heap` made this pointer and length with `Arc::into_raw`, and this value
             // holds one count of it, given back once here.
-            drop(unsafe { Arc::from_raw(self.heap_arc()) });
+            Last::Heap => drop(unsafe { Arc::from_raw(self.heap_arc()) }),
+            // SAFETY: `heap` made this box, which this value owns and drops once here.
+            Last::Boxed => drop(unsafe { Box::from_raw(self.boxed()) }),
+            _ => {}
         }
     }
 }
@@ -203,16 +244,86 @@ impl Default for ScalarText {
 impl Clone for ScalarText {
     /// A heap text is shared, not copied.
     fn clone(&self) -> Self {
-        if self.last == Last::Heap {
+        match self.last {
             // SAFETY: this value holds a count of the `Arc` (`heap`); the copy below holds one
             // more and gives it back when dropped.
-            unsafe { Arc::increment_strong_count(self.heap_arc()) };
+            Last::Heap => unsafe { Arc::increment_strong_count(self.heap_arc()) },
+            // SAFETY: the box `heap` made, which this value owns; the copy gets a box of its own.
+            Last::Boxed => return Self::heap(Arc::clone(unsafe { &*self.boxed() })),
+            _ => {}
         }
         // The bytes are copied as `MaybeUninit`, which keeps the pointer's provenance.
         Self {
             data: self.data,
             last: self.last,
         }
+    }
+}
+
+/// A `Box<T>` aligned to a byte: its pointer, so that it fits in a byte-aligned value (a node's
+/// rare tag and value, in the place of an untagged node's value).
+#[repr(C, packed)]
+pub(super) struct PackedBox<T> {
+    pointer: NonNull<T>,
+    owns: PhantomData<T>,
+}
+
+// SAFETY: `PackedBox<T>` owns its value as a `Box<T>` does.
+unsafe impl<T: Send> Send for PackedBox<T> {}
+// SAFETY: as for `Send`; `&PackedBox<T>` only gives out `&T`.
+unsafe impl<T: Sync> Sync for PackedBox<T> {}
+
+impl<T> PackedBox<T> {
+    pub(super) fn new(value: T) -> Self {
+        Self {
+            pointer: NonNull::from(Box::leak(Box::new(value))),
+            owns: PhantomData,
+        }
+    }
+
+    pub(super) fn into_inner(self) -> T {
+        let this = ManuallyDrop::new(self);
+        let pointer = this.pointer;
+        // SAFETY: `new` made this box, and `this` will not drop it again.
+        *unsafe { Box::from_raw(pointer.as_ptr()) }
+    }
+}
+
+impl<T> Drop for PackedBox<T> {
+    fn drop(&mut self) {
+        let pointer = self.pointer;
+        // SAFETY: `new` made this box, dropped once here.
+        drop(unsafe { Box::from_raw(pointer.as_ptr()) });
+    }
+}
+
+impl<T> Deref for PackedBox<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        let pointer = self.pointer;
+        // SAFETY: the live box `new` made, borrowed for as long as `self` is.
+        unsafe { pointer.as_ref() }
+    }
+}
+
+impl<T> DerefMut for PackedBox<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        let mut pointer = self.pointer;
+        // SAFETY: as for `deref`, borrowed mutably for as long as `self` is.
+        unsafe { pointer.as_mut() }
+    }
+}
+
+impl<T: Clone> Clone for PackedBox<T> {
+    fn clone(&self) -> Self {
+        Self::new((**self).clone())
+    }
+}
+
+impl<T: PartialEq> PartialEq for PackedBox<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
     }
 }
 
@@ -296,8 +407,9 @@ impl fmt::Display for ScalarText {
     }
 }
 
-/// A collection's items: a `Box<[T]>` as a pointer and a 7-byte length, aligned to a byte.
-/// They never grow after loading; a transformation's few insertions go through [`Items::edit`].
+/// A collection's items: a `Box<[T]>` as a pointer and a 3-byte length, aligned to a byte (from
+/// [`LARGE`] items on, a pointer to the `Box<[T]>`, in a box of its own). They never grow after
+/// loading; a transformation's few insertions go through [`Items::edit`].
 #[repr(C, packed)]
 pub struct Items<T> {
     pointer: NonNull<T>,
@@ -311,10 +423,18 @@ unsafe impl<T: Send> Send for Items<T> {}
 unsafe impl<T: Sync> Sync for Items<T> {}
 
 impl<T> Items<T> {
+    /// The box holding the items' `Box<[T]>`, when there are [`LARGE`] of them or more.
+    fn large(&self) -> Option<NonNull<Box<[T]>>> {
+        let length = self.length;
+        (unpack_length(length) == LARGE).then(|| self.pointer.cast::<Box<[T]>>())
+    }
+
     pub fn len(&self) -> usize {
-        let mut length = [0u8; 8];
-        length[..LENGTH_BYTES].copy_from_slice(&self.length);
-        u64::from_le_bytes(length) as usize
+        match self.large() {
+            // SAFETY: `From<Vec<T>>` made this box, which `self` owns.
+            Some(outer) => unsafe { outer.as_ref() }.len(),
+            None => unpack_length(self.length),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -323,11 +443,20 @@ impl<T> Items<T> {
 
     pub fn into_vec(self) -> Vec<T> {
         let this = ManuallyDrop::new(self);
-        let (pointer, length) = (this.pointer, this.len());
-        // SAFETY: `From<Vec<T>>` made this pointer and length from a `Box<[T]>`, and `this` will
-        // not drop it again.
-        unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(pointer.as_ptr(), length)) }
-            .into_vec()
+        let pointer = this.pointer;
+        match this.large() {
+            // SAFETY: `From<Vec<T>>` made this box, and `this` will not drop it again.
+            Some(outer) => unsafe { *Box::from_raw(outer.as_ptr()) }.into_vec(),
+            // SAFETY: `From<Vec<T>>` made this pointer and length from a `Box<[T]>`, and `this`
+            // will not drop it again.
+            None => unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    pointer.as_ptr(),
+                    unpack_length(this.length),
+                ))
+            }
+            .into_vec(),
+        }
     }
 
     /// Changes the items as a `Vec`. They are packed without spare room, so each change moves
@@ -342,13 +471,19 @@ impl<T> Items<T> {
 
 impl<T> From<Vec<T>> for Items<T> {
     fn from(items: Vec<T>) -> Self {
-        let items = Box::leak(items.into_boxed_slice());
-        let length = (items.len() as u64).to_le_bytes();
-        let mut packed = [0u8; LENGTH_BYTES];
-        packed.copy_from_slice(&length[..LENGTH_BYTES]);
+        let (pointer, length) = match pack_length(items.len()) {
+            Some(length) => (
+                NonNull::from(Box::leak(items.into_boxed_slice())).cast::<T>(),
+                length,
+            ),
+            None => (
+                NonNull::from(Box::leak(Box::new(items.into_boxed_slice()))).cast::<T>(),
+                [u8::MAX; LENGTH_BYTES],
+            ),
+        };
         Self {
-            pointer: NonNull::from(items).cast::<T>(),
-            length: packed,
+            pointer,
+            length,
             owns: PhantomData,
         }
     }
@@ -362,11 +497,18 @@ impl<T> FromIterator<T> for Items<T> {
 
 impl<T> Drop for Items<T> {
     fn drop(&mut self) {
-        let (pointer, length) = (self.pointer, self.len());
-        // SAFETY: `From<Vec<T>>` made this pointer and length from a `Box<[T]>`, dropped once.
-        drop(unsafe {
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(pointer.as_ptr(), length))
-        });
+        let pointer = self.pointer;
+        match self.large() {
+            // SAFETY: `From<Vec<T>>` made this box, dropped once here.
+            Some(outer) => drop(unsafe { Box::from_raw(outer.as_ptr()) }),
+            // SAFETY: `From<Vec<T>>` made this pointer and length from a `Box<[T]>`, dropped once.
+            None => drop(unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    pointer.as_ptr(),
+                    unpack_length(self.length),
+                ))
+            }),
+        }
     }
 }
 
@@ -375,16 +517,29 @@ impl<T> Deref for Items<T> {
 
     fn deref(&self) -> &[T] {
         let pointer = self.pointer;
-        // SAFETY: a live `Box<[T]>`'s pointer and length, borrowed for as long as `self` is.
-        unsafe { std::slice::from_raw_parts(pointer.as_ptr(), self.len()) }
+        match self.large() {
+            // SAFETY: `From<Vec<T>>` made this box, which `self` owns, borrowed for as long as
+            // `self` is.
+            Some(outer) => unsafe { outer.as_ref() },
+            // SAFETY: a live `Box<[T]>`'s pointer and length, borrowed for as long as `self` is.
+            None => unsafe {
+                std::slice::from_raw_parts(pointer.as_ptr(), unpack_length(self.length))
+            },
+        }
     }
 }
 
 impl<T> DerefMut for Items<T> {
     fn deref_mut(&mut self) -> &mut [T] {
         let pointer = self.pointer;
-        // SAFETY: as for `deref`, borrowed mutably for as long as `self` is.
-        unsafe { std::slice::from_raw_parts_mut(pointer.as_ptr(), self.len()) }
+        match self.large() {
+            // SAFETY: as for `deref`, borrowed mutably for as long as `self` is.
+            Some(mut outer) => unsafe { outer.as_mut() },
+            // SAFETY: as for `deref`, borrowed mutably for as long as `self` is.
+            None => unsafe {
+                std::slice::from_raw_parts_mut(pointer.as_ptr(), unpack_length(self.length))
+            },
+        }
     }
 }
 
@@ -486,8 +641,8 @@ mod tests {
         assert_eq!(first.as_ptr(), second.as_ptr());
         assert_ne!(first.as_ptr(), other.as_ptr());
         // Short texts stay inline, each in its own value.
-        let (a, b) = (texts.text("fifteen bytes!!"), texts.text("fifteen bytes!!"));
-        assert!(a.last == Last::Inline15);
+        let (a, b) = (texts.text("eleven byte"), texts.text("eleven byte"));
+        assert!(a.last == Last::Inline11);
         assert_ne!(a.as_ptr(), b.as_ptr());
         // The text outlives the table and every other holder.
         drop(texts);
@@ -506,6 +661,64 @@ mod tests {
         drop(copies);
         drop(held);
         assert_eq!(Arc::strong_count(&shared), 1);
+    }
+
+    #[test]
+    fn lengths_past_three_bytes_are_kept_in_a_box() {
+        // 16 MiB - 1 and more: a YAML file under 512 MiB can hold such a text or collection.
+        for length in [LARGE - 1, LARGE, LARGE + 1] {
+            let text = "x".repeat(length);
+            let value = ScalarText::from(text.as_str());
+            assert!(
+                value.last
+                    == if length < LARGE {
+                        Last::Heap
+                    } else {
+                        Last::Boxed
+                    }
+            );
+            assert_eq!(value.len(), length);
+            let copy = value.clone();
+            drop(value);
+            assert!(copy.as_str() == text);
+            assert_eq!(copy.into_string().len(), length);
+
+            let mut items = Items::from(vec![7u8; length]);
+            assert_eq!(
+                (items.len(), items.large().is_some()),
+                (length, length >= LARGE)
+            );
+            items[length - 1] = 8;
+            assert_eq!((items[0], items[length - 1]), (7, 8));
+            let copy = items.clone();
+            let grown = items.edit(|items| {
+                items.push(9);
+                items.len()
+            });
+            assert_eq!(
+                (grown, items.len(), items[length]),
+                (length + 1, length + 1, 9)
+            );
+            assert_eq!(copy.into_vec().len(), length);
+            assert_eq!(items.into_iter().filter(|&b| b == 7).count(), length - 1);
+        }
+    }
+
+    #[test]
+    fn a_packed_box_owns_its_value() {
+        let counted = Rc::new(());
+        let mut boxed = PackedBox::new((counted.clone(), 1));
+        boxed.1 += 1;
+        let copy = boxed.clone();
+        assert_eq!((copy.1, Rc::strong_count(&counted)), (2, 3));
+        drop(boxed);
+        assert_eq!(Rc::strong_count(&counted), 2);
+        let (inner, number) = copy.into_inner();
+        assert_eq!((number, Rc::strong_count(&counted)), (2, 2));
+        drop(inner);
+        assert_eq!(Rc::strong_count(&counted), 1);
+        assert_eq!(std::mem::size_of::<PackedBox<u64>>(), 8);
+        assert_eq!(std::mem::align_of::<PackedBox<u64>>(), 1);
     }
 
     #[test]
@@ -568,8 +781,8 @@ mod tests {
             List(Items<u64>),
             Pairs(Items<(u64, u64)>),
         }
-        assert_eq!(std::mem::size_of::<Items<u64>>(), 15);
-        assert_eq!(std::mem::size_of::<Value>(), 16);
-        assert_eq!(std::mem::size_of::<Option<Value>>(), 16);
+        assert_eq!(std::mem::size_of::<Items<u64>>(), 11);
+        assert_eq!(std::mem::size_of::<Value>(), 12);
+        assert_eq!(std::mem::size_of::<Option<Value>>(), 12);
     }
 }

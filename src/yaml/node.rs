@@ -9,6 +9,7 @@ use std::ops::Deref;
 
 use compact_str::CompactString;
 
+use super::compact::PackedBox;
 pub use super::compact::{Items, ScalarText};
 use super::resolve::{self, Resolved};
 use super::source::Span;
@@ -18,29 +19,33 @@ pub use saphyr_parser::ScalarStyle;
 /// A node: a scalar, a sequence or a mapping, with the span it covers, its tag if any, and a
 /// scalar's style.
 ///
-/// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 24 bytes:
+/// A large file's tree is mostly nodes (a mapping entry is two), so a node is kept to 20 bytes,
+/// aligned to 4:
 /// - its span as two offsets of 29 bits, with a scalar's style in the spare bits of the end
 ///   ([`NodeSpan`]), which is why the loader takes texts under 512 MiB ([`MAX_OFFSET`]);
-/// - its value in 16 bytes ([`super::compact`]): a scalar's text inline up to 15 bytes (a longer
-///   one shared with the equal texts the loader made, CustomResourceDefinitions' descriptions
-///   above all), a collection's items as a packed boxed slice (they never grow after loading but
-///   in a transformation's few insertions), and the variant in the text's spare values;
+/// - its value in 12 bytes aligned to 1 ([`super::compact`]): a scalar's text inline up to 11
+///   bytes (a longer one shared with the equal texts the loader made, CustomResourceDefinitions'
+///   descriptions above all), a collection's items as a packed boxed slice (they never grow after
+///   loading but in a transformation's few insertions), and the variant in the text's spare
+///   values;
 /// - tags are rare: a tagged node holds its tag and value behind one pointer, in the value's
 ///   place ([`Repr`]).
 ///
 /// At 48 bytes (span, tag pointer, and a 32-byte value) the tree was two thirds of the memory
-/// `lint` and `assemble` took on large components files, and still half at 32 (issue 17).
+/// `lint` and `assemble` took on large components files, and still half at 32 (issue 17); at 24
+/// bytes, mapping entries alone were as large as the text of the densest real provider's file.
 #[derive(Clone, PartialEq)]
 pub struct Node {
     span: NodeSpan,
     repr: Repr,
 }
 
-/// A node's value, and its tag when it has one.
+/// A node's value, and its tag when it has one: 12 bytes aligned to 1, the tag's box too
+/// ([`PackedBox`]), so that a node is its span and this.
 #[derive(Clone, PartialEq)]
 enum Repr {
     Untagged(Value),
-    Tagged(Box<Tagged>),
+    Tagged(PackedBox<Tagged>),
 }
 
 #[derive(Clone, PartialEq)]
@@ -53,7 +58,7 @@ impl Repr {
     fn new(tag: Option<Tag>, value: Value) -> Self {
         match tag {
             None => Repr::Untagged(value),
-            Some(tag) => Repr::Tagged(Box::new(Tagged { tag, value })),
+            Some(tag) => Repr::Tagged(PackedBox::new(Tagged { tag, value })),
         }
     }
 }
@@ -160,7 +165,7 @@ impl fmt::Debug for Node {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    /// `text` is inline up to 15 bytes: most keys and values of a manifest are short, and a
+    /// `text` is inline up to 11 bytes: most keys and values of a manifest are short, and a
     /// heap string per scalar was most of the memory a large file took; a longer text may be
     /// shared with equal ones. The style is the node's ([`Node::scalar_style`]).
     Scalar {
@@ -359,7 +364,7 @@ impl Node {
     pub fn into_value(self) -> Value {
         match self.repr {
             Repr::Untagged(value) => value,
-            Repr::Tagged(tagged) => tagged.value,
+            Repr::Tagged(tagged) => tagged.into_inner().value,
         }
     }
 
@@ -566,13 +571,15 @@ mod tests {
     }
 
     #[test]
-    fn a_node_is_24_bytes() {
-        // A large file's tree is mostly nodes, two per mapping entry (issue 17). 24 = the span
-        // with the style (8) + the value, or the pointer to a tagged one (16).
-        assert_eq!(std::mem::size_of::<Value>(), 16);
-        assert_eq!(std::mem::size_of::<Node>(), 24);
-        assert_eq!(std::mem::size_of::<(Node, Node)>(), 48);
-        assert_eq!(std::mem::size_of::<Option<Node>>(), 24);
+    fn a_node_is_20_bytes() {
+        // A large file's tree is mostly nodes, two per mapping entry (issue 17). 20 = the span
+        // with the style (8) + the value, or the pointer to a tagged one (12), aligned to 4.
+        assert_eq!(std::mem::size_of::<Value>(), 12);
+        assert_eq!(std::mem::size_of::<Repr>(), 12);
+        assert_eq!(std::mem::size_of::<Node>(), 20);
+        assert_eq!(std::mem::align_of::<Node>(), 4);
+        assert_eq!(std::mem::size_of::<(Node, Node)>(), 40);
+        assert_eq!(std::mem::size_of::<Option<Node>>(), 20);
     }
 
     #[test]
