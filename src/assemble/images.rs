@@ -13,6 +13,7 @@
 //! (`template.spec`) and Pod (`spec`). An entry that matches no image anywhere in the release is
 //! an error: a typo must not publish the development image.
 
+use super::transform::ChangeLog;
 use crate::config::ImagePin;
 use crate::image_ref::Parts;
 use crate::version::Version;
@@ -165,7 +166,7 @@ fn pod_spec_mut(object: &mut Node) -> Option<&mut Node> {
 }
 
 /// Rewrites the images of `objects` the entries match, recording what changed.
-pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes: &mut Vec<String>) {
+pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes: &mut ChangeLog) {
     for object in objects.iter_mut() {
         // Named only when an image changes (the name is read before the object is borrowed).
         let mut what = None;
@@ -199,7 +200,7 @@ pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes:
                     applied.used[index] = true;
                     if new != image {
                         let what = what.as_deref().unwrap_or("object");
-                        changes.push(format!("{what}: image `{image}` -> `{new}`"));
+                        changes.note(|| format!("{what}: image `{image}` -> `{new}`"));
                         *image_node = Node::string(new);
                     }
                     break;
@@ -309,8 +310,9 @@ mod tests {
             pin("a.io/typo", None, Some("v1"), None),
         ];
         let mut applied = Applied::new(&pins);
-        let mut changes = Vec::new();
+        let mut changes = ChangeLog::new(true);
         apply(&mut objects, &pins, &mut applied, &mut changes);
+        let changes = changes.into_lines();
         assert_eq!(changes.len(), 3, "{changes:?}");
         let yaml = crate::yaml::write_layout::write_documents(&objects);
         assert_eq!(yaml.matches("image: a.io/m:v1").count(), 3, "{yaml}");

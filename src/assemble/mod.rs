@@ -50,6 +50,9 @@ pub struct AssembleOptions {
     /// The folder the release will be written to; diagnostics about the assembled components
     /// name files in it (default `out`).
     pub out_dir: Option<PathBuf>,
+    /// Whether to keep the lines saying what assembling changed ([`AssembledRelease::changes`],
+    /// which `capkg assemble -v` prints).
+    pub record_changes: bool,
 }
 
 /// One file of the release.
@@ -271,6 +274,7 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
             several,
             options.version.as_ref(),
             (&pins, &mut applied),
+            options.record_changes,
         )?;
         let provider = assembled.provider;
         if providers.iter().any(|p| p.label() == provider.label()) {
@@ -423,6 +427,7 @@ fn assemble_provider(
     several: bool,
     version: Option<&Version>,
     (pins, applied): (&[images::Pin], &mut images::Applied),
+    record_changes: bool,
 ) -> Result<AssembledProvider, Error> {
     if provider_config.components.is_empty() {
         return Err(Error::NoComponents);
@@ -451,9 +456,9 @@ fn assemble_provider(
             version,
         )?;
         let (source, mut objects) = transform::parse_objects(&text.origin, text.text)?;
-        let mut changed = Vec::new();
+        let mut changed = transform::ChangeLog::new(record_changes);
         images::apply(&mut objects, pins, applied, &mut changed);
-        image_changes.push(changed);
+        image_changes.push(changed.into_lines());
         parsed.push((components.suffix.clone(), text.origin, source, objects));
     }
     let provider_name = match &provider_config.name {
@@ -486,6 +491,7 @@ fn assemble_provider(
             &TransformOptions {
                 namespace,
                 provider_label: &label,
+                record_changes,
             },
         )?;
         // Lint reads what is written: the writer's read-back is what a parser loads from the

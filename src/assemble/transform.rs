@@ -33,6 +33,37 @@ pub struct TransformOptions<'a> {
     pub namespace: Option<&'a str>,
     /// The provider's manifest label (`infrastructure-aws`).
     pub provider_label: &'a str,
+    /// Whether to write down what was changed ([`Transformed::changes`]).
+    pub record_changes: bool,
+}
+
+/// What a transformation changed, one line each, written only when they are kept: `capkg
+/// assemble -v` prints them, and nothing else reads them. Every object of a large file can change
+/// (its namespace, its label), and the lines of a 100 MB file took 17 MB.
+#[derive(Debug, Default)]
+pub struct ChangeLog {
+    lines: Option<Vec<String>>,
+}
+
+impl ChangeLog {
+    /// A log that keeps its lines when `record` is true, and otherwise drops them unwritten.
+    pub fn new(record: bool) -> Self {
+        Self {
+            lines: record.then(Vec::new),
+        }
+    }
+
+    /// Writes down the line `line` makes, if lines are kept.
+    pub fn note(&mut self, line: impl FnOnce() -> String) {
+        if let Some(lines) = &mut self.lines {
+            lines.push(line());
+        }
+    }
+
+    /// The lines written down, in order (none when they were not kept).
+    pub fn into_lines(self) -> Vec<String> {
+        self.lines.unwrap_or_default()
+    }
 }
 
 /// The transformed objects.
@@ -186,10 +217,10 @@ pub fn transform(
             });
         }
     };
-    let mut changes = Vec::new();
+    let mut changes = ChangeLog::new(options.record_changes);
     let mut out = Vec::with_capacity(objects.len() + 1);
     if namespaces.is_empty() {
-        changes.push(format!("added Namespace `{target}`"));
+        changes.note(|| format!("added Namespace `{target}`"));
         out.push(namespace_object(&target));
     }
     for mut object in objects {
@@ -199,10 +230,12 @@ pub fn transform(
     for object in &mut out {
         let what = describe(object);
         if set_label(object, PROVIDER_LABEL, options.provider_label) {
-            changes.push(format!(
-                "{what}: label `{PROVIDER_LABEL}: {}`",
-                options.provider_label
-            ));
+            changes.note(|| {
+                format!(
+                    "{what}: label `{PROVIDER_LABEL}: {}`",
+                    options.provider_label
+                )
+            });
         }
     }
     // The Namespace first, everything else as written (a stable partition).
@@ -212,7 +245,7 @@ pub fn transform(
     Ok(Transformed {
         namespace: target,
         objects: first,
-        changes,
+        changes: changes.into_lines(),
     })
 }
 
@@ -248,7 +281,7 @@ fn fix_namespace(
     source: &Source,
     object: &mut Node,
     target: &str,
-    changes: &mut Vec<String>,
+    changes: &mut ChangeLog,
 ) -> Result<(), TransformError> {
     let what = describe(object);
     let kind = kind(object).unwrap_or_default().to_string();
@@ -262,13 +295,13 @@ fn fix_namespace(
         && let Some(metadata) = metadata_mut(object)
         && set_string(metadata, "name", target, None)
     {
-        changes.push(format!("{what}: renamed to `{target}`"));
+        changes.note(|| format!("{what}: renamed to `{target}`"));
     }
     if is_namespaced(&kind)
         && let Some(metadata) = metadata_mut(object)
         && set_string(metadata, "namespace", target, Some("name"))
     {
-        changes.push(format!("{what}: namespace `{original}` -> `{target}`"));
+        changes.note(|| format!("{what}: namespace `{original}` -> `{target}`"));
     }
     match kind.as_str() {
         "RoleBinding" | "ClusterRoleBinding" => {
@@ -285,7 +318,7 @@ fn fix_namespace(
                     if (has_namespace || service_account)
                         && set_string(subject, "namespace", target, Some("name"))
                     {
-                        changes.push(format!("{what}: subject namespace -> `{target}`"));
+                        changes.note(|| format!("{what}: subject namespace -> `{target}`"));
                     }
                 }
             }
@@ -300,7 +333,7 @@ fn fix_namespace(
                         .and_then(Node::as_mapping_mut)
                         && set_string(service, "namespace", target, Some("name"))
                     {
-                        changes.push(format!("{what}: webhook service namespace -> `{target}`"));
+                        changes.note(|| format!("{what}: webhook service namespace -> `{target}`"));
                     }
                 }
             }
@@ -314,9 +347,7 @@ fn fix_namespace(
                 if let Some(service) = path_mut(object, path).and_then(Node::as_mapping_mut)
                     && set_string(service, "namespace", target, Some("name"))
                 {
-                    changes.push(format!(
-                        "{what}: conversion service namespace -> `{target}`"
-                    ));
+                    changes.note(|| format!("{what}: conversion service namespace -> `{target}`"));
                 }
             }
         }
@@ -343,7 +374,7 @@ fn fix_namespace(
                 }
                 let replaced = text.replacen(&from, &to, 1);
                 if replaced != text {
-                    changes.push(format!("{what}: dnsName `{text}` -> `{replaced}`"));
+                    changes.note(|| format!("{what}: dnsName `{text}` -> `{replaced}`"));
                     *item = Node::string(replaced);
                 }
             }
@@ -359,7 +390,7 @@ fn fix_inject_ca_from(
     object: &mut Node,
     target: &str,
     what: &str,
-    changes: &mut Vec<String>,
+    changes: &mut ChangeLog,
 ) -> Result<(), TransformError> {
     let Some(annotations) =
         path_mut(object, &["metadata", "annotations"]).and_then(Node::as_mapping_mut)
@@ -381,7 +412,7 @@ fn fix_inject_ca_from(
     };
     let wanted = format!("{target}/{name}");
     if set_string(annotations, INJECT_CA_FROM, &wanted, None) {
-        changes.push(format!("{what}: `{INJECT_CA_FROM}` -> `{wanted}`"));
+        changes.note(|| format!("{what}: `{INJECT_CA_FROM}` -> `{wanted}`"));
     }
     Ok(())
 }
@@ -479,8 +510,34 @@ mod tests {
             &TransformOptions {
                 namespace,
                 provider_label: "infrastructure-foo",
+                record_changes: true,
             },
         )
+    }
+
+    #[test]
+    fn changes_are_written_down_only_when_kept() {
+        let text = "kind: Namespace\nmetadata:\n  name: a\n---\nkind: ServiceAccount\nmetadata:\n  name: sa\n";
+        let transform = |record_changes| {
+            transform_text(
+                "in.yaml",
+                text,
+                &TransformOptions {
+                    namespace: Some("b"),
+                    provider_label: "infrastructure-foo",
+                    record_changes,
+                },
+            )
+            .expect("transforms")
+        };
+        let (kept, dropped) = (transform(true), transform(false));
+        assert_eq!(kept.changes.len(), 4, "{:?}", kept.changes);
+        assert!(dropped.changes.is_empty());
+        // The same objects either way.
+        assert_eq!(kept.to_yaml(), dropped.to_yaml());
+        let mut log = ChangeLog::new(false);
+        log.note(|| unreachable!("a line that is not kept is not written"));
+        assert!(log.into_lines().is_empty());
     }
 
     #[test]

@@ -167,6 +167,8 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     let options = AssembleOptions {
         version: version.clone(),
         out_dir: Some(out.clone()),
+        // Printed with -v only.
+        record_changes: global.verbose > 0,
     };
     let release = assemble::plan(&config, &options).map_err(failure)?;
 

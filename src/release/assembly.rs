@@ -122,6 +122,8 @@ impl Assembler for ConfigAssembler {
             &AssembleOptions {
                 version: Some(version.clone()),
                 out_dir: None,
+                // `capkg release` does not print them.
+                record_changes: false,
             },
         )
         .map_err(Error::Assemble)?;
