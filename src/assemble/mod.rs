@@ -102,7 +102,8 @@ pub struct AssembledRelease {
     pub checksums: String,
     /// What the lint found in the files, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
-    /// What the transformations changed, one line each, per components file.
+    /// What the transformations changed, one line each, per components file; none unless
+    /// [`AssembleOptions::record_changes`].
     pub changes: Vec<(String, Vec<String>)>,
 }
 

@@ -73,7 +73,8 @@ pub struct Transformed {
     pub namespace: String,
     /// In output order.
     pub objects: Vec<Node>,
-    /// What was changed, one line each (`Deployment \`m\`: namespace \`a\` -> \`b\``).
+    /// What was changed, one line each (`Deployment \`m\`: namespace \`a\` -> \`b\``); none
+    /// unless [`TransformOptions::record_changes`].
     pub changes: Vec<String>,
 }
 
