@@ -230,11 +230,12 @@ pub fn transform(
         out.push(object);
     }
     for object in &mut out {
-        let what = describe(object);
+        // Described only for a line that is kept (a label does not change the description).
         if set_label(object, PROVIDER_LABEL, options.provider_label) {
             changes.note(|| {
                 format!(
-                    "{what}: label `{PROVIDER_LABEL}: {}`",
+                    "{}: label `{PROVIDER_LABEL}: {}`",
+                    describe(object),
                     options.provider_label
                 )
             });

@@ -463,6 +463,20 @@ impl<'m> Loader<'m> {
         }
     }
 
+    /// [`Self::load_document`] with the long texts of `texts` (a thread's table, kept across
+    /// the loaders of its pieces), which it gives back with the texts this chunk added.
+    fn load_document_sharing(
+        &mut self,
+        texts: &mut SharedTexts,
+        text: &str,
+        chunk: Span,
+    ) -> Option<Node> {
+        std::mem::swap(&mut self.texts, texts);
+        let root = self.load_document(text, chunk);
+        std::mem::swap(&mut self.texts, texts);
+        root
+    }
+
     /// Loads one chunk: with the fast reader when it can read it, otherwise with saphyr-parser
     /// (see [`fast`]), which gives the same tree.
     fn build(&mut self, chunk: &str, offsets: &mut Offsets<'_>) -> Result<Option<Node>, Error> {

@@ -205,9 +205,7 @@ fn load_piece(text: &str, piece: &Piece, limits: Limits, texts: &mut SharedTexts
     let (root, loader) = match piece {
         Piece::Whole { span, .. } | Piece::First { span, .. } => {
             let mut loader = Loader::new(limits, &identity);
-            loader.texts = std::mem::take(texts);
-            let root = loader.load_document(text, *span);
-            *texts = std::mem::take(&mut loader.texts);
+            let root = loader.load_document_sharing(texts, text, *span);
             (root, loader)
         }
         Piece::Second { cut, .. } => {
@@ -220,9 +218,7 @@ fn load_piece(text: &str, piece: &Piece, limits: Limits, texts: &mut SharedTexts
             map.push_replacement(0, cut.at);
             map.push_copy(cut.prefix.len(), cut.at, rest.len());
             let mut loader = Loader::new(limits, &map);
-            loader.texts = std::mem::take(texts);
-            let root = loader.load_document(&second, Span::new(0, second.len()));
-            *texts = std::mem::take(&mut loader.texts);
+            let root = loader.load_document_sharing(texts, &second, Span::new(0, second.len()));
             return Loaded {
                 root,
                 errors: loader.errors,
