@@ -3,14 +3,16 @@
 
     benches/interleaved.py RUNS REFERENCE SPEC.json
 
-SPEC.json is an object mapping a tool's name to its command (a list: program and arguments), in
-the order the table prints them; REFERENCE names the tool every ratio is taken against
-(`kustomize`). Each of RUNS rounds runs every command twice in a row: the first run follows
-another command (`cold`), the second follows itself (`warm`). Each round runs the commands in a
-new order (a shuffle, seeded by the round's number so that a rerun repeats it), so that no
-command always follows the same one: the run right after kustomize's exit is a slow one. stdout
-and stderr are discarded; exit codes are ignored (capkg assemble refuses some corpus releases
-for their real defects after doing all the work but the final write).
+SPEC.json is an object mapping a tool's name to its command (a list: program and arguments, or
+an object `{"argv": [...], "stdin": PATH}` for a command that reads a file on its standard
+input), in the order the table prints them; REFERENCE names the tool every ratio is taken
+against (`kustomize`, `envsubst`). Each of RUNS rounds runs every command twice in a row: the
+first run follows another command (`cold`), the second follows itself (`warm`). Each round runs
+the commands in a new order (a shuffle, seeded by the round's number so that a rerun repeats
+it), so that no command always follows the same one: the run right after kustomize's exit is a
+slow one. stdout and stderr are discarded; exit codes are ignored (capkg assemble refuses some
+corpus releases for their real defects after doing all the work but the final write), so a
+caller checks its commands once first.
 
 A run is timed from just before `posix_spawn` to just after `wait4` returns, in this process:
 no shell, no `date` and no `/usr/bin/time` inside the interval. CPU time is the child's user +
@@ -27,16 +29,29 @@ import sys
 import time
 
 
-def run_once(argv, devnull):
-    """Wall milliseconds and CPU milliseconds of one run of `argv`."""
+def run_once(command, devnull):
+    """Wall milliseconds and CPU milliseconds of one run of `command` (a list, or an object
+    with `argv` and `stdin`)."""
+    if isinstance(command, list):
+        argv, stdin = command, None
+    else:
+        argv, stdin = command["argv"], command["stdin"]
     actions = [
         (os.POSIX_SPAWN_DUP2, devnull, 1),
         (os.POSIX_SPAWN_DUP2, devnull, 2),
     ]
-    start = time.perf_counter_ns()
-    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
-    _, _, usage = os.wait4(pid, 0)
-    wall = (time.perf_counter_ns() - start) / 1e6
+    # Opened before the clock starts, a new descriptor each run (at the file's start).
+    source = os.open(stdin, os.O_RDONLY) if stdin else None
+    if source is not None:
+        actions.append((os.POSIX_SPAWN_DUP2, source, 0))
+    try:
+        start = time.perf_counter_ns()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+        _, _, usage = os.wait4(pid, 0)
+        wall = (time.perf_counter_ns() - start) / 1e6
+    finally:
+        if source is not None:
+            os.close(source)
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
