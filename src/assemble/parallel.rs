@@ -21,9 +21,24 @@ pub(super) const PARALLEL_FROM: usize = crate::threads::TWO_THREADS_FROM;
 /// peak, for a step that takes a small part of `capkg assemble` (benches/README.md).
 pub(super) const WRITE_ON_TWO_THREADS_UNTIL: usize = 16 * 1024 * 1024;
 
-/// [`yaml::parse_str`], on two threads for large texts; the result is the same.
+/// Texts this long or longer are loaded on one thread, as lint loads every file. Each loading
+/// thread keeps its own table of the long texts it made (a CustomResourceDefinition cut in two
+/// has its descriptions made once per half) and its own partly filled pages, and the pieces are
+/// listed twice while they are joined: on the densest provider's shape, 4 MB of assemble's peak
+/// at 20 MB (2.86x the input, 2.66x on one thread) and 13 MB at 100 MB (2.44x, 2.31x), for
+/// 13 to 18 % more time there (2 % on core Cluster API's shape). From this size the process
+/// trades speed for memory anyway (`files::LARGE_INPUT`).
+pub(super) const LOAD_ON_TWO_THREADS_UNTIL: usize = crate::files::LARGE_INPUT as usize;
+
+/// Whether [`parse`] loads a text of `len` bytes on two threads.
+fn loads_on_two_threads(len: usize) -> bool {
+    (PARALLEL_FROM..LOAD_ON_TWO_THREADS_UNTIL).contains(&len)
+}
+
+/// [`yaml::parse_str`], on two threads for texts from [`PARALLEL_FROM`] to
+/// [`LOAD_ON_TWO_THREADS_UNTIL`]; the result is the same.
 pub(super) fn parse(source: Arc<Source>) -> YamlFile {
-    if source.text().len() < PARALLEL_FROM {
+    if !loads_on_two_threads(source.text().len()) {
         return yaml::parse_str(source, Limits::default());
     }
     yaml::parse_str_on_two_threads(source, Limits::default())
@@ -254,6 +269,17 @@ fn balanced_split(objects: &[Node]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_middle_sized_texts_load_on_two_threads() {
+        assert!(!loads_on_two_threads(PARALLEL_FROM - 1));
+        assert!(loads_on_two_threads(PARALLEL_FROM));
+        assert!(loads_on_two_threads(LOAD_ON_TWO_THREADS_UNTIL - 1));
+        // Large input loads as lint loads it (and as the large-input hook has started trading
+        // speed for memory).
+        assert!(!loads_on_two_threads(LOAD_ON_TWO_THREADS_UNTIL));
+        assert_eq!(LOAD_ON_TWO_THREADS_UNTIL as u64, crate::files::LARGE_INPUT);
+    }
 
     #[test]
     fn halves_parse_and_write_like_the_whole() {
