@@ -428,6 +428,14 @@ pub fn load_releases(
 }
 
 /// Loads files on all cores (parsing dominates a lint run); results keep the input order.
+///
+/// The largest files go first (each thread takes the next when it is done), and the largest of
+/// all is loaded on this thread, which would otherwise only wait: its allocator heap already
+/// holds the pages touched at start-up (the first 4 MiB of mimalloc's first segment are two
+/// transparent huge pages before any input is known), which a file loaded on a new thread leaves
+/// mostly empty while taking pages of its own. Lint of the in-cluster IPAM provider's shape at
+/// 20 MB peaked 3 MB lower (2.82x the input -> 2.66x), and of AWS's release folder took a tenth
+/// less time (benches/README.md).
 fn load_parallel(
     entries: &[(PathBuf, Option<FileRole>)],
     default_type: Option<ProviderType>,
@@ -445,25 +453,37 @@ fn load_parallel(
             .map(|(path, role)| load_file(path, role.clone(), default_type))
             .collect();
     }
+    let sizes: Vec<u64> = entries
+        .iter()
+        .map(|(path, _)| std::fs::symlink_metadata(path).map_or(0, |m| m.len()))
+        .collect();
+    let order = largest_first(&sizes);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<ReleaseFile, Error>>>> =
         Mutex::new((0..entries.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((path, role)) = entries.get(index) else {
-                        break;
-                    };
-                    let result = load_file(path, role.clone(), default_type);
-                    let mut slots = results.lock().unwrap_or_else(|p| p.into_inner());
-                    if let Some(slot) = slots.get_mut(index) {
-                        *slot = Some(result);
-                    }
-                }
-            });
+    // Loads the file at place `at` of `order`; false when there is none.
+    let load = |at: usize| -> bool {
+        let Some(&index) = order.get(at) else {
+            return false;
+        };
+        if let Some((path, role)) = entries.get(index) {
+            let result = load_file(path, role.clone(), default_type);
+            let mut slots = results.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(slot) = slots.get_mut(index) {
+                *slot = Some(result);
+            }
         }
+        true
+    };
+    let work = || while load(next.fetch_add(1, Ordering::Relaxed)) {};
+    // Taken before the other threads start, so that none of them takes it.
+    let largest = next.fetch_add(1, Ordering::Relaxed);
+    std::thread::scope(|scope| {
+        for _ in 1..workers {
+            scope.spawn(work);
+        }
+        load(largest);
+        work();
     });
     results
         .into_inner()
@@ -471,6 +491,13 @@ fn load_parallel(
         .into_iter()
         .flatten()
         .collect()
+}
+
+/// The indices of `sizes`, largest first; equal sizes in their order.
+fn largest_first(sizes: &[u64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
+    order
 }
 
 fn parent_of(path: &Path) -> PathBuf {
@@ -774,5 +801,49 @@ mod tests {
         assert_eq!(a.files.len(), 1);
         assert_eq!(a.near_misses.len(), 1);
         assert_eq!(a.near_misses[0].suggestion, "cluster-template.yaml");
+    }
+
+    #[test]
+    fn the_largest_files_load_first_and_results_keep_the_input_order() {
+        assert_eq!(largest_first(&[5, 50, 5, 500, 0]), vec![3, 1, 0, 2, 4]);
+        assert!(largest_first(&[]).is_empty());
+
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let template = |name: &str| format!("kind: Cluster\nmetadata:\n  name: {name}\n");
+        // Sizes out of name order: the largest is loaded first, the results come in name order.
+        std::fs::write(root.join("cluster-template-a.yaml"), template("a")).unwrap();
+        let mut large = template("b");
+        large.push_str(&"# padding\n".repeat(10_000));
+        std::fs::write(root.join("cluster-template-b.yaml"), large).unwrap();
+        std::fs::write(root.join("cluster-template-c.yaml"), template("c")).unwrap();
+        std::fs::write(root.join("metadata.yaml"), "kind: Metadata\n").unwrap();
+        let releases = load_releases(&[root.to_path_buf()], None).unwrap();
+        let names: Vec<String> = releases[0]
+            .files
+            .iter()
+            .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "cluster-template-a.yaml",
+                "cluster-template-b.yaml",
+                "cluster-template-c.yaml",
+                "metadata.yaml"
+            ]
+        );
+        let name = |i: usize| {
+            releases[0].files[i]
+                .yaml
+                .roots()
+                .next()
+                .and_then(|root| root.path_str(&["metadata", "name"]))
+                .map(str::to_string)
+        };
+        assert_eq!(
+            (name(0), name(1), name(2)),
+            (Some("a".into()), Some("b".into()), Some("c".into()))
+        );
     }
 }
