@@ -434,8 +434,8 @@ pub fn load_releases(
 /// holds the pages touched at start-up (the first 4 MiB of mimalloc's first segment are two
 /// transparent huge pages before any input is known), which a file loaded on a new thread leaves
 /// mostly empty while taking pages of its own. Lint of the in-cluster IPAM provider's shape at
-/// 20 MB peaked 3 MB lower (2.82x the input -> 2.66x), and of AWS's release folder took a tenth
-/// less time (benches/README.md).
+/// 20 MB peaked 3 MB lower (2.82x the input -> 2.66x), and lint of a provider's folder is no
+/// slower (AWS's 3 to 7 % faster; benches/README.md).
 fn load_parallel(
     entries: &[(PathBuf, Option<FileRole>)],
     default_type: Option<ProviderType>,
