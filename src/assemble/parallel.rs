@@ -18,8 +18,10 @@ pub(super) const PARALLEL_FROM: usize = crate::threads::TWO_THREADS_FROM;
 /// Objects whose source text is this long or longer are written on one thread. The second
 /// thread writes its half into a text of its own, joined to the first half's when both are
 /// done: on a components file of tens of megabytes that is half the file held twice at the
-/// peak, for a step that takes a small part of `capkg assemble` (benches/README.md).
-pub(super) const WRITE_ON_TWO_THREADS_UNTIL: usize = 16 * 1024 * 1024;
+/// peak, for a step that takes a small part of `capkg assemble` (benches/README.md). The same
+/// size as [`LOAD_ON_TWO_THREADS_UNTIL`]: large input, from which the process trades speed for
+/// memory.
+pub(super) const WRITE_ON_TWO_THREADS_UNTIL: usize = LOAD_ON_TWO_THREADS_UNTIL;
 
 /// Texts this long or longer are loaded on one thread, as lint loads every file. Each loading
 /// thread keeps its own table of the long texts it made (a CustomResourceDefinition cut in two
