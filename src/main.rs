@@ -1,3 +1,5 @@
+#![allow(unsafe_code)] // the allocator's option, the THP flag and `_exit` (each block says why)
+
 // mimalloc instead of the platform's allocator: the tree of a large YAML file is hundreds of
 // thousands of small allocations, made and freed on two threads. The musl binaries the release
 // ships spent two thirds of `capkg render` in musl's allocator (AWS components: 134 ms against
@@ -11,15 +13,9 @@ fn main() {
     exit(code)
 }
 
-/// mimalloc 2's `mi_option_purge_delay` (its `include/mimalloc.h`; the crate's bindings list the
-/// options only up to 14). A test holds it to the option's default.
-const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-
-unsafe extern "C" {
-    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-    #[cfg(test)]
-    fn mi_option_get(option: std::ffi::c_int) -> std::ffi::c_long;
-}
+/// mimalloc 2's `mi_option_purge_delay` (its `include/mimalloc.h`; libmimalloc-sys names the
+/// options only up to 14). A test holds it to the option's documented default.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Once a file of 16 MiB or more is read (`files::read_regular`: lint's release files, assemble's
 /// sources), the process trades speed for memory for the rest of the run (issue 17: peak at most
@@ -35,14 +31,19 @@ unsafe extern "C" {
 /// Small files keep both: `render` of AWS's components is a sixth slower without the delay and a
 /// quarter slower without huge pages (benches/README.md, fifth and sixth sessions).
 fn trade_speed_for_memory() {
-    // SAFETY: sets one integer option; mimalloc reads it at each purge decision.
-    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
-    #[cfg(target_os = "linux")]
-    // SAFETY: sets one flag of this process, which the kernel reads at each page fault. A kernel
-    // without it returns an error, and the run goes on with huge pages.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
+    // The hook may run on any thread and more than once, and mimalloc stores options with plain
+    // writes: the settings are made once, by whichever thread comes first.
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sets one integer option, once (above); mimalloc reads it at each purge decision.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+        #[cfg(target_os = "linux")]
+        // SAFETY: sets one flag of this process, which the kernel reads at each page fault. A
+        // kernel without it returns an error, and the run goes on with huge pages.
+        unsafe {
+            libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        }
+    });
 }
 
 /// Ends the process without the C runtime's exit handlers. mimalloc's handler gives every page
@@ -67,15 +68,21 @@ mod tests {
 
     #[test]
     fn large_input_frees_at_once_and_stops_huge_pages() {
-        // SAFETY: reads and sets integer options and a flag of this test process.
-        unsafe {
-            // 10 ms is `purge_delay`'s documented default; no option before it defaults to 10.
-            assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), 10);
-            trade_speed_for_memory();
-            assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), 0);
-            // The flag a parent process may have set already; set either way after the hook.
-            #[cfg(target_os = "linux")]
-            assert_eq!(libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0), 1);
+        // SAFETY: reads an integer option of this test process.
+        let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        // 10 ms is `purge_delay`'s documented default; no option before it defaults to 10.
+        assert_eq!(before, 10);
+        trade_speed_for_memory();
+        trade_speed_for_memory();
+        // SAFETY: as above.
+        let after = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        assert_eq!(after, 0);
+        // The flag a parent process may have set already; set either way after the hook.
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: reads a flag of this test process.
+            let flag = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
+            assert_eq!(flag, 1);
         }
     }
 }

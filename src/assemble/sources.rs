@@ -557,6 +557,7 @@ fn read_tail(mut pipe: impl Read, keep: usize) -> Vec<u8> {
 }
 
 /// Stops a command and every process in its group.
+#[allow(unsafe_code)] // killpg: the standard library kills one process, not a group
 fn kill_group(child: &mut std::process::Child) {
     #[cfg(unix)]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {

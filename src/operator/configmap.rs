@@ -514,18 +514,19 @@ pub fn write_all(config_maps: &[ProviderConfigMap]) -> Result<String, Error> {
     Ok(out)
 }
 
-/// Go's `gzip.NewWriter` header (no name, no comment, modification time 0, XFL 0, OS
-/// "unknown") around a raw deflate stream at miniz's level 6 (zlib's and Go's default).
+/// What Go's `gzip.NewWriter` writes: no name, no comment, modification time 0, XFL 0, OS
+/// "unknown", the deflate stream at level 6 (zlib's and Go's default).
 pub fn gzip(data: &[u8]) -> Vec<u8> {
-    const HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
-    let deflated = miniz_oxide::deflate::compress_to_vec(data, 6);
-    let mut out = Vec::with_capacity(HEADER.len() + deflated.len() + 8);
-    out.extend_from_slice(&HEADER);
-    out.extend_from_slice(&deflated);
-    out.extend_from_slice(&crc32(data).to_le_bytes());
-    // ISIZE is the length modulo 2^32 (RFC 1952).
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    out
+    use std::io::Write;
+    let mut encoder = flate2::GzBuilder::new()
+        .mtime(0)
+        .operating_system(255)
+        .write(Vec::new(), flate2::Compression::new(6));
+    // Writing to a `Vec` cannot fail.
+    match encoder.write_all(data).and_then(|()| encoder.finish()) {
+        Ok(gzipped) => gzipped,
+        Err(_) => unreachable!("a Vec takes every byte"),
+    }
 }
 
 /// Why gzip data cannot be read back.
@@ -543,83 +544,31 @@ pub enum GunzipError {
     Checksum,
 }
 
-/// Reads one gzip member (RFC 1952), as the operator's `decompressData` does, refusing more
-/// than `limit` bytes of output.
+/// Reads gzip data (RFC 1952) as the operator's `decompressData` does with Go's `gzip.Reader`:
+/// every member of a multi-member stream, one after another; more than `limit` bytes of output
+/// are refused.
 pub fn gunzip(data: &[u8], limit: usize) -> Result<Vec<u8>, GunzipError> {
-    const FHCRC: u8 = 2;
-    const FEXTRA: u8 = 4;
-    const FNAME: u8 = 8;
-    const FCOMMENT: u8 = 16;
-    if data.len() < 18 {
-        return Err(if data.starts_with(&[0x1f, 0x8b]) {
-            GunzipError::Truncated
-        } else {
-            GunzipError::NotGzip
-        });
-    }
-    if data[0] != 0x1f || data[1] != 0x8b || data[2] != 8 {
+    use std::io::Read;
+    if !data.starts_with(&[0x1f, 0x8b]) {
         return Err(GunzipError::NotGzip);
     }
-    let flags = data[3];
-    let mut at = 10;
-    if flags & FEXTRA != 0 {
-        let len = data
-            .get(at..at + 2)
-            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
-            .ok_or(GunzipError::Truncated)?;
-        at += 2 + len;
-    }
-    for flag in [FNAME, FCOMMENT] {
-        if flags & flag != 0 {
-            let end = data
-                .get(at..)
-                .and_then(|rest| rest.iter().position(|b| *b == 0))
-                .ok_or(GunzipError::Truncated)?;
-            at += end + 1;
+    let decoder = flate2::read::MultiGzDecoder::new(data);
+    let mut out = Vec::new();
+    // One byte past the limit tells "exactly the limit" from "more".
+    let mut bounded = decoder.take(u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1));
+    bounded.read_to_end(&mut out).map_err(|err| {
+        let message = err.to_string();
+        match err.kind() {
+            std::io::ErrorKind::UnexpectedEof => GunzipError::Truncated,
+            _ if message.contains("CRC") || message.contains("checksum") => GunzipError::Checksum,
+            std::io::ErrorKind::InvalidInput if message.contains("header") => GunzipError::NotGzip,
+            _ => GunzipError::Damaged(message),
         }
+    })?;
+    if out.len() > limit {
+        return Err(GunzipError::TooLarge { limit });
     }
-    if flags & FHCRC != 0 {
-        at += 2;
-    }
-    let body_end = data.len() - 8;
-    let body = data.get(at..body_end).ok_or(GunzipError::Truncated)?;
-    let inflated = miniz_oxide::inflate::decompress_to_vec_with_limit(body, limit).map_err(
-        |error| match error.status {
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => GunzipError::TooLarge { limit },
-            miniz_oxide::inflate::TINFLStatus::FailedCannotMakeProgress => GunzipError::Truncated,
-            status => GunzipError::Damaged(format!("{status:?}")),
-        },
-    )?;
-    let trailer = &data[body_end..];
-    let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-    let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
-    if crc != crc32(&inflated) || size != inflated.len() as u32 {
-        return Err(GunzipError::Checksum);
-    }
-    Ok(inflated)
-}
-
-/// CRC-32 (IEEE 802.3, reflected, as gzip uses it).
-fn crc32(data: &[u8]) -> u32 {
-    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut table = [0u32; 256];
-        for (n, entry) in table.iter_mut().enumerate() {
-            let mut c = n as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-            *entry = c;
-        }
-        table
-    });
-    !data.iter().fold(!0u32, |crc, byte| {
-        table[((crc ^ u32::from(*byte)) & 0xff) as usize] ^ (crc >> 8)
-    })
+    Ok(out)
 }
 
 #[cfg(test)]

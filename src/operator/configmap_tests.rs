@@ -275,7 +275,20 @@ fn gzip_is_reproducible_and_round_trips() {
     assert!(once.len() < data.len() / 4);
     assert_eq!(gunzip(&once, usize::MAX).unwrap(), data);
     assert_eq!(gunzip(&gzip(b""), usize::MAX).unwrap(), b"");
-    assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+}
+
+#[test]
+fn gunzip_reads_every_member_as_go_does() {
+    // `cat a.gz b.gz`: Go's gzip.Reader (multistream by default) reads both.
+    let mut two = gzip(b"first member\n");
+    two.extend_from_slice(&gzip(b"second member\n"));
+    assert_eq!(
+        gunzip(&two, 1000).unwrap(),
+        b"first member\nsecond member\n"
+    );
+    assert_eq!(gunzip(&two, 20), Err(GunzipError::TooLarge { limit: 20 }));
+    // Exactly at the limit is allowed.
+    assert_eq!(gunzip(&two, 27).unwrap().len(), 27);
 }
 
 #[test]

@@ -52,6 +52,17 @@ enum Last {
     Boxed,
 }
 
+// `Last`'s order is the layout: each inline variant's value is its length, and the two heap
+// variants follow. `as_str` reads an inline text's length from the value.
+const _: () = {
+    let mut length = 0;
+    while length <= INLINE {
+        assert!(INLINE_LENGTHS[length] as usize == length);
+        length += 1;
+    }
+    assert!(Last::Heap as usize == INLINE + 1 && Last::Boxed as usize == INLINE + 2);
+};
+
 /// The `Last` of an inline text of each length.
 const INLINE_LENGTHS: [Last; INLINE + 1] = [
     Last::Inline0,
@@ -129,28 +140,28 @@ impl ScalarText {
     }
 
     fn heap(text: Arc<str>) -> Self {
-        let mut value = Self::empty();
-        let pointer = match pack_length(text.len()) {
-            Some(length) => {
-                for (slot, byte) in value.data[POINTER_BYTES..].iter_mut().zip(length) {
-                    *slot = MaybeUninit::new(byte);
-                }
-                value.last = Last::Heap;
-                Arc::into_raw(text).cast::<u8>().cast_mut()
-            }
-            None => {
-                value.last = Last::Boxed;
-                Box::into_raw(Box::new(text)).cast::<u8>()
-            }
+        let length = pack_length(text.len());
+        let (pointer, last) = match length {
+            Some(_) => (Arc::into_raw(text).cast::<u8>().cast_mut(), Last::Heap),
+            None => (Box::into_raw(Box::new(text)).cast::<u8>(), Last::Boxed),
         };
+        // The pointer and length are written before the tag that says they are there, so that no
+        // state with a heap tag over inline bytes ever exists, even between two statements.
+        let mut value = Self::empty();
         // SAFETY: `data` has room for a pointer at 0; the write is unaligned as `data` is.
         unsafe {
             value
                 .data
                 .as_mut_ptr()
                 .cast::<*mut u8>()
-                .write_unaligned(pointer)
-        };
+                .write_unaligned(pointer);
+        }
+        if let Some(length) = length {
+            for (slot, byte) in value.data[POINTER_BYTES..].iter_mut().zip(length) {
+                *slot = MaybeUninit::new(byte);
+            }
+        }
+        value.last = last;
         value
     }
 
@@ -187,13 +198,11 @@ impl ScalarText {
             Last::Boxed => unsafe { &*self.boxed() },
             inline => {
                 let bytes = self.data.as_ptr().cast::<u8>();
-                // SAFETY: `inline` wrote the UTF-8 text's `inline as usize` bytes.
-                unsafe {
-                    std::str::from_utf8_unchecked(std::slice::from_raw_parts(
-                        bytes,
-                        inline as usize,
-                    ))
-                }
+                // SAFETY: `inline` initialised the first `inline as usize` bytes (the const
+                // assertion on `Last` makes the value the length), which this value keeps.
+                let bytes = unsafe { std::slice::from_raw_parts(bytes, inline as usize) };
+                // SAFETY: they are the bytes of a `&str`, cut at its end.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
             }
         }
     }
@@ -604,11 +613,12 @@ mod tests {
         for text in [
             "",
             "a",
-            "fifteen bytes!!",
-            "sixteen bytes!!!",
+            "ten bytes!",   // INLINE - 1
+            "eleven byte",  // INLINE: the longest inline text
+            "twelve bytes", // INLINE + 1: the shortest heap text
             "é",
-            "ééééééé",  // 14 bytes
-            "éééééééé", // 16 bytes
+            "ééééé",  // 10 bytes
+            "éééééé", // 12 bytes: a two-byte character across the inline boundary
             "cluster.x-k8s.io/provider",
             "a much longer description, as CustomResourceDefinitions have on every field",
         ] {

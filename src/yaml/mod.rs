@@ -10,6 +10,8 @@
 //! Writing lives beside reading: [`write_layout`] keeps the maintainer's key order and formatting
 //! choices, [`write_clusterctl`] reproduces what clusterctl (sigs.k8s.io/yaml over go-yaml v2) prints.
 
+// The one module of the library with `unsafe`: the packed node layout (its docs say why).
+#[allow(unsafe_code)]
 mod compact;
 mod go_float;
 pub mod json_value;
