@@ -36,11 +36,38 @@ pub fn parse_str_on_two_threads(source: Arc<Source>, limits: Limits) -> YamlFile
 
 /// Documents of `cut_from` bytes or more are cut when they can be.
 fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
+    load_routed(source, limits, cut_from).0
+}
+
+/// Which way [`load_routed`] loaded a file. Both ways give the same file, so only this tells a
+/// test that the two-thread path still runs rather than always falling back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// On two threads, with this many documents loaded in two parts and joined.
+    TwoThreads { joined: usize },
+    /// By the one-thread loader, for this reason.
+    OneThread(Fallback),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fallback {
+    /// NUL bytes, lone CRs, or a text too large to load.
+    HostileBytes,
+    /// The second thread panicked.
+    Panicked,
+    /// A piece expanded an alias: the alias budget counts across documents.
+    Alias,
+    /// The pieces did not come back as they were given out (a bug).
+    Mismatch,
+}
+
+fn load_routed(source: Arc<Source>, limits: Limits, cut_from: usize) -> (YamlFile, Route) {
+    let one_thread = |source, why| (parse_str(source, limits), Route::OneThread(why));
     let text = source.text();
     // NUL bytes and lone CRs are reported, and loaded around, by the one-thread loader; a text
     // too large to load is refused there.
     if has_hostile_bytes(text) || text.len() > MAX_OFFSET {
-        return parse_str(source, limits);
+        return one_thread(source, Fallback::HostileBytes);
     }
     let identity = OffsetMap::identity();
     let mut loader = Loader::new(limits, &identity);
@@ -87,7 +114,7 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
     let (mine, theirs) = crate::threads::both(load, load);
     let Ok(theirs) = theirs else {
         // A panic in the loader would be a bug; load the ordinary way.
-        return parse_str(source, limits);
+        return one_thread(source, Fallback::Panicked);
     };
     let mut loaded: Vec<Option<Loaded>> = (0..pieces.len()).map(|_| None).collect();
     for (i, piece) in mine.into_iter().chain(theirs) {
@@ -99,11 +126,12 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
         .iter()
         .any(|l| l.as_ref().is_none_or(|l| l.aliases > 0))
     {
-        return parse_str(source, limits);
+        return one_thread(source, Fallback::Alias);
     }
 
     let mut errors = separator_errors;
     let mut documents = Vec::with_capacity(chunks.len());
+    let mut joined_count = 0;
     let mut loaded = pieces.iter().zip(loaded.into_iter().flatten()).peekable();
     while let Some((piece, first)) = loaded.next() {
         let (document, root) = match piece {
@@ -113,10 +141,10 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
             }
             Piece::First { document, .. } => {
                 let Some((Piece::Second { cut, document: of }, second)) = loaded.next() else {
-                    return parse_str(source, limits);
+                    return one_thread(source, Fallback::Mismatch);
                 };
                 if of != document {
-                    return parse_str(source, limits);
+                    return one_thread(source, Fallback::Mismatch);
                 }
                 let joined = match (first, second) {
                     (first, second) if first.errors.is_empty() && second.errors.is_empty() => first
@@ -126,10 +154,13 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
                     _ => None,
                 };
                 match joined {
-                    Some(root) => (*document, Some(root)),
+                    Some(root) => {
+                        joined_count += 1;
+                        (*document, Some(root))
+                    }
                     None => {
                         let Some(&chunk) = chunks.get(*document) else {
-                            return parse_str(source, limits);
+                            return one_thread(source, Fallback::Mismatch);
                         };
                         let whole = load_piece(
                             text,
@@ -141,17 +172,17 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
                             &mut SharedTexts::default(),
                         );
                         if whole.aliases > 0 {
-                            return parse_str(source, limits);
+                            return one_thread(source, Fallback::Alias);
                         }
                         errors.extend(whole.errors);
                         (*document, whole.root)
                     }
                 }
             }
-            Piece::Second { .. } => return parse_str(source, limits),
+            Piece::Second { .. } => return one_thread(source, Fallback::Mismatch),
         };
         let Some(&span) = chunks.get(document) else {
-            return parse_str(source, limits);
+            return one_thread(source, Fallback::Mismatch);
         };
         documents.push(Document {
             index: document,
@@ -159,11 +190,17 @@ fn load(source: Arc<Source>, limits: Limits, cut_from: usize) -> YamlFile {
             root,
         });
     }
-    YamlFile {
+    let file = YamlFile {
         source,
         documents,
         errors,
-    }
+    };
+    (
+        file,
+        Route::TwoThreads {
+            joined: joined_count,
+        },
+    )
 }
 
 /// True when the text has a NUL byte or a CR not followed by LF.
@@ -487,7 +524,7 @@ mod tests {
     fn assert_same_as_one_thread(name: &str, text: &str, cut_from: usize) -> usize {
         let source = Arc::new(Source::new(name, text));
         let whole = parse_str(source.clone(), Limits::default());
-        let split = load(source, Limits::default(), cut_from);
+        let (split, route) = load_routed(source, Limits::default(), cut_from);
         assert_eq!(split.errors, whole.errors, "{name}: errors");
         assert_eq!(split.documents.len(), whole.documents.len(), "{name}");
         for (s, w) in split.documents.iter().zip(&whole.documents) {
@@ -502,7 +539,7 @@ mod tests {
         }
         let identity = OffsetMap::identity();
         let mut loader = Loader::new(Limits::default(), &identity);
-        split_documents(text, &mut loader)
+        let cut = split_documents(text, &mut loader)
             .into_iter()
             .filter(|&chunk| {
                 find_cut(text, chunk, cut_from).is_some_and(|cut| {
@@ -517,7 +554,49 @@ mod tests {
                     first.is_some() && second.errors.is_empty()
                 })
             })
-            .count()
+            .count();
+        // The same file is not enough: it must have come the two-thread way, unless the text
+        // holds what sends it to the one-thread loader on purpose.
+        match route {
+            Route::TwoThreads { joined } => assert!(joined <= cut, "{name}: {joined} > {cut}"),
+            Route::OneThread(Fallback::Alias) => {
+                assert!(
+                    text.contains('*'),
+                    "{name}: alias fallback without an alias"
+                )
+            }
+            Route::OneThread(Fallback::HostileBytes) => assert!(has_hostile_bytes(text)),
+            Route::OneThread(why) => panic!("{name}: fell back to one thread ({why:?})"),
+        }
+        cut
+    }
+
+    #[test]
+    fn large_files_take_the_two_thread_path_and_join_their_cuts() {
+        let root =
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/corpus"));
+        let text = std::fs::read_to_string(root.join("core-cluster-api/core-components.yaml"))
+            .expect("testdata/corpus/core-cluster-api/core-components.yaml");
+        let (_, route) = load_routed(
+            Arc::new(Source::new("core", &text)),
+            Limits::default(),
+            CUT_FROM,
+        );
+        let Route::TwoThreads { joined } = route else {
+            panic!("core's components fell back: {route:?}");
+        };
+        // Its CustomResourceDefinitions of 64 KiB or more are each loaded in two parts.
+        assert!(joined >= 2, "only {joined} documents joined");
+        // What falls back, falls back for its reason.
+        let alias = "a: &x [1]\nb: *x\n".repeat(10);
+        let (_, route) = load_routed(Arc::new(Source::new("alias", &alias)), Limits::default(), 0);
+        assert_eq!(route, Route::OneThread(Fallback::Alias));
+        let (_, route) = load_routed(
+            Arc::new(Source::new("cr", "a: 1\rb: 2\n")),
+            Limits::default(),
+            0,
+        );
+        assert_eq!(route, Route::OneThread(Fallback::HostileBytes));
     }
 
     /// Where two trees first differ.
