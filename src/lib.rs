@@ -1,24 +1,46 @@
 //! capkg: lint, substitute, assemble and publish Cluster API provider releases.
 //!
-//! Data flows one way: **load** ([`yaml`], [`files`]) -> **check** ([`rules`]) -> **transform**
-//! ([`subst`], [`assemble`]) -> **write or publish** ([`targets`], [`release`]). The CLI in
-//! [`cli`] turns flags into requests for these modules and hands their results to [`report`].
+//! Data flows one way: **load** -> **check** -> **transform** -> **write or publish**, with the
+//! CLI on top. This list is the module map: each module once, in its layer (a test checks that
+//! every module is here, and `tests/all/layering.rs` holds what each layer may import).
 //!
+//! Foundations:
+//! - [`units`]: durations and sizes as people write them.
+//! - [`error`]: how failures are classified (refusal or failure) and hinted.
+//! - [`version`]: release versions and their order.
+//! - [`go_sort`], [`go_unicode`], [`flect`]: Go's sort order, Unicode classes and pluralisation,
+//!   where clusterctl's output depends on them.
+//! - [`image_ref`]: container image references as Docker parses them.
+//! - [`threads`]: two pieces of work at once on the process's worker threads.
 //! - [`yaml`]: YAML documents with byte-exact source positions, YAML 1.1 scalar resolution, and
 //!   two writers (one keeps the maintainer's layout, one reproduces clusterctl's output).
 //! - [`k8s`]: views of Kubernetes objects and clusterctl's notions about them (scope by kind).
 //! - [`provider`]: provider types, names, manifest labels and the roles files play in a release.
-//! - [`files`]: finds release files under paths and loads each with its role.
 //! - [`diagnostic`]: a finding (rule, severity, place, message, help) and a run's summary.
-//! - [`error`]: how failures are classified (refusal or failure) and hinted.
-//! - [`forge`]: the HTTP client publish and verify share: retries, credentials, redaction.
-//! - [`rules`]: the lint rules, one file per area, in one registry; findings are [`diagnostic::Diagnostic`]s.
 //! - [`subst`]: drone/envsubst's grammar and evaluation, plus clusterctl's variable layer.
-//! - [`assemble`]: builds a release directory from the maintainer's sources.
-//! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package.
+//! - [`checksums`]: `checksums.txt` written and read.
+//!
+//! Load:
+//! - [`files`]: finds release files under paths and loads each with its role (regular files only).
+//! - [`config`]: capkg.yaml.
+//! - [`release_dir`]: an assembled release folder, as publish, release and the operator read it.
+//!
+//! Check:
+//! - [`rules`]: the lint rules, one file per area, in one registry.
+//!
+//! Transform:
+//! - [`assemble`]: builds a release directory from the maintainer's sources; `init`'s scaffold.
+//! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps, OCI layers).
+//!
+//! Publish and read back:
+//! - [`forge`]: the HTTP client publish and verify share: retries, credentials, redaction; the
+//!   GitHub, GitLab and OCI registry models.
+//! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package, an
+//!   OCI registry.
+//! - [`verify`]: reads a published release as clusterctl or the operator does and checks it.
+//!
+//! Orchestration and presentation:
 //! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
-//! - [`verify`]: reads a published release as clusterctl does and checks it.
-//! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps).
 //! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
 //! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.

@@ -710,7 +710,14 @@ mod tests {
                 (length + 1, length + 1, 9)
             );
             assert_eq!(copy.into_vec().len(), length);
-            assert_eq!(items.into_iter().filter(|&b| b == 7).count(), length - 1);
+            // Miri checks the layout's pointers above; a byte-by-byte scan of 16 MiB interpreted
+            // would take it an hour.
+            if cfg!(miri) {
+                let items = items.into_vec();
+                assert_eq!((items[length - 2], items[length]), (7, 9));
+            } else {
+                assert_eq!(items.into_iter().filter(|&b| b == 7).count(), length - 1);
+            }
         }
     }
 

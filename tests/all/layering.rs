@@ -1,4 +1,4 @@
-//! The module map README's design notes draw, enforced: data flows load -> check -> transform ->
+//! The module map src/lib.rs lists, enforced: data flows load -> check -> transform ->
 //! write or publish, and presentation sits on top. A module may import only from the layers the
 //! table below allows; this test reads `src/` and fails naming the file and line of an import that
 //! goes the wrong way, so the layering cannot erode one convenient `use` at a time.
@@ -185,7 +185,7 @@ fn modules_import_only_from_the_layers_below_them() {
     }
     assert!(
         violations.is_empty(),
-        "imports against the module map (README, design notes):\n{}",
+        "imports against the module map (src/lib.rs, tests/all/layering.rs):\n{}",
         violations.join("\n")
     );
 }
@@ -219,6 +219,45 @@ fn every_module_of_the_crate_is_placed_in_the_map() {
         .collect();
     assert!(
         unplaced.is_empty(),
-        "modules missing from tests/all/layering.rs (and README's module map): {unplaced:?}"
+        "modules missing from tests/all/layering.rs: {unplaced:?}"
+    );
+}
+
+/// The module map is src/lib.rs's list: every module the crate declares is in it once, and it
+/// names no module that is gone.
+#[test]
+fn the_module_map_in_lib_rs_lists_every_module_once() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let declared: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let rest = line
+                .strip_prefix("pub mod ")
+                .or_else(|| line.strip_prefix("pub(crate) mod "))
+                .or_else(|| line.strip_prefix("mod "))?;
+            Some(rest.trim_end_matches(';').to_string())
+        })
+        .filter(|name| !name.contains(' ') && !name.contains('{'))
+        .collect();
+    let mut listed = Vec::new();
+    for line in lib.lines().filter(|l| l.starts_with("//! - ")) {
+        let head = line.split_once("]:").map_or(line, |(head, _)| head);
+        for part in head.split("[`").skip(1) {
+            listed.push(part.trim_end_matches(['`', ']', ',', ' ']).to_string());
+        }
+    }
+    let listed_set: BTreeSet<String> = listed.iter().cloned().collect();
+    assert_eq!(
+        listed.len(),
+        listed_set.len(),
+        "a module listed twice: {listed:?}"
+    );
+    let missing: Vec<&String> = declared.difference(&listed_set).collect();
+    let gone: Vec<&String> = listed_set.difference(&declared).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "src/lib.rs's module map: not listed {missing:?}, listed but not declared {gone:?}"
     );
 }
