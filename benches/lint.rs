@@ -1,7 +1,7 @@
 //! `capkg lint` throughput: the largest corpus components file, and a synthetic one ten times
 //! larger (its documents repeated, the Namespace kept once).
 //!
-//! Run with `cargo bench --bench lint`; the closing notes quote its figures.
+//! Run with `cargo bench --bench lint` (benches/README.md, "How to run each bench").
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests and benchmarks may panic
 

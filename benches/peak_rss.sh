@@ -24,11 +24,9 @@
 # The stress case, `dense` (default run only): a Namespace, then Deployments (one `manager`
 # container, a pinned image, args, env, probes) alternating with ConfigMaps holding a literal
 # block, all labelled: one mapping entry per 27 bytes, nearly twice as many nodes per byte as the
-# densest provider. It is reported, not judged: capkg keeps a tree of the whole file, and the
-# peak is the text, plus 48 to 68 bytes a mapping entry, plus 5 to 8 MB (fitted per provider
-# from the two sizes), so that any file dense enough is over 3x: at 100 MB, from somewhere
-# between 25 and 35 bytes an entry down, depending on the shape (benches/README.md, "Memory and
-# density"). The 16 providers of the corpus hold one entry per 48 to 115 bytes.
+# densest provider. It is reported, not judged: capkg keeps a tree of the whole file, so the
+# peak grows with the mapping entries, and any file dense enough is over 3x; the line lies well
+# below the corpus's providers (benches/README.md, "Memory and density").
 #
 # Peak RSS is read with `/usr/bin/time -f %M` (KiB), for the binary a release ships and the glibc
 # one (benches/builds.sh). `B/entry` is the input's bytes per mapping entry, counted with PyYAML in

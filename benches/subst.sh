@@ -16,11 +16,9 @@
 # ships and the glibc one (benches/builds.sh). Printed: median wall and CPU milliseconds, the
 # ratios of envsubst's wall time to each tool's (cold to cold, warm to warm), and throughputs.
 #
-# Until the ninth session this script timed runs with `/usr/bin/time`, in hundredths of a
-# second: a capkg run of 10 to 20 ms was read as 0.01 or 0.02 s (or 0.00, and a throughput of
-# petabytes a second, on the 8 MB input), so its ratios moved by a third between runs. Earlier,
-# it took the fastest of 7 wall-clock runs, which on a 2-core machine shared with other jobs
-# measures the scheduler's luck (2.28x where whole-process medians gave 1.44x and 1.58x).
+# Medians of microsecond timings, because `/usr/bin/time`'s hundredths of a second cannot time a
+# capkg run of 10 to 40 ms, and the fastest of a few runs on a shared machine measures the
+# scheduler's luck (benches/README.md, "How to measure on this machine").
 set -euo pipefail
 
 rounds="${1:-7}"

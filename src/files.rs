@@ -257,7 +257,7 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
         return Err(not_regular(kind_of(opened.file_type())));
     }
     // The hook before the workers start: each thread's first small objects would otherwise
-    // hold a whole 2 MiB huge page (lint of a 20 MB file peaked half a megabyte higher).
+    // hold a whole 2 MiB huge page.
     if opened.len() >= LARGE_INPUT
         && let Some(hook) = LARGE_INPUT_HOOK.get()
     {
@@ -433,9 +433,8 @@ pub fn load_releases(
 /// all is loaded on this thread, which would otherwise only wait: its allocator heap already
 /// holds the pages touched at start-up (the first 4 MiB of mimalloc's first segment are two
 /// transparent huge pages before any input is known), which a file loaded on a new thread leaves
-/// mostly empty while taking pages of its own. Lint of the in-cluster IPAM provider's shape at
-/// 20 MB peaked 3 MB lower (2.82x the input -> 2.66x), and lint of a provider's folder is no
-/// slower (AWS's 3 to 7 % faster; benches/README.md).
+/// mostly empty while taking pages of its own: a lower peak, and no slower (benches/README.md,
+/// "Why a pool of worker threads").
 fn load_parallel(
     entries: &[(PathBuf, Option<FileRole>)],
     default_type: Option<ProviderType>,

@@ -1,9 +1,9 @@
 #![allow(unsafe_code)] // the allocator's option, the THP flag and `_exit` (each block says why)
 
 // mimalloc instead of the platform's allocator: the tree of a large YAML file is hundreds of
-// thousands of small allocations, made and freed on two threads. The musl binaries the release
-// ships spent two thirds of `capkg render` in musl's allocator (AWS components: 134 ms against
-// 46 ms with mimalloc); on glibc it saves about a sixth of render's CPU time.
+// thousands of small allocations, made and freed on several threads, and musl's allocator (the
+// release's static binaries) is slow at that (benches/README.md, "Why mimalloc, and its
+// settings").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -20,16 +20,14 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Once a file of 16 MiB or more is read (`files::read_regular`: lint's release files, assemble's
 /// sources), the process trades speed for memory for the rest of the run (issue 17: peak at most
 /// 3x the input):
-/// - memory freed goes back to the system at once instead of after mimalloc's 10 ms. Loading and
-///   writing a large file free tens of megabytes shortly before the peak: at 20 MB, `lint` peaks
-///   3 MB lower and `assemble` 5 MB, 2 to 5 % slower, and at 100 MB both are lower and no slower.
-/// - pages are no longer transparent huge pages. mimalloc asks for them on all its memory, and
-///   each thread's first small objects then hold a 2 MiB page: 5 to 8 MB of the peak (a quarter
-///   to two fifths of a 20 MB input), for a fifth to a third more time. Processes started
-///   afterwards (a sources command) inherit the setting.
+/// - memory freed goes back to the system at once instead of after mimalloc's 10 ms: loading and
+///   writing a large file free tens of megabytes shortly before the peak.
+/// - pages are no longer transparent huge pages: mimalloc asks for them on all its memory, and
+///   each thread's first small objects then hold a 2 MiB page. Processes started afterwards (a
+///   sources command) inherit the setting.
 ///
-/// Small files keep both: `render` of AWS's components is a sixth slower without the delay and a
-/// quarter slower without huge pages (benches/README.md, fifth and sixth sessions).
+/// Small files keep both, being markedly slower without them (benches/README.md, "Why mimalloc,
+/// and its settings").
 fn trade_speed_for_memory() {
     // The hook may run on any thread and more than once, and mimalloc stores options with plain
     // writes: the settings are made once, by whichever thread comes first.
@@ -47,8 +45,8 @@ fn trade_speed_for_memory() {
 }
 
 /// Ends the process without the C runtime's exit handlers. mimalloc's handler gives every page
-/// it holds back to the kernel, one system call per page (85 calls after `capkg assemble` of the
-/// AWS components), for memory the kernel takes back at exit anyway. Nothing else is left to do
+/// it holds back to the kernel, one system call per page, for memory the kernel takes back at
+/// exit anyway (benches/README.md, "Why mimalloc, and its settings"). Nothing else is left to do
 /// by then: `cli::main` has flushed stdout (stderr is not buffered), removed its temporary files
 /// and joined its threads.
 #[cfg(unix)]

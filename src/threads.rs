@@ -3,10 +3,9 @@
 //! capkg cuts its large steps in two (loading a components file, converting and writing its
 //! objects, writing a release's layout, hashing beside linting) and runs the halves at once. The
 //! workers are a rayon pool started on first use and kept: a thread spawned for every step paid
-//! its start and a fresh allocator heap each time, and `capkg render` and `capkg assemble` of a
-//! components file were 7 to 19 % slower that way (`benches/compare_builds.py`, AWS and
-//! k0smotron components). Steps nest (the file as written loads beside the substituted file,
-//! each in two halves), so the pool has up to four workers.
+//! its start and a fresh allocator heap each time (benches/README.md, "Why a pool of worker
+//! threads"). Steps nest (the file as written loads beside the substituted file, each in
+//! two halves), so the pool has up to four workers.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
@@ -39,7 +38,7 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 
 /// Starts the workers if they are not running yet and a text of `bytes` bytes is about to be
 /// read that is long enough for them ([`TWO_THREADS_FROM`]), so that they start while it is read
-/// (the first step on two threads waited up to 0.7 ms for them, on a 9 ms `capkg assemble`).
+/// rather than keep the first step on two threads waiting.
 pub(crate) fn start_for(bytes: u64) {
     if bytes >= TWO_THREADS_FROM as u64 {
         let _ = pool();

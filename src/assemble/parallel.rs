@@ -18,18 +18,16 @@ pub(super) const PARALLEL_FROM: usize = crate::threads::TWO_THREADS_FROM;
 /// Objects whose source text is this long or longer are written on one thread. The second
 /// thread writes its half into a text of its own, joined to the first half's when both are
 /// done: on a components file of tens of megabytes that is half the file held twice at the
-/// peak, for a step that takes a small part of `capkg assemble` (benches/README.md). The same
-/// size as [`LOAD_ON_TWO_THREADS_UNTIL`]: large input, from which the process trades speed for
-/// memory.
+/// peak, for a step that takes a small part of `capkg assemble` (benches/README.md, "Why a pool
+/// of worker threads"). The same size as [`LOAD_ON_TWO_THREADS_UNTIL`]: large input, from which
+/// the process trades speed for memory.
 pub(super) const WRITE_ON_TWO_THREADS_UNTIL: usize = LOAD_ON_TWO_THREADS_UNTIL;
 
 /// Texts this long or longer are loaded on one thread, as lint loads every file. Each loading
 /// thread keeps its own table of the long texts it made (a CustomResourceDefinition cut in two
 /// has its descriptions made once per half) and its own partly filled pages, and the pieces are
-/// listed twice while they are joined: on the densest provider's shape, 4 MB of assemble's peak
-/// at 20 MB (2.86x the input, 2.66x on one thread) and 13 MB at 100 MB (2.44x, 2.31x), for
-/// 13 to 18 % more time there (2 % on core Cluster API's shape). From this size the process
-/// trades speed for memory anyway (`files::LARGE_INPUT`).
+/// listed twice while they are joined (benches/README.md, "Why a pool of worker threads"). From
+/// this size the process trades speed for memory anyway (`files::LARGE_INPUT`).
 pub(super) const LOAD_ON_TWO_THREADS_UNTIL: usize = crate::files::LARGE_INPUT as usize;
 
 /// Whether [`parse`] loads a text of `len` bytes on two threads.

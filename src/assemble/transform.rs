@@ -39,8 +39,8 @@ pub struct TransformOptions<'a> {
 
 /// What a transformation changed, one line each, written only when they are kept: `capkg
 /// assemble -v` prints them, and nothing else reads them. Every object of a large file can change
-/// (its namespace, its label): the lines of the 100 MB dense file of `benches/peak_rss.sh` were
-/// 15 MB of its peak.
+/// (its namespace, its label), so the lines are megabytes of a large file's peak
+/// (benches/README.md, "Memory and density").
 #[derive(Debug, Default)]
 pub struct ChangeLog {
     lines: Option<Vec<String>>,

@@ -75,8 +75,7 @@ pub fn write_dir(files: &[(&str, &[u8])], out: &Path) -> Result<(), WriteError> 
     // No fsync: this is a build folder, like cargo's `target/`. After a crash a file may be
     // empty or cut, and `checksums.txt` then no longer matches it, which `publish` and
     // `release` check before anything leaves the machine; the local repository publish writes
-    // is the one capkg syncs. (Three fsyncs were a third of assemble's wall time on AWS's
-    // components.)
+    // is the one capkg syncs. (Syncing was a large share of assemble's wall time.)
     for (name, bytes) in files {
         let path = staging.path().join(name);
         let mut file = std::fs::File::create(&path).map_err(io(&path))?;

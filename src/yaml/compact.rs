@@ -10,14 +10,11 @@
 //! a byte ([`PackedBox`]). A node is then its 8-byte span and this 12-byte value, aligned to 4:
 //! 20 bytes, and a mapping entry 40.
 //!
-//! In the components files of the corpus's 16 providers, 78 % of the scalars are 11 bytes or
-//! shorter. The 3 % of 12 to 15 bytes (`openAPIV3Schema`, `containerPort`) were inline when a
-//! node was 24 bytes; they are 684 distinct texts in 5 919 scalars, which the loader shares.
-//!
-//! A longer text is shared (`Arc<str>`), and the loader gives equal texts one copy
-//! ([`SharedTexts`]): the longer scalars are a third to a half of a components file's bytes, mostly
-//! CustomResourceDefinitions' descriptions, and 59 % to 90 % of those bytes repeat within the
-//! file (the same field described in every version and every type).
+//! Most scalars of providers' components files are 11 bytes or shorter, and stay inline. A longer
+//! text is shared (`Arc<str>`), and the loader gives equal texts one copy ([`SharedTexts`]): long
+//! texts, mostly CustomResourceDefinitions' descriptions, repeat within a file (the same field
+//! described in every version and every type). Figures: benches/README.md, "Why a packed 20-byte
+//! node".
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -340,9 +337,8 @@ impl<T: PartialEq> PartialEq for PackedBox<T> {
 /// loader asks here for every scalar's text ([`SharedTexts::text`]).
 ///
 /// Hashed with foldhash, seeded at random per process, so that a file cannot be written to make
-/// the lookups collide without knowing the seed. The standard library's SipHash made render of
-/// AWS's components 5.6 % more instructions; with foldhash the sharing costs 2.2 % there (and
-/// 1.7 % for lint of a 20 MB file), with fewer allocations and page faults.
+/// the lookups collide without knowing the seed; SipHash cost the sharing more than twice as
+/// many instructions (benches/README.md, "Why a packed 20-byte node").
 #[derive(Default)]
 pub(super) struct SharedTexts {
     seen: std::collections::HashSet<Arc<str>, foldhash::fast::RandomState>,

@@ -31,9 +31,8 @@ pub use saphyr_parser::ScalarStyle;
 /// - tags are rare: a tagged node holds its tag and value behind one pointer, in the value's
 ///   place ([`Repr`]).
 ///
-/// At 48 bytes (span, tag pointer, and a 32-byte value) the tree was two thirds of the memory
-/// `lint` and `assemble` took on large components files, and still half at 32 (issue 17); at 24
-/// bytes, mapping entries alone were as large as the text of the densest real provider's file.
+/// The tree is most of what `lint` and `assemble` hold on a large components file, so its size
+/// per mapping entry sets their peak (benches/README.md, "Memory and density").
 #[derive(Clone, PartialEq)]
 pub struct Node {
     span: NodeSpan,

@@ -533,9 +533,8 @@ impl<'m> Loader<'m> {
             }
             Event::Scalar(text, style, anchor, tag) => {
                 // Copied, not moved: the scanner's string keeps room to grow (64 bytes
-                // for a 40-byte image reference), and a moved one would keep it in the tree
-                // (lint of 20 MB: 167 -> 147 MB at the peak); and a long text already seen is
-                // shared.
+                // for a 40-byte image reference), and a moved one would keep it in the tree;
+                // and a long text already seen is shared.
                 let node = Node::scalar_text_in(
                     self.texts.text(&text),
                     style,

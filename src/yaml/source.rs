@@ -6,9 +6,8 @@
 //!
 //! The index is sparse: the start of every 64th line (as `u32` below 4 GiB) and the line count;
 //! a query counts the few line breaks after the nearest kept start with `memchr`. A full table
-//! of 8 bytes a line was 14 MiB of `capkg lint`'s 287 MiB peak on a 100 MB components file of
-//! 1.8 million lines with a few findings (issue 17: peak at most 3x the input); the sparse index
-//! is 109 KiB there, the peak 273 MiB, and a position still costs under a microsecond.
+//! of 8 bytes a line is megabytes of a large file's peak, and a position still costs under a
+//! microsecond this way (benches/README.md, "Memory and density").
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -62,7 +61,7 @@ impl fmt::Display for Position {
 
 /// Bytes as text: invalid UTF-8 sequences become U+FFFD. Valid UTF-8 (nearly always) is
 /// borrowed after the standard library's validator, which reads ASCII a word at a time; its
-/// lossy decoder reads a byte at a time (3 % of `capkg render`'s time on 1.2 MB).
+/// lossy decoder reads a byte at a time.
 pub fn text_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
@@ -160,9 +159,7 @@ impl Source {
 
 /// Lines per block of the sparse index: the index keeps the start of every `BLOCK`th line, and a
 /// query counts at most `BLOCK - 1` line breaks from there (a few KB of text on typical YAML).
-/// Measured on the 100 MB file, a position at a random offset took 0.4, 0.5, 0.7, 0.8 and 1.2 µs
-/// with 16, 32, 64, 128 and 256 lines a block, and 0.9 µs with the full table: 64 is no slower
-/// at a 128th of the full table's size.
+/// At 64 a lookup is no slower than the full table's, at a 128th of its size.
 const BLOCK: usize = 64;
 
 /// The start of every [`BLOCK`]th line (lines 0, `BLOCK`, `2 * BLOCK`, ...), and how many lines

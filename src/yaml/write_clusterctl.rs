@@ -65,9 +65,8 @@ pub fn write_value(value: &JsonValue) -> Result<String, WriteError> {
 }
 
 /// [`write_value`] of a value read from a document of `size` bytes. Its events and its text are
-/// allocated at about their final size from the start: grown by doubling, they were two thirds
-/// of the memory `capkg render` allocates (17 of 33 MB on a 2 MB components file), all of it
-/// fresh pages to fault in.
+/// allocated at about their final size from the start: grown by doubling, they were most of the
+/// memory `capkg render` allocates, all of it fresh pages to fault in.
 pub fn write_value_sized(value: &JsonValue, size: usize) -> Result<String, WriteError> {
     /// Bytes of a components file per event, measured on the corpus (about 37).
     const BYTES_PER_EVENT: usize = 32;

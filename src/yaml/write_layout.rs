@@ -73,8 +73,8 @@ pub fn write_documents<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String 
 /// the text: the nodes are then partly moved.
 ///
 /// Each document is read back as soon as it is written, so the writer's notes of where its nodes
-/// went are held for one document at a time: 8 bytes a node of the largest, where the whole
-/// tree's were 0.6 times a dense file's size (issue 17).
+/// went are held for one document at a time: 8 bytes a node of the largest, not of the whole
+/// tree (benches/README.md, "Memory and density").
 pub fn write_documents_as_read(nodes: &mut [Node], buffer: String) -> (String, Option<Vec<Span>>) {
     let mut writer = Writer::new(true);
     writer.out = buffer;

@@ -2,7 +2,7 @@
 //! gives, at the same places, or giving up.
 //!
 //! saphyr-parser reads every character through a lookahead buffer and builds every scalar in a
-//! new `String`; it was half of `capkg assemble`'s time and a third of `capkg render`'s. Generated
+//! new `String`, which made it most of what a parse of a components file cost. Generated
 //! manifests use a small part of YAML: block mappings and sequences, plain and quoted scalars,
 //! literal and folded block scalars, single-line flow sequences of scalars and empty flow
 //! mappings. This reader reads that part a line at a time, borrows single-line scalars from the
@@ -72,8 +72,8 @@ pub(super) fn read<'t>(text: &'t str, sink: &mut Sink<'_, 't>) -> Result<(), Uns
 /// Tabs, carriage returns, other control characters and byte order marks: saphyr-parser gives
 /// each of them meanings (or errors) this reader does not reproduce.
 fn has_unsupported_bytes(bytes: &[u8]) -> bool {
-    // Blocks without an early exit inside, so that the compiler checks many bytes at once (a
-    // byte at a time, this check was 5 % of `capkg assemble`'s time).
+    // Blocks without an early exit inside, so that the compiler checks many bytes at once: the
+    // check reads every byte of the file.
     let control = |block: &[u8]| {
         block.iter().fold(false, |found, &b| {
             found | ((b < 0x20) & (b != b'\n')) | (b == 0x7f)
@@ -164,9 +164,9 @@ impl<'t> Reader<'t, '_, '_> {
     }
 
     fn skip_spaces(&self, mut at: usize) -> usize {
-        // Eight bytes a step: the indentation of a CRD's deep schemas is tens of spaces, and
-        // counting it a byte at a time was 2 % of render's instructions. The first byte that
-        // is not a space is the lowest non-zero byte of the word XOR eight spaces.
+        // Eight bytes a step: the indentation of a CRD's deep schemas is tens of spaces on
+        // every line. The first byte that is not a space is the lowest non-zero byte of the
+        // word XOR eight spaces.
         while let Some(eight) = self
             .bytes
             .get(at..)

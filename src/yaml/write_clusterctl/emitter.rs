@@ -417,8 +417,7 @@ impl<'e> Emitter<'e> {
             self.put_break();
         }
         if self.column < indent {
-            // At once: a space at a time was a quarter of the writer's instructions (CRDs nest
-            // deep).
+            // At once: CRDs nest deep, and a space at a time showed in the writer's profile.
             let spaces = indent - self.column;
             self.out.resize(self.out.len() + spaces, b' ');
             self.column = indent;
