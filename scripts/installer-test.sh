@@ -13,12 +13,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+distrib="${CARGO_TARGET_DIR:-target}/distrib"
 if [ "${1:-}" != --no-build ]; then
   dist build --artifacts=host >/dev/null
 fi
-archive=$(ls target/distrib/capkg-*.tar.xz | head -n 1)
-[ -f "$archive" ] && [ -f target/distrib/capkg-installer.sh ] || {
-  echo "installer-test: no archive or installer in target/distrib" >&2
+archive=$(ls "$distrib"/capkg-*.tar.xz | head -n 1)
+[ -f "$archive" ] && [ -f "$distrib/capkg-installer.sh" ] || {
+  echo "installer-test: no archive or installer in $distrib" >&2
   exit 2
 }
 
@@ -38,7 +39,7 @@ fail() {
 # same expected checksum).
 for release in good corrupt; do
   mkdir -p "$work/srv/$release/v$version"
-  cp "$archive" "$archive.sha256" target/distrib/capkg-installer.sh "$work/srv/$release/v$version/"
+  cp "$archive" "$archive.sha256" "$distrib/capkg-installer.sh" "$work/srv/$release/v$version/"
 done
 bad="$work/srv/corrupt/v$version/$(basename "$archive")"
 python3 - "$bad" <<'PY'
