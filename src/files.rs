@@ -439,14 +439,7 @@ fn load_parallel(
     entries: &[(PathBuf, Option<FileRole>)],
     default_type: Option<ProviderType>,
 ) -> Vec<Result<ReleaseFile, Error>> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(entries.len())
-        .max(1);
-    if workers == 1 {
+    if entries.len() < 2 {
         return entries
             .iter()
             .map(|(path, role)| load_file(path, role.clone(), default_type))
@@ -456,47 +449,18 @@ fn load_parallel(
         .iter()
         .map(|(path, _)| std::fs::symlink_metadata(path).map_or(0, |m| m.len()))
         .collect();
-    let order = largest_first(&sizes);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<ReleaseFile, Error>>>> =
-        Mutex::new((0..entries.len()).map(|_| None).collect());
-    // Loads the file at place `at` of `order`; false when there is none.
-    let load = |at: usize| -> bool {
-        let Some(&index) = order.get(at) else {
-            return false;
-        };
-        if let Some((path, role)) = entries.get(index) {
-            let result = load_file(path, role.clone(), default_type);
-            let mut slots = results.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(slot) = slots.get_mut(index) {
-                *slot = Some(result);
-            }
-        }
-        true
-    };
-    let work = || while load(next.fetch_add(1, Ordering::Relaxed)) {};
-    // Taken before the other threads start, so that none of them takes it.
-    let largest = next.fetch_add(1, Ordering::Relaxed);
-    std::thread::scope(|scope| {
-        for _ in 1..workers {
-            scope.spawn(work);
-        }
-        load(largest);
-        work();
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .flatten()
-        .collect()
-}
-
-/// The indices of `sizes`, largest first; equal sizes in their order.
-fn largest_first(sizes: &[u64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
-    order
+    let order = crate::threads::heaviest_first(&sizes);
+    let entries: Vec<&(PathBuf, Option<FileRole>)> = entries.iter().collect();
+    crate::threads::in_turn(
+        entries,
+        &order,
+        crate::threads::workers(),
+        || (),
+        |(), _, (path, role)| Some(load_file(path, role.clone(), default_type)),
+    )
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 fn parent_of(path: &Path) -> PathBuf {
@@ -804,8 +768,11 @@ mod tests {
 
     #[test]
     fn the_largest_files_load_first_and_results_keep_the_input_order() {
-        assert_eq!(largest_first(&[5, 50, 5, 500, 0]), vec![3, 1, 0, 2, 4]);
-        assert!(largest_first(&[]).is_empty());
+        assert_eq!(
+            crate::threads::heaviest_first(&[5u64, 50, 5, 500, 0]),
+            vec![3, 1, 0, 2, 4]
+        );
+        assert!(crate::threads::heaviest_first::<u64>(&[]).is_empty());
 
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

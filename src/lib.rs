@@ -22,7 +22,7 @@
 //!
 //! Load:
 //! - [`files`]: finds release files under paths and loads each with its role (regular files only).
-//! - [`config`]: capkg.yaml.
+//! - [`config`]: reads capkg.yaml, the maintainer's configuration.
 //! - [`release_dir`]: an assembled release folder, as publish, release and the operator read it.
 //!
 //! Check:

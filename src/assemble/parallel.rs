@@ -6,9 +6,8 @@
 //! first half's length are the read-back of the whole. Below [`PARALLEL_FROM`] bytes a second
 //! thread costs more than it saves and everything runs on the caller's thread.
 
-use std::cmp::Reverse;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 
@@ -47,8 +46,8 @@ pub(super) fn parse(source: Arc<Source>) -> YamlFile {
 /// `f` over `items`, on two threads when `large`; the results in the items' order, so what a
 /// caller makes of them never depends on scheduling. `weights` estimate the items' work, in
 /// their order (a missing one counts as nothing): the threads take the heaviest items first,
-/// each the next one when it is done ([`on_two_threads`]), because a components file's work is
-/// mostly in a few large CustomResourceDefinitions.
+/// each the next one when it is done ([`crate::threads::in_turn`]), because a components file's
+/// work is mostly in a few large CustomResourceDefinitions.
 pub(super) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     large: bool,
@@ -58,10 +57,12 @@ pub(super) fn map_in_order<T: Sync, R: Send>(
     if !large || items.len() < 2 {
         return items.iter().map(&f).collect();
     }
-    let done = on_two_threads(heaviest_first(items.iter(), weights), |_, item| {
-        Some(f(item))
-    });
-    in_order(items.len(), done)
+    let order = heaviest_first(weights, items.len());
+    let items: Vec<&T> = items.iter().collect();
+    crate::threads::in_turn(items, &order, 2, || (), |(), _, item| Some(f(item)))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// [`map_in_order`] of owned items, each moved into `f`.
@@ -74,11 +75,11 @@ pub(super) fn map_owned_in_order<T: Send, R: Send>(
     if !large || items.len() < 2 {
         return items.into_iter().map(&f).collect();
     }
-    let count = items.len();
-    let done = on_two_threads(heaviest_first(items.into_iter(), weights), |_, item| {
-        Some(f(item))
-    });
-    in_order(count, done)
+    let order = heaviest_first(weights, items.len());
+    crate::threads::in_turn(items, &order, 2, || (), |(), _, item| Some(f(item)))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// `f` on every item, on two threads when `large` (as [`map_in_order`] shares them); the error
@@ -93,72 +94,36 @@ pub(super) fn try_for_each_in_order<T: Send, E: Send>(
     if !large || items.len() < 2 {
         return items.iter_mut().try_for_each(&f);
     }
+    let order = heaviest_first(weights, items.len());
     let first_failed = AtomicUsize::new(usize::MAX);
-    let failures = on_two_threads(heaviest_first(items.iter_mut(), weights), |i, item| {
-        if i > first_failed.load(Ordering::Relaxed) {
-            return None;
-        }
-        let error = f(item).err()?;
-        first_failed.fetch_min(i, Ordering::Relaxed);
-        Some(error)
-    });
-    match failures.into_iter().min_by_key(|(i, _)| *i) {
-        Some((_, error)) => Err(error),
+    let items: Vec<&mut T> = items.iter_mut().collect();
+    let failures = crate::threads::in_turn(
+        items,
+        &order,
+        2,
+        || (),
+        |(), i, item| {
+            if i > first_failed.load(Ordering::Relaxed) {
+                return None;
+            }
+            let error = f(item).err()?;
+            first_failed.fetch_min(i, Ordering::Relaxed);
+            Some(error)
+        },
+    );
+    match failures.into_iter().flatten().next() {
+        Some(error) => Err(error),
         None => Ok(()),
     }
 }
 
-/// The items with their indices, the heaviest (by `weights`, in the items' order) first; equal
-/// weights in the items' order.
-fn heaviest_first<W>(items: impl Iterator<Item = W>, weights: &[usize]) -> Vec<(usize, W)> {
-    let mut weighed: Vec<(usize, W)> = items.enumerate().collect();
-    let weight = |i: usize| weights.get(i).copied().unwrap_or(0);
-    weighed.sort_by_key(|&(i, _)| (Reverse(weight(i)), i));
-    weighed
-}
-
-/// `run` on every `(index, item)` of `work` on two threads, each taking the next item when it is
-/// done, in `work`'s order (the longest-processing-time rule, when the heaviest come first); the
-/// results `run` gives, with their indices, in no particular order. A panic on the other thread
-/// is a bug, and is raised again on this thread.
-fn on_two_threads<W: Send, R: Send>(
-    work: Vec<(usize, W)>,
-    run: impl Fn(usize, W) -> Option<R> + Sync,
-) -> Vec<(usize, R)> {
-    let queue = Mutex::new(work.into_iter());
-    let worker = || {
-        let mut done = Vec::new();
-        loop {
-            // A poisoned lock means the other thread panicked; its panic is raised below.
-            let next = match queue.lock() {
-                Ok(mut queue) => queue.next(),
-                Err(_) => None,
-            };
-            let Some((i, item)) = next else { break };
-            if let Some(result) = run(i, item) {
-                done.push((i, result));
-            }
-        }
-        done
-    };
-    match crate::threads::both(worker, worker) {
-        (mut done, Ok(theirs)) => {
-            done.extend(theirs);
-            done
-        }
-        (_, Err(panic)) => std::panic::resume_unwind(panic),
-    }
-}
-
-/// Results by the index each carries, in the items' order.
-fn in_order<R>(count: usize, done: Vec<(usize, R)>) -> Vec<R> {
-    let mut slots: Vec<Option<R>> = (0..count).map(|_| None).collect();
-    for (i, result) in done {
-        if let Some(slot) = slots.get_mut(i) {
-            *slot = Some(result);
-        }
-    }
-    slots.into_iter().flatten().collect()
+/// The order to take `count` items in: heaviest first by `weights` (in the items' order; a
+/// missing weight counts as nothing), equal weights in the items' order.
+fn heaviest_first(weights: &[usize], count: usize) -> Vec<usize> {
+    let padded: Vec<usize> = (0..count)
+        .map(|i| weights.get(i).copied().unwrap_or(0))
+        .collect();
+    crate::threads::heaviest_first(&padded)
 }
 
 /// What [`write_layout_read_back`] wrote.
@@ -352,20 +317,9 @@ mod tests {
 
     #[test]
     fn the_heaviest_items_are_taken_first() {
-        let order = |weights: &[usize], count: usize| -> Vec<usize> {
-            heaviest_first(0..count, weights)
-                .into_iter()
-                .map(|(i, _)| i)
-                .collect()
-        };
-        assert_eq!(order(&[1, 1, 1, 1000, 1, 50], 6), vec![3, 5, 0, 1, 2, 4]);
+        assert_eq!(heaviest_first(&[1, 1, 1, 1000, 1, 50], 6), vec![3, 5, 0, 1, 2, 4]);
         // Missing weights count as nothing; equal weights keep the items' order.
-        assert_eq!(order(&[7], 3), vec![0, 1, 2]);
-        // Every item runs once, whichever thread takes it.
-        let work: Vec<(usize, usize)> = (0..100).map(|i| (i, i)).collect();
-        let mut done = on_two_threads(work, |i, item| Some(i + item));
-        done.sort();
-        assert_eq!(done, (0..100).map(|i| (i, 2 * i)).collect::<Vec<_>>());
+        assert_eq!(heaviest_first(&[7], 3), vec![0, 1, 2]);
     }
 
     #[test]

@@ -11,9 +11,7 @@
 //! document is loaded whole. A file with an alias goes to the one-thread loader, whose alias
 //! budget counts across documents.
 
-use std::cmp::Reverse;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{Document, Error, Limits, Loader, YamlFile, is_blank, parse_str, split_documents};
 use crate::yaml::compact::SharedTexts;
@@ -94,34 +92,25 @@ fn load_routed(source: Arc<Source>, limits: Limits, cut_from: usize) -> (YamlFil
         }
     }
     // Largest first, each thread taking the next piece when it is done: bytes are only an
-    // estimate of a piece's work (a static split by bytes left one thread idle for a fifth
-    // of the load).
-    let mut order: Vec<usize> = (0..pieces.len()).collect();
-    order.sort_by_key(|&i| Reverse(pieces[i].len()));
-    let next = AtomicUsize::new(0);
-    let load = || -> Vec<(usize, Loaded)> {
-        let mut loaded = Vec::new();
-        // One table of long texts per thread, across its pieces: CustomResourceDefinitions
-        // repeat each other's descriptions.
-        let mut texts = SharedTexts::default();
-        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-            if let Some(piece) = pieces.get(i) {
-                loaded.push((i, load_piece(text, piece, limits, &mut texts)));
-            }
-        }
-        loaded
-    };
-    let (mine, theirs) = crate::threads::both(load, load);
-    let Ok(theirs) = theirs else {
+    // estimate of a piece's work, and a static split by bytes left one thread idle.
+    let sizes: Vec<usize> = pieces.iter().map(Piece::len).collect();
+    let order = crate::threads::heaviest_first(&sizes);
+    let shared: Vec<&Piece> = pieces.iter().collect();
+    let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::threads::in_turn(
+            shared,
+            &order,
+            2,
+            // One table of long texts per thread, across its pieces: CustomResourceDefinitions
+            // repeat each other's descriptions.
+            SharedTexts::default,
+            |texts, _, piece| Some(load_piece(text, piece, limits, texts)),
+        )
+    }));
+    let Ok(loaded) = loaded else {
         // A panic in the loader would be a bug; load the ordinary way.
         return one_thread(source, Fallback::Panicked);
     };
-    let mut loaded: Vec<Option<Loaded>> = (0..pieces.len()).map(|_| None).collect();
-    for (i, piece) in mine.into_iter().chain(theirs) {
-        if let Some(slot) = loaded.get_mut(i) {
-            *slot = Some(piece);
-        }
-    }
     if loaded
         .iter()
         .any(|l| l.as_ref().is_none_or(|l| l.aliases > 0))
