@@ -496,7 +496,7 @@ pub(crate) enum HttpError {
     )]
     CleartextCredential { what: String, url: String },
     #[error(
-        "{what}: `{from}` redirected to `{to}`, an address of this machine or its local network; capkg does not follow a remote server there"
+        "{what}: `{from}` points to `{to}`, an address of this machine or its local network; capkg does not follow a remote server there"
     )]
     LocalRedirect {
         what: String,
@@ -724,9 +724,9 @@ fn is_loopback(url: &Url) -> bool {
 }
 
 /// A remote server may not point capkg at this machine or its network (a port only reachable
-/// from here): a redirect from a host that is not loopback, private or link-local to one that is
-/// is refused. Host names are judged as written, not resolved.
-fn check_redirect(from: &Url, to: &Url, what: &str) -> Result<(), HttpError> {
+/// from here): a redirect or a token realm from a host that is not loopback, private or
+/// link-local to one that is is refused. Host names are judged as written, not resolved.
+pub(crate) fn check_hop(from: &Url, to: &Url, what: &str) -> Result<(), HttpError> {
     let local = |url: &Url| {
         url.host_str()
             .is_some_and(super::url::is_local_network_host)
@@ -921,7 +921,7 @@ impl Http {
                 match next {
                     Some(next) if redirects <= 5 => {
                         check_url(&next)?;
-                        check_redirect(&url, &next, &request.what)?;
+                        check_hop(&url, &next, &request.what)?;
                         url = next;
                         // A redirect is not a failure: it does not use up a try.
                         attempt -= 1;
@@ -1491,19 +1491,19 @@ mod tests {
             "http://169.254.169.254/latest/meta-data/",
             "https://[fd00::1]/x",
         ] {
-            let err = check_redirect(&url("https://registry.example/v2/a"), &url(to), "look up")
+            let err = check_hop(&url("https://registry.example/v2/a"), &url(to), "look up")
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("local network"), "{to}: {err}");
         }
         // Remote to remote, and local to local (a test registry on loopback), are followed.
-        check_redirect(
+        check_hop(
             &url("https://registry.example/v2/a"),
             &url("https://storage.example/blob"),
             "x",
         )
         .unwrap();
-        check_redirect(
+        check_hop(
             &url("http://127.0.0.1:5000/v2/a"),
             &url("http://127.0.0.1:5001/blob"),
             "x",

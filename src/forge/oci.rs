@@ -386,6 +386,9 @@ impl Registry {
                     url: self.base.to_string(),
                     reason: format!("its token realm `{realm}` is not a URL: {err}"),
                 })?;
+                let what = format!("get a token for `{}`", self.reference.name());
+                crate::forge::http::check_hop(challenger, &url, &what)
+                    .map_err(|err| OciError::Http(Box::new(err)))?;
                 let ours = format!("repository:{}:{}", self.reference.repository, self.actions);
                 {
                     let mut query = url.query_pairs_mut();
@@ -405,7 +408,6 @@ impl Registry {
                     }
                     _ => None,
                 };
-                let what = format!("get a token for `{}`", self.reference.name());
                 let response = self
                     .http
                     .with_credential(login)
@@ -875,6 +877,34 @@ mod tests {
         let registry = Registry::new(&http, &reference, None, false).unwrap();
         let found = registry.head_manifest("3.9").await.unwrap();
         assert_eq!(found.and_then(|f| f.digest).as_deref(), Some("sha256:abc"));
+    }
+
+    #[tokio::test]
+    async fn a_remote_registry_cannot_name_a_token_realm_on_this_machine() {
+        let http = Http::new(
+            crate::forge::http::RetryPolicy::default(),
+            std::sync::Arc::new(crate::forge::http::SystemClock),
+            std::sync::Arc::new(crate::forge::progress::NoProgress),
+            None,
+        )
+        .unwrap();
+        let reference = Reference::parse("registry.example/o/a").unwrap();
+        let login = Login::Basic {
+            user: "u".into(),
+            password: Secret::new("pw-0123456789").unwrap(),
+        };
+        let registry = Registry::new(&http, &reference, Some(login), false).unwrap();
+        let challenge = Challenge::Bearer {
+            realm: "http://127.0.0.1:9/token".into(),
+            service: None,
+            scope: None,
+        };
+        let err = registry
+            .answer(&challenge, &reference.base_url().unwrap())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("local network"), "{err}");
     }
 
     #[test]
