@@ -29,7 +29,7 @@ use reqwest::{Method, StatusCode, Url};
 
 use crate::error::{Classified, ErrorClass};
 use crate::forge::http::{Credential, Http, HttpError, Request, Retry, Secret};
-pub(crate) use crate::forge::login::{LOGIN_SOURCES, Login};
+use crate::forge::login::{LOGIN_SOURCES, Login};
 
 /// An OCI image manifest.
 pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";

@@ -33,8 +33,8 @@ use super::{
     Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
-use crate::forge::login::{LoginSource, RegistryRole};
-use crate::forge::oci::{self, LOGIN_SOURCES, Login, OCI_MANIFEST, OciError, Reference, Registry};
+use crate::forge::login::{LOGIN_SOURCES, Login, LoginSource, RegistryRole};
+use crate::forge::oci::{self, OCI_MANIFEST, OciError, Reference, Registry};
 use crate::operator::oci::{TITLE_ANNOTATION, components_title, metadata_title};
 use crate::provider::FileRole;
 
