@@ -19,7 +19,8 @@
 //! - `2xx`: returned.
 //! - `3xx` (when the call follows redirects): followed up to five times. A redirect to another
 //!   origin (scheme, host, port) drops the credential: asset downloads are redirected to storage
-//!   hosts that must not see the token. A redirect to plain `http://` off loopback is refused.
+//!   hosts that must not see the token. A redirect to plain `http://` off loopback is refused, and
+//!   so is one from a remote host to this machine or its network ([`check_hop`]).
 //! - `429`, and `403` with a rate-limit signal (`retry-after`, `x-ratelimit-remaining: 0`, or a
 //!   message that says "rate limit"): wait as long as the server asks (`retry-after` seconds, else
 //!   until `x-ratelimit-reset`/`ratelimit-reset`), else [`RetryPolicy::unsignalled_rate_limit_wait`]

@@ -303,6 +303,50 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn stalled_registries_cost_one_deadline_and_each_image_is_named() {
+        // Registries that accept connections and never answer.
+        let mut listeners = Vec::new();
+        let mut uses = Vec::new();
+        for _ in 0..3 {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = listener.local_addr().unwrap().port();
+            listeners.push(tokio::spawn(async move {
+                let mut held = Vec::new();
+                while let Ok((stream, _)) = listener.accept().await {
+                    held.push(stream);
+                }
+            }));
+            uses.push(ImageUse {
+                image: format!("127.0.0.1:{port}/capx/manager:v1"),
+                object: "Deployment `m`".into(),
+                file: "infrastructure-components.yaml".into(),
+            });
+        }
+        // A short deadline: without it each lookup would wait for its connection's timeouts.
+        let services = Services {
+            policy: RetryPolicy {
+                images_deadline: std::time::Duration::from_secs(1),
+                ..RetryPolicy::default()
+            },
+            ..Services::default()
+        };
+        let started = tokio::time::Instant::now();
+        let found = check(&uses, &|_| None, &services).await;
+        let waited = started.elapsed();
+        assert!(waited < std::time::Duration::from_secs(30), "{waited:?}");
+        let unchecked: Vec<&str> = found.unchecked.iter().map(|u| u.image.as_str()).collect();
+        let mut images: Vec<&str> = uses.iter().map(|u| u.image.as_str()).collect();
+        images.sort_unstable();
+        assert_eq!(unchecked, images);
+        for warning in found.warnings() {
+            assert!(warning.contains("--images-timeout"), "{warning}");
+        }
+        for listener in listeners {
+            listener.abort();
+        }
+    }
+
     #[test]
     fn images_are_located_as_docker_pulls_them() {
         let cases = [
