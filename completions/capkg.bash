@@ -961,7 +961,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --provider --type --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --dry-run --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -996,6 +996,14 @@ _capkg() {
                     return 0
                     ;;
                 --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-layers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --images-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1155,7 +1163,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --version --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1194,6 +1202,14 @@ _capkg() {
                     return 0
                     ;;
                 --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-layers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --images-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -256,6 +256,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provide
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"
@@ -275,6 +277,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-wait -d 'The 
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'"

@@ -83,6 +83,31 @@ pub struct HttpLimitArgs {
     pub max_download: u64,
 }
 
+/// The bounds on what `verify` and `release` read from registries an artifact or a release
+/// names, per operation rather than per request.
+#[derive(Debug, Clone, Args)]
+pub struct ReadLimitArgs {
+    /// The most layers `verify oci://` reads from one artifact; a larger one is refused before
+    /// any layer is read.
+    #[arg(long, value_name = "N", env = "CAPKG_MAX_LAYERS", default_value_t = crate::forge::http::DEFAULT_MAX_LAYERS)]
+    pub max_layers: usize,
+    /// The time all image lookups of one check share; images not looked up by then are
+    /// reported as not checked (`30s`, `2m`).
+    #[arg(long, value_name = "DURATION", env = "CAPKG_IMAGES_TIMEOUT", default_value = "60s", value_parser = parse_timeout)]
+    pub images_timeout: Duration,
+}
+
+impl ReadLimitArgs {
+    /// `policy` with these bounds.
+    pub fn apply(&self, policy: RetryPolicy) -> RetryPolicy {
+        RetryPolicy {
+            max_layers: self.max_layers,
+            images_deadline: self.images_timeout,
+            ..policy
+        }
+    }
+}
+
 impl HttpLimitArgs {
     /// `policy` with these bounds.
     pub fn apply(&self, policy: RetryPolicy) -> RetryPolicy {

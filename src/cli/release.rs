@@ -62,6 +62,8 @@ pub struct ReleaseArgs {
     pub provider: ProviderArgs,
     #[command(flatten)]
     pub limits: super::publish::HttpLimitArgs,
+    #[command(flatten)]
+    pub read_limits: super::publish::ReadLimitArgs,
 }
 
 pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
@@ -82,7 +84,7 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     let outcome = match release::plan(&request, &ci, &assembler, &env) {
         Err(err) => Outcome::failed(&err, None),
         Ok(plan) => {
-            let services = services(global, &args.limits);
+            let services = services(global, &args.limits, &args.read_limits);
             let runtime = runtime()?;
             if args.dry_run {
                 runtime.block_on(release::dry_run(&plan, &env, services))

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::publish::HttpLimitArgs;
+use super::publish::{HttpLimitArgs, ReadLimitArgs};
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
@@ -49,6 +49,8 @@ pub struct VerifyArgs {
     pub max_wait: std::time::Duration,
     #[command(flatten)]
     pub limits: HttpLimitArgs,
+    #[command(flatten)]
+    pub read_limits: ReadLimitArgs,
 }
 
 pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
@@ -76,7 +78,7 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
             && env("CAPKG_CHECK_IMAGES").is_none_or(|v| v.trim() != "false"),
         ..request
     };
-    let mut services = services(global, &args.limits);
+    let mut services = services(global, &args.limits, &args.read_limits);
     services.policy.max_wait = args.max_wait;
     let mut report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
@@ -256,13 +258,17 @@ pub(super) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 
 /// Default retries and clock, the HTTP bounds of the flags, with waits and steps reported on
 /// stderr.
-pub(super) fn services(global: &GlobalArgs, limits: &HttpLimitArgs) -> Services {
+pub(super) fn services(
+    global: &GlobalArgs,
+    limits: &HttpLimitArgs,
+    read_limits: &ReadLimitArgs,
+) -> Services {
     let defaults = Services::default();
     Services {
         progress: Arc::new(LogProgress {
             quiet: global.quiet,
         }),
-        policy: limits.apply(defaults.policy.clone()),
+        policy: read_limits.apply(limits.apply(defaults.policy.clone())),
         ..defaults
     }
 }

@@ -19,7 +19,8 @@
 //! - `2xx`: returned.
 //! - `3xx` (when the call follows redirects): followed up to five times. A redirect to another
 //!   origin (scheme, host, port) drops the credential: asset downloads are redirected to storage
-//!   hosts that must not see the token. A redirect to plain `http://` off loopback is refused.
+//!   hosts that must not see the token. A redirect to plain `http://` off loopback is refused, and
+//!   so is one from a remote host to this machine or its network ([`check_hop`]).
 //! - `429`, and `403` with a rate-limit signal (`retry-after`, `x-ratelimit-remaining: 0`, or a
 //!   message that says "rate limit"): wait as long as the server asks (`retry-after` seconds, else
 //!   until `x-ratelimit-reset`/`ratelimit-reset`), else [`RetryPolicy::unsignalled_rate_limit_wait`]
@@ -97,8 +98,13 @@ pub struct RetryPolicy {
     /// The window the transfer rate is judged over.
     pub rate_window: Duration,
     /// The largest answer body capkg reads; a larger one is refused, unread when the server
-    /// announces its length (`--max-download`).
+    /// announces its length (`--max-download`). `verify oci://` holds an artifact's layers to
+    /// it in all, not each.
     pub max_download: u64,
+    /// The most layers `verify oci://` reads from one artifact (`--max-layers`).
+    pub max_layers: usize,
+    /// The time every image lookup of one check shares (`--images-timeout`).
+    pub images_deadline: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -114,6 +120,8 @@ impl Default for RetryPolicy {
             min_rate: DEFAULT_MIN_RATE,
             rate_window: Duration::from_secs(30),
             max_download: DEFAULT_MAX_DOWNLOAD,
+            max_layers: DEFAULT_MAX_LAYERS,
+            images_deadline: DEFAULT_IMAGES_DEADLINE,
         }
     }
 }
@@ -124,6 +132,12 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 pub(crate) const DEFAULT_MIN_RATE: u64 = 1024;
 /// 256 MiB: far above any release file clusterctl reads, far below a runner's memory.
 pub(crate) const DEFAULT_MAX_DOWNLOAD: u64 = 256 * 1024 * 1024;
+/// 64: capkg's artifacts have a few layers per provider plus the templates; the operator reads
+/// every layer into memory.
+pub(crate) const DEFAULT_MAX_LAYERS: usize = 64;
+/// One minute for all of a release's image lookups: a healthy registry answers in well under a
+/// second, and a stalled one must not hold a release for the connection timeouts.
+pub(crate) const DEFAULT_IMAGES_DEADLINE: Duration = Duration::from_secs(60);
 
 impl RetryPolicy {
     /// The backoff before try `attempt + 1` (`attempt` counts from 1).
@@ -482,6 +496,14 @@ pub(crate) enum HttpError {
         "{what}: refusing to send the token over plain http to `{url}`, which is not a loopback address"
     )]
     CleartextCredential { what: String, url: String },
+    #[error(
+        "{what}: `{from}` points to `{to}`, an address of this machine or its local network; capkg does not follow a remote server there"
+    )]
+    LocalRedirect {
+        what: String,
+        from: String,
+        to: String,
+    },
     #[error("{what}: too many redirects, the last to `{url}`")]
     Redirects { what: String, url: String },
     #[error("cannot build the HTTP client")]
@@ -702,6 +724,24 @@ fn is_loopback(url: &Url) -> bool {
     url.host_str().is_some_and(super::url::is_loopback_host)
 }
 
+/// A remote server may not point capkg at this machine or its network (a port only reachable
+/// from here): a redirect or a token realm from a host that is not loopback, private or
+/// link-local to one that is is refused. Host names are judged as written, not resolved.
+pub(crate) fn check_hop(from: &Url, to: &Url, what: &str) -> Result<(), HttpError> {
+    let local = |url: &Url| {
+        url.host_str()
+            .is_some_and(super::url::is_local_network_host)
+    };
+    if !local(from) && local(to) {
+        return Err(HttpError::LocalRedirect {
+            what: what.to_string(),
+            from: from.origin().ascii_serialization(),
+            to: to.origin().ascii_serialization(),
+        });
+    }
+    Ok(())
+}
+
 /// Same scheme, host and port.
 pub(crate) fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme()
@@ -808,6 +848,18 @@ impl Http {
         self.credential.as_ref()
     }
 
+    /// The same client with another largest answer: a caller that bounds several reads in all
+    /// gives each what is left.
+    pub(crate) fn with_max_download(&self, max_download: u64) -> Http {
+        Http {
+            policy: RetryPolicy {
+                max_download,
+                ..self.policy.clone()
+            },
+            ..self.clone()
+        }
+    }
+
     /// The same client (connections, policy, clock, progress) with another credential: a
     /// registry's token changes during a session (anonymous, then the realm's token).
     pub(crate) fn with_credential(&self, credential: Option<Credential>) -> Http {
@@ -870,6 +922,7 @@ impl Http {
                 match next {
                     Some(next) if redirects <= 5 => {
                         check_url(&next)?;
+                        check_hop(&url, &next, &request.what)?;
                         url = next;
                         // A redirect is not a failure: it does not use up a try.
                         attempt -= 1;
@@ -1427,6 +1480,36 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(&response.body[..], b"content");
+    }
+
+    #[test]
+    fn a_remote_server_cannot_redirect_to_this_machine_or_its_network() {
+        let url = |text: &str| Url::parse(text).unwrap();
+        for to in [
+            "http://127.0.0.1:5000/v2/",
+            "http://localhost/x",
+            "https://10.0.0.5/x",
+            "http://169.254.169.254/latest/meta-data/",
+            "https://[fd00::1]/x",
+        ] {
+            let err = check_hop(&url("https://registry.example/v2/a"), &url(to), "look up")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("local network"), "{to}: {err}");
+        }
+        // Remote to remote, and local to local (a test registry on loopback), are followed.
+        check_hop(
+            &url("https://registry.example/v2/a"),
+            &url("https://storage.example/blob"),
+            "x",
+        )
+        .unwrap();
+        check_hop(
+            &url("http://127.0.0.1:5000/v2/a"),
+            &url("http://127.0.0.1:5001/blob"),
+            "x",
+        )
+        .unwrap();
     }
 
     #[tokio::test]

@@ -6,6 +6,7 @@
 pub(crate) mod github;
 pub(crate) mod gitlab;
 pub(crate) mod http;
+pub(crate) mod login;
 pub(crate) mod oci;
 pub(crate) mod progress;
 pub(crate) mod url;

@@ -15,13 +15,12 @@
 //! - `Basic realm=…`: the login is sent to the registry as Basic credentials.
 //!
 //! An access token (`OCI_ACCESS_TOKEN`, as cluster-api-operator reads it) is sent as a bearer
-//! token from the first request on.
-//!
-//! Where the login comes from ([`Login::resolve`]): `OCI_ACCESS_TOKEN`, else `OCI_USERNAME` and
-//! `OCI_PASSWORD` (cluster-api-operator's variables), else `GITHUB_TOKEN` for `ghcr.io` in GitHub
-//! Actions, else the Docker config file's `auths` entry for the registry.
+//! token from the first request on. Which login a registry gets is [`crate::forge::login`]'s
+//! rule; where it goes is this module's: the registry's own origin, and the token realm that
+//! origin's own challenge names. A challenge from another origin (after a redirect) is answered
+//! anonymously, and an upload `Location` on another origin is refused.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use bytes::Bytes;
@@ -30,6 +29,7 @@ use reqwest::{Method, StatusCode, Url};
 
 use crate::error::{Classified, ErrorClass};
 use crate::forge::http::{Credential, Http, HttpError, Request, Retry, Secret};
+use crate::forge::login::{LOGIN_SOURCES, Login};
 
 /// An OCI image manifest.
 pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
@@ -66,6 +66,20 @@ impl Reference {
         } else {
             (false, trimmed.strip_prefix("oci://").unwrap_or(trimmed))
         };
+        let host_part = rest.split('/').next().unwrap_or_default();
+        if let Some((_, after)) = host_part.rsplit_once('@') {
+            // `user:password@host`: the message must not repeat what stands before the `@`.
+            return Err(OciError::BadReference {
+                reference: format!(
+                    "{}[redacted]@{after}{}",
+                    &trimmed[..trimmed.len() - rest.len()],
+                    &rest[host_part.len()..]
+                ),
+                reason: format!(
+                    "it holds a user name or password; give the login through {LOGIN_SOURCES}"
+                ),
+            });
+        }
         if rest.contains('@') {
             return Err(bad(
                 "a digest (`@sha256:…`) cannot be published to; name a tag or leave it out",
@@ -160,182 +174,6 @@ pub(crate) fn valid_tag(tag: &str) -> bool {
         && bytes
             .iter()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-}
-
-/// The credentials for one registry.
-#[derive(Clone, Debug)]
-pub(crate) enum Login {
-    /// A user and password: Basic to the registry, or to its token realm for a token.
-    Basic { user: String, password: Secret },
-    /// A bearer token sent to the registry as it is (`OCI_ACCESS_TOKEN`).
-    Token(Secret),
-}
-
-/// Where a login was found, for messages (never the value).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum LoginSource {
-    Environment(&'static str),
-    DockerConfig(PathBuf),
-}
-
-impl std::fmt::Display for LoginSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoginSource::Environment(names) => f.write_str(names),
-            LoginSource::DockerConfig(path) => write!(f, "`{}`", path.display()),
-        }
-    }
-}
-
-/// The variables and file a login may come from, for hints.
-pub(crate) const LOGIN_SOURCES: &str = "OCI_USERNAME and OCI_PASSWORD, OCI_ACCESS_TOKEN, or the Docker config file (`docker login`; DOCKER_CONFIG)";
-
-impl Login {
-    /// The login for `registry` (`host[:port]`): `OCI_ACCESS_TOKEN`, else `OCI_USERNAME` and
-    /// `OCI_PASSWORD`, else `GITHUB_TOKEN` for `ghcr.io` when `GITHUB_ACTIONS` is `true`, else the
-    /// Docker config file (`$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`). `None`:
-    /// anonymous.
-    pub(crate) fn resolve(
-        registry: &str,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Option<(Login, LoginSource)>, OciError> {
-        let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-        if let Some(token) = non_empty("OCI_ACCESS_TOKEN").and_then(Secret::new) {
-            return Ok(Some((
-                Login::Token(token),
-                LoginSource::Environment("OCI_ACCESS_TOKEN"),
-            )));
-        }
-        if let (Some(user), Some(password)) = (
-            non_empty("OCI_USERNAME"),
-            non_empty("OCI_PASSWORD").and_then(Secret::new),
-        ) {
-            return Ok(Some((
-                Login::Basic { user, password },
-                LoginSource::Environment("OCI_USERNAME and OCI_PASSWORD"),
-            )));
-        }
-        if registry == "ghcr.io"
-            && env("GITHUB_ACTIONS").as_deref() == Some("true")
-            && let Some(token) = non_empty("GITHUB_TOKEN").and_then(Secret::new)
-        {
-            // ghcr.io takes any user name with a token as the password.
-            let user = non_empty("GITHUB_ACTOR").unwrap_or_else(|| "github-actions".into());
-            return Ok(Some((
-                Login::Basic {
-                    user,
-                    password: token,
-                },
-                LoginSource::Environment("GITHUB_TOKEN"),
-            )));
-        }
-        let config = match non_empty("DOCKER_CONFIG") {
-            Some(dir) => Some(PathBuf::from(dir).join("config.json")),
-            None => non_empty("HOME").map(|home| Path::new(&home).join(".docker/config.json")),
-        };
-        match config {
-            Some(path) => docker_config_login(&path, registry),
-            None => Ok(None),
-        }
-    }
-}
-
-/// The `auths` entry for `registry` in a Docker config file: `auth` (base64 `user:password`) or
-/// `username` and `password`. A missing file is no login; an unreadable or malformed one is an
-/// error naming it. Credential helpers (`credsStore`, `credHelpers`) are not run.
-pub(crate) fn docker_config_login(
-    path: &Path,
-    registry: &str,
-) -> Result<Option<(Login, LoginSource)>, OciError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(OciError::DockerConfig {
-                path: path.to_path_buf(),
-                reason: source.to_string(),
-            });
-        }
-    };
-    let bad = |reason: String| OciError::DockerConfig {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let json: serde_json::Value =
-        serde_json::from_str(&text).map_err(|err| bad(format!("not JSON: {err}")))?;
-    let Some(auths) = json.get("auths").and_then(|a| a.as_object()) else {
-        return Ok(None);
-    };
-    let keys = [
-        registry.to_string(),
-        format!("https://{registry}"),
-        format!("http://{registry}"),
-        format!("https://{registry}/v2/"),
-        format!("https://{registry}/v1/"),
-    ];
-    let docker_hub = matches!(
-        registry,
-        "docker.io" | "registry-1.docker.io" | "index.docker.io"
-    );
-    let entry = keys.iter().find_map(|key| auths.get(key)).or_else(|| {
-        docker_hub
-            .then(|| auths.get("https://index.docker.io/v1/"))
-            .flatten()
-    });
-    let Some(entry) = entry else {
-        return Ok(None);
-    };
-    let source = LoginSource::DockerConfig(path.to_path_buf());
-    let field = |name: &str| {
-        entry
-            .get(name)
-            .and_then(|v| v.as_str())
-            .filter(|v| !v.is_empty())
-    };
-    if let Some(auth) = field("auth") {
-        let decoded = base64_decode(auth)
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .ok_or_else(|| bad(format!("the `auth` of `{registry}` is not base64 text")))?;
-        let Some((user, password)) = decoded.split_once(':') else {
-            return Err(bad(format!(
-                "the `auth` of `{registry}` is not `user:password`"
-            )));
-        };
-        return Ok(Secret::new(password).map(|password| {
-            (
-                Login::Basic {
-                    user: user.to_string(),
-                    password,
-                },
-                source,
-            )
-        }));
-    }
-    if let (Some(user), Some(password)) = (field("username"), field("password")) {
-        return Ok(Secret::new(password).map(|password| {
-            (
-                Login::Basic {
-                    user: user.to_string(),
-                    password,
-                },
-                source,
-            )
-        }));
-    }
-    Ok(None)
-}
-
-/// Standard or URL-safe base64, padding optional; `None` for anything else.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    use base64::Engine;
-    use base64::engine::general_purpose::{
-        STANDARD_NO_PAD_INDIFFERENT, URL_SAFE_NO_PAD_INDIFFERENT,
-    };
-    let text = text.trim();
-    STANDARD_NO_PAD_INDIFFERENT
-        .decode(text)
-        .or_else(|_| URL_SAFE_NO_PAD_INDIFFERENT.decode(text))
-        .ok()
 }
 
 /// A registry's `401` challenge.
@@ -465,8 +303,16 @@ impl Registry {
     /// Sends `request` with the session's credential; on a `401`, answers the challenge once
     /// and sends it again.
     async fn send(&self, request: Request) -> Result<crate::forge::http::Response, OciError> {
-        let first = self
-            .http
+        self.send_with(&self.http, request).await
+    }
+
+    /// [`Registry::send`] on `http` (the session's client with other bounds).
+    async fn send_with(
+        &self,
+        http: &Http,
+        request: Request,
+    ) -> Result<crate::forge::http::Response, OciError> {
+        let first = http
             .with_credential(self.credential())
             .send(request.clone())
             .await;
@@ -493,12 +339,7 @@ impl Registry {
         if let Ok(mut current) = self.current.lock() {
             *current = Some(credential.clone());
         }
-        match self
-            .http
-            .with_credential(Some(credential))
-            .send(request)
-            .await
-        {
+        match http.with_credential(Some(credential)).send(request).await {
             Err(HttpError::Rejected(rejection)) if rejection.status == StatusCode::UNAUTHORIZED => {
                 Err(self.unauthorized(rejection.message.clone()))
             }
@@ -516,13 +357,17 @@ impl Registry {
     }
 
     /// The credential that answers `challenge`, or `None` when there is nothing to answer with.
+    /// Only the registry's own origin answers with the login: a challenge from another origin
+    /// (the storage a redirect led to) gets an anonymous token from its realm, for it alone.
     async fn answer(
         &self,
         challenge: &Challenge,
         challenger: &Url,
     ) -> Result<Option<Credential>, OciError> {
+        let own = crate::forge::http::same_origin(challenger, &self.base);
+        let login = if own { self.login.as_ref() } else { None };
         match challenge {
-            Challenge::Basic => Ok(match &self.login {
+            Challenge::Basic => Ok(match login {
                 Some(Login::Basic { user, password }) => {
                     Credential::basic(user, password).map(|c| c.for_origin(&self.base))
                 }
@@ -533,7 +378,7 @@ impl Registry {
                 service,
                 scope,
             } => {
-                if matches!(self.login, Some(Login::Token(_))) {
+                if matches!(login, Some(Login::Token(_))) {
                     // The access token was refused as it is; there is nothing else to try.
                     return Ok(None);
                 }
@@ -541,6 +386,9 @@ impl Registry {
                     url: self.base.to_string(),
                     reason: format!("its token realm `{realm}` is not a URL: {err}"),
                 })?;
+                let what = format!("get a token for `{}`", self.reference.name());
+                crate::forge::http::check_hop(challenger, &url, &what)
+                    .map_err(|err| OciError::Http(Box::new(err)))?;
                 let ours = format!("repository:{}:{}", self.reference.repository, self.actions);
                 {
                     let mut query = url.query_pairs_mut();
@@ -554,13 +402,12 @@ impl Registry {
                         query.append_pair("scope", scope);
                     }
                 }
-                let login = match &self.login {
+                let login = match login {
                     Some(Login::Basic { user, password }) => {
                         Credential::basic(user, password).map(|c| c.for_origin(&url))
                     }
                     _ => None,
                 };
-                let what = format!("get a token for `{}`", self.reference.name());
                 let response = self
                     .http
                     .with_credential(login)
@@ -588,11 +435,7 @@ impl Registry {
                         url: without_query(&url),
                         reason: "the token answer has no `token`".into(),
                     })?;
-                Ok(Some(
-                    Credential::bearer(token)
-                        .for_origin(&self.base)
-                        .for_origin(challenger),
-                ))
+                Ok(Some(Credential::bearer(token).for_origin(challenger)))
             }
         }
     }
@@ -663,7 +506,7 @@ impl Registry {
 
     /// Whether the repository holds the blob.
     pub(crate) async fn blob_exists(&self, digest: &str) -> Result<bool, OciError> {
-        let url = self.url(&format!("blobs/{digest}"))?;
+        let url = self.blob_url(digest)?;
         let what = format!("look up blob `{digest}` in `{}`", self.reference.name());
         match self.send(Request::new(Method::HEAD, url, what)).await {
             Ok(_) => Ok(true),
@@ -674,12 +517,37 @@ impl Registry {
 
     /// The blob's bytes (registries may redirect to storage, which gets no credential).
     pub(crate) async fn get_blob(&self, digest: &str) -> Result<Bytes, OciError> {
-        let url = self.url(&format!("blobs/{digest}"))?;
+        self.get_blob_within(digest, self.http.policy().max_download)
+            .await
+    }
+
+    /// The blob's bytes, refused beyond `limit` bytes: what is left of a bound several reads
+    /// share.
+    pub(crate) async fn get_blob_within(
+        &self,
+        digest: &str,
+        limit: u64,
+    ) -> Result<Bytes, OciError> {
+        let url = self.blob_url(digest)?;
         let what = format!("read blob `{digest}` from `{}`", self.reference.name());
         let response = self
-            .send(Request::new(Method::GET, url, what).follow_redirects())
+            .send_with(
+                &self.http.with_max_download(limit),
+                Request::new(Method::GET, url, what).follow_redirects(),
+            )
             .await?;
         Ok(response.body)
+    }
+
+    /// `…/blobs/<digest>`, for a digest that is one: a manifest's text never steers a request
+    /// to another path of the registry.
+    fn blob_url(&self, digest: &str) -> Result<Url, OciError> {
+        if !valid_digest(digest) {
+            return Err(OciError::BadDigest {
+                digest: digest.chars().take(80).collect(),
+            });
+        }
+        self.url(&format!("blobs/{digest}"))
     }
 
     /// Uploads a blob in one piece: `POST` opens a session, `PUT` sends the bytes with their
@@ -726,6 +594,13 @@ impl Registry {
             url: url.to_string(),
             reason: format!("its upload `Location` is not a URL: {err}"),
         })?;
+        // The blobs and the login are for this registry: a session elsewhere is not followed.
+        if !crate::forge::http::same_origin(&put_url, &self.base) {
+            return Err(OciError::ForeignUpload {
+                registry: self.reference.registry.clone(),
+                location: origin_text(&put_url),
+            });
+        }
         put_url.query_pairs_mut().append_pair("digest", digest);
         let put = Request::new(
             Method::PUT,
@@ -740,10 +615,31 @@ impl Registry {
     }
 }
 
+/// `scheme://host[:port]` of `url`, for messages (no path, query or user).
+fn origin_text(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
 fn without_query(url: &Url) -> String {
     let mut clean = url.clone();
     clean.set_query(None);
     clean.to_string()
+}
+
+/// `sha256:` and 64 lower-case hex digits, or `sha512:` and 128: the digests registries store
+/// blobs under (the OCI image spec's registered algorithms).
+pub(crate) fn valid_digest(text: &str) -> bool {
+    let hex_of = |hex: &str, len: usize| {
+        hex.len() == len
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    match text.split_once(':') {
+        Some(("sha256", hex)) => hex_of(hex, 64),
+        Some(("sha512", hex)) => hex_of(hex, 128),
+        _ => false,
+    }
 }
 
 /// `sha256:<hex>` of `bytes`.
@@ -786,6 +682,14 @@ pub(crate) enum OciError {
     },
     #[error("the registry answered `{url}` with something capkg cannot read: {reason}")]
     Unexpected { url: String, reason: String },
+    #[error(
+        "the registry `{registry}` asked for the upload to go to `{location}`, another host: capkg sends blobs and the login only to the registry named"
+    )]
+    ForeignUpload { registry: String, location: String },
+    #[error(
+        "`{digest}` is not a digest: a layer's digest is `sha256:` and 64 lower-case hex digits, or `sha512:` and 128"
+    )]
+    BadDigest { digest: String },
     #[error(transparent)]
     Http(Box<HttpError>),
 }
@@ -806,7 +710,10 @@ impl OciError {
 impl Classified for OciError {
     fn class(&self) -> ErrorClass {
         match self {
-            OciError::BadReference { .. } | OciError::Unauthorized { .. } => ErrorClass::Refusal,
+            OciError::BadReference { .. }
+            | OciError::Unauthorized { .. }
+            | OciError::ForeignUpload { .. }
+            | OciError::BadDigest { .. } => ErrorClass::Refusal,
             OciError::Http(err) if err.rejection().is_some() => ErrorClass::Refusal,
             OciError::Http(err) if matches!(**err, HttpError::Insecure { .. }) => {
                 ErrorClass::Refusal
@@ -861,6 +768,39 @@ mod tests {
     }
 
     #[test]
+    fn digests_are_an_algorithm_and_its_hex() {
+        let hex64 = "0123456789abcdef".repeat(4);
+        assert!(valid_digest(&format!("sha256:{hex64}")));
+        assert!(valid_digest(&format!("sha512:{hex64}{hex64}")));
+        for bad in [
+            format!("sha256:{}", hex64.to_uppercase()),
+            format!("sha256:{hex64}0"),
+            format!("sha512:{hex64}"),
+            format!("md5:{}", &hex64[..32]),
+            "sha256:../../other/manifests/latest".to_string(),
+            format!("sha256:{}/..", &hex64[..61]),
+            String::new(),
+        ] {
+            assert!(!valid_digest(&bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_reference_with_a_login_is_refused_without_repeating_it() {
+        for text in [
+            "user:hunter2-pass@ghcr.io/org/aws",
+            "https://user:hunter2-pass@ghcr.io/org/aws:v1",
+            "oci://hunter2-pass@127.0.0.1:5000/org/aws",
+            "a:b@c:hunter2-pass@ghcr.io/org/aws",
+        ] {
+            let err = Reference::parse(text).unwrap_err().to_string();
+            assert!(!err.contains("hunter2"), "{err}");
+            assert!(err.contains("[redacted]@"), "{err}");
+            assert!(err.contains("/org/aws"), "{err}");
+        }
+    }
+
+    #[test]
     fn challenges_parse_bearer_and_basic() {
         assert_eq!(
             parse_challenge(
@@ -878,88 +818,6 @@ mod tests {
         );
         assert_eq!(parse_challenge("Negotiate"), None);
         assert_eq!(parse_challenge(r#"Bearer service="x""#), None);
-    }
-
-    #[test]
-    fn docker_config_entries_give_logins() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.json");
-        let auth = crate::forge::http::base64_padded(b"alice:s3cret-pass");
-        std::fs::write(
-            &path,
-            format!(
-                r#"{{"auths":{{"registry.example:5000":{{"auth":"{auth}"}},"https://other.example":{{"username":"bob","password":"pw-bob-123"}}}}}}"#
-            ),
-        )
-        .unwrap();
-        let Some((Login::Basic { user, password }, _)) =
-            docker_config_login(&path, "registry.example:5000").unwrap()
-        else {
-            panic!("no login");
-        };
-        assert_eq!((user.as_str(), password.expose()), ("alice", "s3cret-pass"));
-        let Some((Login::Basic { user, .. }, _)) =
-            docker_config_login(&path, "other.example").unwrap()
-        else {
-            panic!("no login");
-        };
-        assert_eq!(user, "bob");
-        assert!(
-            docker_config_login(&path, "third.example")
-                .unwrap()
-                .is_none()
-        );
-        assert!(
-            docker_config_login(&dir.path().join("missing.json"), "x")
-                .unwrap()
-                .is_none()
-        );
-        std::fs::write(&path, "{not json").unwrap();
-        let err = docker_config_login(&path, "x").unwrap_err().to_string();
-        assert!(err.contains("config.json"), "{err}");
-    }
-
-    #[test]
-    fn logins_come_from_the_operator_variables_first() {
-        let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                vars.iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        let token =
-            Login::resolve("r.example", &env(&[("OCI_ACCESS_TOKEN", "tok-123456789")])).unwrap();
-        assert!(matches!(token, Some((Login::Token(_), _))));
-        let basic = Login::resolve(
-            "r.example",
-            &env(&[("OCI_USERNAME", "u"), ("OCI_PASSWORD", "p-123456789")]),
-        )
-        .unwrap();
-        assert!(matches!(basic, Some((Login::Basic { .. }, _))));
-        let ghcr = env(&[
-            ("GITHUB_ACTIONS", "true"),
-            ("GITHUB_TOKEN", "ghs_abcdefgh12345"),
-        ]);
-        assert!(matches!(
-            Login::resolve("ghcr.io", &ghcr).unwrap(),
-            Some((
-                Login::Basic { .. },
-                LoginSource::Environment("GITHUB_TOKEN")
-            ))
-        ));
-        // The GitHub token goes to ghcr.io only.
-        assert!(Login::resolve("quay.io", &ghcr).unwrap().is_none());
-    }
-
-    #[test]
-    fn base64_round_trips() {
-        for text in ["", "a", "ab", "abc", "user:pässword"] {
-            let encoded = crate::forge::http::base64_padded(text.as_bytes());
-            assert_eq!(base64_decode(&encoded).unwrap(), text.as_bytes());
-        }
-        assert_eq!(crate::forge::http::base64_padded(b"ab"), "YWI=");
-        assert!(base64_decode("a*b").is_none());
     }
 
     #[tokio::test]
@@ -1019,6 +877,34 @@ mod tests {
         let registry = Registry::new(&http, &reference, None, false).unwrap();
         let found = registry.head_manifest("3.9").await.unwrap();
         assert_eq!(found.and_then(|f| f.digest).as_deref(), Some("sha256:abc"));
+    }
+
+    #[tokio::test]
+    async fn a_remote_registry_cannot_name_a_token_realm_on_this_machine() {
+        let http = Http::new(
+            crate::forge::http::RetryPolicy::default(),
+            std::sync::Arc::new(crate::forge::http::SystemClock),
+            std::sync::Arc::new(crate::forge::progress::NoProgress),
+            None,
+        )
+        .unwrap();
+        let reference = Reference::parse("registry.example/o/a").unwrap();
+        let login = Login::Basic {
+            user: "u".into(),
+            password: Secret::new("pw-0123456789").unwrap(),
+        };
+        let registry = Registry::new(&http, &reference, Some(login), false).unwrap();
+        let challenge = Challenge::Bearer {
+            realm: "http://127.0.0.1:9/token".into(),
+            service: None,
+            scope: None,
+        };
+        let err = registry
+            .answer(&challenge, &reference.base_url().unwrap())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("local network"), "{err}");
     }
 
     #[test]

@@ -54,6 +54,32 @@ pub(crate) fn is_loopback_host(host: &str) -> bool {
     }
 }
 
+/// A loopback, private (RFC 1918, unique local `fc00::/7`, shared `100.64.0.0/10`), link-local or
+/// unspecified address, or `localhost`: an address of this machine or its local network.
+pub(crate) fn is_local_network_host(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let v4 = |ip: std::net::Ipv4Addr| {
+        let [a, b, ..] = ip.octets();
+        ip.is_loopback()
+            || ip.is_private()
+            || ip.is_link_local()
+            || ip.is_unspecified()
+            || (a == 100 && (64..128).contains(&b))
+    };
+    match bare.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => v4(ip),
+        Ok(IpAddr::V6(ip)) => {
+            let first = ip.segments()[0];
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+                || ip.to_ipv4_mapped().is_some_and(v4)
+        }
+        Err(_) => is_loopback_host(bare),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +113,36 @@ mod tests {
         }
         for host in ["example.com", "10.0.0.1", "[::2]", "localhost.example.com"] {
             assert!(!is_loopback_host(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn local_network_hosts() {
+        for host in [
+            "localhost",
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "[::1]",
+            "[fd00::1]",
+            "[fe80::1]",
+            "[::ffff:10.0.0.1]",
+        ] {
+            assert!(is_local_network_host(host), "{host}");
+        }
+        for host in [
+            "example.com",
+            "8.8.8.8",
+            "172.32.0.1",
+            "100.128.0.1",
+            "[2001:db8::1]",
+            "[::ffff:8.8.8.8]",
+        ] {
+            assert!(!is_local_network_host(host), "{host}");
         }
     }
 }

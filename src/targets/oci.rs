@@ -33,9 +33,8 @@ use super::{
     Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
-use crate::forge::oci::{
-    self, LOGIN_SOURCES, Login, LoginSource, OCI_MANIFEST, OciError, Reference, Registry,
-};
+use crate::forge::login::{LOGIN_SOURCES, Login, LoginSource, RegistryRole};
+use crate::forge::oci::{self, OCI_MANIFEST, OciError, Reference, Registry};
 use crate::operator::oci::{TITLE_ANNOTATION, components_title, metadata_title};
 use crate::provider::FileRole;
 
@@ -85,17 +84,14 @@ struct Settings {
 }
 
 impl Settings {
-    /// The reference parsed; the login from the environment and the Docker config file
-    /// ([`Login::resolve`]); `SOURCE_DATE_EPOCH`.
+    /// The reference parsed; the login of the registry the user named, from the environment
+    /// and the Docker config file ([`Login::resolve`]); `SOURCE_DATE_EPOCH`.
     fn resolve(request: OciRequest, env: Env<'_>) -> Result<Self, Error> {
         let reference = Reference::parse(&request.repository).map_err(from_oci)?;
-        let login = Login::resolve(&reference.registry, env).map_err(from_oci)?;
+        let login =
+            Login::resolve(&reference.registry, RegistryRole::Named, env).map_err(from_oci)?;
         let source_date_epoch = match env("SOURCE_DATE_EPOCH").filter(|v| !v.trim().is_empty()) {
-            Some(text) => Some(text.trim().parse::<i64>().map_err(|_| Error::Invalid {
-                what: "SOURCE_DATE_EPOCH",
-                value: text.clone(),
-                reason: "it must be whole seconds since 1970-01-01".into(),
-            })?),
+            Some(text) => Some(source_date_epoch(&text)?),
             None => None,
         };
         Ok(Self {
@@ -233,7 +229,30 @@ pub(crate) fn artifact(release: &ReleaseDir, created: Option<i64>) -> Artifact {
     }
 }
 
-/// `1970-01-01T00:00:00Z` for seconds since the epoch (UTC).
+/// The last second RFC 3339 can write (`9999-12-31T23:59:59Z`).
+const LAST_RFC3339_SECOND: i64 = 253_402_300_799;
+
+/// `SOURCE_DATE_EPOCH`: whole seconds from 1970 to the end of year 9999, the range whose
+/// `created` annotation is RFC 3339 (four-digit years, none before the epoch).
+fn source_date_epoch(text: &str) -> Result<i64, Error> {
+    let invalid = |reason: &str| Error::Invalid {
+        what: "SOURCE_DATE_EPOCH",
+        value: text.to_string(),
+        reason: reason.to_string(),
+    };
+    let seconds = text
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| invalid("it must be whole seconds since 1970-01-01 (`date +%s`)"))?;
+    if !(0..=LAST_RFC3339_SECOND).contains(&seconds) {
+        return Err(invalid(&format!(
+            "it must lie between 0 (1970-01-01) and {LAST_RFC3339_SECOND} (9999-12-31T23:59:59Z), the dates an RFC 3339 `created` annotation can hold"
+        )));
+    }
+    Ok(seconds)
+}
+
+/// `1970-01-01T00:00:00Z` for seconds since the epoch (UTC), `0..=LAST_RFC3339_SECOND`.
 fn rfc3339(epoch: i64) -> String {
     let days = epoch.div_euclid(86_400);
     let secs = epoch.rem_euclid(86_400);
@@ -308,6 +327,18 @@ fn from_oci_doing(action: &str, err: OciError) -> Error {
             forge: FORGE,
             url,
             reason,
+        },
+        bad @ OciError::BadDigest { .. } => Error::Unexpected {
+            forge: FORGE,
+            url: String::new(),
+            reason: bad.to_string(),
+        },
+        OciError::ForeignUpload { registry, location } => Error::Unexpected {
+            forge: FORGE,
+            url: registry,
+            reason: format!(
+                "its upload `Location` is on another host, `{location}`: capkg sends blobs and the login only to the registry named, so nothing was uploaded there"
+            ),
         },
         OciError::Http(err) => match *err {
             HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. } => {
@@ -607,6 +638,27 @@ impl OciTarget {
         if state.tagged || !verified {
             return Ok(());
         }
+        // Another publisher may have set the tag since the plan looked: look again right before.
+        let now = self
+            .registry
+            .head_manifest(&state.tag)
+            .await
+            .map_err(|e| from_oci_doing("look up the tag again", e))?;
+        if let Some(existing) = now.and_then(|info| info.digest)
+            && existing != state.artifact.digest
+            && !self.request.force
+        {
+            return Err(Error::Differs {
+                name: format!(
+                    "tag `{}` (set by another publisher since the plan)",
+                    state.tag
+                ),
+                url: format!("{}:{}", self.request.reference.name(), state.tag),
+                existing,
+                ours: state.artifact.digest.clone(),
+                flag: "--force",
+            });
+        }
         self.services.progress.event(&Event::Step(&format!(
             "tag `{}` as {}",
             state.tag, state.artifact.digest
@@ -714,6 +766,25 @@ mod tests {
                 .contains("created")
         );
         assert!(text.contains(ARTIFACT_TYPE));
+    }
+
+    #[test]
+    fn source_date_epochs_outside_rfc3339_are_refused() {
+        assert_eq!(
+            rfc3339(source_date_epoch(" 253402300799 ").unwrap()),
+            "9999-12-31T23:59:59Z"
+        );
+        for text in [
+            "253402300800",
+            "-1",
+            "-62167219200",
+            "9223372036854775807",
+            "1.5",
+            "soon",
+        ] {
+            let err = source_date_epoch(text).unwrap_err().to_string();
+            assert!(err.contains("SOURCE_DATE_EPOCH"), "{text}: {err}");
+        }
     }
 
     #[test]

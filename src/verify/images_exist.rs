@@ -1,11 +1,16 @@
 //! Every image exists: before a release is made public (and in `capkg verify`), each container
 //! image the components name is looked up in its registry with a manifest `HEAD` by tag or
 //! digest ([`crate::forge::oci::Registry::head_manifest`]): anonymously through the registry's
-//! token flow for public registries, with the login of [`Login::resolve`] for private ones.
+//! token flow for public registries, with the Docker config file's entry for the image's own
+//! registry for private ones ([`RegistryRole::FromContent`]: never the `OCI_*` variables, which
+//! are the login of the registry the user named).
 //!
 //! - a missing image (`404`) is an error naming the object and the image;
 //! - a registry that cannot be reached, fails, or refuses without a login is a warning saying
 //!   which images were not checked;
+//! - lookups run a few at a time ([`RetryPolicy::read_concurrency`]) under one deadline for the
+//!   whole check ([`RetryPolicy::images_deadline`], `--images-timeout`): an image whose registry
+//!   has not answered by then is not checked, and said so;
 //! - an image written with a `${VARIABLE}` is not checked (clusterctl substitutes it at install
 //!   time), and said so.
 //!
@@ -14,12 +19,14 @@
 
 use std::collections::BTreeMap;
 
+use futures_util::StreamExt;
 use serde::Serialize;
 
 use crate::files::Release;
 use crate::forge::Services;
-use crate::forge::http::Http;
-use crate::forge::oci::{Login, OciError, Reference, Registry};
+use crate::forge::http::{Http, RetryPolicy};
+use crate::forge::login::{Login, RegistryRole};
+use crate::forge::oci::{OciError, Reference, Registry};
 use crate::image_ref::Parts;
 use crate::k8s::Object;
 
@@ -165,7 +172,7 @@ fn locate(image: &str) -> Result<(Reference, String), String> {
     Ok((reference, wanted))
 }
 
-/// Looks every image up. `env` gives the logins ([`Login::resolve`]).
+/// Looks every image up. `env` gives the Docker config file ([`Login::resolve`]).
 pub(crate) async fn check(
     uses: &[ImageUse],
     env: &(dyn Fn(&str) -> Option<String> + Sync),
@@ -174,7 +181,7 @@ pub(crate) async fn check(
     let mut result = ImageCheck::default();
     // A lookup is a courtesy check: an unreachable registry is a warning, so it gets two tries,
     // not the publishing retries.
-    let policy = crate::forge::http::RetryPolicy {
+    let policy = RetryPolicy {
         attempts: services.policy.attempts.min(2),
         ..services.policy.clone()
     };
@@ -201,6 +208,7 @@ pub(crate) async fn check(
     for use_ in uses {
         by_image.entry(&use_.image).or_default().push(use_);
     }
+    let mut lookups = Vec::new();
     for (image, users) in by_image {
         if image.contains("${") {
             result.unchecked.push(Unchecked {
@@ -219,7 +227,7 @@ pub(crate) async fn check(
                 continue;
             }
         };
-        let login = match Login::resolve(&reference.registry, env) {
+        let login = match Login::resolve(&reference.registry, RegistryRole::FromContent, env) {
             Ok(login) => login.map(|(login, _)| login),
             Err(err) => {
                 result.unchecked.push(Unchecked {
@@ -229,19 +237,45 @@ pub(crate) async fn check(
                 continue;
             }
         };
-        let found = match Registry::new(&http, &reference, login, false) {
-            Ok(registry) => registry.head_manifest(&wanted).await,
-            Err(err) => Err(err),
-        };
+        lookups.push((image, users, reference, wanted, login));
+    }
+
+    // A few at a time, all under one deadline: a stalled registry costs the deadline once, not
+    // its connection timeouts per image.
+    let limit = services.policy.images_deadline;
+    let deadline = tokio::time::Instant::now() + limit;
+    let http = &http;
+    let found: Vec<_> = futures_util::stream::iter(lookups)
+        .map(|(image, users, reference, wanted, login)| async move {
+            let lookup = async {
+                match Registry::new(http, &reference, login, false) {
+                    Ok(registry) => registry.head_manifest(&wanted).await,
+                    Err(err) => Err(err),
+                }
+            };
+            let found = tokio::time::timeout_at(deadline, lookup).await;
+            (image, users, found)
+        })
+        .buffered(services.policy.read_concurrency.max(1))
+        .collect()
+        .await;
+    for (image, users, found) in found {
         match found {
-            Ok(Some(_)) => result.found.push(image.to_string()),
-            Ok(None) => result.missing.extend(users.into_iter().cloned()),
-            Err(err) if is_missing_repository(&err) => {
+            Ok(Ok(Some(_))) => result.found.push(image.to_string()),
+            Ok(Ok(None)) => result.missing.extend(users.into_iter().cloned()),
+            Ok(Err(err)) if is_missing_repository(&err) => {
                 result.missing.extend(users.into_iter().cloned())
             }
-            Err(err) => result.unchecked.push(Unchecked {
+            Ok(Err(err)) => result.unchecked.push(Unchecked {
                 image: image.to_string(),
                 reason: crate::forge::http::redact(&error_chain(&err)),
+            }),
+            Err(_) => result.unchecked.push(Unchecked {
+                image: image.to_string(),
+                reason: format!(
+                    "its registry did not answer within the {} all image lookups share (`--images-timeout`, CAPKG_IMAGES_TIMEOUT)",
+                    crate::forge::http::human_duration(limit)
+                ),
             }),
         }
     }
@@ -268,6 +302,50 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn stalled_registries_cost_one_deadline_and_each_image_is_named() {
+        // Registries that accept connections and never answer.
+        let mut listeners = Vec::new();
+        let mut uses = Vec::new();
+        for _ in 0..3 {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = listener.local_addr().unwrap().port();
+            listeners.push(tokio::spawn(async move {
+                let mut held = Vec::new();
+                while let Ok((stream, _)) = listener.accept().await {
+                    held.push(stream);
+                }
+            }));
+            uses.push(ImageUse {
+                image: format!("127.0.0.1:{port}/capx/manager:v1"),
+                object: "Deployment `m`".into(),
+                file: "infrastructure-components.yaml".into(),
+            });
+        }
+        // A short deadline: without it each lookup would wait for its connection's timeouts.
+        let services = Services {
+            policy: RetryPolicy {
+                images_deadline: std::time::Duration::from_secs(1),
+                ..RetryPolicy::default()
+            },
+            ..Services::default()
+        };
+        let started = tokio::time::Instant::now();
+        let found = check(&uses, &|_| None, &services).await;
+        let waited = started.elapsed();
+        assert!(waited < std::time::Duration::from_secs(30), "{waited:?}");
+        let unchecked: Vec<&str> = found.unchecked.iter().map(|u| u.image.as_str()).collect();
+        let mut images: Vec<&str> = uses.iter().map(|u| u.image.as_str()).collect();
+        images.sort_unstable();
+        assert_eq!(unchecked, images);
+        for warning in found.warnings() {
+            assert!(warning.contains("--images-timeout"), "{warning}");
+        }
+        for listener in listeners {
+            listener.abort();
+        }
+    }
 
     #[test]
     fn images_are_located_as_docker_pulls_them() {

@@ -21,7 +21,9 @@ use crate::checksums::CHECKSUMS_FILE;
 use crate::diagnostic::Summary;
 use crate::files::{self, Release};
 use crate::forge::Services;
-use crate::forge::oci::{Login, OciError, Reference, Registry, digest_of};
+use crate::forge::http::HttpError;
+use crate::forge::login::{Login, RegistryRole};
+use crate::forge::oci::{OciError, Reference, Registry, digest_of, valid_digest};
 use crate::operator::oci::{TITLE_ANNOTATION, parse_oci_source, select};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules;
@@ -134,9 +136,11 @@ pub(crate) async fn verify(
         spec_version
     };
     let reference = registry_reference(&request.source, &parsed.repository, parsed.plain_http)?;
-    let login = Login::resolve(&reference.registry, &|name| env.get(name))
-        .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
-        .map(|(login, _)| login);
+    let login = Login::resolve(&reference.registry, RegistryRole::Named, &|name| {
+        env.get(name)
+    })
+    .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
+    .map(|(login, _)| login);
     let http = services
         .http(None)
         .map_err(|e| Error::http("start the HTTP client".into(), e))?;
@@ -163,32 +167,50 @@ pub(crate) async fn verify(
             reason: "it is an image index, not an artifact manifest".into(),
         });
     }
-    let mut layers: Vec<(String, Vec<u8>)> = Vec::new();
     let mut files = Vec::new();
     let mut checks = Vec::new();
     let mut digest_problems = Vec::new();
-    for layer in json
-        .get("layers")
-        .and_then(|l| l.as_array())
-        .into_iter()
-        .flatten()
-    {
-        let Some(title) = layer
-            .get("annotations")
-            .and_then(|a| a.get(TITLE_ANNOTATION))
-            .and_then(|t| t.as_str())
-        else {
-            warnings.push("a layer without an `org.opencontainers.image.title` annotation is ignored, as the operator cannot name it".into());
-            continue;
+    let titled = titled_layers(&json, &tagged, &services.policy, &mut warnings)?;
+    // The whole artifact is held to `--max-download` (what is held in memory), and a blob
+    // named by several layers is read once.
+    let budget = services.policy.max_download;
+    let too_large = || {
+        Error::http(
+            format!("read the layers of `{tagged}`"),
+            HttpError::TooLarge {
+                what: "the artifact's layers, in all".into(),
+                url: tagged.clone(),
+                limit: budget,
+                announced: None,
+            },
+        )
+    };
+    let mut held = manifest.len() as u64;
+    let mut read: BTreeMap<&str, Bytes> = BTreeMap::new();
+    let mut layers: Vec<(String, Vec<u8>)> = Vec::new();
+    for (title, digest) in &titled {
+        let body = match read.get(digest.as_str()) {
+            Some(body) => body.clone(),
+            None => {
+                let left = budget.saturating_sub(held);
+                let body = registry
+                    .get_blob_within(digest, left)
+                    .await
+                    .map_err(|e| match e {
+                        OciError::Http(err) if matches!(*err, HttpError::TooLarge { .. }) => {
+                            too_large()
+                        }
+                        e => registry_error(&format!("read the layer `{title}`"), &tagged, e),
+                    })?;
+                read.insert(digest, body.clone());
+                body
+            }
         };
-        let Some(digest) = layer.get("digest").and_then(|d| d.as_str()) else {
-            continue;
-        };
-        let body: Bytes = registry
-            .get_blob(digest)
-            .await
-            .map_err(|e| registry_error(&format!("read the layer `{title}`"), &tagged, e))?;
-        if digest_of(&body) != digest {
+        held = held.saturating_add(body.len() as u64);
+        if held > budget {
+            return Err(too_large());
+        }
+        if digest_of(&body) != *digest {
             digest_problems.push(format!("`{title}` does not match its digest {digest}"));
         }
         files.push(VerifiedFile {
@@ -328,6 +350,75 @@ pub(crate) async fn verify(
         ok: false,
     }
     .finish())
+}
+
+/// `(title, digest)` of every titled layer of the manifest `json`, after the bounds: at most
+/// `--max-layers` layers, declared sizes within `--max-download` in all, every digest a digest
+/// (checked before any is read, so a manifest cannot steer requests to other paths).
+fn titled_layers(
+    json: &serde_json::Value,
+    tagged: &str,
+    policy: &crate::forge::http::RetryPolicy,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, String)>, Error> {
+    let listed: Vec<&serde_json::Value> = json
+        .get("layers")
+        .and_then(|l| l.as_array())
+        .into_iter()
+        .flatten()
+        .collect();
+    if listed.len() > policy.max_layers {
+        return Err(Error::Refused {
+            message: format!(
+                "`{tagged}` has {} layers, more than the {} capkg reads (`--max-layers`, CAPKG_MAX_LAYERS)",
+                listed.len(),
+                policy.max_layers
+            ),
+            hint: Some("a provider's artifact has a few layers per provider; raise `--max-layers` only for an artifact you trust".into()),
+        });
+    }
+    let declared: u64 = listed
+        .iter()
+        .filter_map(|layer| layer.get("size").and_then(|s| s.as_u64()))
+        .fold(0, u64::saturating_add);
+    if declared > policy.max_download {
+        return Err(Error::http(
+            format!("read the layers of `{tagged}`"),
+            HttpError::TooLarge {
+                what: "the artifact's layers, in all".into(),
+                url: tagged.to_string(),
+                limit: policy.max_download,
+                announced: Some(declared),
+            },
+        ));
+    }
+    let mut titled = Vec::new();
+    for layer in listed {
+        let Some(title) = layer
+            .get("annotations")
+            .and_then(|a| a.get(TITLE_ANNOTATION))
+            .and_then(|t| t.as_str())
+        else {
+            warnings.push("a layer without an `org.opencontainers.image.title` annotation is ignored, as the operator cannot name it".into());
+            continue;
+        };
+        let Some(digest) = layer.get("digest").and_then(|d| d.as_str()) else {
+            continue;
+        };
+        if !valid_digest(digest) {
+            return Err(Error::Refused {
+                message: format!(
+                    "the layer `{title}` of `{tagged}`: {}",
+                    OciError::BadDigest {
+                        digest: digest.chars().take(80).collect()
+                    }
+                ),
+                hint: None,
+            });
+        }
+        titled.push((title.to_string(), digest.to_string()));
+    }
+    Ok(titled)
 }
 
 /// `(type, name)` of every `<type>-<name>-<version>-components.yaml` layer.

@@ -546,7 +546,7 @@ fn verify_oci_reads_as_the_operator_and_says_what_it_lacks() {
 
 /// The example provider with its manager image pinned to `image` (`images:` in capkg.yaml),
 /// released to a local repository; `extra` is appended to capkg.yaml.
-fn example_naming_image(image: &str, extra: &str) -> tempfile::TempDir {
+pub(crate) fn example_naming_image(image: &str, extra: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_example_provider(dir.path());
     let (name, tag) = image.rsplit_once(':').unwrap();
@@ -562,7 +562,7 @@ fn example_naming_image(image: &str, extra: &str) -> tempfile::TempDir {
 }
 
 /// `capkg release` with the image check on (the shared helper turns it off).
-fn release_checking_images(root: &Path, docker_config: &Path) -> Command {
+pub(crate) fn release_checking_images(root: &Path, docker_config: &Path) -> Command {
     let mut command = release_oci(root, docker_config);
     command.env_remove("CAPKG_CHECK_IMAGES");
     command
@@ -674,15 +674,18 @@ fn every_image_must_exist_before_a_release_is_made_public() {
 }
 
 #[test]
-fn images_on_a_registry_that_needs_a_login_are_checked_with_it() {
+fn images_on_a_registry_that_needs_a_login_are_checked_with_its_docker_config_entry() {
     let registry = LocalRegistry::start(true);
     push_image(&registry, "capx/manager:v0.1.0", Some((USER, PASSWORD)));
     let docker = tempfile::tempdir().unwrap();
     let image = format!("{}/capx/manager:v0.1.0", registry.host());
     let provider = example_naming_image(&image, "");
 
-    // Without a login: not checked, and said so.
+    // Without a login: not checked, and said so. The OCI variables are the OCI target's login,
+    // not the login of every registry an image names.
     let anonymous = release_checking_images(provider.path(), docker.path())
+        .env("OCI_USERNAME", USER)
+        .env("OCI_PASSWORD", PASSWORD)
         .output()
         .unwrap();
     assert_eq!(anonymous.status.code(), Some(0), "{}", text(&anonymous));
@@ -690,11 +693,15 @@ fn images_on_a_registry_that_needs_a_login_are_checked_with_it() {
     let reason = check["unchecked"][0]["reason"].as_str().unwrap();
     assert!(reason.contains("without a login"), "{reason}");
 
-    // With one: found.
+    // With the registry's entry in the Docker config file: found.
     let provider = example_naming_image(&image, "");
+    std::fs::write(
+        docker.path().join("config.json"),
+        serde_json::json!({"auths": {registry.host(): {"auth": base64(format!("{USER}:{PASSWORD}").as_bytes())}}})
+            .to_string(),
+    )
+    .unwrap();
     let with_login = release_checking_images(provider.path(), docker.path())
-        .env("OCI_USERNAME", USER)
-        .env("OCI_PASSWORD", PASSWORD)
         .output()
         .unwrap();
     assert_eq!(with_login.status.code(), Some(0), "{}", text(&with_login));

@@ -100,6 +100,8 @@ pub(crate) fn capkg() -> Command {
         "CAPKG_HTTP_TIMEOUT",
         "CAPKG_HTTP_MIN_RATE",
         "CAPKG_MAX_DOWNLOAD",
+        "CAPKG_MAX_LAYERS",
+        "CAPKG_IMAGES_TIMEOUT",
     ] {
         command.env_remove(name);
     }
