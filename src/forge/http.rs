@@ -142,11 +142,12 @@ impl RetryPolicy {
 #[derive(Clone)]
 pub(crate) struct Secret(String);
 
-/// Every token this process has seen, for [`redact`].
+/// The one list [`redact`] removes: every secret this process has read, whoever read it.
 static KNOWN_SECRETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-/// The variables capkg and the tools around it read tokens from; [`redact`] removes their
-/// values even when capkg never read them (a components command's output, say).
+/// The variables capkg and the tools around it read secrets from; [`redact`] removes their
+/// values even when capkg has not read them yet (a components command runs before a login is
+/// resolved, say).
 pub(crate) const TOKEN_VARIABLES: &[&str] = &[
     "GITHUB_TOKEN",
     "GH_TOKEN",
@@ -156,6 +157,8 @@ pub(crate) const TOKEN_VARIABLES: &[&str] = &[
     "CI_REGISTRY_PASSWORD",
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "OCI_PASSWORD",
+    "OCI_ACCESS_TOKEN",
 ];
 
 impl Secret {
@@ -166,11 +169,7 @@ impl Secret {
         if trimmed.is_empty() {
             return None;
         }
-        if let Ok(mut known) = KNOWN_SECRETS.lock()
-            && !known.iter().any(|k| k == trimmed)
-        {
-            known.push(trimmed.to_string());
-        }
+        remember(trimmed);
         Some(Secret(trimmed.to_string()))
     }
 
@@ -185,25 +184,34 @@ impl Secret {
     }
 }
 
-/// `text` with every token this process knows removed: each [`Secret`] made so far and the
-/// values of [`TOKEN_VARIABLES`] in the environment, in plain, percent-encoded and base64 forms.
-/// Call it on any text that may hold a token before it is printed or written: errors, logs,
-/// JSON, CI summaries, a subprocess's output. Values shorter than [`MIN_TOKEN`] characters are
-/// left alone here (they would match ordinary words; no forge issues tokens that short);
-/// [`Secret::redact`] removes its own token whatever its length.
+/// Adds a secret that is not kept as a [`Secret`] (a Docker config's base64 `auth`, say) to
+/// the list [`redact`] removes. Blank values are ignored.
+pub(crate) fn remember(value: &str) {
+    let value = value.trim();
+    if value.is_empty() {
+        return;
+    }
+    if let Ok(mut known) = KNOWN_SECRETS.lock()
+        && !known.iter().any(|k| k == value)
+    {
+        known.push(value.to_string());
+    }
+}
+
+/// `text` with every secret this process knows removed, in plain, percent-encoded and base64
+/// forms: each one read so far ([`Secret::new`], [`remember`]), the values of
+/// [`TOKEN_VARIABLES`], and the logins of the Docker config file ([`docker_config_file`]), which
+/// join the list on the first call whether or not a registry was contacted yet.
+/// Call it on any text that may hold a token before it is printed, written or cut: errors,
+/// logs, JSON, CI summaries, a subprocess's output. Values shorter than [`MIN_TOKEN`]
+/// characters are left alone here (they would match ordinary words; no forge issues tokens
+/// that short); [`Secret::redact`] removes its own token whatever its length.
 pub(crate) fn redact(text: &str) -> String {
+    remember_environment();
     let mut tokens: Vec<String> = KNOWN_SECRETS
         .lock()
         .map(|known| known.clone())
         .unwrap_or_default();
-    for name in TOKEN_VARIABLES {
-        if let Ok(value) = std::env::var(name) {
-            let value = value.trim();
-            if !value.is_empty() && !tokens.iter().any(|t| t == value) {
-                tokens.push(value.to_string());
-            }
-        }
-    }
     tokens.retain(|t| t.chars().count() >= MIN_TOKEN);
     // Longer tokens first, so a token that contains another is removed whole.
     tokens.sort_by_key(|t| std::cmp::Reverse(t.len()));
@@ -212,6 +220,110 @@ pub(crate) fn redact(text: &str) -> String {
         out = redact_token(token, &out);
     }
     out
+}
+
+/// Puts the environment's secrets on the list: the variables on every call (cheap, and a
+/// variable set later still counts), the Docker config file once.
+fn remember_environment() {
+    static DOCKER_CONFIG_READ: std::sync::Once = std::sync::Once::new();
+    for name in TOKEN_VARIABLES {
+        if let Ok(value) = std::env::var(name) {
+            remember(&value);
+        }
+    }
+    DOCKER_CONFIG_READ.call_once(|| {
+        let env = |name: &str| std::env::var(name).ok();
+        if let Some(path) = docker_config_file(&env) {
+            for secret in docker_config_secrets(&path) {
+                remember(&secret);
+            }
+        }
+    });
+}
+
+/// The Docker config file: `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`.
+pub(crate) fn docker_config_file(
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<std::path::PathBuf> {
+    let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    match non_empty("DOCKER_CONFIG") {
+        Some(dir) => Some(std::path::Path::new(&dir).join("config.json")),
+        None => {
+            non_empty("HOME").map(|home| std::path::Path::new(&home).join(".docker/config.json"))
+        }
+    }
+}
+
+/// Largest Docker config file [`docker_config_secrets`] reads: a real one is a few kilobytes.
+const DOCKER_CONFIG_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// Every secret of a Docker config file's `auths`: each `auth` (base64 `user:password`) as
+/// written and its password, `password`, `identitytoken` and `registrytoken`. A missing,
+/// unreadable, oversized or malformed file gives none (reading logins reports those).
+fn docker_config_secrets(path: &std::path::Path) -> Vec<String> {
+    use std::io::Read;
+    // A regular file (a link to one is fine: mounted secrets are links), opened without
+    // blocking so a FIFO put there cannot hang the redaction.
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Vec::new();
+    };
+    if !metadata.is_file() || metadata.len() > DOCKER_CONFIG_LIMIT {
+        return Vec::new();
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut text = String::new();
+    let read = options
+        .open(path)
+        .and_then(|file| file.take(DOCKER_CONFIG_LIMIT).read_to_string(&mut text));
+    if read.is_err() {
+        return Vec::new();
+    }
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    let Some(auths) = json.get("auths").and_then(|a| a.as_object()) else {
+        return Vec::new();
+    };
+    let mut secrets = Vec::new();
+    for entry in auths.values() {
+        let field = |name: &str| entry.get(name).and_then(|v| v.as_str());
+        if let Some(auth) = field("auth") {
+            secrets.push(auth.to_string());
+            if let Some((_, password)) = decode_basic_auth(auth) {
+                secrets.push(password);
+            }
+        }
+        for name in ["password", "identitytoken", "registrytoken"] {
+            if let Some(value) = field(name) {
+                secrets.push(value.to_string());
+            }
+        }
+    }
+    secrets.retain(|s| !s.trim().is_empty());
+    secrets
+}
+
+/// A Docker config `auth`, base64 (standard or URL-safe, padding optional) of `user:password`,
+/// as `(user, password)`; `None` when it is not that.
+pub(crate) fn decode_basic_auth(auth: &str) -> Option<(String, String)> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let trimmed = auth.trim();
+    let bytes = [base64::alphabet::STANDARD, base64::alphabet::URL_SAFE]
+        .iter()
+        .find_map(|alphabet| {
+            base64::Engine::decode(&GeneralPurpose::new(alphabet, config), trimmed).ok()
+        })?;
+    let text = String::from_utf8(bytes).ok()?;
+    let (user, password) = text.split_once(':')?;
+    Some((user.to_string(), password.to_string()))
 }
 
 /// Shortest value [`redact`] treats as a token.
@@ -1500,6 +1612,49 @@ mod tests {
             assert_eq!(redact(&text), redacted, "the catch-all knows every Secret");
         }
         assert_eq!(secret.redact("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn every_login_of_a_docker_config_joins_the_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let auth = base64_padded(b"bob:hunter2-docker-pass");
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"auths":{{"a.example":{{"auth":"{auth}"}},"b.example":{{"username":"u","password":"plain-pass-123"}},"c.example":{{"identitytoken":"id-token-456789"}}}}}}"#
+            ),
+        )
+        .unwrap();
+        let secrets = docker_config_secrets(&path);
+        for expected in [
+            auth.as_str(),
+            "hunter2-docker-pass",
+            "plain-pass-123",
+            "id-token-456789",
+        ] {
+            assert!(
+                secrets.iter().any(|s| s == expected),
+                "{expected}: {secrets:?}"
+            );
+        }
+        assert!(docker_config_secrets(&dir.path().join("missing.json")).is_empty());
+        std::fs::write(&path, "not json").unwrap();
+        assert!(docker_config_secrets(&path).is_empty());
+        assert_eq!(
+            decode_basic_auth("dTpwOnc"),
+            Some(("u".into(), "p:w".into())),
+            "unpadded, and the password keeps its colons"
+        );
+        assert_eq!(decode_basic_auth("no colon"), None);
+    }
+
+    #[test]
+    fn remembered_values_are_redacted() {
+        remember("remembered-value-0123");
+        assert_eq!(redact("x remembered-value-0123 y"), "x [redacted] y");
+        assert!(TOKEN_VARIABLES.contains(&"OCI_PASSWORD"));
+        assert!(TOKEN_VARIABLES.contains(&"OCI_ACCESS_TOKEN"));
     }
 
     #[test]

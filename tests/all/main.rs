@@ -13,6 +13,7 @@ mod configmaps;
 mod forge_facts;
 mod hostile_files;
 mod hostile_network;
+mod hostile_secrets;
 mod hostile_yaml;
 mod images_waivers;
 mod init_repos;

@@ -1,0 +1,116 @@
+//! Secrets a release job holds (issue 30): every one is redacted wherever capkg prints, before
+//! any cut, and names and paths an attacker controls cannot steer a request or a write.
+
+use std::process::{Command, Output};
+
+use crate::common::copy_example_provider;
+
+fn capkg() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_capkg"));
+    command
+        .env("HOME", "/nonexistent")
+        .env_remove("DOCKER_CONFIG")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITLAB_CI");
+    command
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The example provider with `components:` replaced by `components` (YAML lines).
+fn example_with_components(components: &str) -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    copy_example_provider(project.path());
+    let config = std::fs::read_to_string(project.path().join("capkg.yaml")).unwrap();
+    let config = config.replace(
+        "components:\n  files: [config/crd, config/rbac, config/manager, config/webhook]\n",
+        &format!("components:\n{components}"),
+    );
+    assert!(config.contains(components));
+    std::fs::write(project.path().join("capkg.yaml"), config).unwrap();
+    project
+}
+
+const OCI_PASSWORD: &str = "oci-pass-0123456789";
+const OCI_ACCESS_TOKEN: &str = "oci-token-0123456789";
+const DOCKER_PASSWORD: &str = "docker-pass-0123456789";
+
+#[test]
+fn registry_secrets_are_redacted_from_a_failing_command_everywhere_it_is_shown() {
+    let docker = tempfile::tempdir().unwrap();
+    let auth = base64_of(&format!("bob:{DOCKER_PASSWORD}"));
+    std::fs::write(
+        docker.path().join("config.json"),
+        format!(r#"{{"auths":{{"registry.example":{{"auth":"{auth}"}}}}}}"#),
+    )
+    .unwrap();
+    // The command prints each secret as a careless build script would: the variables, the
+    // Docker config file, and its `auth` decoded.
+    let project = example_with_components(
+        "  command: \"echo pw=$OCI_PASSWORD at=$OCI_ACCESS_TOKEN >&2; cat $DOCKER_CONFIG/config.json >&2; echo; echo $AUTH | base64 -d >&2; exit 3\"\n",
+    );
+    let summary = project.path().join("summary.md");
+    for format in ["human", "json"] {
+        let output = capkg()
+            .args(["--format", format, "release", "--dry-run", "--config"])
+            .arg(project.path().join("capkg.yaml"))
+            .env("OCI_PASSWORD", OCI_PASSWORD)
+            .env("OCI_ACCESS_TOKEN", OCI_ACCESS_TOKEN)
+            .env("DOCKER_CONFIG", docker.path())
+            .env("AUTH", &auth)
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap();
+        let shown = format!(
+            "{}{}",
+            text(&output),
+            std::fs::read_to_string(&summary).unwrap_or_default()
+        );
+        assert_eq!(output.status.code(), Some(1), "{shown}");
+        assert!(shown.contains("pw=[redacted]"), "{shown}");
+        for secret in [OCI_PASSWORD, OCI_ACCESS_TOKEN, DOCKER_PASSWORD, &auth] {
+            assert!(
+                !shown.contains(secret),
+                "{secret} leaked ({format}):\n{shown}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_stderr_cut_leaves_no_part_of_a_token() {
+    const TOKEN: &str = "ghp_CUTthrough0123456789abcdef";
+    // One long line (no newline for the excerpt to start at), the 64 KiB excerpt starting four
+    // characters into the token.
+    let after = 64 * 1024 - (TOKEN.len() - 4);
+    let project = example_with_components(&format!(
+        "  command: \"head -c 200000 /dev/zero | tr '\\\\0' x >&2; printf %s $GITHUB_TOKEN >&2; head -c {after} /dev/zero | tr '\\\\0' y >&2; exit 3\"\n"
+    ));
+    let output = capkg()
+        .args(["assemble", "--config"])
+        .arg(project.path().join("capkg.yaml"))
+        .env("GITHUB_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    let shown = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        &shown[..2000.min(shown.len())]
+    );
+    assert!(shown.contains("yyyy"), "the excerpt is shown");
+    assert!(!shown.contains(&TOKEN[4..]), "part of the token leaked");
+}
+
+fn base64_of(text: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
