@@ -386,43 +386,23 @@ pub(crate) fn base64_padded(bytes: &[u8]) -> String {
     base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }
 
-/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`):
-/// the one escaping capkg uses for a URL path segment (a GitLab project path, a tag).
+/// What [`percent_encode`] escapes: everything but RFC 3986's unreserved characters.
+const NOT_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`), in
+/// upper-case hex: the one escaping capkg uses for a URL path segment (a GitLab project path, a
+/// tag).
 pub(crate) fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
-/// Decodes `%XX` escapes; a `%` not followed by two hex digits stays as it is.
+/// Decodes `%XX` escapes (`XX` two hex digits); any other `%` stays as it is.
 pub(crate) fn percent_decode(text: &str) -> Vec<u8> {
-    let raw = text.as_bytes();
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while let Some(&byte) = raw.get(i) {
-        let decoded = (byte == b'%')
-            .then(|| raw.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match decoded {
-            Some(value) => {
-                out.push(value);
-                i += 3;
-            }
-            None => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    out
+    percent_encoding::percent_decode_str(text).collect()
 }
 
 fn lowercase_escapes(encoded: &str) -> String {
@@ -1668,6 +1648,9 @@ mod tests {
         assert_eq!(percent_encode("group/sub/p.x"), "group%2Fsub%2Fp.x");
         assert_eq!(percent_encode("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
         assert_eq!(percent_decode("a%2fb%2Fc%zz%"), b"a/b/c%zz%");
+        // Two hex digits or nothing: a sign is not a digit.
+        assert_eq!(percent_decode("a%+Fb%-1c"), b"a%+Fb%-1c");
+        assert_eq!(percent_encode("caf\u{e9} ~x"), "caf%C3%A9%20~x");
     }
 
     #[tokio::test]

@@ -496,6 +496,13 @@ mod tests {
             panic!("not local")
         };
         assert_eq!(spaced.base, Path::new("/a b"));
+        // `%+F` is no escape (a sign is not a hex digit): the folder is named so.
+        let ProviderSource::Local(signed) =
+            read("file:///a%+Fb/infrastructure-x/v1.0.0/f.yaml").unwrap()
+        else {
+            panic!("not local")
+        };
+        assert_eq!(signed.base, Path::new("/a%+Fb"));
         assert_eq!(
             message("relative/bootstrap-foo/v1.0.0/bootstrap-components.yaml"),
             "invalid path: path \"relative/bootstrap-foo/v1.0.0/bootstrap-components.yaml\" must be an absolute path"
