@@ -388,7 +388,7 @@ impl Config {
                 }
                 "metadata" => config.metadata = Some(reader.path_value(value)?),
                 "templates" => config.templates = reader.strings(value)?,
-                "namespace" => config.namespace = Some(reader.string(value)?),
+                "namespace" => config.namespace = Some(reader.namespace(value)?),
                 "version" => {
                     let text = reader.string(value)?;
                     config.version = Some(Version::parse(&text).map_err(|e| {
@@ -574,6 +574,18 @@ impl Reader<'_> {
         }
     }
 
+    /// A namespace: a DNS-1123 label, as Kubernetes requires (a `TODO` placeholder is refused
+    /// later, by [`Config::refuse_placeholders`]).
+    fn namespace(&self, node: &Node) -> Result<String, ConfigError> {
+        let text = self.string(node)?;
+        if !is_placeholder(&text)
+            && let Err(reason) = crate::k8s::dns1123_label(&text)
+        {
+            return Err(self.error(node, format!("`{text}` cannot be a namespace: {reason}")));
+        }
+        Ok(text)
+    }
+
     fn path_value(&self, node: &Node) -> Result<PathBuf, ConfigError> {
         let text = self.string(node)?;
         if text.is_empty() {
@@ -691,7 +703,7 @@ impl Reader<'_> {
             for (key, value) in &fields {
                 match *key {
                     "components" => provider.components = self.components(value)?,
-                    "namespace" => provider.namespace = Some(self.string(value)?),
+                    "namespace" => provider.namespace = Some(self.namespace(value)?),
                     "suffix" => {
                         let text = match value.value() {
                             Value::Scalar { text, .. } if text.is_empty() => String::new(),
@@ -1182,6 +1194,32 @@ mod tests {
 
     fn error(text: &str) -> String {
         parse(text).expect_err("should fail").to_string()
+    }
+
+    #[test]
+    fn namespaces_are_dns_labels() {
+        let long = "a".repeat(70);
+        for (bad, column) in [("Capx_System", 12), (long.as_str(), 12)] {
+            let err = parse(&format!(
+                "provider: {{name: aws, type: infrastructure}}\ncomponents: {{file: c.yaml}}\nnamespace: {bad}\n"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.starts_with(&format!(
+                    "capkg.yaml:3:{column}: `{bad}` cannot be a namespace"
+                )),
+                "{err}"
+            );
+        }
+        let err = parse("providers:\n  - name: aws\n    type: infrastructure\n    components: {file: c.yaml}\n    namespace: a.b\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("capkg.yaml:5:16: `a.b` cannot be a namespace"),
+            "{err}"
+        );
+        assert!(parse("provider: {name: aws, type: infrastructure}\ncomponents: {file: c.yaml}\nnamespace: TODO\n").is_ok());
     }
 
     #[test]

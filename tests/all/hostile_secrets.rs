@@ -1,6 +1,7 @@
 //! Secrets a release job holds (issue 30): every one is redacted wherever capkg prints, before
 //! any cut, and names and paths an attacker controls cannot steer a request or a write.
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::common::copy_example_provider;
@@ -113,4 +114,65 @@ fn the_stderr_cut_leaves_no_part_of_a_token() {
 fn base64_of(text: &str) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+fn assemble(project: &Path) -> Output {
+    capkg()
+        .args(["assemble", "--config"])
+        .arg(project.join("capkg.yaml"))
+        .output()
+        .unwrap()
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from}");
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn a_namespace_kubernetes_refuses_is_refused_with_its_place_before_anything_is_written() {
+    let long = "a".repeat(70);
+    for bad in ["Capx_System", long.as_str()] {
+        let project = tempfile::tempdir().unwrap();
+        copy_example_provider(project.path());
+        let config = project.path().join("capkg.yaml");
+        edit(
+            &config,
+            "namespace: capx-system",
+            &format!("namespace: {bad}"),
+        );
+        let output = assemble(project.path());
+        // A configuration error, like every other in capkg.yaml.
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        assert!(
+            text(&output).contains(&format!("capkg.yaml:15:12: `{bad}` cannot be a namespace")),
+            "{}",
+            text(&output)
+        );
+        assert!(!project.path().join("out").exists());
+    }
+    // No `namespace:`: the components' own Namespace is the one, and is checked where it is.
+    let project = tempfile::tempdir().unwrap();
+    copy_example_provider(project.path());
+    edit(
+        &project.path().join("capkg.yaml"),
+        "namespace: capx-system\n",
+        "",
+    );
+    edit(
+        &project.path().join("config/manager/manager.yaml"),
+        "name: system",
+        "name: Capx_System",
+    );
+    let output = assemble(project.path());
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    // The components are the folders concatenated; the place is in that text.
+    assert!(
+        text(&output).contains("config/manager")
+            && text(&output).contains(":9: `Capx_System` cannot be a namespace"),
+        "{}",
+        text(&output)
+    );
+    assert!(!project.path().join("out").exists());
 }
