@@ -574,6 +574,16 @@ impl Reader<'_> {
         }
     }
 
+    /// Refuses a forge name (`repo`, `project`, `package`) with an empty, `.` or `..` part.
+    fn forge_name(&self, node: &Node, text: &str) -> Result<(), ConfigError> {
+        match crate::forge::url::dot_or_empty_part(text) {
+            Some(reason) if !is_placeholder(text) => {
+                Err(self.error(node, format!("`{text}` cannot be a forge name: {reason}")))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// A namespace: a DNS-1123 label, as Kubernetes requires (a `TODO` placeholder is refused
     /// later, by [`Config::refuse_placeholders`]).
     fn namespace(&self, node: &Node) -> Result<String, ConfigError> {
@@ -1116,6 +1126,7 @@ impl Reader<'_> {
                                         self.error(v, format!("`{text}` is not OWNER/NAME"))
                                     );
                                 }
+                                self.forge_name(v, &text)?;
                                 repo = Some(text);
                             }
                             "api_url" => api_url = Some(self.string(v)?),
@@ -1137,7 +1148,11 @@ impl Reader<'_> {
                         "`targets.gitlab`",
                         &["project", "package", "api_url"],
                     )? {
-                        let text = Some(self.string(v)?);
+                        let text = self.string(v)?;
+                        if k != "api_url" {
+                            self.forge_name(v, &text)?;
+                        }
+                        let text = Some(text);
                         match k {
                             "project" => gitlab.project = text,
                             "package" => gitlab.package = text,
@@ -1194,6 +1209,27 @@ mod tests {
 
     fn error(text: &str) -> String {
         parse(text).expect_err("should fail").to_string()
+    }
+
+    #[test]
+    fn forge_names_have_no_dot_or_empty_parts() {
+        for (target, place) in [
+            ("github: {repo: o/..}", "5:18"),
+            ("github: {repo: ../x}", "5:18"),
+            ("gitlab: {project: g/..}", "5:21"),
+            ("gitlab: {project: \"42\", package: ..}", "5:36"),
+        ] {
+            let err = parse(&format!(
+                "provider: {{name: aws, type: infrastructure}}\ncomponents: {{file: c.yaml}}\nnamespace: capa-system\ntargets:\n  {target}\n"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.starts_with(&format!("capkg.yaml:{place}: ")),
+                "{target}: {err}"
+            );
+            assert!(err.contains("cannot be a forge name"), "{target}: {err}");
+        }
     }
 
     #[test]

@@ -228,6 +228,16 @@ fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
     if *releases != "releases" || rest.is_empty() {
         return Err(fail(GITHUB_FORM, None));
     }
+    // The API request (with the token) would go to another path of the host.
+    if let Some(reason) = crate::forge::url::dot_or_empty_part(&format!("{owner}/{repo}")) {
+        return Err(fail(
+            &format!("`{owner}/{repo}` is not a repository: {reason}"),
+            None,
+        ));
+    }
+    if let Some(reason) = crate::forge::url::dot_or_empty_part(version) {
+        return Err(fail(&format!("`{version}` is not a tag: {reason}"), None));
+    }
     if *version == "download" {
         // clusterctl parses this without error and then fails on every file.
         return Err(fail(
@@ -284,6 +294,15 @@ fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
         .any(|s| s.is_empty())
     {
         return Err(fail());
+    }
+    // Decoded, a `..` (`%2E%2E`, `group%2F..`) would turn the request, with the token, to
+    // another path of the host.
+    for part in [project, package, version, file] {
+        if let Some(reason) = crate::forge::url::dot_or_empty_part(part) {
+            let mut error = fail();
+            error.message = format!("{GITLAB_FORM}; `{part}` is not a name: {reason}");
+            return Err(error);
+        }
     }
     Ok(GitLabSource {
         origin: url.origin().ascii_serialization(),
@@ -419,6 +438,20 @@ mod tests {
     }
 
     // Rows from clusterctl's `Test_gitLabRepository_newGitLabRepository`.
+    #[test]
+    fn forge_urls_with_dot_parts_are_refused() {
+        for url in [
+            "https://github.com/%2E%2E/r/releases/v1.0.0/c.yaml",
+            "https://github.com/o/%2e%2e/releases/v1.0.0/c.yaml",
+            "https://github.com/o/r/releases/%2E%2E/c.yaml",
+            "https://gitlab.example.org/api/v4/projects/group%2F../packages/generic/p/v1/c.yaml",
+            "https://gitlab.example.org/api/v4/projects/1/packages/generic/%2E%2E/v1/c.yaml",
+            "https://gitlab.example.org/api/v4/projects/1/packages/generic/p/%2e/c.yaml",
+        ] {
+            assert!(read(url).is_err(), "{url}");
+        }
+    }
+
     #[test]
     fn gitlab_urls() {
         let parsed = parse(
