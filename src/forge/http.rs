@@ -781,8 +781,14 @@ fn without_userinfo(url: &Url) -> String {
     clean.to_string()
 }
 
-fn redact_userinfo_text(text: &str) -> String {
-    match (text.find("://"), text.find('@')) {
+/// `text` with the user name and password of a URL replaced by `[redacted]`. A password may
+/// hold a raw `@` (or `/`, `?`, `#`, which end the authority), so everything up to the last `@`
+/// goes unless the text parses as a URL without credentials.
+pub(crate) fn redact_userinfo_text(text: &str) -> String {
+    if Url::parse(text).is_ok_and(|url| url.username().is_empty() && url.password().is_none()) {
+        return text.to_string();
+    }
+    match (text.find("://"), text.rfind('@')) {
         (Some(scheme_end), Some(at)) if at > scheme_end => {
             format!("{}://[redacted]@{}", &text[..scheme_end], &text[at + 1..])
         }
@@ -1556,6 +1562,19 @@ mod tests {
         }
         let err = parse_base_url("https://user:hunter2@example.com").unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
+        // A raw `@` in the password, in a URL that parses and in one that does not.
+        for text in [
+            "https://user:hun@ter2@example.com",
+            "https://user:hun@ter2@bad host",
+            "https://user:hun#ter2@bad host",
+        ] {
+            let err = parse_base_url(text).unwrap_err().to_string();
+            assert!(!err.contains("ter2") && !err.contains("hun"), "{err}");
+        }
+        assert_eq!(
+            redact_userinfo_text("https://github.com/o/r/releases/v1/@x.yaml"),
+            "https://github.com/o/r/releases/v1/@x.yaml"
+        );
     }
 
     #[test]

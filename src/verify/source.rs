@@ -117,7 +117,7 @@ pub(crate) struct SourceError {
 /// Reads SOURCE. `is_dir` tells whether a path is a folder (the file system in the CLI).
 pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, SourceError> {
     let fail = |message: &str| SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message: message.to_string(),
         hint: None,
     };
@@ -140,6 +140,8 @@ pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed
         });
     };
     let scheme = scheme.to_ascii_lowercase();
+    // Messages show the URL without its user name and password.
+    let shown = crate::forge::http::redact_userinfo_text(trimmed);
     if scheme == "file" {
         let url = Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: {e}")))?;
         let path =
@@ -153,7 +155,7 @@ pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed
         return Err(fail(&no_implementation(&scheme)));
     }
     let url =
-        Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: parse {trimmed:?}: {e}")))?;
+        Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: parse {shown:?}: {e}")))?;
     let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
     if scheme == "https" && host == "github.com" {
         return github(text, &url).map(|source| Parsed {
@@ -168,7 +170,7 @@ pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed
                 return Err(fail(&no_implementation(&scheme)));
             }
             warnings.push(format!(
-                "{}: clusterctl reads provider URLs only over https; `{trimmed}` is read here because it is a loopback address",
+                "{}: clusterctl reads provider URLs only over https; `{shown}` is read here because it is a loopback address",
                 no_implementation(&scheme)
             ));
         } else if !host.starts_with(GITLAB_HOST_PREFIX) {
@@ -214,7 +216,7 @@ pub(crate) fn clusterctl_refusal(parsed: &Parsed) -> Option<&str> {
 
 fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
     let fail = |message: &str, hint: Option<String>| SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message: message.to_string(),
         hint,
     };
@@ -264,7 +266,7 @@ fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
 
 fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
     let fail = || SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message: GITLAB_FORM.to_string(),
         hint: None,
     };
@@ -315,7 +317,7 @@ fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
 
 fn local(text: &str, path: &str) -> Result<LocalSource, SourceError> {
     let fail = |message: String| SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message,
         hint: None,
     };
@@ -438,6 +440,20 @@ mod tests {
     }
 
     // Rows from clusterctl's `Test_gitLabRepository_newGitLabRepository`.
+    #[test]
+    fn no_message_shows_a_password() {
+        for url in [
+            "https://u:sec@ret@github.com/o/r/releases/download/c.yaml",
+            "https://u:sec@ret@github.com/o/r",
+            "https://u:sec@ret@bad host/x",
+            "https://u:sec@ret@example.com/releases/x",
+            "ftp://u:sec@ret@example.com/x",
+        ] {
+            let shown = read(url).unwrap_err().to_string();
+            assert!(!shown.contains("sec") && !shown.contains("ret@"), "{shown}");
+        }
+    }
+
     #[test]
     fn forge_urls_with_dot_parts_are_refused() {
         for url in [
