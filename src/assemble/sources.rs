@@ -71,6 +71,17 @@ pub enum SourceError {
         target: PathBuf,
         root: PathBuf,
     },
+    #[error(
+        "`{}` is outside the repository `{}` (it is `{}`); capkg reads sources only inside it",
+        path.display(),
+        root.display(),
+        target.display()
+    )]
+    PathOutsideRepository {
+        path: PathBuf,
+        target: PathBuf,
+        root: PathBuf,
+    },
     #[error(transparent)]
     BadName(#[from] BadName),
     #[error("the standard output of `{command}` is not UTF-8 text")]
@@ -122,6 +133,7 @@ impl Classified for SourceError {
                 | SourceError::CommandOutputTooLarge { .. }
                 | SourceError::NotRegular(_)
                 | SourceError::OutsideRepository { .. }
+                | SourceError::PathOutsideRepository { .. }
                 | SourceError::BadName(_)
                 | SourceError::CommandOutputEmpty { .. }
                 | SourceError::CommandOutputNotText { .. }
@@ -140,7 +152,9 @@ impl Classified for SourceError {
             SourceError::CommandOutputTooLarge { .. } => Some(
                 "raise `output_limit` in the components entry of capkg.yaml (`output_limit: 1GiB`) if the output is right".to_string(),
             ),
-            SourceError::OutsideRepository { .. } | SourceError::NotRegular(_) => Some(
+            SourceError::OutsideRepository { .. }
+            | SourceError::PathOutsideRepository { .. }
+            | SourceError::NotRegular(_) => Some(
                 "copy the file into the repository, or point capkg.yaml at the real file".to_string(),
             ),
             _ => None,
@@ -233,17 +247,29 @@ impl Repository {
         }
     }
 
-    /// The path to read for `path`: itself, or for a symbolic link the file it resolves to, which
-    /// must be inside the repository.
+    /// The path to read for `path`: itself, or for a symbolic link the file it resolves to. Either
+    /// must be inside the repository: a plain path (`../../x`, `/etc/x`, or under a linked
+    /// folder) is held to the same rule as a link.
     pub fn resolve(&self, path: &Path) -> Result<PathBuf, SourceError> {
         let metadata = std::fs::symlink_metadata(path).map_err(|source| SourceError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        if !metadata.file_type().is_symlink() {
-            return Ok(path.to_path_buf());
+        if metadata.file_type().is_symlink() {
+            return self.inside(path);
         }
-        self.inside(path)
+        let real = std::fs::canonicalize(path).map_err(|source| SourceError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if !real.starts_with(&self.root) {
+            return Err(SourceError::PathOutsideRepository {
+                path: path.to_path_buf(),
+                target: real,
+                root: self.root.clone(),
+            });
+        }
+        Ok(path.to_path_buf())
     }
 
     /// Where the link `path` leads, when that is inside the repository.

@@ -176,3 +176,49 @@ fn a_namespace_kubernetes_refuses_is_refused_with_its_place_before_anything_is_w
     );
     assert!(!project.path().join("out").exists());
 }
+
+#[test]
+fn sources_outside_the_repository_are_refused_by_plain_path_as_by_link() {
+    for (from, to) in [
+        (
+            "metadata: metadata.yaml",
+            "metadata: ../outside/metadata.yaml",
+        ),
+        (
+            "  - templates/cluster-template*.yaml",
+            "  - ../outside/cluster-template*.yaml",
+        ),
+        (
+            "components:\n  files: [config/crd, config/rbac, config/manager, config/webhook]",
+            "components:\n  file: ../outside/components.yaml",
+        ),
+    ] {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("project");
+        std::fs::create_dir(&project).unwrap();
+        copy_example_provider(&project);
+        let outside = root.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        // Files that would assemble: only where they are can be the refusal.
+        std::fs::copy(project.join("metadata.yaml"), outside.join("metadata.yaml")).unwrap();
+        std::fs::copy(
+            project.join("templates/cluster-template.yaml"),
+            outside.join("cluster-template-outside.yaml"),
+        )
+        .unwrap();
+        std::fs::copy(
+            project.join("config/manager/manager.yaml"),
+            outside.join("components.yaml"),
+        )
+        .unwrap();
+        edit(&project.join("capkg.yaml"), from, to);
+        let output = assemble(&project);
+        assert_eq!(output.status.code(), Some(1), "{to}: {}", text(&output));
+        assert!(
+            text(&output).contains("outside the repository"),
+            "{to}: {}",
+            text(&output)
+        );
+        assert!(!project.join("out").exists(), "{to}");
+    }
+}
