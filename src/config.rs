@@ -1057,11 +1057,8 @@ impl Reader<'_> {
                     match k {
                         "rule" => {
                             let text = self.string(v)?;
-                            if crate::rules::find(&text).is_none() {
-                                return Err(
-                                    self.error(v, crate::rules::waivers::unknown_rule(&text))
-                                );
-                            }
+                            crate::rules::waivers::check_rule(&text)
+                                .map_err(|e| self.error(v, e))?;
                             rule = Some(text);
                         }
                         "files" => {

@@ -222,3 +222,43 @@ fn sources_outside_the_repository_are_refused_by_plain_path_as_by_link() {
         assert!(!project.join("out").exists(), "{to}");
     }
 }
+
+#[test]
+fn a_cr_only_template_cannot_be_waived_into_a_release() {
+    let project = tempfile::tempdir().unwrap();
+    copy_example_provider(project.path());
+    let template = project.path().join("templates/cluster-template.yaml");
+    let lf = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(&template, lf.replace('\n', "\r")).unwrap();
+    // In capkg.yaml: refused where the waiver is written.
+    let config = project.path().join("capkg.yaml");
+    let original = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "{original}lint:\n  allow:\n    - rule: yaml/line-endings\n      reason: our editor\n"
+        ),
+    )
+    .unwrap();
+    let output = assemble(project.path());
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        text(&output).contains("`yaml/line-endings` cannot be waived"),
+        "{}",
+        text(&output)
+    );
+    assert!(!project.path().join("out").exists());
+    // On the command line: refused too.
+    std::fs::write(&config, &original).unwrap();
+    let output = capkg()
+        .args(["lint", "--allow", "yaml/line-endings=our editor"])
+        .arg(project.path().join("templates"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        text(&output).contains("cannot be waived"),
+        "{}",
+        text(&output)
+    );
+}
