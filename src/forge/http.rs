@@ -1194,7 +1194,8 @@ impl Http {
 
     /// The `message` of a JSON error body, else the start of the body; token redacted.
     fn server_message(&self, body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(body);
+        // Redacted before it is cut to 200 characters, so the cut cannot split a token.
+        let text = redact(&self.redact(&String::from_utf8_lossy(body)));
         let message = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(
@@ -1654,6 +1655,26 @@ mod tests {
         assert_eq!(redact("x remembered-value-0123 y"), "x [redacted] y");
         assert!(TOKEN_VARIABLES.contains(&"OCI_PASSWORD"));
         assert!(TOKEN_VARIABLES.contains(&"OCI_ACCESS_TOKEN"));
+    }
+
+    #[tokio::test]
+    async fn a_server_message_is_redacted_before_it_is_cut() {
+        let server = MockServer::start().await;
+        let token = "tok-CUT-0123456789";
+        // Not JSON: the message is the body's first 200 characters, which end inside the token.
+        Mock::given(path("/cut"))
+            .respond_with(
+                ResponseTemplate::new(400).set_body_string(format!("{}{token}", "x".repeat(195))),
+            )
+            .mount(&server)
+            .await;
+        let clock = Arc::new(RecordingClock::default());
+        let err = client(clock, Some((token, &server)))
+            .send(get(&server, "/cut"))
+            .await
+            .unwrap_err();
+        let text = format!("{err} {err:?}");
+        assert!(!text.contains(&token[..5]), "{text}");
     }
 
     #[test]
