@@ -238,10 +238,17 @@ fn remember_environment() {
                 remember(&secret);
             }
         }
+        // GitLab CI's Docker config, given as a variable's text.
+        if let Some(text) = env("DOCKER_AUTH_CONFIG") {
+            for secret in docker_auths_secrets(&text) {
+                remember(&secret);
+            }
+        }
     });
 }
 
 /// The Docker config file: `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`.
+/// (`DOCKER_AUTH_CONFIG`, the same text in a variable, joins the list too.)
 pub(crate) fn docker_config_file(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<std::path::PathBuf> {
@@ -284,7 +291,12 @@ fn docker_config_secrets(path: &std::path::Path) -> Vec<String> {
     if read.is_err() {
         return Vec::new();
     }
-    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+    docker_auths_secrets(&text)
+}
+
+/// The secrets of a Docker config's text ([`docker_config_secrets`]); none when it is not one.
+fn docker_auths_secrets(text: &str) -> Vec<String> {
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(text) else {
         return Vec::new();
     };
     let Some(auths) = json.get("auths").and_then(|a| a.as_object()) else {
@@ -1647,6 +1659,10 @@ mod tests {
             "unpadded, and the password keeps its colons"
         );
         assert_eq!(decode_basic_auth("no colon"), None);
+        let from_variable = docker_auths_secrets(&format!(
+            r#"{{"auths":{{"registry.gitlab.example":{{"auth":"{auth}"}}}}}}"#
+        ));
+        assert!(from_variable.iter().any(|s| s == "hunter2-docker-pass"));
     }
 
     #[test]

@@ -54,8 +54,10 @@ fn registry_secrets_are_redacted_from_a_failing_command_everywhere_it_is_shown()
     // The command prints each secret as a careless build script would: the variables, the
     // Docker config file, and its `auth` decoded.
     let project = example_with_components(
-        "  command: \"echo pw=$OCI_PASSWORD at=$OCI_ACCESS_TOKEN >&2; cat $DOCKER_CONFIG/config.json >&2; echo; echo $AUTH | base64 -d >&2; exit 3\"\n",
+        "  command: \"echo pw=$OCI_PASSWORD at=$OCI_ACCESS_TOKEN >&2; cat $DOCKER_CONFIG/config.json >&2; echo; echo $AUTH | base64 -d >&2; echo; echo $DOCKER_AUTH_CONFIG >&2; exit 3\"\n",
     );
+    // GitLab CI's Docker config, in a variable.
+    let gitlab_auth = base64_of("ci:gitlab-ci-pass-0123456789");
     let summary = project.path().join("summary.md");
     for format in ["human", "json"] {
         let output = capkg()
@@ -65,6 +67,10 @@ fn registry_secrets_are_redacted_from_a_failing_command_everywhere_it_is_shown()
             .env("OCI_ACCESS_TOKEN", OCI_ACCESS_TOKEN)
             .env("DOCKER_CONFIG", docker.path())
             .env("AUTH", &auth)
+            .env(
+                "DOCKER_AUTH_CONFIG",
+                format!(r#"{{"auths":{{"registry.gitlab.example":{{"auth":"{gitlab_auth}"}}}}}}"#),
+            )
             .env("GITHUB_ACTIONS", "true")
             .env("GITHUB_STEP_SUMMARY", &summary)
             .output()
@@ -76,7 +82,13 @@ fn registry_secrets_are_redacted_from_a_failing_command_everywhere_it_is_shown()
         );
         assert_eq!(output.status.code(), Some(1), "{shown}");
         assert!(shown.contains("pw=[redacted]"), "{shown}");
-        for secret in [OCI_PASSWORD, OCI_ACCESS_TOKEN, DOCKER_PASSWORD, &auth] {
+        for secret in [
+            OCI_PASSWORD,
+            OCI_ACCESS_TOKEN,
+            DOCKER_PASSWORD,
+            &auth,
+            &gitlab_auth,
+        ] {
             assert!(
                 !shown.contains(secret),
                 "{secret} leaked ({format}):\n{shown}"
