@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The install step of capkg's GitHub Action (action.yml), kept here so that it runs the same way
 # in .ci/run's offline installer test: resolves the version, runs the release's own installer
-# (dist's shell installer, which checks the archive's SHA-256 before unpacking) into a folder per
-# version that actions/cache keeps, and puts that folder on PATH.
+# through scripts/install.sh (which makes sure the archive's SHA-256 is checked before unpacking)
+# into a folder per version that actions/cache keeps, and puts that folder on PATH.
 #
 # Environment:
 #   CAPKG_VERSION       `0.2.0`, `v0.2.0` or `latest`; empty: the version in Cargo.toml of the
@@ -62,25 +62,11 @@ case ${1:-} in
       else
         url=$releases/v$version
       fi
-      installer=$(mktemp)
-      trap 'rm -f "$installer"' EXIT
-      # HTTPS only, also across redirects; plain HTTP only for a test server on this machine.
-      proto='=https'
-      case $url in http://127.0.0.1:*) proto='=http' ;; esac
-      curl --proto "$proto" --tlsv1.2 --fail --silent --show-error --location --retry 3 \
-        --output "$installer" "$url/capkg-installer.sh"
-      # The installer skips its checksum check without `sha256sum`, which macOS lacks: give it
-      # one made of `shasum`, so the archive is checked on every runner.
-      if ! command -v sha256sum >/dev/null 2>&1 && command -v shasum >/dev/null 2>&1; then
-        shims=$(mktemp -d)
-        trap 'rm -rf "$installer" "$shims"' EXIT
-        printf '#!/bin/sh\nexec shasum -a 256 "$@"\n' >"$shims/sha256sum"
-        chmod +x "$shims/sha256sum"
-        PATH="$shims:$PATH"
-      fi
-      # The installer downloads from the same place, checks the archive's checksum and installs
-      # into $dir only (no profile or PATH edits).
-      CAPKG_DOWNLOAD_URL=$url CAPKG_INSTALL_DIR=$dir CAPKG_NO_MODIFY_PATH=1 sh "$installer"
+      # scripts/install.sh downloads the release's installer from the same place, which checks
+      # the archive's SHA-256 (with `shasum -a 256` where `sha256sum` is missing; nothing is
+      # installed where neither is) and installs into $dir only (no profile or PATH edits).
+      CAPKG_DOWNLOAD_URL=$url CAPKG_INSTALL_DIR=$dir CAPKG_NO_MODIFY_PATH=1 \
+        sh "$(dirname "$0")/install.sh"
     fi
     if [ -n "${GITHUB_PATH:-}" ]; then echo "$bin" >>"$GITHUB_PATH"; fi
     "$bin/capkg" --version

@@ -7,7 +7,9 @@
 #      installed `capkg --version` runs;
 #   2. the action's install step (scripts/action-install.sh, as action.yml runs it) resolves the
 #      version from Cargo.toml, installs, puts capkg on PATH, and a second run is a cache hit;
-#   3. an archive with one byte changed is refused by its checksum and nothing is installed.
+#   3. an archive with one byte changed is refused by its checksum and nothing is installed;
+#   4. scripts/install.sh (README's installer line) checks the archive with `shasum -a 256` where
+#      `sha256sum` is missing, and installs nothing where both are missing.
 # Usage: scripts/installer-test.sh [--no-build]   (--no-build: reuse target/distrib)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +97,38 @@ if curl --fail --silent --show-error "$url/capkg-installer.sh" \
 fi
 grep -q "checksum mismatch" "$work/corrupt.log" || fail "no checksum message: $(cat "$work/corrupt.log")"
 [ ! -e "$work/corrupt/bin/capkg" ] || fail "a corrupted archive was installed"
+passed=$((passed + 1))
+
+# 4. scripts/install.sh, the README's installer line, where `sha256sum` is missing: with only
+# `shasum` it still checks (installs the release, refuses the corrupted archive); with neither it
+# installs nothing. PATHs of this machine's tools without them.
+for tools in no-sha256sum no-sum; do
+  mkdir "$work/$tools"
+  for dir in /usr/local/bin /usr/bin /bin; do
+    for tool in "$dir"/*; do
+      name=$(basename "$tool")
+      case $name in sha256sum) continue ;; shasum) [ "$tools" = no-sum ] && continue ;; esac
+      [ -e "$work/$tools/$name" ] || ln -s "$tool" "$work/$tools/$name"
+    done
+  done
+done
+install_with() { # PATH-folder release target-folder
+  PATH="$work/$1" CAPKG_VERSION=$version CAPKG_DOWNLOAD_URL="$base/$2/v$version" \
+    CAPKG_INSTALL_DIR="$work/$3" CAPKG_NO_MODIFY_PATH=1 HOME="$work/home" sh scripts/install.sh
+}
+install_with no-sha256sum good shasum >/dev/null 2>"$work/shasum.log" \
+  || fail "install.sh with shasum only: $(cat "$work/shasum.log")"
+[ "$("$work/shasum/bin/capkg" --version)" = "capkg $version" ] || fail "install.sh did not install"
+if install_with no-sha256sum corrupt shasum-corrupt >/dev/null 2>"$work/shasum-corrupt.log"; then
+  fail "install.sh with shasum only accepted a corrupted archive"
+fi
+grep -q "checksum mismatch" "$work/shasum-corrupt.log" || fail "$(cat "$work/shasum-corrupt.log")"
+[ ! -e "$work/shasum-corrupt/bin/capkg" ] || fail "a corrupted archive was installed (shasum)"
+if install_with no-sum good no-sum >/dev/null 2>"$work/no-sum.log"; then
+  fail "install.sh installed without a way to check the archive"
+fi
+grep -q "neither \`sha256sum\` nor \`shasum\`" "$work/no-sum.log" || fail "$(cat "$work/no-sum.log")"
+[ ! -e "$work/no-sum/bin/capkg" ] || fail "an unchecked archive was installed"
 passed=$((passed + 1))
 
 echo "installer-test: $(basename "$archive") from $base"

@@ -388,7 +388,7 @@ impl Config {
                 }
                 "metadata" => config.metadata = Some(reader.path_value(value)?),
                 "templates" => config.templates = reader.strings(value)?,
-                "namespace" => config.namespace = Some(reader.string(value)?),
+                "namespace" => config.namespace = Some(reader.namespace(value)?),
                 "version" => {
                     let text = reader.string(value)?;
                     config.version = Some(Version::parse(&text).map_err(|e| {
@@ -574,6 +574,28 @@ impl Reader<'_> {
         }
     }
 
+    /// Refuses a forge name (`repo`, `project`, `package`) with an empty, `.` or `..` part.
+    fn forge_name(&self, node: &Node, text: &str) -> Result<(), ConfigError> {
+        match crate::forge::url::dot_or_empty_part(text) {
+            Some(reason) if !is_placeholder(text) => {
+                Err(self.error(node, format!("`{text}` cannot be a forge name: {reason}")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A namespace: a DNS-1123 label, as Kubernetes requires (a `TODO` placeholder is refused
+    /// later, by [`Config::refuse_placeholders`]).
+    fn namespace(&self, node: &Node) -> Result<String, ConfigError> {
+        let text = self.string(node)?;
+        if !is_placeholder(&text)
+            && let Err(reason) = crate::k8s::dns1123_label(&text)
+        {
+            return Err(self.error(node, format!("`{text}` cannot be a namespace: {reason}")));
+        }
+        Ok(text)
+    }
+
     fn path_value(&self, node: &Node) -> Result<PathBuf, ConfigError> {
         let text = self.string(node)?;
         if text.is_empty() {
@@ -691,7 +713,7 @@ impl Reader<'_> {
             for (key, value) in &fields {
                 match *key {
                     "components" => provider.components = self.components(value)?,
-                    "namespace" => provider.namespace = Some(self.string(value)?),
+                    "namespace" => provider.namespace = Some(self.namespace(value)?),
                     "suffix" => {
                         let text = match value.value() {
                             Value::Scalar { text, .. } if text.is_empty() => String::new(),
@@ -1035,11 +1057,8 @@ impl Reader<'_> {
                     match k {
                         "rule" => {
                             let text = self.string(v)?;
-                            if crate::rules::find(&text).is_none() {
-                                return Err(
-                                    self.error(v, crate::rules::waivers::unknown_rule(&text))
-                                );
-                            }
+                            crate::rules::waivers::check_rule(&text)
+                                .map_err(|e| self.error(v, e))?;
                             rule = Some(text);
                         }
                         "files" => {
@@ -1104,6 +1123,7 @@ impl Reader<'_> {
                                         self.error(v, format!("`{text}` is not OWNER/NAME"))
                                     );
                                 }
+                                self.forge_name(v, &text)?;
                                 repo = Some(text);
                             }
                             "api_url" => api_url = Some(self.string(v)?),
@@ -1125,7 +1145,11 @@ impl Reader<'_> {
                         "`targets.gitlab`",
                         &["project", "package", "api_url"],
                     )? {
-                        let text = Some(self.string(v)?);
+                        let text = self.string(v)?;
+                        if k != "api_url" {
+                            self.forge_name(v, &text)?;
+                        }
+                        let text = Some(text);
                         match k {
                             "project" => gitlab.project = text,
                             "package" => gitlab.package = text,
@@ -1182,6 +1206,53 @@ mod tests {
 
     fn error(text: &str) -> String {
         parse(text).expect_err("should fail").to_string()
+    }
+
+    #[test]
+    fn forge_names_have_no_dot_or_empty_parts() {
+        for (target, place) in [
+            ("github: {repo: o/..}", "5:18"),
+            ("github: {repo: ../x}", "5:18"),
+            ("gitlab: {project: g/..}", "5:21"),
+            ("gitlab: {project: \"42\", package: ..}", "5:36"),
+        ] {
+            let err = parse(&format!(
+                "provider: {{name: aws, type: infrastructure}}\ncomponents: {{file: c.yaml}}\nnamespace: capa-system\ntargets:\n  {target}\n"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.starts_with(&format!("capkg.yaml:{place}: ")),
+                "{target}: {err}"
+            );
+            assert!(err.contains("cannot be a forge name"), "{target}: {err}");
+        }
+    }
+
+    #[test]
+    fn namespaces_are_dns_labels() {
+        let long = "a".repeat(70);
+        for (bad, column) in [("Capx_System", 12), (long.as_str(), 12)] {
+            let err = parse(&format!(
+                "provider: {{name: aws, type: infrastructure}}\ncomponents: {{file: c.yaml}}\nnamespace: {bad}\n"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.starts_with(&format!(
+                    "capkg.yaml:3:{column}: `{bad}` cannot be a namespace"
+                )),
+                "{err}"
+            );
+        }
+        let err = parse("providers:\n  - name: aws\n    type: infrastructure\n    components: {file: c.yaml}\n    namespace: a.b\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("capkg.yaml:5:16: `a.b` cannot be a namespace"),
+            "{err}"
+        );
+        assert!(parse("provider: {name: aws, type: infrastructure}\ncomponents: {file: c.yaml}\nnamespace: TODO\n").is_ok());
     }
 
     #[test]

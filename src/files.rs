@@ -269,6 +269,31 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// Writes `bytes` to `path` whole or not at all: through a temporary file beside it, synced, then
+/// renamed over it. The file gets `0666` less the umask (`0644` under the usual `022`), as a file
+/// any other tool writes, and as assemble and publish write theirs (a temporary file alone would
+/// be `0600`).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".capkg-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(parent)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Checks a release file name: clusterctl fetches release files by name from a URL path
 /// (`.../releases/download/{version}/{name}`, `cluster-template-{flavor}.yaml`), and
 /// `checksums.txt` lists one name per line. capkg accepts the names Kubernetes accepts for

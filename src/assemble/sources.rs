@@ -71,6 +71,17 @@ pub enum SourceError {
         target: PathBuf,
         root: PathBuf,
     },
+    #[error(
+        "`{}` is outside the repository `{}` (it is `{}`); capkg reads sources only inside it",
+        path.display(),
+        root.display(),
+        target.display()
+    )]
+    PathOutsideRepository {
+        path: PathBuf,
+        target: PathBuf,
+        root: PathBuf,
+    },
     #[error(transparent)]
     BadName(#[from] BadName),
     #[error("the standard output of `{command}` is not UTF-8 text")]
@@ -122,6 +133,7 @@ impl Classified for SourceError {
                 | SourceError::CommandOutputTooLarge { .. }
                 | SourceError::NotRegular(_)
                 | SourceError::OutsideRepository { .. }
+                | SourceError::PathOutsideRepository { .. }
                 | SourceError::BadName(_)
                 | SourceError::CommandOutputEmpty { .. }
                 | SourceError::CommandOutputNotText { .. }
@@ -140,7 +152,9 @@ impl Classified for SourceError {
             SourceError::CommandOutputTooLarge { .. } => Some(
                 "raise `output_limit` in the components entry of capkg.yaml (`output_limit: 1GiB`) if the output is right".to_string(),
             ),
-            SourceError::OutsideRepository { .. } | SourceError::NotRegular(_) => Some(
+            SourceError::OutsideRepository { .. }
+            | SourceError::PathOutsideRepository { .. }
+            | SourceError::NotRegular(_) => Some(
                 "copy the file into the repository, or point capkg.yaml at the real file".to_string(),
             ),
             _ => None,
@@ -233,17 +247,29 @@ impl Repository {
         }
     }
 
-    /// The path to read for `path`: itself, or for a symbolic link the file it resolves to, which
-    /// must be inside the repository.
+    /// The path to read for `path`: itself, or for a symbolic link the file it resolves to. Either
+    /// must be inside the repository: a plain path (`../../x`, `/etc/x`, or under a linked
+    /// folder) is held to the same rule as a link.
     pub fn resolve(&self, path: &Path) -> Result<PathBuf, SourceError> {
         let metadata = std::fs::symlink_metadata(path).map_err(|source| SourceError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        if !metadata.file_type().is_symlink() {
-            return Ok(path.to_path_buf());
+        if metadata.file_type().is_symlink() {
+            return self.inside(path);
         }
-        self.inside(path)
+        let real = std::fs::canonicalize(path).map_err(|source| SourceError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if !real.starts_with(&self.root) {
+            return Err(SourceError::PathOutsideRepository {
+                path: path.to_path_buf(),
+                target: real,
+                root: self.root.clone(),
+            });
+        }
+        Ok(path.to_path_buf())
     }
 
     /// Where the link `path` leads, when that is inside the repository.
@@ -418,9 +444,9 @@ fn run(
     let stderr_reader = child.stderr.take().map(|pipe| {
         let done = readers_done.clone();
         std::thread::spawn(move || {
-            let tail = read_tail(pipe, STDERR_EXCERPT);
+            let excerpt = stderr_excerpt(pipe, STDERR_EXCERPT);
             done.fetch_add(1, Ordering::SeqCst);
-            tail
+            excerpt
         })
     });
     let readers = usize::from(stdout_reader.is_some()) + usize::from(stderr_reader.is_some());
@@ -457,7 +483,6 @@ fn run(
         .unwrap_or_default();
     let stderr = stderr_reader
         .map(|reader| reader.join().unwrap_or_default())
-        .map(|tail| crate::forge::http::redact(&String::from_utf8_lossy(&tail)))
         .unwrap_or_default();
     match stopped {
         Some(Stop::Overflow) => {
@@ -526,9 +551,43 @@ fn read_limited(mut pipe: impl Read, limit: u64, overflow: &AtomicBool) -> Vec<u
     }
 }
 
-/// Reads a pipe to its end, keeping only its last `keep` bytes (starting at a line when one
-/// starts in the first half).
-fn read_tail(mut pipe: impl Read, keep: usize) -> Vec<u8> {
+/// The end of a command's standard error as its error shows it: at most `keep` bytes, every
+/// known secret removed before anything is cut, so no cut can split a token and leave part of it.
+fn stderr_excerpt(pipe: impl Read, keep: usize) -> String {
+    // Read with room to spare: the reading may cut through a token at the window's start, and
+    // that start is dropped after redaction (which removes every whole token) and before the
+    // excerpt is cut (which then only cuts redacted text).
+    let spare = keep;
+    let (raw, cut) = read_tail(pipe, keep + spare);
+    let mut text = crate::forge::http::redact(&String::from_utf8_lossy(&raw));
+    if cut {
+        let mut through = text
+            .bytes()
+            .take(spare)
+            .position(|b| b == b'\n')
+            .map_or(spare.min(text.len()), |newline| newline + 1);
+        while !text.is_char_boundary(through) {
+            through += 1;
+        }
+        text.drain(..through);
+    }
+    if text.len() <= keep {
+        return text;
+    }
+    let mut start = text.len() - keep;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = &text[start..];
+    // From a line's start when one starts in the first half.
+    match tail[..tail.len() / 2].find('\n') {
+        Some(newline) => tail[newline + 1..].to_string(),
+        None => tail.to_string(),
+    }
+}
+
+/// Reads a pipe to its end, keeping only its last `keep` bytes; `true` when some were dropped.
+fn read_tail(mut pipe: impl Read, keep: usize) -> (Vec<u8>, bool) {
     let mut tail: Vec<u8> = Vec::new();
     let mut buffer = vec![0u8; 64 * 1024];
     let mut cut = false;
@@ -550,10 +609,7 @@ fn read_tail(mut pipe: impl Read, keep: usize) -> Vec<u8> {
         tail.drain(..tail.len() - keep);
         cut = true;
     }
-    if cut && let Some(newline) = tail[..tail.len() / 2].iter().position(|b| *b == b'\n') {
-        tail.drain(..=newline);
-    }
-    tail
+    (tail, cut)
 }
 
 /// Stops a command and every process in its group.
@@ -744,11 +800,32 @@ mod tests {
         let text: Vec<u8> = (0..100_000)
             .flat_map(|i| format!("line {i}\n").into_bytes())
             .collect();
-        let tail = read_tail(&text[..], STDERR_EXCERPT);
+        let tail = stderr_excerpt(&text[..], STDERR_EXCERPT);
         assert!(tail.len() <= STDERR_EXCERPT);
-        assert!(tail.ends_with(b"line 99999\n"));
-        assert!(tail.starts_with(b"line "));
-        assert_eq!(read_tail(&b"short"[..], STDERR_EXCERPT), b"short");
+        assert!(tail.ends_with("line 99999\n"));
+        assert!(tail.starts_with("line "));
+        assert_eq!(stderr_excerpt(&b"short"[..], STDERR_EXCERPT), "short");
+    }
+
+    #[test]
+    fn no_cut_leaves_part_of_a_token() {
+        let token = "ghp_CUTsplit0123456789abcdef";
+        let _ = crate::forge::http::Secret::new(token);
+        // The token four characters before the excerpt's start, then on one long line, in
+        // several places relative to the cut.
+        for before_cut in [1, 4, token.len() - 1] {
+            for keep in [64usize, 100, 4096] {
+                let mut text = "x".repeat(3 * keep).into_bytes();
+                text.extend_from_slice(token.as_bytes());
+                text.extend(std::iter::repeat_n(b'y', keep - (token.len() - before_cut)));
+                let excerpt = stderr_excerpt(&text[..], keep);
+                assert!(excerpt.len() <= keep, "{}", excerpt.len());
+                assert!(
+                    !excerpt.contains(&token[before_cut..]),
+                    "{before_cut} {keep}: {excerpt}"
+                );
+            }
+        }
     }
 
     #[test]

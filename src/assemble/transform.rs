@@ -119,6 +119,15 @@ pub enum TransformError {
     )]
     NoNamespace { origin: String },
     #[error(
+        "{origin}:{position}: `{name}` cannot be a namespace: {reason}; rename the Namespace or set `namespace:` in capkg.yaml"
+    )]
+    BadNamespace {
+        origin: String,
+        position: Position,
+        name: String,
+        reason: String,
+    },
+    #[error(
         "{origin}:{position}: {object}: `{INJECT_CA_FROM}: {value}` is not `<namespace>/<certificate>`"
     )]
     InjectCaFrom {
@@ -212,7 +221,17 @@ pub fn transform(
     }
     let target = match (options.namespace, namespaces.first()) {
         (Some(configured), _) => configured.to_string(),
-        (None, Some((name, _))) if !name.is_empty() => name.clone(),
+        (None, Some((name, span))) if !name.is_empty() => {
+            if let Err(reason) = crate::k8s::dns1123_label(name) {
+                return Err(TransformError::BadNamespace {
+                    origin: origin.to_string(),
+                    position: source.position(span.start),
+                    name: name.clone(),
+                    reason,
+                });
+            }
+            name.clone()
+        }
         _ => {
             return Err(TransformError::NoNamespace {
                 origin: origin.to_string(),
@@ -582,6 +601,24 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "in.yaml: 2 Namespace objects (`a` at 3:9, `b` at 7:9); a provider installs into exactly one"
+        );
+    }
+
+    #[test]
+    fn the_components_namespace_must_be_a_dns_label() {
+        let err = run("kind: Namespace\nmetadata:\n  name: Capx_System\n", None).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("in.yaml:3:9: `Capx_System` cannot be a namespace: "),
+            "{err}"
+        );
+        // A configured namespace replaces the file's (and capkg.yaml's is checked when read).
+        assert!(
+            run(
+                "kind: Namespace\nmetadata:\n  name: Capx_System\n",
+                Some("capx-system")
+            )
+            .is_ok()
         );
     }
 

@@ -72,7 +72,7 @@ pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
         super::write_output(global, yaml.as_bytes())?;
         return Ok(Status::Success);
     };
-    super::init::write_atomically(path, yaml.as_bytes()).map_err(|e| {
+    crate::files::write_atomically(path, yaml.as_bytes()).map_err(|e| {
         Failure::internal(
             anyhow::Error::new(e).context(format!("cannot write `{}`", path.display())),
         )

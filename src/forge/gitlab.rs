@@ -112,5 +112,6 @@ mod tests {
         assert_eq!(escape_project("a%2Fb"), "a%2Fb");
         assert_eq!(escape_project("grp%2fsub%2Fproj"), "grp%2Fsub%2Fproj");
         assert_eq!(escape_project(&escape_project("a/b")), "a%2Fb");
+        assert_eq!(escape_project("g%+Fp"), "g%25%2BFp", "`%+F` is no escape");
     }
 }

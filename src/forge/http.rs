@@ -156,11 +156,12 @@ impl RetryPolicy {
 #[derive(Clone)]
 pub(crate) struct Secret(String);
 
-/// Every token this process has seen, for [`redact`].
+/// The one list [`redact`] removes: every secret this process has read, whoever read it.
 static KNOWN_SECRETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-/// The variables capkg and the tools around it read tokens from; [`redact`] removes their
-/// values even when capkg never read them (a components command's output, say).
+/// The variables capkg and the tools around it read secrets from; [`redact`] removes their
+/// values even when capkg has not read them yet (a components command runs before a login is
+/// resolved, say).
 pub(crate) const TOKEN_VARIABLES: &[&str] = &[
     "GITHUB_TOKEN",
     "GH_TOKEN",
@@ -170,6 +171,8 @@ pub(crate) const TOKEN_VARIABLES: &[&str] = &[
     "CI_REGISTRY_PASSWORD",
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "OCI_PASSWORD",
+    "OCI_ACCESS_TOKEN",
 ];
 
 impl Secret {
@@ -180,11 +183,7 @@ impl Secret {
         if trimmed.is_empty() {
             return None;
         }
-        if let Ok(mut known) = KNOWN_SECRETS.lock()
-            && !known.iter().any(|k| k == trimmed)
-        {
-            known.push(trimmed.to_string());
-        }
+        remember(trimmed);
         Some(Secret(trimmed.to_string()))
     }
 
@@ -199,25 +198,34 @@ impl Secret {
     }
 }
 
-/// `text` with every token this process knows removed: each [`Secret`] made so far and the
-/// values of [`TOKEN_VARIABLES`] in the environment, in plain, percent-encoded and base64 forms.
-/// Call it on any text that may hold a token before it is printed or written: errors, logs,
-/// JSON, CI summaries, a subprocess's output. Values shorter than [`MIN_TOKEN`] characters are
-/// left alone here (they would match ordinary words; no forge issues tokens that short);
-/// [`Secret::redact`] removes its own token whatever its length.
+/// Adds a secret that is not kept as a [`Secret`] (a Docker config's base64 `auth`, say) to
+/// the list [`redact`] removes. Blank values are ignored.
+pub(crate) fn remember(value: &str) {
+    let value = value.trim();
+    if value.is_empty() {
+        return;
+    }
+    if let Ok(mut known) = KNOWN_SECRETS.lock()
+        && !known.iter().any(|k| k == value)
+    {
+        known.push(value.to_string());
+    }
+}
+
+/// `text` with every secret this process knows removed, in plain, percent-encoded and base64
+/// forms: each one read so far ([`Secret::new`], [`remember`]), the values of
+/// [`TOKEN_VARIABLES`], and the logins of the Docker config file ([`docker_config_file`]), which
+/// join the list on the first call whether or not a registry was contacted yet.
+/// Call it on any text that may hold a token before it is printed, written or cut: errors,
+/// logs, JSON, CI summaries, a subprocess's output. Values shorter than [`MIN_TOKEN`]
+/// characters are left alone here (they would match ordinary words; no forge issues tokens
+/// that short); [`Secret::redact`] removes its own token whatever its length.
 pub(crate) fn redact(text: &str) -> String {
+    remember_environment();
     let mut tokens: Vec<String> = KNOWN_SECRETS
         .lock()
         .map(|known| known.clone())
         .unwrap_or_default();
-    for name in TOKEN_VARIABLES {
-        if let Ok(value) = std::env::var(name) {
-            let value = value.trim();
-            if !value.is_empty() && !tokens.iter().any(|t| t == value) {
-                tokens.push(value.to_string());
-            }
-        }
-    }
     tokens.retain(|t| t.chars().count() >= MIN_TOKEN);
     // Longer tokens first, so a token that contains another is removed whole.
     tokens.sort_by_key(|t| std::cmp::Reverse(t.len()));
@@ -226,6 +234,122 @@ pub(crate) fn redact(text: &str) -> String {
         out = redact_token(token, &out);
     }
     out
+}
+
+/// Puts the environment's secrets on the list: the variables on every call (cheap, and a
+/// variable set later still counts), the Docker config file once.
+fn remember_environment() {
+    static DOCKER_CONFIG_READ: std::sync::Once = std::sync::Once::new();
+    for name in TOKEN_VARIABLES {
+        if let Ok(value) = std::env::var(name) {
+            remember(&value);
+        }
+    }
+    DOCKER_CONFIG_READ.call_once(|| {
+        let env = |name: &str| std::env::var(name).ok();
+        if let Some(path) = docker_config_file(&env) {
+            for secret in docker_config_secrets(&path) {
+                remember(&secret);
+            }
+        }
+        // GitLab CI's Docker config, given as a variable's text.
+        if let Some(text) = env("DOCKER_AUTH_CONFIG") {
+            for secret in docker_auths_secrets(&text) {
+                remember(&secret);
+            }
+        }
+    });
+}
+
+/// The Docker config file: `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`.
+/// (`DOCKER_AUTH_CONFIG`, the same text in a variable, joins the list too.)
+pub(crate) fn docker_config_file(
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<std::path::PathBuf> {
+    let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    match non_empty("DOCKER_CONFIG") {
+        Some(dir) => Some(std::path::Path::new(&dir).join("config.json")),
+        None => {
+            non_empty("HOME").map(|home| std::path::Path::new(&home).join(".docker/config.json"))
+        }
+    }
+}
+
+/// Largest Docker config file [`docker_config_secrets`] reads: a real one is a few kilobytes.
+const DOCKER_CONFIG_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// Every secret of a Docker config file's `auths`: each `auth` (base64 `user:password`) as
+/// written and its password, `password`, `identitytoken` and `registrytoken`. A missing,
+/// unreadable, oversized or malformed file gives none (reading logins reports those).
+fn docker_config_secrets(path: &std::path::Path) -> Vec<String> {
+    use std::io::Read;
+    // A regular file (a link to one is fine: mounted secrets are links), opened without
+    // blocking so a FIFO put there cannot hang the redaction.
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Vec::new();
+    };
+    if !metadata.is_file() || metadata.len() > DOCKER_CONFIG_LIMIT {
+        return Vec::new();
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut text = String::new();
+    let read = options
+        .open(path)
+        .and_then(|file| file.take(DOCKER_CONFIG_LIMIT).read_to_string(&mut text));
+    if read.is_err() {
+        return Vec::new();
+    }
+    docker_auths_secrets(&text)
+}
+
+/// The secrets of a Docker config's text ([`docker_config_secrets`]); none when it is not one.
+fn docker_auths_secrets(text: &str) -> Vec<String> {
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    let Some(auths) = json.get("auths").and_then(|a| a.as_object()) else {
+        return Vec::new();
+    };
+    let mut secrets = Vec::new();
+    for entry in auths.values() {
+        let field = |name: &str| entry.get(name).and_then(|v| v.as_str());
+        if let Some(auth) = field("auth") {
+            secrets.push(auth.to_string());
+            if let Some((_, password)) = decode_basic_auth(auth) {
+                secrets.push(password);
+            }
+        }
+        for name in ["password", "identitytoken", "registrytoken"] {
+            if let Some(value) = field(name) {
+                secrets.push(value.to_string());
+            }
+        }
+    }
+    secrets.retain(|s| !s.trim().is_empty());
+    secrets
+}
+
+/// A Docker config `auth`, base64 (standard or URL-safe, padding optional) of `user:password`,
+/// as `(user, password)`; `None` when it is not that.
+pub(crate) fn decode_basic_auth(auth: &str) -> Option<(String, String)> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let trimmed = auth.trim();
+    let bytes = [base64::alphabet::STANDARD, base64::alphabet::URL_SAFE]
+        .iter()
+        .find_map(|alphabet| {
+            base64::Engine::decode(&GeneralPurpose::new(alphabet, config), trimmed).ok()
+        })?;
+    let text = String::from_utf8(bytes).ok()?;
+    let (user, password) = text.split_once(':')?;
+    Some((user.to_string(), password.to_string()))
 }
 
 /// Shortest value [`redact`] treats as a token.
@@ -288,43 +412,23 @@ pub(crate) fn base64_padded(bytes: &[u8]) -> String {
     base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }
 
-/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`):
-/// the one escaping capkg uses for a URL path segment (a GitLab project path, a tag).
+/// What [`percent_encode`] escapes: everything but RFC 3986's unreserved characters.
+const NOT_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`), in
+/// upper-case hex: the one escaping capkg uses for a URL path segment (a GitLab project path, a
+/// tag).
 pub(crate) fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
-/// Decodes `%XX` escapes; a `%` not followed by two hex digits stays as it is.
+/// Decodes `%XX` escapes (`XX` two hex digits); any other `%` stays as it is.
 pub(crate) fn percent_decode(text: &str) -> Vec<u8> {
-    let raw = text.as_bytes();
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while let Some(&byte) = raw.get(i) {
-        let decoded = (byte == b'%')
-            .then(|| raw.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match decoded {
-            Some(value) => {
-                out.push(value);
-                i += 3;
-            }
-            None => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    out
+    percent_encoding::percent_decode_str(text).collect()
 }
 
 fn lowercase_escapes(encoded: &str) -> String {
@@ -711,8 +815,14 @@ fn without_userinfo(url: &Url) -> String {
     clean.to_string()
 }
 
-fn redact_userinfo_text(text: &str) -> String {
-    match (text.find("://"), text.find('@')) {
+/// `text` with the user name and password of a URL replaced by `[redacted]`. A password may
+/// hold a raw `@` (or `/`, `?`, `#`, which end the authority), so everything up to the last `@`
+/// goes unless the text parses as a URL without credentials.
+pub(crate) fn redact_userinfo_text(text: &str) -> String {
+    if Url::parse(text).is_ok_and(|url| url.username().is_empty() && url.password().is_none()) {
+        return text.to_string();
+    }
+    match (text.find("://"), text.rfind('@')) {
         (Some(scheme_end), Some(at)) if at > scheme_end => {
             format!("{}://[redacted]@{}", &text[..scheme_end], &text[at + 1..])
         }
@@ -1149,7 +1259,8 @@ impl Http {
 
     /// The `message` of a JSON error body, else the start of the body; token redacted.
     fn server_message(&self, body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(body);
+        // Redacted before it is cut to 200 characters, so the cut cannot split a token.
+        let text = redact(&self.redact(&String::from_utf8_lossy(body)));
         let message = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(
@@ -1547,6 +1658,19 @@ mod tests {
         }
         let err = parse_base_url("https://user:hunter2@example.com").unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
+        // A raw `@` in the password, in a URL that parses and in one that does not.
+        for text in [
+            "https://user:hun@ter2@example.com",
+            "https://user:hun@ter2@bad host",
+            "https://user:hun#ter2@bad host",
+        ] {
+            let err = parse_base_url(text).unwrap_err().to_string();
+            assert!(!err.contains("ter2") && !err.contains("hun"), "{err}");
+        }
+        assert_eq!(
+            redact_userinfo_text("https://github.com/o/r/releases/v1/@x.yaml"),
+            "https://github.com/o/r/releases/v1/@x.yaml"
+        );
     }
 
     #[test]
@@ -1586,6 +1710,73 @@ mod tests {
     }
 
     #[test]
+    fn every_login_of_a_docker_config_joins_the_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let auth = base64_padded(b"bob:hunter2-docker-pass");
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"auths":{{"a.example":{{"auth":"{auth}"}},"b.example":{{"username":"u","password":"plain-pass-123"}},"c.example":{{"identitytoken":"id-token-456789"}}}}}}"#
+            ),
+        )
+        .unwrap();
+        let secrets = docker_config_secrets(&path);
+        for expected in [
+            auth.as_str(),
+            "hunter2-docker-pass",
+            "plain-pass-123",
+            "id-token-456789",
+        ] {
+            assert!(
+                secrets.iter().any(|s| s == expected),
+                "{expected}: {secrets:?}"
+            );
+        }
+        assert!(docker_config_secrets(&dir.path().join("missing.json")).is_empty());
+        std::fs::write(&path, "not json").unwrap();
+        assert!(docker_config_secrets(&path).is_empty());
+        assert_eq!(
+            decode_basic_auth("dTpwOnc"),
+            Some(("u".into(), "p:w".into())),
+            "unpadded, and the password keeps its colons"
+        );
+        assert_eq!(decode_basic_auth("no colon"), None);
+        let from_variable = docker_auths_secrets(&format!(
+            r#"{{"auths":{{"registry.gitlab.example":{{"auth":"{auth}"}}}}}}"#
+        ));
+        assert!(from_variable.iter().any(|s| s == "hunter2-docker-pass"));
+    }
+
+    #[test]
+    fn remembered_values_are_redacted() {
+        remember("remembered-value-0123");
+        assert_eq!(redact("x remembered-value-0123 y"), "x [redacted] y");
+        assert!(TOKEN_VARIABLES.contains(&"OCI_PASSWORD"));
+        assert!(TOKEN_VARIABLES.contains(&"OCI_ACCESS_TOKEN"));
+    }
+
+    #[tokio::test]
+    async fn a_server_message_is_redacted_before_it_is_cut() {
+        let server = MockServer::start().await;
+        let token = "tok-CUT-0123456789";
+        // Not JSON: the message is the body's first 200 characters, which end inside the token.
+        Mock::given(path("/cut"))
+            .respond_with(
+                ResponseTemplate::new(400).set_body_string(format!("{}{token}", "x".repeat(195))),
+            )
+            .mount(&server)
+            .await;
+        let clock = Arc::new(RecordingClock::default());
+        let err = client(clock, Some((token, &server)))
+            .send(get(&server, "/cut"))
+            .await
+            .unwrap_err();
+        let text = format!("{err} {err:?}");
+        assert!(!text.contains(&token[..5]), "{text}");
+    }
+
+    #[test]
     fn the_catch_all_leaves_short_values_alone() {
         let _ = Secret::new("abc");
         assert_eq!(redact("abc is a word"), "abc is a word");
@@ -1596,6 +1787,9 @@ mod tests {
         assert_eq!(percent_encode("group/sub/p.x"), "group%2Fsub%2Fp.x");
         assert_eq!(percent_encode("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
         assert_eq!(percent_decode("a%2fb%2Fc%zz%"), b"a/b/c%zz%");
+        // Two hex digits or nothing: a sign is not a digit.
+        assert_eq!(percent_decode("a%+Fb%-1c"), b"a%+Fb%-1c");
+        assert_eq!(percent_encode("caf\u{e9} ~x"), "caf%C3%A9%20~x");
     }
 
     #[tokio::test]

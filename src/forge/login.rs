@@ -73,11 +73,7 @@ impl Login {
         {
             return Ok(Some(login));
         }
-        let config = match non_empty("DOCKER_CONFIG") {
-            Some(dir) => Some(PathBuf::from(dir).join("config.json")),
-            None => non_empty("HOME").map(|home| Path::new(&home).join(".docker/config.json")),
-        };
-        match config {
+        match crate::forge::http::docker_config_file(env) {
             Some(path) => docker_config_login(&path, registry),
             None => Ok(None),
         }

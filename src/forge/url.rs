@@ -45,6 +45,19 @@ pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
     out
 }
 
+/// Why `path` (a forge name: `OWNER/NAME`, a GitLab project path or id, a package name, one
+/// `/`-separated part or several) cannot go into an API URL: an empty part, or `.` or `..`
+/// (also percent-encoded: URL parsers resolve `%2e%2e` too), which would turn the request, with
+/// its token, to another path of the same host. `None`: every part is a name.
+pub(crate) fn dot_or_empty_part(path: &str) -> Option<&'static str> {
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+    decoded.split('/').find_map(|part| match part {
+        "" => Some("it has an empty part"),
+        "." | ".." => Some("`.` and `..` are not names"),
+        _ => None,
+    })
+}
+
 /// `localhost` or a loopback IP address (`127.0.0.0/8`, `::1`, with or without brackets).
 pub(crate) fn is_loopback_host(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
@@ -97,6 +110,18 @@ mod tests {
             lexically_normal(Path::new("../a/b/..")),
             PathBuf::from("../a")
         );
+    }
+
+    #[test]
+    fn forge_names_have_no_dot_or_empty_parts() {
+        for ok in ["o/r", "group/sub/p", "42", "a.b", "..x", "v1.2.3"] {
+            assert_eq!(dot_or_empty_part(ok), None, "{ok}");
+        }
+        for bad in [
+            "o/..", "../x", "..", ".", "o/", "/r", "a//b", "g%2F..", "%2e%2E", "o/./r",
+        ] {
+            assert!(dot_or_empty_part(bad).is_some(), "{bad}");
+        }
     }
 
     #[test]

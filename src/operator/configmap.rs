@@ -103,6 +103,10 @@ pub enum Error {
         "the ConfigMap {name} would hold {size} bytes even with its components gzipped; the API server refuses a ConfigMap whose data exceeds {COMPRESSION_THRESHOLD} bytes"
     )]
     TooLarge { name: String, size: usize },
+    #[error(
+        "`metadata.yaml` holds U+0085 (NEL), which a ConfigMap's YAML cannot carry: a YAML reader turns it into a space"
+    )]
+    NextLineInMetadata,
     #[error("cannot print the ConfigMap {name}")]
     Write {
         name: String,
@@ -174,6 +178,9 @@ pub fn config_map_name(provider_type: ProviderType, name: &str, version: &str) -
     format!("{}-{}-{}", provider_type.operator_name(), name, version)
 }
 
+/// U+0085, NEL: a line break in YAML 1.1.
+const NEXT_LINE: char = '\u{85}';
+
 /// The operator's `needToCompress`: strictly more than 1 MiB together.
 pub fn needs_compression(metadata_len: usize, components_len: usize) -> bool {
     metadata_len.saturating_add(components_len) > COMPRESSION_THRESHOLD
@@ -228,18 +235,24 @@ pub fn build(
         (NAME_LABEL.to_string(), provider_name.to_string()),
         (MANAGED_LABEL.to_string(), "true".to_string()),
     ]);
-    let components = if needs_compression(metadata.len(), components.len()) {
-        let gzipped = gzip(components.as_bytes());
-        // The API server's ConfigMap validation counts data values and binaryData bytes (not
-        // their base64) against the same 1 MiB.
-        let size = metadata.len() + gzipped.len();
-        if size > COMPRESSION_THRESHOLD {
-            return Err(Error::TooLarge { name, size });
-        }
-        Components::Gzip(gzipped)
-    } else {
-        Components::Text(components.to_string())
-    };
+    if metadata.contains(NEXT_LINE) {
+        return Err(Error::NextLineInMetadata);
+    }
+    // A raw U+0085 in a data string is a line break to the YAML reader (kubectl's, the
+    // operator's): gzipped into binaryData, the components keep it.
+    let components =
+        if needs_compression(metadata.len(), components.len()) || components.contains(NEXT_LINE) {
+            let gzipped = gzip(components.as_bytes());
+            // The API server's ConfigMap validation counts data values and binaryData bytes (not
+            // their base64) against the same 1 MiB.
+            let size = metadata.len() + gzipped.len();
+            if size > COMPRESSION_THRESHOLD {
+                return Err(Error::TooLarge { name, size });
+            }
+            Components::Gzip(gzipped)
+        } else {
+            Components::Text(components.to_string())
+        };
     Ok(ProviderConfigMap {
         name,
         namespace: namespace.to_string(),

@@ -400,6 +400,34 @@ fn read_yaml(text: &str) -> JsonValue {
 }
 
 #[test]
+fn a_next_line_character_survives_the_round_trip() {
+    // A YAML reader folds a raw U+0085 (a line break in YAML 1.1) into a space.
+    let components = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capx-system\n  annotations:\n    note: \"a\u{85}b\"\n";
+    let config_map = build(
+        ProviderType::Infrastructure,
+        "aws",
+        "v1.2.3",
+        "capa-system",
+        METADATA,
+        components,
+    )
+    .unwrap();
+    let loaded = load(&read_yaml(&config_map.to_yaml().unwrap()), usize::MAX).unwrap();
+    assert_eq!(String::from_utf8_lossy(&loaded.components), components);
+    // metadata.yaml cannot be compressed: one with a U+0085 is refused, not changed.
+    let err = build(
+        ProviderType::Infrastructure,
+        "aws",
+        "v1.2.3",
+        "capa-system",
+        &format!("{METADATA}# a\u{85}b\n"),
+        COMPONENTS,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("U+0085"), "{err}");
+}
+
+#[test]
 fn what_capkg_prints_loads_as_the_operator_loads_it() {
     let plain = aws("v1.2.3", "capa-system").unwrap();
     let big = "#".repeat(COMPRESSION_THRESHOLD);

@@ -66,9 +66,7 @@ impl Waiver {
             Some((rule, reason)) => (rule.trim(), reason.trim()),
             None => (text.trim(), ""),
         };
-        if super::find(rule).is_none() {
-            return Err(unknown_rule(rule));
-        }
+        check_rule(rule)?;
         Ok(Waiver {
             rule: rule.to_string(),
             files: Vec::new(),
@@ -117,6 +115,23 @@ pub fn unknown_rule(rule: &str) -> String {
     format!("there is no rule `{rule}`; `capkg rules` lists every rule id")
 }
 
+/// Rules no waiver accepts: clusterctl would silently read less than was published (a CR-only
+/// file is read as its first object only), so no judgement makes such a release right.
+const NOT_WAIVABLE: &[&str] = &[super::yaml::LINE_ENDINGS.id];
+
+/// Checks that `rule` is a rule a waiver may name: one that exists and can be waived.
+pub fn check_rule(rule: &str) -> Result<(), String> {
+    if super::find(rule).is_none() {
+        return Err(unknown_rule(rule));
+    }
+    if NOT_WAIVABLE.contains(&rule) {
+        return Err(format!(
+            "`{rule}` cannot be waived: clusterctl would silently read only part of the file; fix the file instead (`capkg rules {rule}`)"
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a glob of `files:` compiles.
 pub fn check_glob(glob: &str) -> Result<(), String> {
     globset::GlobBuilder::new(glob)
@@ -128,6 +143,9 @@ pub fn check_glob(glob: &str) -> Result<(), String> {
 
 /// How to waive a rule, for `capkg rules ID`.
 pub fn how_to_waive(rule: &str) -> String {
+    if NOT_WAIVABLE.contains(&rule) {
+        return "This rule cannot be waived: no judgement makes a file clusterctl reads only in part right; fix the file.".to_string();
+    }
     format!(
         "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to `capkg lint`. Waived findings are still shown, with the reason, and do not fail the run."
     )
@@ -138,6 +156,9 @@ pub fn how_to_waive(rule: &str) -> String {
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path) {
     let mut used = vec![false; waivers.len()];
     for diagnostic in diagnostics.iter_mut() {
+        if NOT_WAIVABLE.contains(&diagnostic.rule) {
+            continue;
+        }
         for (index, waiver) in waivers.iter().enumerate() {
             if waiver.matches(diagnostic, root) {
                 used[index] = true;

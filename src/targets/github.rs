@@ -110,6 +110,13 @@ impl Settings {
                 value: request.repo.clone(),
                 reason: "use `OWNER/NAME`".into(),
             })?;
+        if let Some(reason) = crate::forge::url::dot_or_empty_part(&request.repo) {
+            return Err(Error::Invalid {
+                what: "repository",
+                value: request.repo.clone(),
+                reason: format!("{reason}; use `OWNER/NAME`"),
+            });
+        }
         let api_url =
             forge::api_url(request.api_url.as_deref(), env).map_err(|e| Error::Url(Box::new(e)))?;
         let token = forge::token(env);
@@ -1059,6 +1066,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("OWNER/NAME"), "{err}");
+        for dotted in ["o/..", "../x", "./r", "o/."] {
+            let err = Settings::resolve(
+                asked(dotted, None),
+                &env(&[("GITHUB_TOKEN", "t")]),
+                Reach::Remote,
+            )
+            .map(|_| ())
+            .unwrap_err();
+            assert!(err.to_string().contains("OWNER/NAME"), "{dotted}: {err}");
+        }
         let err = Settings::resolve(
             asked("o/r", Some("http://ghe.example.com")),
             &env(&[("GITHUB_TOKEN", "t")]),

@@ -93,7 +93,17 @@ impl Settings {
             }
         };
         let project = match request.project.or_else(|| non_empty("CI_PROJECT_ID")) {
-            Some(project) => project.trim().to_string(),
+            Some(project) => {
+                let project = project.trim().to_string();
+                if let Some(reason) = crate::forge::url::dot_or_empty_part(&project) {
+                    return Err(Error::Invalid {
+                        what: "GitLab project",
+                        value: project,
+                        reason: format!("{reason}; use the numeric id or `group/project`"),
+                    });
+                }
+                project
+            }
             None if offline => PROJECT_PLACEHOLDER.to_string(),
             None => {
                 return Err(Error::Missing {
@@ -584,7 +594,8 @@ impl Target for GitLabTarget {
 /// GitLab's rule for package and file names (`A-Z a-z 0-9 . - _`); clusterctl also needs a file
 /// name to be one path segment.
 fn check_file_name(what: &'static str, name: &str) -> Result<(), Error> {
-    let ok = !name.is_empty()
+    // `.` and `..` pass the character rule but are path steps, not names.
+    let ok = crate::forge::url::dot_or_empty_part(name).is_none()
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
@@ -594,7 +605,7 @@ fn check_file_name(what: &'static str, name: &str) -> Result<(), Error> {
         Err(Error::Invalid {
             what,
             value: name.to_string(),
-            reason: "GitLab generic packages allow only letters, digits, `.`, `-` and `_`".into(),
+            reason: "GitLab generic packages allow only letters, digits, `.`, `-` and `_`, and a name is not `.` or `..`".into(),
         })
     }
 }
@@ -735,5 +746,33 @@ mod tests {
         }
         assert!(check_file_name("file name", "a/b.yaml").is_err());
         assert!(check_file_name("file name", "cluster-template_x.yaml").is_ok());
+    }
+
+    #[test]
+    fn projects_and_packages_have_no_dot_or_empty_parts() {
+        let token = env(&[
+            ("GITLAB_TOKEN", "t"),
+            ("CI_API_V4_URL", "https://gl.example/api/v4"),
+        ]);
+        for project in ["..", "g/..", "g%2F..", "g//p", "%2e%2e"] {
+            let err = Settings::resolve(asked(Some(project), None), &token, Reach::Remote)
+                .map(|_| ())
+                .unwrap_err();
+            assert!(
+                err.to_string().contains("GitLab project"),
+                "{project}: {err}"
+            );
+        }
+        for package in ["..", "."] {
+            let request = GitLabRequest {
+                package: Some(package.into()),
+                ..asked(Some("g/p"), None)
+            };
+            assert!(
+                Settings::resolve(request, &token, Reach::Remote).is_err(),
+                "{package}"
+            );
+        }
+        assert!(Settings::resolve(asked(Some("g/sub/p"), None), &token, Reach::Remote).is_ok());
     }
 }

@@ -117,7 +117,7 @@ pub(crate) struct SourceError {
 /// Reads SOURCE. `is_dir` tells whether a path is a folder (the file system in the CLI).
 pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, SourceError> {
     let fail = |message: &str| SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message: message.to_string(),
         hint: None,
     };
@@ -140,6 +140,8 @@ pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed
         });
     };
     let scheme = scheme.to_ascii_lowercase();
+    // Messages show the URL without its user name and password.
+    let shown = crate::forge::http::redact_userinfo_text(trimmed);
     if scheme == "file" {
         let url = Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: {e}")))?;
         let path =
@@ -153,7 +155,7 @@ pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed
         return Err(fail(&no_implementation(&scheme)));
     }
     let url =
-        Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: parse {trimmed:?}: {e}")))?;
+        Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: parse {shown:?}: {e}")))?;
     let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
     if scheme == "https" && host == "github.com" {
         return github(text, &url).map(|source| Parsed {
@@ -168,7 +170,7 @@ pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed
                 return Err(fail(&no_implementation(&scheme)));
             }
             warnings.push(format!(
-                "{}: clusterctl reads provider URLs only over https; `{trimmed}` is read here because it is a loopback address",
+                "{}: clusterctl reads provider URLs only over https; `{shown}` is read here because it is a loopback address",
                 no_implementation(&scheme)
             ));
         } else if !host.starts_with(GITLAB_HOST_PREFIX) {
@@ -214,7 +216,7 @@ pub(crate) fn clusterctl_refusal(parsed: &Parsed) -> Option<&str> {
 
 fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
     let fail = |message: &str, hint: Option<String>| SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message: message.to_string(),
         hint,
     };
@@ -227,6 +229,16 @@ fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
     };
     if *releases != "releases" || rest.is_empty() {
         return Err(fail(GITHUB_FORM, None));
+    }
+    // The API request (with the token) would go to another path of the host.
+    if let Some(reason) = crate::forge::url::dot_or_empty_part(&format!("{owner}/{repo}")) {
+        return Err(fail(
+            &format!("`{owner}/{repo}` is not a repository: {reason}"),
+            None,
+        ));
+    }
+    if let Some(reason) = crate::forge::url::dot_or_empty_part(version) {
+        return Err(fail(&format!("`{version}` is not a tag: {reason}"), None));
     }
     if *version == "download" {
         // clusterctl parses this without error and then fails on every file.
@@ -254,7 +266,7 @@ fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
 
 fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
     let fail = || SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message: GITLAB_FORM.to_string(),
         hint: None,
     };
@@ -285,6 +297,15 @@ fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
     {
         return Err(fail());
     }
+    // Decoded, a `..` (`%2E%2E`, `group%2F..`) would turn the request, with the token, to
+    // another path of the host.
+    for part in [project, package, version, file] {
+        if let Some(reason) = crate::forge::url::dot_or_empty_part(part) {
+            let mut error = fail();
+            error.message = format!("{GITLAB_FORM}; `{part}` is not a name: {reason}");
+            return Err(error);
+        }
+    }
     Ok(GitLabSource {
         origin: url.origin().ascii_serialization(),
         project: project.to_string(),
@@ -296,7 +317,7 @@ fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
 
 fn local(text: &str, path: &str) -> Result<LocalSource, SourceError> {
     let fail = |message: String| SourceError {
-        source_text: text.to_string(),
+        source_text: crate::forge::http::redact_userinfo_text(text),
         message,
         hint: None,
     };
@@ -420,6 +441,34 @@ mod tests {
 
     // Rows from clusterctl's `Test_gitLabRepository_newGitLabRepository`.
     #[test]
+    fn no_message_shows_a_password() {
+        for url in [
+            "https://u:sec@ret@github.com/o/r/releases/download/c.yaml",
+            "https://u:sec@ret@github.com/o/r",
+            "https://u:sec@ret@bad host/x",
+            "https://u:sec@ret@example.com/releases/x",
+            "ftp://u:sec@ret@example.com/x",
+        ] {
+            let shown = read(url).unwrap_err().to_string();
+            assert!(!shown.contains("sec") && !shown.contains("ret@"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn forge_urls_with_dot_parts_are_refused() {
+        for url in [
+            "https://github.com/%2E%2E/r/releases/v1.0.0/c.yaml",
+            "https://github.com/o/%2e%2e/releases/v1.0.0/c.yaml",
+            "https://github.com/o/r/releases/%2E%2E/c.yaml",
+            "https://gitlab.example.org/api/v4/projects/group%2F../packages/generic/p/v1/c.yaml",
+            "https://gitlab.example.org/api/v4/projects/1/packages/generic/%2E%2E/v1/c.yaml",
+            "https://gitlab.example.org/api/v4/projects/1/packages/generic/p/%2e/c.yaml",
+        ] {
+            assert!(read(url).is_err(), "{url}");
+        }
+    }
+
+    #[test]
     fn gitlab_urls() {
         let parsed = parse(
             "https://gitlab.example.org/api/v4/projects/group%2Fproject/packages/generic/my-package/v1.0/path",
@@ -496,6 +545,13 @@ mod tests {
             panic!("not local")
         };
         assert_eq!(spaced.base, Path::new("/a b"));
+        // `%+F` is no escape (a sign is not a hex digit): the folder is named so.
+        let ProviderSource::Local(signed) =
+            read("file:///a%+Fb/infrastructure-x/v1.0.0/f.yaml").unwrap()
+        else {
+            panic!("not local")
+        };
+        assert_eq!(signed.base, Path::new("/a%+Fb"));
         assert_eq!(
             message("relative/bootstrap-foo/v1.0.0/bootstrap-components.yaml"),
             "invalid path: path \"relative/bootstrap-foo/v1.0.0/bootstrap-components.yaml\" must be an absolute path"

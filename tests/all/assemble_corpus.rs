@@ -195,8 +195,15 @@ fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
                 .unwrap_or(folder),
         };
         let version = newest_series(&dir.join("metadata.yaml"));
+        // Sources must be inside the repository of capkg.yaml (here the work folder).
+        let sources = work.path().join("sources").join(folder);
+        std::fs::create_dir_all(&sources).unwrap();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), sources.join(entry.file_name())).unwrap();
+        }
         let config = work.path().join(format!("{folder}.yaml"));
-        std::fs::write(&config, config_for(dir, name)).unwrap();
+        std::fs::write(&config, config_for(&sources, name)).unwrap();
         let here = work.path().join(folder);
         match refused.get(folder) {
             None => assert_assembles(folder, &config, &here, &version),

@@ -384,6 +384,29 @@ fn output_files_are_written_whole_or_left_alone() {
 }
 
 #[test]
+fn output_files_get_the_mode_the_umask_gives_like_every_other_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let (root, out) = release_dir();
+    for (umask, mode) in [("022", 0o644), ("027", 0o640), ("077", 0o600)] {
+        let file = root.path().join(format!("configmaps-{umask}.yaml"));
+        // The umask of a shell that runs capkg, as a CI step's would be.
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_capkg"))
+            .arg("configmaps")
+            .arg(&out)
+            .args(["--version", "v1.2.3", "-o"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let actual = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(actual, mode, "umask {umask}: {actual:o}");
+    }
+}
+
+#[test]
 fn json_carries_the_yaml_and_flags_name_the_provider() {
     let (_root, out) = release_dir();
     let dir = out.to_str().unwrap();

@@ -118,8 +118,9 @@ fn readme_install_leads_with_the_prebuilt_binaries_of_this_version() {
             .find(needle)
             .unwrap_or_else(|| panic!("`## Install` does not name {needle}"))
     };
+    // scripts/install.sh, which makes the release's installer check the archive everywhere.
     let installer = at(&format!(
-        "https://github.com/capkg/capkg/releases/download/v{version}/capkg-installer.sh | sh"
+        "https://raw.githubusercontent.com/capkg/capkg/v{version}/scripts/install.sh | CAPKG_VERSION={version} sh"
     ));
     let action = at(&format!("uses: capkg/capkg@v{version}"));
     let image = at(&format!("ghcr.io/capkg/capkg:{version}"));
