@@ -477,16 +477,24 @@ impl Config {
     }
 
     /// The `capkg.yaml` for a command run in `start`: in `start` or the nearest folder above it,
-    /// looking no higher than the repository root (the first folder holding `.git`).
+    /// looking no higher than the repository root (the first folder holding `.git`). A relative
+    /// `start` (`.`) climbs from the working directory and gives a relative path
+    /// (`../../capkg.yaml`), so that messages name files as the user sees them from there.
     pub fn discover(start: &Path) -> Option<PathBuf> {
-        for dir in start.ancestors() {
+        let absolute = crate::files::lexical_absolute(start).ok()?;
+        let mut up = PathBuf::new();
+        for dir in absolute.ancestors() {
             let candidate = dir.join(FILE_NAME);
             if candidate.is_file() {
-                return Some(candidate);
+                return Some(match start.is_absolute() {
+                    true => candidate,
+                    false => clean_join(&clean_join(start, &up), Path::new(FILE_NAME)),
+                });
             }
             if dir.join(".git").exists() {
                 return None;
             }
+            up.push("..");
         }
         None
     }

@@ -177,6 +177,27 @@ impl Classified for ReadError {
     }
 }
 
+/// `path` as an absolute path from the working directory, `.` and `..` resolved by name (not by
+/// following links): two spellings of one file (`../out/a.yaml` from `config/`, `out/a.yaml`
+/// from the root) compare equal.
+pub fn lexical_absolute(path: &Path) -> std::io::Result<PathBuf> {
+    let joined = match path.is_absolute() {
+        true => path.to_path_buf(),
+        false => std::env::current_dir()?.join(path),
+    };
+    let mut clean = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
+    Ok(clean)
+}
+
 /// What a file type is, for messages.
 pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
     #[cfg(unix)]

@@ -92,8 +92,14 @@ impl Waiver {
             return false;
         };
         let path = Path::new(name);
-        let relative = path.strip_prefix(root).unwrap_or(path);
-        let relative = relative.strip_prefix("./").unwrap_or(relative);
+        // The finding's path and the root may be spelled from different folders (`lint` run in
+        // `config/` names `manager/manager.yaml`, the root is `..`).
+        let absolute = |p: &Path| crate::files::lexical_absolute(p).unwrap_or_else(|_| p.into());
+        let relative = match absolute(path).strip_prefix(absolute(root)) {
+            Ok(relative) => relative.to_path_buf(),
+            Err(_) => path.strip_prefix(root).unwrap_or(path).to_path_buf(),
+        };
+        let relative = relative.as_path();
         let file_name = path.file_name().map(Path::new).unwrap_or(path);
         self.files.iter().any(|glob| {
             let Ok(matcher) = globset::GlobBuilder::new(glob)

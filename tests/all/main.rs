@@ -41,3 +41,4 @@ mod subst_common;
 mod subst_corpus;
 mod subst_props;
 mod verify_sources;
+mod walkthrough;

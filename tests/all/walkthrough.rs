@@ -1,0 +1,131 @@
+//! The README's walkthrough as a maintainer runs it: from a sub-folder of the checkout (capkg.yaml
+//! found up to the repository root, with its waivers), `lint` and `verify` of the assembled
+//! folder agreeing with `assemble`, and errors naming the file the maintainer has to open.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::release_common::clean_capkg;
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    clean_capkg()
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn write(root: &Path, name: &str, text: &str) {
+    let path = root.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn the_readme_walkthrough_runs_from_core() {
+    // README, "Adopt capkg in an existing provider repository": `cd cluster-api/core && capkg
+    // init`, then `capkg assemble` and `capkg lint` of what it wrote, all from `core/`.
+    let checkout = crate::init_repos::checkout(
+        "cluster-api",
+        Some("https://github.com/kubernetes-sigs/cluster-api.git"),
+    );
+    let root = checkout.path().join("cluster-api");
+    let core = root.join("core");
+
+    let init = run(&core, &["init"]);
+    assert!(init.status.success(), "init: {}", text(&init));
+    assert!(root.join("capkg.yaml").is_file());
+
+    let assemble = run(&core, &["assemble", "--version", "v1.11.0"]);
+    assert!(assemble.status.success(), "assemble: {}", text(&assemble));
+    assert!(root.join("out/core-components.yaml").is_file());
+
+    // The same files, the same verdict: lint and verify read the folder as assemble built it,
+    // one provider per components type.
+    let lint = run(&core, &["lint", "../out", "--version", "v1.11.0"]);
+    assert!(lint.status.success(), "lint: {}", text(&lint));
+    assert!(!text(&lint).contains("<type>-<name>"), "{}", text(&lint));
+    let verify = run(&core, &["verify", "../out", "--version", "v1.11.0"]);
+    assert!(verify.status.success(), "verify: {}", text(&verify));
+}
+
+const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 0\n  minor: 1\n  contract: v1beta1\n";
+
+/// A repository whose release folder `rel/` runs a `:latest` image, waived for `rel/` in
+/// capkg.yaml.
+fn waived_repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    write(
+        dir.path(),
+        "rel/infrastructure-components.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capx-controller-manager\n  namespace: capx-system\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-capx\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: gcr.io/capx/manager:latest\n",
+    );
+    write(dir.path(), "rel/metadata.yaml", METADATA);
+    write(
+        dir.path(),
+        "capkg.yaml",
+        "lint:\n  allow:\n    - rule: components/image-tag\n      files: [\"rel/*.yaml\"]\n      reason: judged\n",
+    );
+    dir
+}
+
+#[test]
+fn lint_in_a_sub_folder_honours_the_waivers() {
+    let dir = waived_repository();
+    let at_root = run(dir.path(), &["lint", "rel", "--version", "v0.1.0"]);
+    assert_eq!(at_root.status.code(), Some(0), "{}", text(&at_root));
+    // The same files from inside `rel/`: the waiver's `rel/*.yaml` still matches.
+    let inside = run(
+        &dir.path().join("rel"),
+        &["lint", ".", "--version", "v0.1.0"],
+    );
+    assert_eq!(inside.status.code(), Some(0), "{}", text(&inside));
+    assert!(text(&inside).contains("(waived)"), "{}", text(&inside));
+}
+
+#[test]
+fn a_yaml_error_in_components_files_names_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    write(
+        dir.path(),
+        "config/crd/a.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+    );
+    write(
+        dir.path(),
+        "config/manager/manager.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels: [a\n",
+    );
+    write(dir.path(), "metadata.yaml", METADATA);
+    write(
+        dir.path(),
+        "capkg.yaml",
+        "provider:\n  name: capx\n  type: infrastructure\ncomponents:\n  files: [config/crd, config/manager]\nmetadata: metadata.yaml\n",
+    );
+    let output = run(
+        &dir.path().join("config"),
+        &["assemble", "--version", "v0.1.0"],
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("config/manager/manager.yaml:"), "{said}");
+    assert!(!said.contains("config/crd, "), "{said}");
+    // The line in manager.yaml, not in the files joined together (7 lines further down).
+    let at = said
+        .split("manager.yaml:")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|line| line.parse::<usize>().ok());
+    assert!(matches!(at, Some(5..=6)), "{said}");
+}
