@@ -49,7 +49,8 @@ pub struct ReleaseArgs {
     /// capkg's configuration file; default: `capkg.yaml` at the repository root.
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
-    /// The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG).
+    /// The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push,
+    /// `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub version: Option<Version>,
     /// Publish only to these targets of the configuration (repeatable).

@@ -1206,6 +1206,8 @@ impl Classified for Error {
     /// a wrapped error keeps its own class.
     fn class(&self) -> ErrorClass {
         match self {
+            // `--version 1.2.3` is a bad argument, as `--version v1.2` is.
+            Error::VersionNeedsV { origin, .. } if origin == "--version" => ErrorClass::Failure,
             Error::NoVersion
             | Error::NoConfig { .. }
             | Error::Config { .. }

@@ -129,3 +129,42 @@ fn a_yaml_error_in_components_files_names_its_file_and_line() {
         .and_then(|line| line.parse::<usize>().ok());
     assert!(matches!(at, Some(5..=6)), "{said}");
 }
+
+#[test]
+fn assemble_takes_the_ci_tag_before_version_and_says_so() {
+    // `release` took the tag and `assemble` took `version:`, silently.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    write(
+        dir.path(),
+        "components.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capx-controller-manager\n  namespace: capx-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: gcr.io/capx/manager:main\n",
+    );
+    write(
+        dir.path(),
+        "metadata.yaml",
+        "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 0\n  minor: 1\n  contract: v1beta1\n- major: 0\n  minor: 2\n  contract: v1beta1\n",
+    );
+    write(
+        dir.path(),
+        "capkg.yaml",
+        "provider:\n  name: capx\n  type: infrastructure\ncomponents:\n  file: components.yaml\nmetadata: metadata.yaml\nnamespace: capx-system\nversion: v0.1.0\nimages:\n  - name: gcr.io/capx/manager\n    newTag: \"{version}\"\n",
+    );
+    let output = clean_capkg()
+        .args(["assemble", "--color", "never"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_REF_TYPE", "tag")
+        .env("GITHUB_REF_NAME", "v0.2.0")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    let written =
+        std::fs::read_to_string(dir.path().join("out/infrastructure-components.yaml")).unwrap();
+    assert!(written.contains("gcr.io/capx/manager:v0.2.0"), "{written}");
+    assert!(
+        said.contains("warning:") && said.contains("`version: v0.1.0`"),
+        "{said}"
+    );
+}
