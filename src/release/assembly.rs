@@ -36,6 +36,8 @@ pub(crate) struct Assembled {
     pub waivers: Vec<crate::rules::Waiver>,
     /// `check_images:` (default true): look every image up before publishing.
     pub check_images: bool,
+    /// Where the assembled files were written because findings point into them.
+    pub written: Option<PathBuf>,
 }
 
 /// Builds the release for a version.
@@ -128,6 +130,7 @@ impl Assembler for ConfigAssembler {
         )
         .map_err(Error::Assemble)?;
         let diagnostics = std::mem::take(&mut release.diagnostics);
+        let written = write_for_findings(config, &release, &diagnostics)?;
         let providers = std::mem::take(&mut release.providers);
         let files = release
             .into_files()
@@ -142,6 +145,34 @@ impl Assembler for ConfigAssembler {
             targets: config.targets.clone(),
             waivers: config.waivers.clone(),
             check_images: config.check_images.unwrap_or(true),
+            written,
         })
     }
+}
+
+/// Findings about an assembled components file name it in the output folder (`out/`), where
+/// `capkg assemble` writes it; `release` builds it in memory. So that the file and line a
+/// finding names can be opened, the release as assembled is written there (whole and
+/// atomically, as `assemble` would, findings or not), and `release` says so. Nothing is
+/// published from that folder.
+fn write_for_findings(
+    config: &Config,
+    release: &assemble::AssembledRelease,
+    diagnostics: &[Diagnostic],
+) -> Result<Option<PathBuf>, Error> {
+    let out = config.resolve(config.output.as_deref().unwrap_or(Path::new("out")));
+    let points_into = diagnostics.iter().any(|d| {
+        d.file_name().is_some_and(|name| {
+            release
+                .files
+                .iter()
+                .any(|f| f.copied_from.is_none() && Path::new(name) == out.join(&f.name))
+        })
+    });
+    if !points_into {
+        return Ok(None);
+    }
+    assemble::write::write_dir(&release.all_files(), &out)
+        .map_err(|source| Error::Assemble(source.into()))?;
+    Ok(Some(out))
 }

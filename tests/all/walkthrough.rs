@@ -168,3 +168,42 @@ fn assemble_takes_the_ci_tag_before_version_and_says_so() {
         "{said}"
     );
 }
+
+#[test]
+fn release_findings_name_files_that_exist() {
+    // `release` assembles in memory: its findings named `out/infrastructure-components.yaml`,
+    // which nothing wrote.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    write(
+        dir.path(),
+        "components.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capx-controller-manager\n  namespace: capx-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: gcr.io/capx/manager:latest\n",
+    );
+    write(dir.path(), "metadata.yaml", METADATA);
+    write(
+        dir.path(),
+        "capkg.yaml",
+        "provider:\n  name: capx\n  type: infrastructure\ncomponents:\n  file: components.yaml\nmetadata: metadata.yaml\nnamespace: capx-system\ntargets:\n  local:\n    repository: repo\n",
+    );
+    let output = run(
+        dir.path(),
+        &["release", "--version", "v0.1.0", "--target", "local"],
+    );
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("components/image-tag"), "{said}");
+    let named: Vec<&str> = said
+        .split(|c: char| c.is_whitespace() || c == '[' || c == ']' || c == '`')
+        .filter(|word| word.contains("components.yaml:"))
+        .collect();
+    assert!(!named.is_empty(), "{said}");
+    for word in named {
+        let file = word.split(':').next().unwrap();
+        assert!(dir.path().join(file).is_file(), "`{file}` named in: {said}");
+    }
+    assert!(!dir.path().join("repo").exists(), "nothing published");
+    // `.git` here is an empty folder: git's own `fatal: …` is not printed as it is.
+    assert!(said.contains("not in a git work tree"), "{said}");
+    assert!(!said.contains("fatal:"), "{said}");
+}
