@@ -427,10 +427,23 @@ pub(crate) async fn dry_run(
 }
 
 /// Steps 4–6: plan every target, then publish to and verify each in turn.
+#[cfg(test)]
 pub(crate) async fn publish(
     plan: &ReleasePlan,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
     services: Services,
+) -> Outcome {
+    publish_after_checks(plan, env, services, &|_| {}).await
+}
+
+/// [`publish`], calling `checked` with the outcome so far once every check passed (lint, series,
+/// tags, images) and before any target is opened: the command prints the checks then, before
+/// the upload progress.
+pub(crate) async fn publish_after_checks(
+    plan: &ReleasePlan,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    services: Services,
+    checked: &(dyn Fn(&Outcome) + Sync),
 ) -> Outcome {
     let mut outcome = Outcome::from_plan(plan, Status::Published, false);
     if plan.is_blocked() {
@@ -477,6 +490,8 @@ pub(crate) async fn publish(
             return outcome;
         }
     }
+
+    checked(&outcome);
 
     // Open and plan every target before any of them writes.
     let mut opened = Vec::new();

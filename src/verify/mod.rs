@@ -325,8 +325,9 @@ impl Error {
     /// its job (exit 2): an unreachable server, an unreadable path, a bad flag.
     fn refusal(&self) -> bool {
         match self {
-            Error::Source(_)
-            | Error::NotFound { .. }
+            // A SOURCE clusterctl refuses is a bad argument, as a bad flag is.
+            Error::Source(_) => false,
+            Error::NotFound { .. }
             | Error::Refused { .. }
             | Error::NoReleases
             | Error::RateLimited { .. }
@@ -711,6 +712,16 @@ pub(crate) async fn images_check(
     let env = |name: &str| settings.oci_env.get(name);
     let found = images_exist::check(&uses, &env, services).await;
     warnings.extend(found.warnings());
+    // `ok` only when an image was found: a check that looked nothing up passes nothing.
+    if found.found.is_empty() && found.missing.is_empty() {
+        if !found.unchecked.is_empty() {
+            warnings.push(format!(
+                "images: none of the {} image(s) could be checked, so their existence is not known",
+                found.unchecked.len()
+            ));
+        }
+        return;
+    }
     checks.push(Check {
         name: "images",
         ok: found.ok(),
