@@ -119,7 +119,7 @@ pub struct VariableArgs {
     pub clusterctl_config: Option<PathBuf>,
 }
 
-/// A provider name as `clusterctl init` accepts it (a DNS-1123 label).
+/// A provider name as clusterctl's configuration accepts it (a DNS-1123 subdomain).
 fn parse_provider_name(text: &str) -> Result<String, String> {
     crate::provider::validate_name(None, text)
         .map(|()| text.to_string())
