@@ -84,6 +84,9 @@ pub struct Config {
     pub check_images: Option<bool>,
 }
 
+/// Kubernetes' container `imagePullPolicy` values.
+const PULL_POLICIES: [&str; 3] = ["Always", "IfNotPresent", "Never"];
+
 /// One `images:` entry, with kustomize's field names and meaning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImagePin {
@@ -93,6 +96,9 @@ pub struct ImagePin {
     /// May hold `{version}` (the release version as tagged) or `{semver}` (without its `v`).
     pub new_tag: Option<String>,
     pub digest: Option<String>,
+    /// `imagePullPolicy` for the containers running the image (`Always`, `IfNotPresent`,
+    /// `Never`), as release processes set it with `sed` or a kustomize patch.
+    pub pull_policy: Option<String>,
     /// `capkg.yaml:line:column` of the entry, for messages.
     pub at: String,
 }
@@ -930,7 +936,7 @@ impl Reader<'_> {
         let Value::Sequence(items) = node.value() else {
             return Err(self.error(
                 node,
-                "`images` must be a list of `{name, newName, newTag, digest}` entries",
+                "`images` must be a list of `{name, newName, newTag, digest, pullPolicy}` entries",
             ));
         };
         let mut out: Vec<ImagePin> = Vec::new();
@@ -940,13 +946,14 @@ impl Reader<'_> {
                 new_name: None,
                 new_tag: None,
                 digest: None,
+                pull_policy: None,
                 at: self.at(item),
             };
             let mut name_node = None;
             for (key, value) in self.fields(
                 item,
                 "an `images` entry",
-                &["name", "newName", "newTag", "digest"],
+                &["name", "newName", "newTag", "digest", "pullPolicy"],
             )? {
                 let text = self.string(value)?;
                 match key {
@@ -988,6 +995,18 @@ impl Reader<'_> {
                         }
                         pin.digest = Some(text);
                     }
+                    "pullPolicy" => {
+                        if !PULL_POLICIES.contains(&text.as_str()) {
+                            return Err(self.error(
+                                value,
+                                format!(
+                                    "`pullPolicy: {text}` is not an image pull policy; use one of {}",
+                                    PULL_POLICIES.join(", ")
+                                ),
+                            ));
+                        }
+                        pin.pull_policy = Some(text);
+                    }
                     _ => {}
                 }
             }
@@ -1002,8 +1021,12 @@ impl Reader<'_> {
             {
                 return Err(self.error(name_node, format!("`name: {}` must be the image without tag or digest, as kustomize matches it", pin.name)));
             }
-            if pin.new_name.is_none() && pin.new_tag.is_none() && pin.digest.is_none() {
-                return Err(self.error(item, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag` or `digest`", pin.name)));
+            if pin.new_name.is_none()
+                && pin.new_tag.is_none()
+                && pin.digest.is_none()
+                && pin.pull_policy.is_none()
+            {
+                return Err(self.error(item, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag`, `digest` or `pullPolicy`", pin.name)));
             }
             if out.iter().any(|p| p.name == pin.name) {
                 return Err(self.error(
@@ -1362,6 +1385,12 @@ mod tests {
         );
         assert!(error("images:\n  - name: a.io/b\n").contains("changes nothing"));
         assert!(error("images:\n  - name: a.io/b\n    digest: md5:1\n").contains("not a digest"));
+        assert_eq!(
+            error("images:\n  - name: a.io/b\n    pullPolicy: always\n"),
+            "capkg.yaml:3:17: `pullPolicy: always` is not an image pull policy; use one of Always, IfNotPresent, Never"
+        );
+        let config = parse("images:\n  - name: a.io/b\n    pullPolicy: Always\n").unwrap();
+        assert_eq!(config.images[0].pull_policy.as_deref(), Some("Always"));
         assert!(
             error("images:\n  - name: a.io/b\n    newtag: v1\n").contains("unknown field `newtag`")
         );

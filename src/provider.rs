@@ -611,7 +611,10 @@ mod tests {
         assert!(validate_name(Some(ProviderType::Infrastructure), "my.provider").is_ok());
         assert!(validate_name(None, &format!("{0}.{0}", "a".repeat(63))).is_ok());
         for bad in ["a..b", ".a", "a.", "a.-b", "a-.b"] {
-            assert_eq!(validate_name(None, bad), Err(NameError::Invalid(bad.into())));
+            assert_eq!(
+                validate_name(None, bad),
+                Err(NameError::Invalid(bad.into()))
+            );
         }
         assert_eq!(
             validate_name(None, &"a".repeat(64)),
