@@ -1053,16 +1053,19 @@ impl Reader<'_> {
             let Value::Sequence(items) = value.value() else {
                 return Err(self.error(
                     value,
-                    "`lint.allow` must be a list of `{rule, files, reason}` entries",
+                    "`lint.allow` must be a list of `{rule, files, objects, reason}` entries",
                 ));
             };
             for item in items {
                 let mut rule = None;
                 let mut files = Vec::new();
+                let mut objects = Vec::new();
                 let mut reason = None;
-                for (k, v) in
-                    self.fields(item, "a `lint.allow` entry", &["rule", "files", "reason"])?
-                {
+                for (k, v) in self.fields(
+                    item,
+                    "a `lint.allow` entry",
+                    &["rule", "files", "objects", "reason"],
+                )? {
                     match k {
                         "rule" => {
                             let text = self.string(v)?;
@@ -1076,6 +1079,16 @@ impl Reader<'_> {
                         "files" => {
                             files = self.strings(v)?;
                             for glob in &files {
+                                crate::rules::waivers::check_glob(glob)
+                                    .map_err(|e| self.error(v, e))?;
+                            }
+                        }
+                        "objects" => {
+                            objects = self.strings(v)?;
+                            for glob in &objects {
+                                if !glob.contains('/') {
+                                    return Err(self.error(v, format!("`{glob}` names no object: write `Kind/name` (`CustomResourceDefinition/foos.infrastructure.cluster.x-k8s.io`; globs allowed)")));
+                                }
                                 crate::rules::waivers::check_glob(glob)
                                     .map_err(|e| self.error(v, e))?;
                             }
@@ -1105,6 +1118,7 @@ impl Reader<'_> {
                 waivers.push(crate::rules::Waiver {
                     rule,
                     files,
+                    objects,
                     reason,
                     origin: crate::rules::waivers::Origin::Config {
                         file: source.clone(),
@@ -1404,6 +1418,18 @@ mod tests {
         .unwrap();
         assert_eq!(config.waivers.len(), 1);
         assert_eq!(config.waivers[0].files, vec!["cluster-template-*.yaml"]);
+        let config = parse(
+            "lint:\n  allow:\n    - rule: templates/single-namespace\n      objects: [\"CustomResourceDefinition/a.x.io\"]\n      reason: judged\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.waivers[0].objects,
+            vec!["CustomResourceDefinition/a.x.io"]
+        );
+        assert!(
+            error("lint:\n  allow:\n    - rule: templates/single-namespace\n      objects: [a.x.io]\n      reason: judged\n")
+                .contains("names no object: write `Kind/name`")
+        );
         assert_eq!(
             error("lint:\n  allow:\n    - rule: templates/nope\n      reason: x\n"),
             "capkg.yaml:3:13: there is no rule `templates/nope`; `capkg rules` lists every rule id"
