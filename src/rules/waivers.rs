@@ -136,11 +136,13 @@ impl Waiver {
     }
 }
 
+/// Each document's span and `Kind/name`, in one file.
+type FileObjects = Vec<(Span, String)>;
+
 /// The objects of the files findings are in, each file parsed once, when a waiver names objects.
 #[derive(Default)]
 struct ObjectIndex {
-    /// Per file: each document's span and `Kind/name`.
-    files: Vec<(Arc<Source>, Vec<(Span, String)>)>,
+    files: Vec<(Arc<Source>, FileObjects)>,
 }
 
 impl ObjectIndex {
