@@ -146,3 +146,30 @@ fn publish_github_dry_run_needs_no_token_or_network() {
     assert!(said.contains("no network requests"), "{said}");
     assert!(said.contains("infrastructure-components.yaml"), "{said}");
 }
+
+#[test]
+fn the_actions_multi_line_args_are_one_command() {
+    // action.yml took `args` with `read -r -a`, which stops at the first newline: a YAML block
+    // `args: |` ran `capkg rules` without `--format json`.
+    let capkg = Path::new(env!("CARGO_BIN_EXE_capkg"));
+    let path = format!(
+        "{}:{}",
+        capkg.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/action-install.sh");
+    let output = std::process::Command::new("bash")
+        .arg(script)
+        .arg("run")
+        .env("PATH", path)
+        .env("CAPKG_ARGS", "rules\n  --format\n  json\n")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: Value = serde_json::from_slice(&output.stdout).expect("JSON: --format json was kept");
+    assert!(json.is_array() || json.is_object(), "{json}");
+}
