@@ -125,7 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         }
         'capkg;assemble' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being released (`v1.2.3`); default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `release` follows)')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Where to write the release (default `out/`, or `output:` in capkg.yaml)')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
@@ -289,7 +289,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         }
         'capkg;release' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Publish only to these targets of the configuration (repeatable)')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')

@@ -116,7 +116,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;assemble'= {
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
-            cand --version 'The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`)'
+            cand --version 'The version being released (`v1.2.3`); default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `release` follows)'
             cand --out 'Where to write the release (default `out/`, or `output:` in capkg.yaml)'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
@@ -267,7 +267,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;release'= {
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
-            cand --version 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)'
+            cand --version 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)'
             cand --target 'Publish only to these targets of the configuration (repeatable)'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'

@@ -173,3 +173,21 @@ fn the_actions_multi_line_args_are_one_command() {
     let json: Value = serde_json::from_slice(&output.stdout).expect("JSON: --format json was kept");
     assert!(json.is_array() || json.is_object(), "{json}");
 }
+
+#[test]
+fn global_flags_have_their_own_help_group() {
+    for command in ["lint", "assemble", "release", "verify"] {
+        let output = clean_capkg().args([command, "-h"]).output().unwrap();
+        let help = stdout(&output);
+        let (own, global) = help
+            .split_once("Global options:")
+            .unwrap_or_else(|| panic!("{command}: {help}"));
+        for flag in ["--format", "--color", "--quiet", "--verbose"] {
+            assert!(global.contains(flag), "{command}: {flag} in {help}");
+            assert!(
+                !own.contains(flag),
+                "{command}: {flag} among its own in {help}"
+            );
+        }
+    }
+}
