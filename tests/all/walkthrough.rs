@@ -113,21 +113,21 @@ fn a_yaml_error_in_components_files_names_its_file_and_line() {
         "capkg.yaml",
         "provider:\n  name: capx\n  type: infrastructure\ncomponents:\n  files: [config/crd, config/manager]\nmetadata: metadata.yaml\n",
     );
-    let output = run(
-        &dir.path().join("config"),
-        &["assemble", "--version", "v0.1.0"],
-    );
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{said}");
-    assert!(said.contains("config/manager/manager.yaml:"), "{said}");
-    assert!(!said.contains("config/crd, "), "{said}");
-    // The line in manager.yaml, not in the files joined together (7 lines further down).
-    let at = said
-        .split("manager.yaml:")
-        .nth(1)
-        .and_then(|rest| rest.split(':').next())
-        .and_then(|line| line.parse::<usize>().ok());
-    assert!(matches!(at, Some(5..=6)), "{said}");
+    // From the root (the file and line) and from `config/` (capkg.yaml found above it).
+    for from in [dir.path().to_path_buf(), dir.path().join("config")] {
+        let output = run(&from, &["assemble", "--version", "v0.1.0"]);
+        let said = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        assert!(said.contains("config/manager/manager.yaml:"), "{said}");
+        assert!(!said.contains("config/crd, "), "{said}");
+        // The line in manager.yaml, not in the files joined together (7 lines further down).
+        let at = said
+            .split("manager.yaml:")
+            .nth(1)
+            .and_then(|rest| rest.split(':').next())
+            .and_then(|line| line.parse::<usize>().ok());
+        assert!(matches!(at, Some(5..=6)), "{said}");
+    }
 }
 
 #[test]
