@@ -286,7 +286,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;verify'= {
             cand --api-url 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets'
-            cand --version 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF)'
+            cand --version 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF). For a folder outside the `{label}/{version}/` layout (`out/`): the version being released, checked as `lint --version` does'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --config 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one'

@@ -745,8 +745,20 @@ fn verify_directory(
     let mut files = Vec::new();
     let mut versions = Vec::new();
     let mut labels = Vec::new();
+    // `--version` for a folder the path gives no version (`out/`), as `capkg lint --version`.
+    let given = match request.version.as_deref() {
+        None => None,
+        Some(text) => Some(crate::version::Version::parse(text).map_err(|e| {
+            Error::Source(SourceError {
+                source_text: text.to_string(),
+                message: format!("`--version {text}` is not a version: {e}"),
+                hint: Some("give the version as tagged, `v1.2.3`".into()),
+            })
+        })?),
+    };
     for release in &releases {
         let (version, from_path) = version_from_path(&release.dir);
+        let version = version.or_else(|| given.clone());
         let options = rules::Options {
             provider_type: request
                 .provider_type

@@ -56,6 +56,13 @@ fn the_readme_walkthrough_runs_from_core() {
     assert!(!text(&lint).contains("<type>-<name>"), "{}", text(&lint));
     let verify = run(&core, &["verify", "../out", "--version", "v1.11.0"]);
     assert!(verify.status.success(), "verify: {}", text(&verify));
+    // `--version` is the version of `out/`, as for lint: the series check runs.
+    assert!(
+        !text(&verify).contains("check was skipped"),
+        "{}",
+        text(&verify)
+    );
+    assert!(text(&verify).contains("v1.11.0"), "{}", text(&verify));
 }
 
 const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 0\n  minor: 1\n  contract: v1beta1\n";
