@@ -36,8 +36,9 @@ pub(crate) struct Assembled {
     pub waivers: Vec<crate::rules::Waiver>,
     /// `check_images:` (default true): look every image up before publishing.
     pub check_images: bool,
-    /// Where the assembled files were written because findings point into them.
-    pub written: Option<PathBuf>,
+    /// Where the assembled files were written because findings point into them, or why they
+    /// could not be: said with the findings.
+    pub findings_note: Option<String>,
 }
 
 /// Builds the release for a version.
@@ -130,7 +131,7 @@ impl Assembler for ConfigAssembler {
         )
         .map_err(Error::Assemble)?;
         let diagnostics = std::mem::take(&mut release.diagnostics);
-        let written = write_for_findings(config, &release, &diagnostics)?;
+        let findings_note = write_for_findings(config, &release, &diagnostics);
         let providers = std::mem::take(&mut release.providers);
         let files = release
             .into_files()
@@ -145,7 +146,7 @@ impl Assembler for ConfigAssembler {
             targets: config.targets.clone(),
             waivers: config.waivers.clone(),
             check_images: config.check_images.unwrap_or(true),
-            written,
+            findings_note,
         })
     }
 }
@@ -159,7 +160,7 @@ fn write_for_findings(
     config: &Config,
     release: &assemble::AssembledRelease,
     diagnostics: &[Diagnostic],
-) -> Result<Option<PathBuf>, Error> {
+) -> Option<String> {
     let out = config.resolve(config.output.as_deref().unwrap_or(Path::new("out")));
     let points_into = diagnostics.iter().any(|d| {
         d.file_name().is_some_and(|name| {
@@ -170,9 +171,17 @@ fn write_for_findings(
         })
     });
     if !points_into {
-        return Ok(None);
+        return None;
     }
-    assemble::write::write_dir(&release.all_files(), &out)
-        .map_err(|source| Error::Assemble(source.into()))?;
-    Ok(Some(out))
+    // The findings stand either way: a folder that cannot be written is said, not an error.
+    Some(match assemble::write::write_dir(&release.all_files(), &out) {
+        Ok(()) => format!(
+            "the findings name the release as assembled: written to `{0}` to read them (`capkg lint {0}` shows them again); nothing is published from there",
+            out.display()
+        ),
+        Err(error) => format!(
+            "the findings name the release as assembled in `{}`, which could not be written ({error}); `capkg assemble` writes it",
+            out.display()
+        ),
+    })
 }

@@ -140,13 +140,7 @@ pub(crate) fn plan(
     })?;
     let assembled = assembler.assemble(&version.version)?;
     let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
-    if let Some(out) = &assembled.written {
-        warnings.push(format!(
-            "the findings name the release as assembled: written to `{}` to read them (`capkg lint {}` shows them again); nothing is published from there",
-            out.display(),
-            out.display()
-        ));
-    }
+    warnings.extend(assembled.findings_note.clone());
     let destinations =
         destinations::choose(&assembled.targets, &assembled.root, &request.targets, env)?;
     let Assembled {
@@ -157,7 +151,7 @@ pub(crate) fn plan(
         targets: _,
         waivers,
         check_images,
-        written: _,
+        findings_note: _,
     } = assembled;
     // Flags describe the one provider of a single-provider release (the assembler refuses them
     // for several); lint below runs only when the assembler did not.

@@ -63,7 +63,7 @@ impl Assembler for Fixed {
             targets: self.targets.clone(),
             waivers: Vec::new(),
             check_images: true,
-            written: None,
+            findings_note: None,
         })
     }
 }
