@@ -174,14 +174,16 @@ fn write_for_findings(
         return None;
     }
     // The findings stand either way: a folder that cannot be written is said, not an error.
-    Some(match assemble::write::write_dir(&release.all_files(), &out) {
-        Ok(()) => format!(
-            "the findings name the release as assembled: written to `{0}` to read them (`capkg lint {0}` shows them again); nothing is published from there",
-            out.display()
-        ),
-        Err(error) => format!(
-            "the findings name the release as assembled in `{}`, which could not be written ({error}); `capkg assemble` writes it",
-            out.display()
-        ),
-    })
+    Some(
+        match assemble::write::write_dir(&release.all_files(), &out) {
+            Ok(()) => format!(
+                "the findings name the release as assembled: written to `{0}` to read them (`capkg lint {0}` shows them again); nothing is published from there",
+                out.display()
+            ),
+            Err(error) => format!(
+                "the findings name the release as assembled in `{}`, which could not be written ({error}); `capkg assemble` writes it",
+                out.display()
+            ),
+        },
+    )
 }

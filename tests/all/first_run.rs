@@ -191,3 +191,37 @@ fn global_flags_have_their_own_help_group() {
         }
     }
 }
+
+#[test]
+fn a_version_without_v_is_a_bad_argument_for_publish_local() {
+    // `--version 0.1.0` exited 1 and `--version v0.1` exited 2: both are bad arguments.
+    let dir = provider();
+    let assembled = clean_capkg()
+        .args(["assemble", "--version", "v0.1.0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(assembled.status.success());
+    for version in ["0.1.0", "v0.1"] {
+        let output = clean_capkg()
+            .args([
+                "publish",
+                "local",
+                "out",
+                "--repository",
+                "repo",
+                "--version",
+                version,
+            ])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{version}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    assert!(!dir.path().join("repo").exists());
+}
