@@ -713,6 +713,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn lexical_absolute_resolves_dots_by_name() {
+        let clean = |p: &str| lexical_absolute(Path::new(p)).expect("absolute");
+        assert_eq!(
+            clean("/repo/config/../out/./a.yaml"),
+            Path::new("/repo/out/a.yaml")
+        );
+        // From a sub-folder and from the root, one file: the spellings compare equal.
+        let cwd = std::env::current_dir().expect("working directory");
+        assert_eq!(clean("x/../y.yaml"), cwd.join("y.yaml"));
+        assert_eq!(clean("/.."), Path::new("/"));
+    }
+
+    #[test]
     fn reading_a_large_file_runs_the_large_input_hook() {
         thread_local! {
             static CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
