@@ -125,7 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         }
         'capkg;assemble' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version being released (`v1.2.3`); default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `release` follows)')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Where to write the release (default `out/`, or `output:` in capkg.yaml)')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
@@ -289,7 +289,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         }
         'capkg;release' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Publish only to these targets of the configuration (repeatable)')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
@@ -311,7 +311,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
         }
         'capkg;verify' {
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF). For a folder outside the `{label}/{version}/` layout (`out/`): the version being released, checked as `lint --version` does')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one')

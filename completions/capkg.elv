@@ -116,7 +116,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;assemble'= {
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
-            cand --version 'The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`)'
+            cand --version 'The version being released (`v1.2.3`); default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `release` follows)'
             cand --out 'Where to write the release (default `out/`, or `output:` in capkg.yaml)'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
@@ -267,7 +267,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;release'= {
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
-            cand --version 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)'
+            cand --version 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)'
             cand --target 'Publish only to these targets of the configuration (repeatable)'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
@@ -288,7 +288,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;verify'= {
             cand --api-url 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets'
-            cand --version 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF)'
+            cand --version 'For `oci://REF`: the provider''s `spec.version`, which names the layers the operator reads (default: the tag in REF). For a folder outside the `{label}/{version}/` layout (`out/`): the version being released, checked as `lint --version` does'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --config 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one'

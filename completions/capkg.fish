@@ -114,7 +114,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand render" -s q -l quiet -d 'Pr
 complete -c capkg -n "__fish_capkg_using_subcommand render" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand render" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
-complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l version -d 'The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l version -d 'The version being released (`v1.2.3`); default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `release` follows)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l out -d 'Where to write the release (default `out/`, or `output:` in capkg.yaml)' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
@@ -246,7 +246,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "oci" -d 'An OCI artifact cluster-api-operator reads (`spec.fetchConfig.oci`); login from OCI_USERNAME/OCI_PASSWORD, OCI_ACCESS_TOKEN or the Docker config file'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
-complete -c capkg -n "__fish_capkg_using_subcommand release" -l version -d 'The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l version -d 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publish only to these targets of the configuration (repeatable)' -r -f -a "github\t''
 gitlab\t''
 local\t''
@@ -269,7 +269,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'P
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets' -r
-complete -c capkg -n "__fish_capkg_using_subcommand verify" -l version -d 'For `oci://REF`: the provider\'s `spec.version`, which names the layers the operator reads (default: the tag in REF)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l version -d 'For `oci://REF`: the provider\'s `spec.version`, which names the layers the operator reads (default: the tag in REF). For a folder outside the `{label}/{version}/` layout (`out/`): the version being released, checked as `lint --version` does' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l config -d 'capkg\'s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one' -r -F

@@ -14,6 +14,8 @@
 # Usage: action-install.sh resolve   prints version=, dir= and cacheable= lines to GITHUB_OUTPUT
 #        action-install.sh install   installs unless DIR/bin/capkg is there (a cache hit), puts
 #                                    DIR/bin on PATH
+#        action-install.sh run       runs capkg with CAPKG_ARGS split on whitespace, newlines
+#                                    included (a multi-line `args:`), without shell expansion
 set -euo pipefail
 
 releases=${CAPKG_RELEASES_URL:-https://github.com/capkg/capkg/releases/download}
@@ -71,8 +73,13 @@ case ${1:-} in
     if [ -n "${GITHUB_PATH:-}" ]; then echo "$bin" >>"$GITHUB_PATH"; fi
     "$bin/capkg" --version
     ;;
+  run)
+    # `read -d ''` reads to the end, not to the first newline: every line of `args` counts.
+    read -r -d '' -a words <<<"${CAPKG_ARGS:-}" || true
+    exec capkg "${words[@]}"
+    ;;
   *)
-    echo "usage: action-install.sh resolve|install" >&2
+    echo "usage: action-install.sh resolve|install|run" >&2
     exit 2
     ;;
 esac

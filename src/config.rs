@@ -84,6 +84,9 @@ pub struct Config {
     pub check_images: Option<bool>,
 }
 
+/// Kubernetes' container `imagePullPolicy` values.
+const PULL_POLICIES: [&str; 3] = ["Always", "IfNotPresent", "Never"];
+
 /// One `images:` entry, with kustomize's field names and meaning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImagePin {
@@ -93,6 +96,9 @@ pub struct ImagePin {
     /// May hold `{version}` (the release version as tagged) or `{semver}` (without its `v`).
     pub new_tag: Option<String>,
     pub digest: Option<String>,
+    /// `imagePullPolicy` for the containers running the image (`Always`, `IfNotPresent`,
+    /// `Never`), as release processes set it with `sed` or a kustomize patch.
+    pub pull_policy: Option<String>,
     /// `capkg.yaml:line:column` of the entry, for messages.
     pub at: String,
 }
@@ -477,16 +483,24 @@ impl Config {
     }
 
     /// The `capkg.yaml` for a command run in `start`: in `start` or the nearest folder above it,
-    /// looking no higher than the repository root (the first folder holding `.git`).
+    /// looking no higher than the repository root (the first folder holding `.git`). A relative
+    /// `start` (`.`) climbs from the working directory and gives a relative path
+    /// (`../../capkg.yaml`), so that messages name files as the user sees them from there.
     pub fn discover(start: &Path) -> Option<PathBuf> {
-        for dir in start.ancestors() {
+        let absolute = crate::files::lexical_absolute(start).ok()?;
+        let mut up = PathBuf::new();
+        for dir in absolute.ancestors() {
             let candidate = dir.join(FILE_NAME);
             if candidate.is_file() {
-                return Some(candidate);
+                return Some(match start.is_absolute() {
+                    true => candidate,
+                    false => clean_join(&clean_join(start, &up), Path::new(FILE_NAME)),
+                });
             }
             if dir.join(".git").exists() {
                 return None;
             }
+            up.push("..");
         }
         None
     }
@@ -944,7 +958,7 @@ impl Reader<'_> {
         let Value::Sequence(items) = node.value() else {
             return Err(self.error(
                 node,
-                "`images` must be a list of `{name, newName, newTag, digest}` entries",
+                "`images` must be a list of `{name, newName, newTag, digest, pullPolicy}` entries",
             ));
         };
         let mut out: Vec<ImagePin> = Vec::new();
@@ -954,13 +968,14 @@ impl Reader<'_> {
                 new_name: None,
                 new_tag: None,
                 digest: None,
+                pull_policy: None,
                 at: self.at(item),
             };
             let mut name_node = None;
             for (key, value) in self.fields(
                 item,
                 "an `images` entry",
-                &["name", "newName", "newTag", "digest"],
+                &["name", "newName", "newTag", "digest", "pullPolicy"],
             )? {
                 let text = self.string(value)?;
                 match key {
@@ -1002,6 +1017,18 @@ impl Reader<'_> {
                         }
                         pin.digest = Some(text);
                     }
+                    "pullPolicy" => {
+                        if !PULL_POLICIES.contains(&text.as_str()) {
+                            return Err(self.error(
+                                value,
+                                format!(
+                                    "`pullPolicy: {text}` is not an image pull policy; use one of {}",
+                                    PULL_POLICIES.join(", ")
+                                ),
+                            ));
+                        }
+                        pin.pull_policy = Some(text);
+                    }
                     _ => {}
                 }
             }
@@ -1016,8 +1043,12 @@ impl Reader<'_> {
             {
                 return Err(self.error(name_node, format!("`name: {}` must be the image without tag or digest, as kustomize matches it", pin.name)));
             }
-            if pin.new_name.is_none() && pin.new_tag.is_none() && pin.digest.is_none() {
-                return Err(self.error(item, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag` or `digest`", pin.name)));
+            if pin.new_name.is_none()
+                && pin.new_tag.is_none()
+                && pin.digest.is_none()
+                && pin.pull_policy.is_none()
+            {
+                return Err(self.error(item, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag`, `digest` or `pullPolicy`", pin.name)));
             }
             if out.iter().any(|p| p.name == pin.name) {
                 return Err(self.error(
@@ -1044,16 +1075,19 @@ impl Reader<'_> {
             let Value::Sequence(items) = value.value() else {
                 return Err(self.error(
                     value,
-                    "`lint.allow` must be a list of `{rule, files, reason}` entries",
+                    "`lint.allow` must be a list of `{rule, files, objects, reason}` entries",
                 ));
             };
             for item in items {
                 let mut rule = None;
                 let mut files = Vec::new();
+                let mut objects = Vec::new();
                 let mut reason = None;
-                for (k, v) in
-                    self.fields(item, "a `lint.allow` entry", &["rule", "files", "reason"])?
-                {
+                for (k, v) in self.fields(
+                    item,
+                    "a `lint.allow` entry",
+                    &["rule", "files", "objects", "reason"],
+                )? {
                     match k {
                         "rule" => {
                             let text = self.string(v)?;
@@ -1064,6 +1098,16 @@ impl Reader<'_> {
                         "files" => {
                             files = self.strings(v)?;
                             for glob in &files {
+                                crate::rules::waivers::check_glob(glob)
+                                    .map_err(|e| self.error(v, e))?;
+                            }
+                        }
+                        "objects" => {
+                            objects = self.strings(v)?;
+                            for glob in &objects {
+                                if !glob.contains('/') {
+                                    return Err(self.error(v, format!("`{glob}` names no object: write `Kind/name` (`CustomResourceDefinition/foos.infrastructure.cluster.x-k8s.io`; globs allowed)")));
+                                }
                                 crate::rules::waivers::check_glob(glob)
                                     .map_err(|e| self.error(v, e))?;
                             }
@@ -1093,6 +1137,7 @@ impl Reader<'_> {
                 waivers.push(crate::rules::Waiver {
                     rule,
                     files,
+                    objects,
                     reason,
                     origin: crate::rules::waivers::Origin::Config {
                         file: source.clone(),
@@ -1425,6 +1470,12 @@ mod tests {
         );
         assert!(error("images:\n  - name: a.io/b\n").contains("changes nothing"));
         assert!(error("images:\n  - name: a.io/b\n    digest: md5:1\n").contains("not a digest"));
+        assert_eq!(
+            error("images:\n  - name: a.io/b\n    pullPolicy: always\n"),
+            "capkg.yaml:3:17: `pullPolicy: always` is not an image pull policy; use one of Always, IfNotPresent, Never"
+        );
+        let config = parse("images:\n  - name: a.io/b\n    pullPolicy: Always\n").unwrap();
+        assert_eq!(config.images[0].pull_policy.as_deref(), Some("Always"));
         assert!(
             error("images:\n  - name: a.io/b\n    newtag: v1\n").contains("unknown field `newtag`")
         );
@@ -1438,6 +1489,18 @@ mod tests {
         .unwrap();
         assert_eq!(config.waivers.len(), 1);
         assert_eq!(config.waivers[0].files, vec!["cluster-template-*.yaml"]);
+        let config = parse(
+            "lint:\n  allow:\n    - rule: templates/single-namespace\n      objects: [\"CustomResourceDefinition/a.x.io\"]\n      reason: judged\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.waivers[0].objects,
+            vec!["CustomResourceDefinition/a.x.io"]
+        );
+        assert!(
+            error("lint:\n  allow:\n    - rule: templates/single-namespace\n      objects: [a.x.io]\n      reason: judged\n")
+                .contains("names no object: write `Kind/name`")
+        );
         assert_eq!(
             error("lint:\n  allow:\n    - rule: templates/nope\n      reason: x\n"),
             "capkg.yaml:3:13: there is no rule `templates/nope`; `capkg rules` lists every rule id"

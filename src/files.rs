@@ -177,6 +177,27 @@ impl Classified for ReadError {
     }
 }
 
+/// `path` as an absolute path from the working directory, `.` and `..` resolved by name (not by
+/// following links): two spellings of one file (`../out/a.yaml` from `config/`, `out/a.yaml`
+/// from the root) compare equal.
+pub fn lexical_absolute(path: &Path) -> std::io::Result<PathBuf> {
+    let joined = match path.is_absolute() {
+        true => path.to_path_buf(),
+        false => std::env::current_dir()?.join(path),
+    };
+    let mut clean = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
+    Ok(clean)
+}
+
 /// What a file type is, for messages.
 pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
@@ -678,6 +699,19 @@ pub fn load_text(name: &str, text: String, role: FileRole) -> ReleaseFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lexical_absolute_resolves_dots_by_name() {
+        let clean = |p: &str| lexical_absolute(Path::new(p)).expect("absolute");
+        assert_eq!(
+            clean("/repo/config/../out/./a.yaml"),
+            Path::new("/repo/out/a.yaml")
+        );
+        // From a sub-folder and from the root, one file: the spellings compare equal.
+        let cwd = std::env::current_dir().expect("working directory");
+        assert_eq!(clean("x/../y.yaml"), cwd.join("y.yaml"));
+        assert_eq!(clean("/.."), Path::new("/"));
+    }
 
     #[test]
     fn reading_a_large_file_runs_the_large_input_hook() {

@@ -200,10 +200,10 @@ impl FromStr for ProviderType {
 pub enum NameError {
     #[error("provider name is empty")]
     Empty,
-    #[error("provider name `{0}` is longer than 63 characters")]
+    #[error("provider name `{0}` is longer than 253 characters")]
     TooLong(String),
     #[error(
-        "provider name `{0}` must consist of lower case alphanumeric characters or `-`, and start and end with an alphanumeric character"
+        "provider name `{0}` must be a DNS-1123 subdomain: lower case alphanumeric characters, `-` or `.`, each dot-separated part starting and ending with an alphanumeric character"
     )]
     Invalid(String),
     /// clusterctl's `validateProvider` (`cmd/clusterctl/client/config/providers_client.go`):
@@ -219,21 +219,25 @@ pub enum NameError {
     NotCore(ProviderType),
 }
 
-/// Checks a provider name as `clusterctl init --infrastructure NAME` does (a DNS-1123 label);
-/// the core provider must be `cluster-api`, and no other type may take that name.
+/// Checks a provider name as clusterctl's configuration does (`validateProvider`): a DNS-1123
+/// subdomain, so dotted names (`my.provider`) are accepted; the core provider must be
+/// `cluster-api`, and no other type may take that name.
 pub fn validate_name(provider_type: Option<ProviderType>, name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(NameError::Empty);
     }
-    if name.len() > 63 {
+    if name.len() > 253 {
         return Err(NameError::TooLong(name.to_string()));
     }
-    let bytes = name.as_bytes();
     let alnum = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    if !bytes.iter().all(|b| alnum(b) || *b == b'-')
-        || !bytes.first().is_some_and(alnum)
-        || !bytes.last().is_some_and(alnum)
-    {
+    let label_ok = |label: &str| {
+        let bytes = label.as_bytes();
+        bytes.len() <= 63
+            && bytes.iter().all(|b| alnum(b) || *b == b'-')
+            && bytes.first().is_some_and(alnum)
+            && bytes.last().is_some_and(alnum)
+    };
+    if !name.split('.').all(label_ok) {
         return Err(NameError::Invalid(name.to_string()));
     }
     match provider_type {
@@ -602,8 +606,22 @@ mod tests {
             Err(NameError::NotCore(ProviderType::Bootstrap))
         );
         assert!(validate_name(None, "cluster-api").is_ok());
-        assert!(matches!(
+        // A DNS-1123 subdomain, as clusterctl's configuration takes it: dots between labels of
+        // at most 63 characters, 253 in all.
+        assert!(validate_name(Some(ProviderType::Infrastructure), "my.provider").is_ok());
+        assert!(validate_name(None, &format!("{0}.{0}", "a".repeat(63))).is_ok());
+        for bad in ["a..b", ".a", "a.", "a.-b", "a-.b"] {
+            assert_eq!(
+                validate_name(None, bad),
+                Err(NameError::Invalid(bad.into()))
+            );
+        }
+        assert_eq!(
             validate_name(None, &"a".repeat(64)),
+            Err(NameError::Invalid("a".repeat(64)))
+        );
+        assert!(matches!(
+            validate_name(None, &["a"; 128].join(".")),
             Err(NameError::TooLong(_))
         ));
     }

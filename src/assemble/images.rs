@@ -5,7 +5,9 @@
 //! (exactly: `nginx` does not match `docker.io/library/nginx`, as in kustomize). `newName`
 //! replaces the name; `newTag` replaces the tag and drops a digest; `digest` replaces the digest
 //! and drops a tag; both together give `name:tag@digest` (kustomize 5). `newTag` may hold
-//! `{version}` (the release version as tagged, `v1.2.3`) or `{semver}` (`1.2.3`).
+//! `{version}` (the release version as tagged, `v1.2.3`) or `{semver}` (`1.2.3`). `pullPolicy`
+//! (not a kustomize field) sets `imagePullPolicy` on every container the entry matches, as
+//! release processes that rewrite it with `sed` do.
 //!
 //! Every `containers`, `initContainers` and `ephemeralContainers` image of every Pod template
 //! is rewritten: Deployment, DaemonSet, StatefulSet, ReplicaSet, ReplicationController, Job
@@ -26,6 +28,7 @@ pub struct Pin {
     pub new_name: Option<String>,
     pub new_tag: Option<String>,
     pub digest: Option<String>,
+    pub pull_policy: Option<String>,
     /// Where the entry is written (`capkg.yaml:12:5`).
     pub at: String,
 }
@@ -82,6 +85,7 @@ pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<Pin>,
                 new_name: pin.new_name.clone(),
                 new_tag,
                 digest: pin.digest.clone(),
+                pull_policy: pin.pull_policy.clone(),
                 at: pin.at.clone(),
             })
         })
@@ -184,28 +188,56 @@ pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes:
                 continue;
             };
             for container in containers.iter_mut() {
-                let Some(image_node) = container.get_mut("image") else {
+                let Some(image) = container.get("image").and_then(Node::as_str) else {
                     continue;
                 };
-                let Some(image) = image_node.as_str().map(str::to_string) else {
-                    continue;
-                };
+                let image = image.to_string();
                 if applied.seen_set.insert(image.clone()) {
                     applied.seen.push(image.clone());
                 }
-                for (index, pin) in pins.iter().enumerate() {
-                    let Some(new) = rewrite(pin, &image) else {
-                        continue;
-                    };
-                    applied.used[index] = true;
-                    if new != image {
-                        let what = what.as_deref().unwrap_or("object");
-                        changes.note(|| format!("{what}: image `{image}` -> `{new}`"));
-                        *image_node = Node::string(new);
-                    }
-                    break;
+                let Some((index, new)) = pins
+                    .iter()
+                    .enumerate()
+                    .find_map(|(index, pin)| Some((index, rewrite(pin, &image)?)))
+                else {
+                    continue;
+                };
+                applied.used[index] = true;
+                let what = what.as_deref().unwrap_or("object");
+                if new != image
+                    && let Some(image_node) = container.get_mut("image")
+                {
+                    changes.note(|| format!("{what}: image `{image}` -> `{new}`"));
+                    *image_node = Node::string(new.clone());
+                }
+                if let Some(policy) = &pins[index].pull_policy {
+                    set_pull_policy(container, policy, &new, what, changes);
                 }
             }
+        }
+    }
+}
+
+/// Sets a container's `imagePullPolicy`, replacing the value it has or adding the field.
+fn set_pull_policy(
+    container: &mut Node,
+    policy: &str,
+    image: &str,
+    what: &str,
+    changes: &mut ChangeLog,
+) {
+    let Some(mapping) = container.as_mapping_mut() else {
+        return;
+    };
+    match mapping.get_mut("imagePullPolicy") {
+        Some(node) if node.as_str() == Some(policy) => {}
+        Some(node) => {
+            changes.note(|| format!("{what}: `{image}` imagePullPolicy -> `{policy}`"));
+            *node = Node::plain(policy);
+        }
+        None => {
+            changes.note(|| format!("{what}: `{image}` imagePullPolicy: `{policy}` added"));
+            mapping.extend([(Node::plain("imagePullPolicy"), Node::plain(policy))]);
         }
     }
 }
@@ -223,6 +255,7 @@ mod tests {
             new_name: new_name.map(Into::into),
             new_tag: tag.map(Into::into),
             digest: digest.map(Into::into),
+            pull_policy: None,
             at: "capkg.yaml:1:1".into(),
         }
     }
@@ -289,6 +322,7 @@ mod tests {
             new_name: None,
             new_tag: Some("{version}-{semver}".into()),
             digest: None,
+            pull_policy: None,
             at: "capkg.yaml:3:5".into(),
         }];
         let version = Version::parse("v1.2.3").unwrap();
@@ -321,10 +355,28 @@ mod tests {
             "a ConfigMap is not a workload: {yaml}"
         );
         assert_eq!(applied.used, vec![true, false]);
+        assert!(!yaml.contains("imagePullPolicy"), "{yaml}");
         let err = applied.check(&pins).unwrap_err().to_string();
         assert_eq!(
             err,
             "capkg.yaml:1:1: the `images` entry `a.io/typo` matches no image in the components (images found: `a.io/m:dev`, `a.io/m`); a pin that matches nothing would publish the development image"
         );
+    }
+
+    #[test]
+    fn pull_policy_is_set_on_every_container_the_entry_matches() {
+        let text = "kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: a.io/m:dev\n        imagePullPolicy: IfNotPresent\n      - name: other\n        image: b.io/o:v1\n      initContainers:\n      - image: a.io/m:dev\n";
+        let (_, mut objects) = crate::assemble::transform::parse_objects("in.yaml", text).unwrap();
+        let mut always = pin("a.io/m", None, Some("v1"), None);
+        always.pull_policy = Some("Always".into());
+        let pins = vec![always];
+        let mut applied = Applied::new(&pins);
+        let mut changes = ChangeLog::new(true);
+        apply(&mut objects, &pins, &mut applied, &mut changes);
+        let yaml = crate::yaml::write_layout::write_documents(&objects);
+        assert_eq!(yaml.matches("imagePullPolicy: Always").count(), 2, "{yaml}");
+        assert!(!yaml.contains("IfNotPresent"), "{yaml}");
+        assert_eq!(yaml.matches("imagePullPolicy").count(), 2, "{yaml}");
+        assert_eq!(changes.into_lines().len(), 4);
     }
 }

@@ -209,6 +209,24 @@ pub enum Error {
     },
     #[error("the provider `{label}` is listed twice in `providers:`")]
     SameProvider { label: String },
+    #[error(
+        "{at}: {count} of the {labelled} labelled objects are labelled `{PROVIDER_LABEL}: {found}`, but capkg.yaml releases them as `{released}`; fix `name`/`type` of the provider in capkg.yaml, or the labels in the sources"
+    )]
+    LabelsOtherProvider {
+        at: String,
+        found: String,
+        count: usize,
+        labelled: usize,
+        released: String,
+    },
+    #[error(
+        "{file}: the file name says a `{named}` provider's components, but capkg.yaml releases them as `{released}` components; fix `type` of the provider in capkg.yaml, or use the file the release needs"
+    )]
+    FileNamesOtherType {
+        file: String,
+        named: ProviderType,
+        released: ProviderType,
+    },
     #[error("the assembled release has {errors} lint error(s); nothing was written")]
     LintErrors { errors: usize },
     #[error(transparent)]
@@ -223,6 +241,8 @@ impl Classified for Error {
             Error::Transform(_)
             | Error::Images(_)
             | Error::LintErrors { .. }
+            | Error::LabelsOtherProvider { .. }
+            | Error::FileNamesOtherType { .. }
             | Error::BadName(_) => ErrorClass::Refusal,
             Error::Write(_)
             | Error::NoComponents
@@ -449,6 +469,8 @@ fn assemble_provider(
 
     let mut image_changes = Vec::new();
     let mut parsed = Vec::new();
+    // The files of each components source, for positions ([`sources::ComponentsText::parts`]).
+    let mut origins = Vec::new();
     for components in &provider_config.components {
         let text = sources::read_components(
             &components.source,
@@ -456,11 +478,18 @@ fn assemble_provider(
             &config.root,
             version,
         )?;
-        let (source, mut objects) = transform::parse_objects(&text.origin, text.text)?;
+        check_file_names(config, &components.source, provider_type)?;
+        let parts = text.parts;
+        let locate = |origin: String, position| {
+            sources::ComponentsText::locate_in(&parts, &origin, position)
+        };
+        let (source, mut objects) = transform::parse_objects(&text.origin, text.text)
+            .map_err(|error| error.relocated(locate))?;
         let mut changed = transform::ChangeLog::new(record_changes);
         images::apply(&mut objects, pins, applied, &mut changed);
         image_changes.push(changed.into_lines());
         parsed.push((components.suffix.clone(), text.origin, source, objects));
+        origins.push(parts);
     }
     let provider_name = match &provider_config.name {
         Some(name) => name.clone(),
@@ -477,6 +506,21 @@ fn assemble_provider(
         })?,
     };
     let label = provider_type.manifest_label(&provider_name);
+    // Before relabelling: after it, every object carries `label` and lint cannot tell.
+    check_labels(
+        &label,
+        parsed
+            .iter()
+            .zip(&origins)
+            .map(|((_, origin, source, objects), parts)| {
+                (
+                    origin.as_str(),
+                    parts.as_slice(),
+                    source.as_ref(),
+                    objects.as_slice(),
+                )
+            }),
+    )?;
     let namespace = config.namespace_of(provider_config);
 
     let mut files = Vec::new();
@@ -555,6 +599,98 @@ fn assemble_provider(
 }
 
 /// The type a components file's own name gives (`file: infrastructure-components.yaml`).
+/// Refuses a components file whose name says another provider type (`bootstrap-components.yaml`
+/// released as an infrastructure provider's components).
+fn check_file_names(
+    config: &Config,
+    source: &ComponentsSource,
+    provider_type: ProviderType,
+) -> Result<(), Error> {
+    let paths: &[PathBuf] = match source {
+        ComponentsSource::File(path) => std::slice::from_ref(path),
+        ComponentsSource::Files(paths) => paths,
+        ComponentsSource::Command(_) => &[],
+    };
+    for path in paths {
+        let role = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(FileRole::from_file_name);
+        if let Some(FileRole::Components {
+            provider_type: named,
+            ..
+        }) = role
+            && named != provider_type
+        {
+            return Err(Error::FileNamesOtherType {
+                file: config.resolve(path).display().to_string(),
+                named,
+                released: provider_type,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses sources whose `cluster.x-k8s.io/provider` labels name another provider than the one
+/// they are released as: the label most objects carry (placeholders skipped), as lint's
+/// `components/provider-identity` reads it. A bare name (`kubevirt`) is the provider's name.
+fn check_labels<'a>(
+    released: &str,
+    sources: impl Iterator<
+        Item = (
+            &'a str,
+            &'a [(String, usize)],
+            &'a Source,
+            &'a [crate::yaml::Node],
+        ),
+    >,
+) -> Result<(), Error> {
+    let mut counts: Vec<(&str, usize, String)> = Vec::new();
+    let mut labelled = 0;
+    for (origin, parts, source, objects) in sources {
+        for object in objects.iter().filter_map(crate::k8s::Object::new) {
+            let Some(node) = object.label(PROVIDER_LABEL) else {
+                continue;
+            };
+            let Some(label) = node.as_str() else { continue };
+            if label.contains("${") {
+                continue;
+            }
+            labelled += 1;
+            match counts.iter_mut().find(|(l, _, _)| *l == label) {
+                Some((_, count, _)) => *count += 1,
+                None => {
+                    let position = source.position(node.span().start);
+                    let (file, position) =
+                        sources::ComponentsText::locate_in(parts, origin, position);
+                    counts.push((label, 1, format!("{file}:{position}")));
+                }
+            }
+        }
+    }
+    let Some(best) = counts.iter().map(|(_, count, _)| *count).max() else {
+        return Ok(());
+    };
+    let Some((found, count, at)) = counts.into_iter().find(|(_, count, _)| *count == best) else {
+        return Ok(());
+    };
+    let same = match ProviderType::split_label(found) {
+        Some(_) => found == released,
+        None => ProviderType::split_label(released).map(|(_, name)| name) == Some(found),
+    };
+    if same {
+        return Ok(());
+    }
+    Err(Error::LabelsOtherProvider {
+        at,
+        found: found.to_string(),
+        count,
+        labelled,
+        released: released.to_string(),
+    })
+}
+
 fn type_from_file_names(provider: &ProviderConfig) -> Option<ProviderType> {
     provider.components.iter().find_map(|c| match &c.source {
         ComponentsSource::File(path) => {

@@ -17,6 +17,7 @@ use crate::config::{Command, CommandLimits, ComponentsSource};
 use crate::error::{Classified, ErrorClass};
 use crate::files::{BadName, NotRegular, ReadError};
 use crate::provider::FileRole;
+use crate::yaml::Position;
 
 /// How much of a failing command's standard error its error carries: the end, where the reason is.
 pub const STDERR_EXCERPT: usize = 64 * 1024;
@@ -190,6 +191,46 @@ pub struct ComponentsText {
     /// A path, or `` `command` `` for a command's output.
     pub origin: String,
     pub text: String,
+    /// For `files:`, each file and the line of `text` its first line is on, in order; a
+    /// position in `text` is reported in the file it came from ([`ComponentsText::locate`]).
+    pub parts: Vec<(String, usize)>,
+}
+
+impl ComponentsText {
+    fn whole(origin: String, text: String) -> ComponentsText {
+        ComponentsText {
+            parts: vec![(origin.clone(), 1)],
+            origin,
+            text,
+        }
+    }
+
+    /// The file and position in it of a position in [`ComponentsText::text`].
+    pub fn locate(&self, position: Position) -> (String, Position) {
+        Self::locate_in(&self.parts, &self.origin, position)
+    }
+
+    /// [`ComponentsText::locate`] over the `parts` and `origin` of a text already parsed.
+    pub fn locate_in(
+        parts: &[(String, usize)],
+        origin: &str,
+        position: Position,
+    ) -> (String, Position) {
+        match parts
+            .iter()
+            .rev()
+            .find(|(_, first_line)| *first_line <= position.line)
+        {
+            Some((file, first_line)) => (
+                file.clone(),
+                Position {
+                    line: position.line - first_line + 1,
+                    column: position.column,
+                },
+            ),
+            None => (origin.to_string(), position),
+        }
+    }
 }
 
 /// Reads a components source; relative paths and commands are taken from `root`. A command is
@@ -204,24 +245,34 @@ pub fn read_components(
     match source {
         ComponentsSource::File(path) => {
             let joined = join(root, path);
-            Ok(ComponentsText {
-                origin: joined.display().to_string(),
-                text: repository.read_text(&joined)?,
-            })
+            Ok(ComponentsText::whole(
+                joined.display().to_string(),
+                repository.read_text(&joined)?,
+            ))
         }
         ComponentsSource::Files(paths) => {
             let mut text = String::new();
             let mut origins = Vec::new();
+            let mut parts = Vec::new();
+            // Lines of `text` so far: the next file starts on the line after them.
+            let mut lines = 0;
             for path in paths {
                 let path = join(root, path);
                 origins.push(path.display().to_string());
                 for file in manifest_files(&path, &repository)? {
-                    append_document(&mut text, &repository.read_text(&file)?);
+                    let file_text = repository.read_text(&file)?;
+                    let before = text.len();
+                    append_document(&mut text, &file_text);
+                    let start = text.len() - file_text.len();
+                    lines += text[before..start].matches('\n').count();
+                    parts.push((file.display().to_string(), lines + 1));
+                    lines += file_text.matches('\n').count();
                 }
             }
             Ok(ComponentsText {
                 origin: origins.join(", "),
                 text,
+                parts,
             })
         }
         ComponentsSource::Command(command) => run(command, limits, root, version),
@@ -518,10 +569,7 @@ fn run(
     if text.trim().is_empty() {
         return Err(SourceError::CommandOutputEmpty { command: shown });
     }
-    Ok(ComponentsText {
-        origin: format!("`{shown}`"),
-        text,
-    })
+    Ok(ComponentsText::whole(format!("`{shown}`"), text))
 }
 
 /// Why a command was stopped.

@@ -154,6 +154,39 @@ pub fn transform_text(
     transform(origin, &source, objects, options)
 }
 
+impl TransformError {
+    /// The error with its file and position mapped by `locate` (the file of `files:` it is in).
+    pub fn relocated(self, locate: impl Fn(String, Position) -> (String, Position)) -> Self {
+        match self {
+            TransformError::Yaml {
+                origin,
+                position,
+                message,
+            } => {
+                let (origin, position) = locate(origin, position);
+                TransformError::Yaml {
+                    origin,
+                    position,
+                    message,
+                }
+            }
+            TransformError::NotAnObject {
+                origin,
+                position,
+                index,
+            } => {
+                let (origin, position) = locate(origin, position);
+                TransformError::NotAnObject {
+                    origin,
+                    position,
+                    index,
+                }
+            }
+            other => other,
+        }
+    }
+}
+
 /// Parses components YAML into its objects (every document a mapping; empty and `null`
 /// documents skipped, as clusterctl skips them).
 pub fn parse_objects(

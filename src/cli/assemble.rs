@@ -22,8 +22,8 @@ pub struct AssembleArgs {
     /// capkg's configuration file; default: `capkg.yaml` at the repository root.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The version being released (`v1.2.3`); default: `version:` in capkg.yaml, else the CI
-    /// tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`).
+    /// The version being released (`v1.2.3`); default: the CI tag (`GITHUB_REF_NAME` on a tag
+    /// push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `release` follows).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub version: Option<Version>,
     /// Where to write the release (default `out/`, or `output:` in capkg.yaml).
@@ -99,17 +99,6 @@ fn from_cwd(path: &Path) -> PathBuf {
     }
 }
 
-/// The version from the CI environment: a GitHub tag push or a GitLab tag pipeline.
-pub(super) fn ci_tag() -> Option<String> {
-    let github = std::env::var("GITHUB_REF_TYPE").ok().as_deref() == Some("tag");
-    if github && let Ok(tag) = std::env::var("GITHUB_REF_NAME") {
-        return Some(tag);
-    }
-    std::env::var("CI_COMMIT_TAG")
-        .ok()
-        .filter(|t| !t.is_empty())
-}
-
 pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     let mut config = configuration(args.config.as_deref(), &args.provider)?;
     let components = if !args.components.is_empty() {
@@ -152,13 +141,22 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     if let Some(namespace) = &args.namespace {
         config.namespace = Some(namespace.clone());
     }
-    let version = match (&args.version, &config.version, ci_tag()) {
-        (Some(v), _, _) | (None, Some(v), _) => Some(v.clone()),
-        (None, None, Some(tag)) => Some(Version::parse(&tag).map_err(|e| {
-            Failure::internal(anyhow::anyhow!("the CI tag `{tag}` is not a version: {e}"))
-                .with_hint("pass `--version`")
-        })?),
-        (None, None, None) => None,
+    // The one order `release` follows: `--version`, the CI tag, `version:` in capkg.yaml.
+    let env = |name: &str| std::env::var(name).ok();
+    let configured = || Ok(config.version.clone());
+    let version = match crate::release::version::resolve(
+        args.version.as_ref(),
+        &crate::ci::CiContext::detect(&env),
+        &configured,
+    ) {
+        Ok(resolved) => {
+            if let Some(warning) = &resolved.warning {
+                eprintln!("warning: {warning}");
+            }
+            Some(resolved.version)
+        }
+        Err(crate::release::Error::NoVersion) => None,
+        Err(error) => return Err(Failure::from_classified(error)),
     };
     let out = match &args.out {
         Some(out) => out.clone(),

@@ -48,20 +48,23 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The help heading of the flags every command takes, apart from each command's own.
+const GLOBAL_OPTIONS: &str = "Global options";
+
 /// Flags every command takes.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Output format.
-    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// When to use colour (`auto`: on a terminal, unless NO_COLOR is set).
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// Print only errors and the data asked for.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, help_heading = GLOBAL_OPTIONS, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Say more about what is happening (repeat for more).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, help_heading = GLOBAL_OPTIONS, action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
 
@@ -119,7 +122,7 @@ pub struct VariableArgs {
     pub clusterctl_config: Option<PathBuf>,
 }
 
-/// A provider name as `clusterctl init` accepts it (a DNS-1123 label).
+/// A provider name as clusterctl's configuration accepts it (a DNS-1123 subdomain).
 fn parse_provider_name(text: &str) -> Result<String, String> {
     crate::provider::validate_name(None, text)
         .map(|()| text.to_string())

@@ -311,9 +311,29 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         clock: Arc::new(SystemClock),
         progress: reporter.clone(),
     };
-    // `--dry-run` here still asks the destination what it holds (it needs the token): it shows
-    // exactly what a real run would upload, skip or replace.
-    let target = targets::open(request, &environment, services, Reach::Remote).map_err(failure)?;
+    // `--dry-run` asks the destination what it holds when it can: it shows exactly what a real
+    // run would upload, skip or replace. Without a token or the CI variables, it plans offline
+    // as `release --dry-run` does (no network), and says so.
+    let target = match targets::open(
+        request.clone(),
+        &environment,
+        services.clone(),
+        Reach::Remote,
+    ) {
+        Err(missing @ (targets::Error::MissingToken { .. } | targets::Error::Missing { .. }))
+            if common.dry_run =>
+        {
+            let offline =
+                targets::open(request, &environment, services, Reach::Offline).map_err(failure)?;
+            if !global.quiet {
+                eprintln!(
+                    "note: {missing}; --dry-run planned without asking the destination what it holds (no network requests): every file is uploaded unless identical"
+                );
+            }
+            offline
+        }
+        opened => opened.map_err(failure)?,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -11,6 +11,7 @@
 //! - stderr: progress lines, and the error with its hint.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, ValueEnum};
 
@@ -49,7 +50,8 @@ pub struct ReleaseArgs {
     /// capkg's configuration file; default: `capkg.yaml` at the repository root.
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
-    /// The version to release; default: the CI tag (GITHUB_REF_NAME, CI_COMMIT_TAG).
+    /// The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push,
+    /// `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub version: Option<Version>,
     /// Publish only to these targets of the configuration (repeatable).
@@ -81,19 +83,38 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
         provider_type: args.provider.provider_type,
         provider_name: args.provider.provider,
     };
+    let checks_shown = AtomicBool::new(false);
     let outcome = match release::plan(&request, &ci, &assembler, &env) {
-        Err(err) => Outcome::failed(&err, None),
+        Err(err) => Outcome {
+            // Stopped before a plan: still the run that was asked for.
+            dry_run: args.dry_run,
+            ..Outcome::failed(&err, None)
+        },
         Ok(plan) => {
             let services = services(global, &args.limits, &args.read_limits);
             let runtime = runtime()?;
             if args.dry_run {
                 runtime.block_on(release::dry_run(&plan, &env, services))
             } else {
-                runtime.block_on(release::publish(&plan, &env, services))
+                // The checks are printed as soon as they pass, before the upload progress.
+                let print_checks = |so_far: &Outcome| {
+                    if global.format != Format::Json {
+                        let mut out = super::stdout();
+                        let written = write_checks(&mut out, global, &ci, so_far)
+                            .and_then(|()| out.flush().map_err(Failure::from));
+                        checks_shown.store(written.is_ok(), Ordering::Relaxed);
+                    }
+                };
+                runtime.block_on(release::publish_after_checks(
+                    &plan,
+                    &env,
+                    services,
+                    &print_checks,
+                ))
             }
         }
     };
-    write(global, &ci, &outcome)?;
+    write(global, &ci, &outcome, checks_shown.load(Ordering::Relaxed))?;
     match &outcome.error {
         None => Ok(Status::Success),
         Some(error) => Err(Failure::from_classified(error.clone())),
@@ -101,12 +122,17 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
 }
 
 /// Every channel: stdout, and in CI the summary and outputs.
-fn write(global: &GlobalArgs, ci: &CiContext, outcome: &Outcome) -> Result<(), Failure> {
+fn write(
+    global: &GlobalArgs,
+    ci: &CiContext,
+    outcome: &Outcome,
+    checks_shown: bool,
+) -> Result<(), Failure> {
     let mut out = super::stdout();
     if global.format == Format::Json {
         report::json::write_value(&mut out, outcome)?;
     } else {
-        write_text(&mut out, global, ci, outcome)?;
+        write_text(&mut out, global, ci, outcome, checks_shown)?;
         if ci.is_gitlab() && !global.quiet {
             writeln!(out, "\n{}", summary::markdown(outcome))?;
         }
@@ -128,62 +154,11 @@ fn write_text(
     global: &GlobalArgs,
     ci: &CiContext,
     outcome: &Outcome,
+    checks_shown: bool,
 ) -> Result<(), Failure> {
     let annotations = uses_annotations(global, ci);
-    if !annotations {
-        let mut shown = outcome.diagnostics.clone();
-        if global.quiet {
-            shown.retain(|d| d.severity == Severity::Error);
-        }
-        if !shown.is_empty() || (!global.quiet && outcome.lint.files > 0) {
-            report::human::write_diagnostics(out, plain_style(global, ci), &shown, &outcome.lint)?;
-        }
-    }
-    if let Some(version) = &outcome.version {
-        let labels: Vec<&str> = outcome.providers.iter().map(|p| p.label.as_str()).collect();
-        writeln!(
-            out,
-            "Release {} {version}{}",
-            if labels.is_empty() {
-                "(provider unknown)".to_string()
-            } else {
-                labels.join(", ")
-            },
-            outcome
-                .version_source
-                .as_deref()
-                .map_or_else(String::new, |s| format!(" (from {s})"))
-        )?;
-    }
-    if !global.quiet {
-        if let Some(check) = &outcome.checks.version_series {
-            writeln!(
-                out,
-                "{} {}",
-                if check.ok { "ok  " } else { "FAIL" },
-                check.message
-            )?;
-        }
-        let tags = &outcome.checks.tags;
-        if let Some(note) = &tags.note {
-            writeln!(out, "{} {note}", if tags.checked { "note" } else { "skip" })?;
-        }
-        if tags.checked {
-            if tags.uncovered.is_empty() {
-                writeln!(
-                    out,
-                    "ok   git tags: {} semver tag(s) checked from series {}",
-                    tags.tags,
-                    tags.from_series.as_deref().unwrap_or("-")
-                )?;
-            } else {
-                writeln!(
-                    out,
-                    "FAIL git tags without a release series: {}",
-                    tags.uncovered.join(", ")
-                )?;
-            }
-        }
+    if !checks_shown {
+        write_checks(out, global, ci, outcome)?;
     }
     for target in &outcome.targets {
         write_target(out, global.quiet, target)?;
@@ -249,6 +224,84 @@ fn write_text(
         }
     };
     writeln!(out, "{verdict}")?;
+    Ok(())
+}
+
+/// The lint findings, the release line and the checks: what `release` knows before it uploads.
+fn write_checks(
+    out: &mut dyn Write,
+    global: &GlobalArgs,
+    ci: &CiContext,
+    outcome: &Outcome,
+) -> Result<(), Failure> {
+    if !uses_annotations(global, ci) {
+        let mut shown = outcome.diagnostics.clone();
+        if global.quiet {
+            shown.retain(|d| d.severity == Severity::Error);
+        }
+        if !shown.is_empty() || (!global.quiet && outcome.lint.files > 0) {
+            report::human::write_diagnostics(out, plain_style(global, ci), &shown, &outcome.lint)?;
+        }
+    }
+    if let Some(version) = &outcome.version {
+        let labels: Vec<&str> = outcome.providers.iter().map(|p| p.label.as_str()).collect();
+        writeln!(
+            out,
+            "Release {} {version}{}",
+            if labels.is_empty() {
+                "(provider unknown)".to_string()
+            } else {
+                labels.join(", ")
+            },
+            outcome
+                .version_source
+                .as_deref()
+                .map_or_else(String::new, |s| format!(" (from {s})"))
+        )?;
+    }
+    if !global.quiet {
+        if let Some(check) = &outcome.checks.version_series {
+            writeln!(
+                out,
+                "{} {}",
+                if check.ok { "ok  " } else { "FAIL" },
+                check.message
+            )?;
+        }
+        let tags = &outcome.checks.tags;
+        if let Some(note) = &tags.note {
+            writeln!(out, "{} {note}", if tags.checked { "note" } else { "skip" })?;
+        }
+        if tags.checked {
+            if tags.uncovered.is_empty() {
+                writeln!(
+                    out,
+                    "ok   git tags: {} semver tag(s) checked from series {}",
+                    tags.tags,
+                    tags.from_series.as_deref().unwrap_or("-")
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "FAIL git tags without a release series: {}",
+                    tags.uncovered.join(", ")
+                )?;
+            }
+        }
+        if let Some(images) = &outcome.checks.images {
+            // `ok` only for images looked up and found; a check that looked nothing up is a skip.
+            let state = if images.skipped.is_some() {
+                "skip"
+            } else if !images.ok() {
+                "FAIL"
+            } else if images.found.is_empty() {
+                "skip"
+            } else {
+                "ok  "
+            };
+            writeln!(out, "{state} {}", images.summary())?;
+        }
+    }
     Ok(())
 }
 

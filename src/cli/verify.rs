@@ -34,7 +34,8 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
     /// For `oci://REF`: the provider's `spec.version`, which names the layers the operator
-    /// reads (default: the tag in REF).
+    /// reads (default: the tag in REF). For a folder outside the `{label}/{version}/` layout
+    /// (`out/`): the version being released, checked as `lint --version` does.
     #[arg(long, value_name = "VERSION")]
     pub version: Option<String>,
     #[command(flatten)]

@@ -36,6 +36,9 @@ pub(crate) struct Assembled {
     pub waivers: Vec<crate::rules::Waiver>,
     /// `check_images:` (default true): look every image up before publishing.
     pub check_images: bool,
+    /// Where the assembled files were written because findings point into them, or why they
+    /// could not be: said with the findings.
+    pub findings_note: Option<String>,
 }
 
 /// Builds the release for a version.
@@ -128,6 +131,7 @@ impl Assembler for ConfigAssembler {
         )
         .map_err(Error::Assemble)?;
         let diagnostics = std::mem::take(&mut release.diagnostics);
+        let findings_note = write_for_findings(config, &release, &diagnostics);
         let providers = std::mem::take(&mut release.providers);
         let files = release
             .into_files()
@@ -142,6 +146,44 @@ impl Assembler for ConfigAssembler {
             targets: config.targets.clone(),
             waivers: config.waivers.clone(),
             check_images: config.check_images.unwrap_or(true),
+            findings_note,
         })
     }
+}
+
+/// Findings about an assembled components file name it in the output folder (`out/`), where
+/// `capkg assemble` writes it; `release` builds it in memory. So that the file and line a
+/// finding names can be opened, the release as assembled is written there (whole and
+/// atomically, as `assemble` would, findings or not), and `release` says so. Nothing is
+/// published from that folder.
+fn write_for_findings(
+    config: &Config,
+    release: &assemble::AssembledRelease,
+    diagnostics: &[Diagnostic],
+) -> Option<String> {
+    let out = config.resolve(config.output.as_deref().unwrap_or(Path::new("out")));
+    let points_into = diagnostics.iter().any(|d| {
+        d.file_name().is_some_and(|name| {
+            release
+                .files
+                .iter()
+                .any(|f| f.copied_from.is_none() && Path::new(name) == out.join(&f.name))
+        })
+    });
+    if !points_into {
+        return None;
+    }
+    // The findings stand either way: a folder that cannot be written is said, not an error.
+    Some(
+        match assemble::write::write_dir(&release.all_files(), &out) {
+            Ok(()) => format!(
+                "the findings name the release as assembled: written to `{0}` to read them (`capkg lint {0}` shows them again); nothing is published from there",
+                out.display()
+            ),
+            Err(error) => format!(
+                "the findings name the release as assembled in `{}`, which could not be written ({error}); `capkg assemble` writes it",
+                out.display()
+            ),
+        },
+    )
 }

@@ -139,7 +139,8 @@ pub(crate) fn plan(
         assembler.default_version()
     })?;
     let assembled = assembler.assemble(&version.version)?;
-    let warnings: Vec<String> = version.warning.iter().cloned().collect();
+    let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
+    warnings.extend(assembled.findings_note.clone());
     let destinations =
         destinations::choose(&assembled.targets, &assembled.root, &request.targets, env)?;
     let Assembled {
@@ -150,6 +151,7 @@ pub(crate) fn plan(
         targets: _,
         waivers,
         check_images,
+        findings_note: _,
     } = assembled;
     // Flags describe the one provider of a single-provider release (the assembler refuses them
     // for several); lint below runs only when the assembler did not.
@@ -419,10 +421,23 @@ pub(crate) async fn dry_run(
 }
 
 /// Steps 4–6: plan every target, then publish to and verify each in turn.
+#[cfg(test)]
 pub(crate) async fn publish(
     plan: &ReleasePlan,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
     services: Services,
+) -> Outcome {
+    publish_after_checks(plan, env, services, &|_| {}).await
+}
+
+/// [`publish`], calling `checked` with the outcome so far once every check passed (lint, series,
+/// tags, images) and before any target is opened: the command prints the checks then, before
+/// the upload progress.
+pub(crate) async fn publish_after_checks(
+    plan: &ReleasePlan,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    services: Services,
+    checked: &(dyn Fn(&Outcome) + Sync),
 ) -> Outcome {
     let mut outcome = Outcome::from_plan(plan, Status::Published, false);
     if plan.is_blocked() {
@@ -469,6 +484,8 @@ pub(crate) async fn publish(
             return outcome;
         }
     }
+
+    checked(&outcome);
 
     // Open and plan every target before any of them writes.
     let mut opened = Vec::new();
@@ -1206,6 +1223,8 @@ impl Classified for Error {
     /// a wrapped error keeps its own class.
     fn class(&self) -> ErrorClass {
         match self {
+            // `--version 1.2.3` is a bad argument, as `--version v1.2` is.
+            Error::VersionNeedsV { origin, .. } if origin == "--version" => ErrorClass::Failure,
             Error::NoVersion
             | Error::NoConfig { .. }
             | Error::Config { .. }

@@ -68,16 +68,13 @@ pub(crate) fn git_tags(dir: &Path) -> Result<GitTags, Error> {
     };
     if !inside.status.success() || String::from_utf8_lossy(&inside.stdout).trim() != "true" {
         let stderr = String::from_utf8_lossy(&inside.stderr);
-        let reason = stderr.lines().next().unwrap_or("").trim().to_string();
-        let reason = if reason.is_empty() {
-            format!("`{}` is not in a git work tree", dir.display())
-        } else if reason.contains("dubious ownership") {
+        let reason = if stderr.contains("dubious ownership") {
             // Containers often run as another user than the one owning the checkout.
-            format!(
-                "{reason} (to check tags, run `git config --global --add safe.directory \"$PWD\"` first)"
-            )
+            "git refuses a checkout owned by another user (to check tags, run `git config --global --add safe.directory \"$PWD\"` first)".to_string()
+        } else if stderr.trim().is_empty() || stderr.contains("not a git repository") {
+            format!("`{}` is not in a git work tree", dir.display())
         } else {
-            reason
+            format!("git cannot read the checkout ({})", git_words(&stderr))
         };
         return Ok(GitTags::NotACheckout { reason });
     }
@@ -88,7 +85,7 @@ pub(crate) fn git_tags(dir: &Path) -> Result<GitTags, Error> {
     if !listed.status.success() {
         return Err(Error::Git {
             dir: dir.to_path_buf(),
-            message: String::from_utf8_lossy(&listed.stderr).trim().to_string(),
+            message: git_words(&String::from_utf8_lossy(&listed.stderr)),
         });
     }
     let shallow = git(&["rev-parse", "--is-shallow-repository"])
@@ -102,6 +99,22 @@ pub(crate) fn git_tags(dir: &Path) -> Result<GitTags, Error> {
             .collect(),
         shallow,
     })
+}
+
+/// git's first line of complaint, quoted and without its `fatal:`/`error:` prefix, so that a
+/// message shows git's words as a quotation and not as capkg's own output.
+fn git_words(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let line = ["fatal:", "error:"]
+        .iter()
+        .find_map(|prefix| line.strip_prefix(prefix))
+        .unwrap_or(line)
+        .trim();
+    format!("git says \"{line}\"")
 }
 
 /// Checks `tags` against the series, for a release of `releasing`.

@@ -2,6 +2,8 @@
 //! (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG` in GitLab CI).
 //!
 //! `version:` in capkg.yaml is the last resort (a local `--dry-run`); in CI the tag wins over it.
+//! Every command that takes a version from capkg.yaml (`assemble`, `release`) follows this one
+//! order, and says so when `version:` is passed over for a different tag.
 //!
 //! The version must be a semantic version as Kubernetes parses it and carry the `v`: clusterctl
 //! looks releases up as `"v" + version` (latest resolution, local repositories), so a tag
@@ -78,10 +80,21 @@ pub(crate) fn resolve(
             origin: tag.variable.to_string(),
         });
     }
+    // A capkg.yaml that cannot be read is reported by the step that needs it, not here.
+    let warning = configured()
+        .ok()
+        .flatten()
+        .filter(|configured| *configured != version)
+        .map(|configured| {
+            format!(
+                "the CI tag `{}` ({}) is released, not `version: {configured}` in capkg.yaml (the order: `--version`, the CI tag, `version:`)",
+                tag.tag, tag.variable
+            )
+        });
     Ok(ResolvedVersion {
         version,
         source: tag.variable.to_string(),
-        warning: None,
+        warning,
     })
 }
 
@@ -152,5 +165,12 @@ mod tests {
         assert_eq!(resolved.source, CONFIG_SOURCE);
         let tagged = resolve(None, &ci(Some("v0.2.0")), &|| Ok(Some(configured.clone()))).unwrap();
         assert_eq!(tagged.version.to_string(), "v0.2.0");
+        let warning = tagged.warning.unwrap_or_default();
+        assert!(
+            warning.contains("`v0.2.0`") && warning.contains("`version: v0.1.0`"),
+            "{warning}"
+        );
+        let same = resolve(None, &ci(Some("v0.1.0")), &|| Ok(Some(configured.clone()))).unwrap();
+        assert_eq!(same.warning, None);
     }
 }

@@ -261,14 +261,93 @@ pub fn head(span: Span) -> Span {
 pub fn run(releases: &[Release], options: &Options) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for release in releases {
-        let cx = Context::new(release, options);
-        for rule in all() {
-            let mut findings = Findings::new(rule, &mut diagnostics);
-            (rule.check)(&cx, &mut findings);
+        match by_provider_type(release, options) {
+            None => run_one(release, options, &mut diagnostics),
+            Some(parts) => {
+                let mut all = Vec::new();
+                for (part, options) in &parts {
+                    let mut found = Vec::new();
+                    run_one(part, options, &mut found);
+                    // A finding in a file the parts share (`metadata.yaml`) is reported once.
+                    for diagnostic in found {
+                        let seen = all.iter().any(|d: &Diagnostic| {
+                            d.rule == diagnostic.rule
+                                && d.file_name() == diagnostic.file_name()
+                                && d.span == diagnostic.span
+                                && d.message == diagnostic.message
+                        });
+                        if !seen {
+                            all.push(diagnostic);
+                        }
+                    }
+                }
+                diagnostics.extend(all);
+            }
         }
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     diagnostics
+}
+
+fn run_one(release: &Release, options: &Options, diagnostics: &mut Vec<Diagnostic>) {
+    let cx = Context::new(release, options);
+    for rule in all() {
+        let mut findings = Findings::new(rule, diagnostics);
+        (rule.check)(&cx, &mut findings);
+    }
+}
+
+/// A release folder holding components files of several provider types (`core-components.yaml`
+/// beside `bootstrap-components.yaml`) split into one release per type, as `assemble`, `publish`
+/// and clusterctl read it: each type's components, the shared `metadata.yaml`, and the
+/// templates with the provider they belong to ([`crate::provider::templates_owner`]). `None`
+/// for a folder of one type, or when `--type` says which.
+fn by_provider_type(release: &Release, options: &Options) -> Option<Vec<(Release, Options)>> {
+    if options.provider_type.is_some() {
+        return None;
+    }
+    let types: std::collections::BTreeSet<ProviderType> = release
+        .components()
+        .filter_map(|f| match f.role {
+            crate::provider::FileRole::Components { provider_type, .. } => Some(provider_type),
+            _ => None,
+        })
+        .collect();
+    if types.len() < 2 {
+        return None;
+    }
+    let owner = types
+        .iter()
+        .position(|t| *t == ProviderType::Infrastructure)
+        .unwrap_or(0);
+    let parts = types
+        .iter()
+        .enumerate()
+        .map(|(index, provider_type)| {
+            let files = release
+                .files
+                .iter()
+                .filter(|f| match &f.role {
+                    crate::provider::FileRole::Components {
+                        provider_type: own, ..
+                    } => own == provider_type,
+                    role => !role.is_template() || index == owner,
+                })
+                .cloned()
+                .collect();
+            let part = Release {
+                dir: release.dir.clone(),
+                files,
+                near_misses: match index {
+                    0 => release.near_misses.clone(),
+                    _ => Vec::new(),
+                },
+            };
+            // Each part's file names give its type, as they would for a folder of its own.
+            (part, options.clone())
+        })
+        .collect();
+    Some(parts)
 }
 
 #[cfg(test)]

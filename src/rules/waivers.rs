@@ -48,6 +48,9 @@ pub struct Waiver {
     /// Globs a finding's file must match (any of them); empty: every file. A glob without `/`
     /// matches the file name; one with `/` the path relative to the configuration's folder.
     pub files: Vec<String>,
+    /// Globs over `Kind/name` the object a finding is in must match (any of them); empty: every
+    /// object. `CustomResourceDefinition/foos.infrastructure.cluster.x-k8s.io`, `Deployment/*`.
+    pub objects: Vec<String>,
     pub reason: String,
     pub origin: Origin,
 }
@@ -55,7 +58,10 @@ pub struct Waiver {
 impl PartialEq for Waiver {
     /// Two waivers are the same when they say the same; where they were written does not matter.
     fn eq(&self, other: &Self) -> bool {
-        self.rule == other.rule && self.files == other.files && self.reason == other.reason
+        self.rule == other.rule
+            && self.files == other.files
+            && self.objects == other.objects
+            && self.reason == other.reason
     }
 }
 
@@ -70,6 +76,7 @@ impl Waiver {
         Ok(Waiver {
             rule: rule.to_string(),
             files: Vec::new(),
+            objects: Vec::new(),
             reason: if reason.is_empty() {
                 "`--allow` on the command line".to_string()
             } else {
@@ -79,9 +86,20 @@ impl Waiver {
         })
     }
 
-    fn matches(&self, diagnostic: &Diagnostic, root: &Path) -> bool {
+    fn matches(&self, diagnostic: &Diagnostic, root: &Path, objects: &mut ObjectIndex) -> bool {
         if diagnostic.rule != self.rule {
             return false;
+        }
+        if !self.objects.is_empty() {
+            let Some(object) = objects.object_of(diagnostic) else {
+                return false;
+            };
+            let named = self.objects.iter().any(|glob| {
+                globset::Glob::new(glob).is_ok_and(|g| g.compile_matcher().is_match(object))
+            });
+            if !named {
+                return false;
+            }
         }
         if self.files.is_empty() {
             return true;
@@ -90,8 +108,14 @@ impl Waiver {
             return false;
         };
         let path = Path::new(name);
-        let relative = path.strip_prefix(root).unwrap_or(path);
-        let relative = relative.strip_prefix("./").unwrap_or(relative);
+        // The finding's path and the root may be spelled from different folders (`lint` run in
+        // `config/` names `manager/manager.yaml`, the root is `..`).
+        let absolute = |p: &Path| crate::files::lexical_absolute(p).unwrap_or_else(|_| p.into());
+        let relative = match absolute(path).strip_prefix(absolute(root)) {
+            Ok(relative) => relative.to_path_buf(),
+            Err(_) => path.strip_prefix(root).unwrap_or(path).to_path_buf(),
+        };
+        let relative = relative.as_path();
         let file_name = path.file_name().map(Path::new).unwrap_or(path);
         self.files.iter().any(|glob| {
             let Ok(matcher) = globset::GlobBuilder::new(glob)
@@ -107,6 +131,46 @@ impl Waiver {
                 matcher.is_match(file_name)
             }
         })
+    }
+}
+
+/// Each document's span and `Kind/name`, in one file.
+type FileObjects = Vec<(Span, String)>;
+
+/// The objects of the files findings are in, each file parsed once, when a waiver names objects.
+#[derive(Default)]
+struct ObjectIndex {
+    files: Vec<(Arc<Source>, FileObjects)>,
+}
+
+impl ObjectIndex {
+    /// The `Kind/name` of the object a finding's position is in.
+    fn object_of(&mut self, diagnostic: &Diagnostic) -> Option<&str> {
+        let file = diagnostic.file.as_ref()?;
+        let at = diagnostic.span?.start;
+        let index = match self.files.iter().position(|(f, _)| Arc::ptr_eq(f, file)) {
+            Some(index) => index,
+            None => {
+                let parsed = crate::yaml::parse_str(file.clone(), crate::yaml::Limits::default());
+                let objects = parsed
+                    .documents
+                    .iter()
+                    .filter_map(|document| {
+                        let root = document.root.as_ref()?;
+                        let kind = root.get("kind")?.as_str()?;
+                        let name = root.path(&["metadata", "name"])?.as_str()?;
+                        Some((root.span(), format!("{kind}/{name}")))
+                    })
+                    .collect();
+                self.files.push((file.clone(), objects));
+                self.files.len() - 1
+            }
+        };
+        self.files[index]
+            .1
+            .iter()
+            .find(|(span, _)| span.start <= at && at <= span.end)
+            .map(|(_, object)| object.as_str())
     }
 }
 
@@ -155,12 +219,13 @@ pub fn how_to_waive(rule: &str) -> String {
 /// waiver that accepted none. `root` is the folder `files` globs with a `/` are relative to.
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path) {
     let mut used = vec![false; waivers.len()];
+    let mut objects = ObjectIndex::default();
     for diagnostic in diagnostics.iter_mut() {
         if NOT_WAIVABLE.contains(&diagnostic.rule) {
             continue;
         }
         for (index, waiver) in waivers.iter().enumerate() {
-            if waiver.matches(diagnostic, root) {
+            if waiver.matches(diagnostic, root, &mut objects) {
                 used[index] = true;
                 if diagnostic.waived.is_none() {
                     diagnostic.waived = Some(waiver.reason.clone());
@@ -172,11 +237,17 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path)
         if used {
             continue;
         }
-        let scope = if waiver.files.is_empty() {
+        let mut scope = if waiver.files.is_empty() {
             String::new()
         } else {
             format!(" in files matching {}", waiver.files.join(", "))
         };
+        if !waiver.objects.is_empty() {
+            scope.push_str(&format!(
+                " on objects matching {}",
+                waiver.objects.join(", ")
+            ));
+        }
         let (file, span, source) = match &waiver.origin {
             Origin::Config { file, span } => (Some(file.clone()), Some(*span), "`lint: allow:`"),
             Origin::CommandLine => (None, None, "`--allow`"),
@@ -215,6 +286,7 @@ mod tests {
         Waiver {
             rule: rule.into(),
             files: files.iter().map(|f| f.to_string()).collect(),
+            objects: Vec::new(),
             reason: "judged".into(),
             origin: Origin::CommandLine,
         }
@@ -291,6 +363,43 @@ mod tests {
             Waiver::from_flag("components/nope")
                 .unwrap_err()
                 .contains("no rule")
+        );
+    }
+
+    #[test]
+    fn waivers_may_name_objects() {
+        let text = "kind: CustomResourceDefinition\nmetadata:\n  name: a.x.io\n---\nkind: CustomResourceDefinition\nmetadata:\n  name: b.x.io\n";
+        let file = Arc::new(Source::new("infrastructure-components.yaml", text));
+        let at = |offset: usize| {
+            Diagnostic::new(
+                "crd/contract-label",
+                Severity::Error,
+                Some(file.clone()),
+                Some(Span::new(offset, offset + 1)),
+                "m",
+                "h",
+            )
+        };
+        let second = text.find("b.x.io").unwrap();
+        let mut found = vec![at(text.find("a.x.io").unwrap()), at(second)];
+        let mut judged = waiver("crd/contract-label", &[]);
+        judged.objects = vec!["CustomResourceDefinition/b.*".into()];
+        apply(&mut found, &[judged], Path::new("."));
+        let waived: Vec<bool> = found.iter().map(|d| d.waived.is_some()).collect();
+        assert_eq!(waived, [false, true]);
+        let mut unused = waiver("crd/contract-label", &[]);
+        unused.objects = vec!["Deployment/*".into()];
+        let mut found = vec![at(second)];
+        apply(&mut found, &[unused], Path::new("."));
+        assert!(found.iter().all(|d| d.waived.is_none()));
+        let unused = found
+            .iter()
+            .find(|d| d.rule == UNUSED_WAIVER.id)
+            .expect("an unused waiver");
+        assert!(
+            unused.message.contains("on objects matching Deployment/*"),
+            "{}",
+            unused.message
         );
     }
 }

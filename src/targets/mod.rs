@@ -736,12 +736,13 @@ impl Error {
             | Error::Unexpected { .. }
             | Error::ReadBackMismatch { .. }
             | Error::ForeignPlan
-            | Error::OfflinePlan => false,
+            | Error::OfflinePlan
+            // `--version 1.2.3` is a bad argument, as `--version v1.2` is.
+            | Error::VersionNeedsV { .. } => false,
             #[cfg(test)]
             Error::Injected { .. } => false,
             Error::ReleaseDir(source) => crate::error::Classified::is_refusal(source),
-            Error::VersionNeedsV { .. }
-            | Error::FolderDiffers { .. }
+            Error::FolderDiffers { .. }
             | Error::NotAVersionFolder { .. }
             | Error::PublishInProgress { .. }
             | Error::Unauthorized { .. }

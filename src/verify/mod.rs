@@ -325,8 +325,9 @@ impl Error {
     /// its job (exit 2): an unreachable server, an unreadable path, a bad flag.
     fn refusal(&self) -> bool {
         match self {
-            Error::Source(_)
-            | Error::NotFound { .. }
+            // A SOURCE clusterctl refuses is a bad argument, as a bad flag is.
+            Error::Source(_) => false,
+            Error::NotFound { .. }
             | Error::Refused { .. }
             | Error::NoReleases
             | Error::RateLimited { .. }
@@ -711,6 +712,16 @@ pub(crate) async fn images_check(
     let env = |name: &str| settings.oci_env.get(name);
     let found = images_exist::check(&uses, &env, services).await;
     warnings.extend(found.warnings());
+    // `ok` only when an image was found: a check that looked nothing up passes nothing.
+    if found.found.is_empty() && found.missing.is_empty() {
+        if !found.unchecked.is_empty() {
+            warnings.push(format!(
+                "images: none of the {} image(s) could be checked, so their existence is not known",
+                found.unchecked.len()
+            ));
+        }
+        return;
+    }
     checks.push(Check {
         name: "images",
         ok: found.ok(),
@@ -734,8 +745,20 @@ fn verify_directory(
     let mut files = Vec::new();
     let mut versions = Vec::new();
     let mut labels = Vec::new();
+    // `--version` for a folder the path gives no version (`out/`), as `capkg lint --version`.
+    let given = match request.version.as_deref() {
+        None => None,
+        Some(text) => Some(crate::version::Version::parse(text).map_err(|e| {
+            Error::Source(SourceError {
+                source_text: text.to_string(),
+                message: format!("`--version {text}` is not a version: {e}"),
+                hint: Some("give the version as tagged, `v1.2.3`".into()),
+            })
+        })?),
+    };
     for release in &releases {
         let (version, from_path) = version_from_path(&release.dir);
+        let version = version.or_else(|| given.clone());
         let options = rules::Options {
             provider_type: request
                 .provider_type

@@ -25,6 +25,8 @@ kind: Deployment
 metadata:
   name: foo-controller-manager
   namespace: default
+  labels:
+    cluster.x-k8s.io/provider: infrastructure-foo
 spec:
   template:
     spec:
@@ -94,6 +96,8 @@ apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: foomachines.infrastructure.cluster.x-k8s.io
+  labels:
+    cluster.x-k8s.io/provider: infrastructure-foo
   annotations:
     cert-manager.io/inject-ca-from: system/serving-cert
 spec:

@@ -1,7 +1,7 @@
 //! The OCI target, `verify oci://` and the image check against a real registry: Debian's
 //! `docker-registry` (CNCF Distribution) on a loopback port with a temporary configuration, with
 //! and without htpasswd auth; every pushed artifact is read back with `skopeo`, an independent
-//! client. Both must be installed (`.ci/run` installs them): these tests fail without them.
+//! client. Both must be installed (`scripts/test.sh` installs them): these tests fail without them.
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;
@@ -34,7 +34,7 @@ impl LocalRegistry {
                 .arg("--version")
                 .output()
                 .is_ok_and(|o| o.status.success()),
-            "`docker-registry` is needed for this test; `.ci/run` installs it (apt-get install -y docker-registry)"
+            "`docker-registry` is needed for this test; `scripts/test.sh`, README's test command, installs it (apt-get install -y docker-registry)"
         );
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
@@ -146,7 +146,7 @@ pub(crate) fn assembled_example(work: &Path) -> PathBuf {
 
 fn skopeo(args: &[&str]) -> Output {
     let out = Command::new("skopeo").args(args).output().unwrap_or_else(|e| {
-        panic!("`skopeo` is needed for this test; `.ci/run` installs it (apt-get install -y skopeo): {e}")
+        panic!("`skopeo` is needed for this test; `scripts/test.sh`, README's test command, installs it (apt-get install -y skopeo): {e}")
     });
     assert!(out.status.success(), "skopeo {args:?}: {}", text(&out));
     out

@@ -115,13 +115,12 @@ fn a_unique_label_names_the_provider_everywhere() {
 
 #[test]
 fn ambiguous_labels_name_the_most_common_provider_everywhere() {
-    // Publish used to refuse this folder while lint and assemble took `foo`.
+    // Publish used to refuse this folder while lint and assemble took `foo`. (Were most labels
+    // another type's, assemble would refuse the sources: `release_refuses_a_bootstrap_…`.)
     let dir = project(&[
         "infrastructure-foo",
         "infrastructure-bar",
         "infrastructure-foo",
-        "bootstrap-x",
-        "bootstrap-x",
         "bootstrap-x",
     ]);
     assert_eq!(
@@ -139,4 +138,84 @@ fn a_bare_label_is_the_name_everywhere() {
         labels_seen(dir.path()),
         ["infrastructure-kubevirt"; 4].map(String::from)
     );
+}
+
+/// capkg.yaml of a provider `foo` of `provider_type` whose components are `rel/<file>`.
+fn release_project(provider_type: &str, file: &str, label: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("rel")).unwrap();
+    let objects: Vec<String> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: capx-system\n  labels:\n    cluster.x-k8s.io/provider: {label}\n"
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("rel").join(file), objects.join("---\n")).unwrap();
+    std::fs::write(dir.path().join("rel/metadata.yaml"), METADATA).unwrap();
+    std::fs::write(
+        dir.path().join("capkg.yaml"),
+        format!(
+            "provider:\n  name: foo\n  type: {provider_type}\ncomponents:\n  file: rel/{file}\nmetadata: rel/metadata.yaml\nnamespace: capx-system\nversion: v0.1.0\ntargets:\n  local:\n    repository: repo\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+fn release(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_capkg"))
+        .current_dir(dir)
+        .args(["release", "--target", "local"])
+        .env_remove("GITHUB_REF")
+        .env_remove("GITHUB_REF_NAME")
+        .env_remove("CI_COMMIT_TAG")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn release_refuses_a_bootstrap_provider_released_as_infrastructure() {
+    // assemble relabels every object, so the lint of the release never saw the bootstrap labels:
+    // the release was published as `infrastructure-foo` with exit 0.
+    let dir = release_project("infrastructure", "components.yaml", "bootstrap-foo");
+    let output = release(dir.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("`infrastructure-foo`")
+            && stderr.contains("`cluster.x-k8s.io/provider: bootstrap-foo`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("repo").exists(), "nothing is published");
+}
+
+#[test]
+fn release_refuses_a_components_file_named_for_another_type() {
+    let dir = release_project(
+        "infrastructure",
+        "bootstrap-components.yaml",
+        "infrastructure-foo",
+    );
+    let output = release(dir.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bootstrap-components.yaml") && stderr.contains("`infrastructure`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("repo").exists(), "nothing is published");
+}
+
+#[test]
+fn release_accepts_the_labels_of_the_provider_it_releases() {
+    let dir = release_project("infrastructure", "components.yaml", "infrastructure-foo");
+    let output = release(dir.path());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(dir.path().join("repo/infrastructure-foo/v0.1.0").is_dir());
 }

@@ -248,7 +248,8 @@ fn a_different_existing_version_needs_force() {
 fn a_version_without_v_is_refused() {
     let (root, dir) = release_dir();
     let run = publish(&dir, &root.path().join("repo"), "1.2.3", &[]);
-    assert_eq!(run.code, 1);
+    // A bad argument, as `--version v1.2` is (exit 2).
+    assert_eq!(run.code, 2);
     assert!(run.stderr.contains("`--version v1.2.3`"), "{}", run.stderr);
     assert!(!root.path().join("repo").exists());
 }

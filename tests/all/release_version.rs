@@ -69,18 +69,27 @@ fn a_branch_push_has_no_version() {
 #[test]
 fn versions_without_v_are_refused() {
     let dir = tempfile::tempdir().unwrap();
+    // A bad `--version` is a bad argument (exit 2), whichever way it is bad.
     let output = release()
         .args(["--version", "1.2.3"])
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("lacks the `v` prefix"),
         "{}",
         stderr(&output)
     );
 
+    let output = release()
+        .args(["--version", "v1.2"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+
+    // A tag without `v` is wrong input (exit 1): the tag, not the command line, must change.
     let output = release()
         .current_dir(dir.path())
         .env("GITLAB_CI", "true")

@@ -296,12 +296,12 @@ fn a_local_repository_resolves_latest_and_stops_at_a_candidate_without_metadata(
         stderr(&output)
     );
 
-    // The label in the path must be the provider's.
+    // The label in the path must be the provider's: clusterctl refuses the arguments (exit 2).
     let output = capkg()
         .args(["verify", &url, "--provider", "aws"])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("must contain provider \"infrastructure-aws\""),
         "{}",
@@ -355,7 +355,8 @@ fn urls_clusterctl_refuses_are_refused_with_its_words() {
         ),
     ] {
         let output = capkg().args(["verify", url]).output().unwrap();
-        assert_eq!(output.status.code(), Some(1), "{url}");
+        // A bad argument, in clusterctl's words: exit 2 as for any argument capkg cannot use.
+        assert_eq!(output.status.code(), Some(2), "{url}");
         assert!(
             stderr(&output).contains(expected),
             "{url}: {}",

