@@ -16,6 +16,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 const RELEASE_TARGETS: [&str; 2] = ["release", "release-manifests"];
 /// How deep `$(MAKE) target` calls are followed.
 const MAX_DEPTH: usize = 12;
+/// How many targets (with their variables) one release visits at most.
+const MAX_VISITS: usize = 500;
+/// How deep variables nest in one expansion, how many are looked up, and the longest value:
+/// past these a value is unknown (a Makefile of nested variables doubles at each level).
+const MAX_NESTING: usize = 20;
+const MAX_LOOKUPS: usize = 10_000;
+const MAX_VALUE: usize = 64 * 1024;
 
 /// What the release targets of a Makefile do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -172,7 +179,8 @@ impl Makefile {
     /// `text` with its variables expanded; `None` when a value cannot be known (an unset
     /// variable, a make function).
     fn expand(&self, text: &str, overrides: &BTreeMap<String, String>) -> Option<String> {
-        self.expand_depth(text, overrides, 0)
+        let mut lookups = 0;
+        self.expand_depth(text, overrides, 0, &mut lookups)
     }
 
     fn expand_depth(
@@ -180,8 +188,9 @@ impl Makefile {
         text: &str,
         overrides: &BTreeMap<String, String>,
         depth: usize,
+        lookups: &mut usize,
     ) -> Option<String> {
-        if depth > 20 {
+        if depth > MAX_NESTING {
             return None;
         }
         let mut out = String::new();
@@ -205,15 +214,22 @@ impl Makefile {
             if name.contains([' ', ',', '$']) {
                 return None;
             }
+            *lookups += 1;
+            if *lookups > MAX_LOOKUPS {
+                return None;
+            }
             let value = match overrides.get(name) {
                 Some(value) => value.clone(),
-                None => self.expand_depth(self.vars.get(name)?, overrides, depth + 1)?,
+                None => self.expand_depth(self.vars.get(name)?, overrides, depth + 1, lookups)?,
             };
             out.push_str(&value);
+            if out.len() > MAX_VALUE {
+                return None;
+            }
             rest = &after[end + 1..];
         }
         out.push_str(rest);
-        Some(out)
+        (out.len() <= MAX_VALUE).then_some(out)
     }
 
     fn visit(
@@ -224,7 +240,10 @@ impl Makefile {
         seen: &mut HashSet<String>,
         recipe: &mut ReleaseRecipe,
     ) {
-        if depth > MAX_DEPTH || !seen.insert(format!("{target} {overrides:?}")) {
+        if depth > MAX_DEPTH
+            || seen.len() >= MAX_VISITS
+            || !seen.insert(format!("{target} {overrides:?}"))
+        {
             return;
         }
         for rule in &self.rules {
@@ -477,5 +496,34 @@ release-manifests: $(RELEASE_DIR)\n\t$(KUSTOMIZE) build core/config/default > $(
         assert_eq!(strip_tag("localhost:5000/a/b:dev"), "localhost:5000/a/b");
         assert_eq!(strip_tag("a/b@sha256:00"), "a/b");
         assert_eq!(strip_tag("controller"), "controller");
+    }
+
+    #[test]
+    fn nested_variables_and_calls_are_bounded() {
+        // Each variable four times the next, within make's nesting: 4^20 characters if expanded
+        // to the end.
+        let mut text = String::new();
+        for level in 0..20 {
+            text.push_str(&format!(
+                "V{level} = $(V{n})$(V{n})$(V{n})$(V{n})\n",
+                n = level + 1
+            ));
+        }
+        text.push_str("V20 = x\nrelease:\n\tcp $(V0) out/metadata.yaml\n\t$(MAKE) a X=$(V5)\n");
+        // Targets calling each other with ever new variables.
+        for level in 0..10 {
+            text.push_str(&format!(
+                "{name}:\n\t$(MAKE) t{level} Y=1$(Y)\n\t$(MAKE) t{level} Y=2$(Y)\n",
+                name = if level == 0 {
+                    "a".to_string()
+                } else {
+                    format!("t{}", level - 1)
+                },
+            ));
+        }
+        text.push_str("t9:\n\tkustomize build config/default > out/core-components.yaml\n");
+        let recipe = release_recipe(&text);
+        assert!(recipe.copies.is_empty(), "{:?}", recipe.copies);
+        assert!(!recipe.builds.is_empty());
     }
 }
