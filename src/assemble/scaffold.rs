@@ -26,6 +26,7 @@
 mod kustomize;
 mod makefile;
 pub mod repository;
+mod workflows;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -152,7 +153,8 @@ pub fn detect(start: &Path) -> std::io::Result<Detected> {
     detect_providers(&repo, &mut detected, &recipe);
     detect_metadata(&repo, &mut detected, &recipe);
     detect_templates(&repo, &mut detected, &recipe);
-    detected.notes = repo.notes();
+    detected.notes = workflows::existing_releases(&repo, GITHUB_WORKFLOW_PATH);
+    detected.notes.extend(repo.notes());
     Ok(detected)
 }
 

@@ -459,3 +459,29 @@ fn remote_credentials_and_queries_never_reach_the_output_or_capkg_yaml() {
         }
     }
 }
+
+#[test]
+fn an_existing_release_workflow_on_version_tags_is_named_with_what_to_retire_and_keep() {
+    let repo = repository();
+    std::fs::create_dir_all(repo.path().join(".github/workflows")).unwrap();
+    std::fs::write(
+        repo.path().join(".github/workflows/release.yaml"),
+        "name: release\non:\n  push:\n    tags:\n      - 'v*'\njobs:\n  release:\n    steps:\n      - uses: docker/build-push-action@v6\n      - uses: softprops/action-gh-release@v2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.path().join(".github/workflows/test.yaml"),
+        "on:\n  pull_request:\njobs: {}\n",
+    )
+    .unwrap();
+    let output = init(repo.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: existing release pipeline .github/workflows/release.yaml:4 runs on version tags: retire its release publishing (softprops/action-gh-release, line 10) once capkg releases, or the two race on the tag; keep its image build (docker/build-push-action, line 9): capkg does not build images"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("test.yaml"), "{stderr}");
+}
