@@ -153,7 +153,8 @@ pub fn detect(start: &Path) -> std::io::Result<Detected> {
     detect_providers(&repo, &mut detected, &recipe);
     detect_metadata(&repo, &mut detected, &recipe);
     detect_templates(&repo, &mut detected, &recipe);
-    detected.notes = workflows::existing_releases(&repo, GITHUB_WORKFLOW_PATH);
+    let pipelines = workflows::existing_releases(&repo, GITHUB_WORKFLOW_PATH);
+    detected.notes.splice(0..0, pipelines);
     detected.notes.extend(repo.notes());
     Ok(detected)
 }
@@ -627,7 +628,11 @@ fn template_patterns(names: &BTreeSet<String>) -> Vec<&'static str> {
 
 fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
     let root = repo.root().to_path_buf();
-    let mut folders: Vec<(String, String)> = Vec::new();
+    // Folders holding templates, as found by looking, and as the release copies them.
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    let mut copied: BTreeSet<String> = BTreeSet::new();
+    // The release copies a template under another name (no folder to propose, but evidence).
+    let mut copies_templates = false;
     for entry in walkdir::WalkDir::new(&root)
         .max_depth(6)
         .into_iter()
@@ -654,21 +659,15 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             .and_then(|p| p.strip_prefix(&root).ok())
             .map(|p| p.display().to_string())
             .unwrap_or_default();
-        if !folders.iter().any(|(f, _)| *f == folder) {
-            folders.push((folder, "found".to_string()));
-        }
+        found.insert(folder);
     }
     for copy in &recipe.copies {
         let to_name = copy.to.rsplit('/').next().unwrap_or_default();
         if let Some(folder) = copy.from.strip_suffix("/*") {
             if repo.is_dir(Path::new(folder), "the Makefile's release copies it")
                 && !template_patterns(&repo.file_names(Path::new(folder))).is_empty()
-                && !folders.iter().any(|(f, _)| f == folder)
             {
-                folders.push((
-                    folder.to_string(),
-                    "the Makefile's release copies them".to_string(),
-                ));
+                copied.insert(folder.to_string());
             }
             continue;
         }
@@ -678,14 +677,57 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             role,
             Some(FileRole::ClusterTemplate { .. } | FileRole::ClusterClass { .. })
         );
-        if is_template
-            && from_name != to_name
-            && repo.is_file(Path::new(&copy.from), "the Makefile's release copies it")
+        if !is_template || !repo.is_file(Path::new(&copy.from), "the Makefile's release copies it")
         {
+            continue;
+        }
+        copies_templates = true;
+        if from_name == to_name {
+            copied.insert(
+                copy.from
+                    .rsplit_once('/')
+                    .map_or(String::new(), |(folder, _)| folder.to_string()),
+            );
+        } else {
             detected.missing.push(format!(
                 "templates: the Makefile's release copies {} as {to_name}; capkg publishes templates under their own names: rename the file (git mv) and list it under `templates:`",
                 copy.from
             ));
+        }
+    }
+    copies_templates |= !copied.is_empty();
+    // A bootstrap or control-plane provider ships templates only when its release copies them.
+    let ships_templates = detected.providers.iter().any(|p| {
+        matches!(
+            p.provider_type,
+            None | Some(ProviderType::Infrastructure | ProviderType::Core)
+        )
+    });
+    let mut folders: Vec<(String, &str)> = copied
+        .iter()
+        .map(|folder| (folder.clone(), "the Makefile's release copies them"))
+        .collect();
+    for folder in found.iter().filter(|f| !copied.contains(*f)) {
+        let shown = if folder.is_empty() { "." } else { folder };
+        let skipped = if copies_templates {
+            Some("the Makefile's release copies its templates from elsewhere")
+        } else if !(folder.is_empty() || folder == "templates" || folder.starts_with("templates/"))
+        {
+            Some(
+                "outside the repository's `templates/` folder, and the Makefile's release copies none (another provider's samples?)",
+            )
+        } else if !ships_templates {
+            Some(
+                "a bootstrap or control-plane provider's release ships templates only when it copies them, and the Makefile's release copies none",
+            )
+        } else {
+            None
+        };
+        match skipped {
+            Some(why) => detected.notes.push(format!(
+                "templates in `{shown}` not proposed: {why}; list them under `templates:` if the release ships them"
+            )),
+            None => folders.push((folder.clone(), "found")),
         }
     }
     folders.sort();

@@ -485,3 +485,75 @@ fn an_existing_release_workflow_on_version_tags_is_named_with_what_to_retire_and
     );
     assert!(!stderr.contains("test.yaml"), "{stderr}");
 }
+
+#[test]
+fn templates_come_from_the_release_not_from_samples_nor_for_a_bootstrap_provider() {
+    // Another provider's samples beside the release's `templates/`.
+    let repo = repository();
+    std::fs::create_dir_all(repo.path().join("samples/aws")).unwrap();
+    std::fs::write(
+        repo.path().join("samples/aws/cluster-template-aws.yaml"),
+        "kind: Cluster\n",
+    )
+    .unwrap();
+    let output = init(repo.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let config = std::fs::read_to_string(repo.path().join("capkg.yaml")).unwrap();
+    assert!(
+        config.contains(
+            "templates:\n  - templates/cluster-template*.yaml\n  - templates/clusterclass-*.yaml\n"
+        ),
+        "{config}"
+    );
+    assert!(!config.contains("samples"), "{config}");
+    assert!(
+        stderr.contains("note: templates in `samples/aws` not proposed: outside the repository's `templates/` folder"),
+        "{stderr}"
+    );
+
+    // A bootstrap provider whose release copies no templates gets none.
+    let repo = repository();
+    let kustomization = repo.path().join("config/default/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap();
+    std::fs::write(
+        &kustomization,
+        text.replace("infrastructure-example", "bootstrap-example"),
+    )
+    .unwrap();
+    let output = init(repo.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let config = std::fs::read_to_string(repo.path().join("capkg.yaml")).unwrap();
+    assert!(config.contains("  type: bootstrap\n"), "{config}");
+    assert!(config.contains("# templates:\n"), "{config}");
+    assert!(
+        stderr.contains("note: templates in `templates` not proposed: a bootstrap or control-plane provider's release ships templates only when it copies them"),
+        "{stderr}"
+    );
+
+    // What the release copies wins over what lies around.
+    let repo = repository();
+    std::fs::create_dir_all(repo.path().join("release/templates")).unwrap();
+    std::fs::write(
+        repo.path().join("release/templates/cluster-template.yaml"),
+        "kind: Cluster\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.path().join("Makefile"),
+        "RELEASE_DIR := out\nrelease:\n\tcp release/templates/* $(RELEASE_DIR)/\n",
+    )
+    .unwrap();
+    let output = init(repo.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let config = std::fs::read_to_string(repo.path().join("capkg.yaml")).unwrap();
+    assert!(
+        config.contains("templates:\n  - release/templates/cluster-template*.yaml\n\n"),
+        "{config}"
+    );
+    assert!(
+        stderr.contains("note: templates in `templates` not proposed: the Makefile's release copies its templates from elsewhere"),
+        "{stderr}"
+    );
+}
