@@ -108,6 +108,8 @@ pub struct Image {
     pub new_name: Option<String>,
     /// Where the image is written (relative to the root).
     pub file: String,
+    /// `{version}`, or `{semver}` when the release tags its images without the `v`.
+    pub new_tag: &'static str,
 }
 
 impl Provider {
@@ -150,11 +152,15 @@ pub fn detect(start: &Path) -> std::io::Result<Detected> {
         .read(Path::new("Makefile"), "")
         .map(|text| makefile::release_recipe(&text))
         .unwrap_or_default();
-    detect_providers(&repo, &mut detected, &recipe);
+    let pipelines = workflows::existing_releases(&repo, GITHUB_WORKFLOW_PATH);
+    let tag_without_v = recipe
+        .tag_without_v
+        .map(|line| format!("Makefile:{line}"))
+        .or(pipelines.tag_without_v);
+    detect_providers(&repo, &mut detected, &recipe, tag_without_v);
     detect_metadata(&repo, &mut detected, &recipe);
     detect_templates(&repo, &mut detected, &recipe);
-    let pipelines = workflows::existing_releases(&repo, GITHUB_WORKFLOW_PATH);
-    detected.notes.splice(0..0, pipelines);
+    detected.notes.splice(0..0, pipelines.notes);
     detected.notes.extend(repo.notes());
     Ok(detected)
 }
@@ -374,7 +380,12 @@ struct Candidate {
     origin: String,
 }
 
-fn detect_providers(repo: &Repository, detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
+fn detect_providers(
+    repo: &Repository,
+    detected: &mut Detected,
+    recipe: &makefile::ReleaseRecipe,
+    tag_without_v: Option<String>,
+) {
     let mut candidates: Vec<Candidate> = Vec::new();
     for build in &recipe.builds {
         let Some(dir) = existing_kustomization(repo, &build.dir) else {
@@ -429,26 +440,26 @@ fn detect_providers(repo: &Repository, detected: &mut Detected, recipe: &makefil
         .repository
         .as_deref()
         .and_then(from_repository_name);
-    let mut manager_images: Vec<(String, String)> = Vec::new();
+    let mut manager_images: Vec<kustomize::Container> = Vec::new();
     for candidate in candidates {
         let tree = kustomize::read(repo, &candidate.dir);
         let mut provider_type = candidate.output.as_ref().map(|(t, _, _)| *t);
         let mut name = None;
         let mut identity = candidate.origin.clone();
         match tree.labels.first() {
-            Some((label, file)) => match ProviderType::split_label(label) {
+            Some((label, file, line)) => match ProviderType::split_label(label) {
                 Some((label_type, label_name)) => {
                     if let Some(made) = provider_type
                         && made != label_type
                     {
                         detected.missing.push(format!(
-                            "{}: the label `{label}` ({file}) says {label_type}, the Makefile writes {made} components; using the label",
+                            "{}: the label `{label}` ({file}:{line}) says {label_type}, the Makefile writes {made} components; using the label",
                             candidate.dir
                         ));
                     }
                     provider_type = Some(label_type);
                     name = Some(label_name.to_string());
-                    identity = format!("label `{label}` in {file}; {identity}");
+                    identity = format!("label `{label}` in {file}:{line}; {identity}");
                 }
                 None => {
                     name = Some(label.clone());
@@ -456,9 +467,9 @@ fn detect_providers(repo: &Repository, detected: &mut Detected, recipe: &makefil
                     provider_type = provider_type.or(by_name);
                     identity = match (provider_type, &detected.repository) {
                         (Some(t), Some(repo)) => format!(
-                            "bare label `{label}` in {file}, type {t} from the repository name `{repo}`; {identity}"
+                            "bare label `{label}` in {file}:{line}, type {t} from the repository name `{repo}`; {identity}"
                         ),
-                        _ => format!("bare label `{label}` in {file}; {identity}"),
+                        _ => format!("bare label `{label}` in {file}:{line}; {identity}"),
                     };
                 }
             },
@@ -529,9 +540,7 @@ fn detect_providers(repo: &Repository, detected: &mut Detected, recipe: &makefil
                 candidate.dir
             ));
         }
-        for container in managers {
-            manager_images.push((container.image.clone(), container.file.clone()));
-        }
+        manager_images.extend(managers.into_iter().cloned());
         // Same provider, another components file (vSphere's `supervisor`).
         match detected.providers.iter_mut().find(|p| {
             p.name.is_some() && p.name == provider.name && p.provider_type == provider.provider_type
@@ -554,35 +563,84 @@ fn detect_providers(repo: &Repository, detected: &mut Detected, recipe: &makefil
     detected
         .providers
         .sort_by_key(|p| (p.provider_type.is_none(), p.provider_type, p.name.clone()));
-    for (image, file) in manager_images {
-        let name = makefile::strip_tag(&image);
+    propose_images(detected, recipe, &manager_images, tag_without_v);
+}
+
+/// An image name without a trailing architecture (`manager-amd64`: `manager`), for matching the
+/// development image with the multi-arch name the release sets.
+fn without_arch(base: &str) -> &str {
+    ["-amd64", "-arm64", "-arm", "-ppc64le", "-s390x"]
+        .iter()
+        .find_map(|arch| base.strip_suffix(arch))
+        .unwrap_or(base)
+}
+
+/// `images:` pins for the manager images: the name the Makefile's release sets (matched by the
+/// image's last path part, architecture dropped; the only one when there is one of each), else
+/// `PROD_REGISTRY` with the image's last part (a guess, said so); `{semver}` when the release
+/// tags without the `v`. Each with its evidence (file:line).
+fn propose_images(
+    detected: &mut Detected,
+    recipe: &makefile::ReleaseRecipe,
+    managers: &[kustomize::Container],
+    tag_without_v: Option<String>,
+) {
+    let names: BTreeSet<String> = managers
+        .iter()
+        .map(|c| makefile::strip_tag(&c.image))
+        .collect();
+    let (new_tag, tag_note) = match &tag_without_v {
+        Some(evidence) => (
+            "{semver}",
+            format!("; tagged without `v` ({evidence}): newTag \"{{semver}}\""),
+        ),
+        None => ("{version}", String::new()),
+    };
+    for container in managers {
+        let name = makefile::strip_tag(&container.image);
         if detected.images.iter().any(|i| i.name == name) {
             continue;
         }
-        let base = name.rsplit('/').next().unwrap_or(&name).to_string();
-        let released = recipe
+        let last = |image: &str| image.rsplit('/').next().unwrap_or(image).to_string();
+        let base = last(&name);
+        let matched = recipe
             .images
             .iter()
-            .find(|i| i.rsplit('/').next() == Some(base.as_str()));
-        let new_name = match released {
-            Some(released) => (released != &name).then(|| released.clone()),
-            None => recipe
-                .prod_registry
-                .as_ref()
-                .filter(|prod| !name.starts_with(&format!("{prod}/")))
-                .map(|prod| format!("{prod}/{base}")),
+            .find(|(i, _)| without_arch(&last(i)) == without_arch(&base))
+            .or(match (&recipe.images[..], names.len()) {
+                ([only], 1) => Some(only),
+                _ => None,
+            });
+        let (new_name, evidence) = match matched {
+            Some((released, line)) => (
+                (released != &name).then(|| released.clone()),
+                format!("the Makefile's release sets it, Makefile:{line}"),
+            ),
+            None => match &recipe.prod_registry {
+                Some((prod, line)) if !name.starts_with(&format!("{prod}/")) => (
+                    Some(format!("{prod}/{base}")),
+                    format!(
+                        "a guess: PROD_REGISTRY (Makefile:{line}) and the image's name; check it"
+                    ),
+                ),
+                _ => (None, String::new()),
+            },
         };
         detected.found.push(format!(
-            "manager image {image} ({file}){}",
+            "manager image {} ({}:{}){}{tag_note}",
+            container.image,
+            container.file,
+            container.line,
             new_name
                 .as_deref()
-                .map(|n| format!(", released as {n}"))
+                .map(|n| format!(", released as {n} ({evidence})"))
                 .unwrap_or_default()
         ));
         detected.images.push(Image {
             name,
             new_name,
-            file,
+            file: container.file.clone(),
+            new_tag,
         });
     }
 }
@@ -835,7 +893,7 @@ fn image_lines(detected: &Detected) -> String {
         if let Some(new_name) = &image.new_name {
             text.push_str(&format!("\n    newName: {new_name}"));
         }
-        text.push_str("\n    newTag: \"{version}\"");
+        text.push_str(&format!("\n    newTag: \"{}\"", image.new_tag));
     }
     text
 }

@@ -557,3 +557,62 @@ fn templates_come_from_the_release_not_from_samples_nor_for_a_bootstrap_provider
         "{stderr}"
     );
 }
+
+#[test]
+fn image_pins_follow_the_release_variables_with_their_evidence() {
+    // The release names another image than the development one, through variables, and tags
+    // it without the `v`.
+    let repo = repository();
+    std::fs::write(
+        repo.path().join("Makefile"),
+        "PROD_REGISTRY ?= registry.example.com/prod\nIMAGE_NAME ?= example-controller\n\nrelease:\n\t$(MAKE) set-manifest-image MANIFEST_IMG=$(PROD_REGISTRY)/$(IMAGE_NAME) MANIFEST_TAG=$(RELEASE_TAG:v%=%)\n",
+    )
+    .unwrap();
+    let output = init(repo.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let config = std::fs::read_to_string(repo.path().join("capkg.yaml")).unwrap();
+    assert!(
+        config.contains("  - name: registry.example.com/capi-example/manager  # config/manager/manager.yaml\n    newName: registry.example.com/prod/example-controller\n    newTag: \"{semver}\"\n"),
+        "{config}"
+    );
+    assert!(
+        stderr.contains("found: manager image registry.example.com/capi-example/manager:v0.1.0 (config/manager/manager.yaml:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("released as registry.example.com/prod/example-controller (the Makefile's release sets it, Makefile:5); tagged without `v` (Makefile:5)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("(label `infrastructure-example` in config/default/kustomization.yaml:6;"),
+        "{stderr}"
+    );
+
+    // The release workflow writes the tag without `v`; the registry is only a guess, said so.
+    let repo = repository();
+    std::fs::write(
+        repo.path().join("Makefile"),
+        "PROD_REGISTRY ?= registry.example.com/prod\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.path().join(".github/workflows")).unwrap();
+    std::fs::write(
+        repo.path().join(".github/workflows/images.yaml"),
+        "on:\n  push:\n    tags: ['v*']\njobs:\n  images:\n    steps:\n      - run: make docker-push TAG=${GITHUB_REF_NAME//v}\n",
+    )
+    .unwrap();
+    let output = init(repo.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let config = std::fs::read_to_string(repo.path().join("capkg.yaml")).unwrap();
+    assert!(
+        config
+            .contains("    newName: registry.example.com/prod/manager\n    newTag: \"{semver}\"\n"),
+        "{config}"
+    );
+    assert!(
+        stderr.contains("released as registry.example.com/prod/manager (a guess: PROD_REGISTRY (Makefile:1) and the image's name; check it); tagged without `v` (.github/workflows/images.yaml:7)"),
+        "{stderr}"
+    );
+}

@@ -22,8 +22,9 @@ const MAX_FILES: usize = 2000;
 /// What one kustomize tree holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Tree {
-    /// Each provider label value, with the kustomization that sets it (relative to the root).
-    pub labels: Vec<(String, String)>,
+    /// Each provider label value, with the kustomization that sets it (relative to the root)
+    /// and the line.
+    pub labels: Vec<(String, String, usize)>,
     /// `namespace:` of the top kustomization.
     pub namespace: Option<String>,
     /// Containers of the tree's workloads with their final images.
@@ -36,8 +37,9 @@ pub(super) struct Container {
     pub workload: String,
     pub name: String,
     pub image: String,
-    /// Where that image is written (relative to the root).
+    /// Where that image is written (relative to the root), and the line.
     pub file: String,
+    pub line: usize,
 }
 
 /// The kustomization file of `dir` (relative to the root), if it has one inside the repository.
@@ -86,7 +88,7 @@ struct Walker<'a> {
     repo: &'a Repository,
     /// Real paths of the folders and files read: each once.
     visited: HashSet<PathBuf>,
-    labels: Vec<(String, String)>,
+    labels: Vec<(String, String, usize)>,
 }
 
 impl Walker<'_> {
@@ -116,8 +118,9 @@ impl Walker<'_> {
         let Some(kustomization) = documents(&text, &name).into_iter().next() else {
             return containers;
         };
-        for value in provider_labels(&kustomization) {
-            self.labels.push((value, name.clone()));
+        for (value, offset) in provider_labels(&kustomization) {
+            self.labels
+                .push((value, name.clone(), line_of(&text, offset)));
         }
         for key in ["resources", "bases", "components"] {
             for entry in list(&kustomization, key) {
@@ -162,6 +165,7 @@ impl Walker<'_> {
                 }) {
                     container.image = patch.image.clone();
                     container.file = patch.file.clone();
+                    container.line = patch.line;
                 }
             }
         }
@@ -169,34 +173,41 @@ impl Walker<'_> {
             let Some(matched) = entry.get("name").and_then(Node::as_str) else {
                 continue;
             };
-            let text = |key: &str| entry.get(key).and_then(Node::as_str).map(str::to_string);
+            let field = |key: &str| entry.get(key).and_then(Node::as_str).map(str::to_string);
             for container in containers
                 .iter_mut()
                 .filter(|c| strip_tag(&c.image) == matched)
             {
-                let name = text("newName").unwrap_or_else(|| matched.to_string());
-                container.image = match (text("digest"), text("newTag")) {
+                let name = field("newName").unwrap_or_else(|| matched.to_string());
+                container.image = match (field("digest"), field("newTag")) {
                     (Some(digest), _) => format!("{name}@{digest}"),
                     (None, Some(tag)) => format!("{name}:{tag}"),
                     (None, None) => format!("{name}{}", &container.image[matched.len()..]),
                 };
                 container.file = self.repo.shown(&file);
+                container.line = line_of(&text, entry.span().start);
             }
         }
         containers
     }
 }
 
-/// Values of the provider label in `labels[].pairs` and `commonLabels`.
-fn provider_labels(kustomization: &Node) -> Vec<String> {
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map_or(0, |head| head.matches('\n').count())
+        + 1
+}
+
+/// Values of the provider label in `labels[].pairs` and `commonLabels`, with their offsets.
+fn provider_labels(kustomization: &Node) -> Vec<(String, usize)> {
     let mut values = Vec::new();
     let mut take = |pairs: Option<&Node>| {
-        if let Some(value) = pairs
-            .and_then(|p| p.get(PROVIDER_LABEL))
-            .and_then(Node::as_str)
+        if let Some(node) = pairs.and_then(|p| p.get(PROVIDER_LABEL))
+            && let Some(value) = node.as_str()
             && !value.is_empty()
         {
-            values.push(value.to_string());
+            values.push((value.to_string(), node.span().start));
         }
     };
     take(kustomization.get("commonLabels"));
@@ -219,15 +230,17 @@ fn workload_containers(text: &str, file: &str) -> Vec<Container> {
         };
         for key in ["containers", "initContainers"] {
             for container in list(spec, key) {
-                if let (Some(name), Some(image)) = (
+                if let (Some(name), Some(image_node)) = (
                     container.get("name").and_then(Node::as_str),
-                    container.get("image").and_then(Node::as_str),
-                ) {
+                    container.get("image"),
+                ) && let Some(image) = image_node.as_str()
+                {
                     out.push(Container {
                         workload: workload.to_string(),
                         name: name.to_string(),
                         image: image.to_string(),
                         file: file.to_string(),
+                        line: line_of(text, image_node.span().start),
                     });
                 }
             }
@@ -272,7 +285,8 @@ mod tests {
             tree.labels,
             [(
                 "infrastructure-x".to_string(),
-                "config/default/kustomization.yaml".to_string()
+                "config/default/kustomization.yaml".to_string(),
+                3
             )]
         );
         let images: Vec<(&str, &str)> = tree

@@ -30,9 +30,18 @@ const BUILDS_IMAGES: [&str; 6] = [
     "ko build",
 ];
 
-/// One note per existing pipeline triggered by version tags.
-pub(super) fn existing_releases(repo: &Repository, own: &str) -> Vec<String> {
-    let mut notes = Vec::new();
+/// The release pipelines found.
+#[derive(Debug, Default)]
+pub(super) struct Pipelines {
+    /// One note per existing pipeline triggered by version tags.
+    pub notes: Vec<String>,
+    /// `file:line` where one writes the version without its `v` (`${VERSION//v}`), as image tags.
+    pub tag_without_v: Option<String>,
+}
+
+/// The pipelines of the repository triggered by version tags, other than `own`.
+pub(super) fn existing_releases(repo: &Repository, own: &str) -> Pipelines {
+    let mut pipelines = Pipelines::default();
     let mut files: Vec<String> = repo
         .file_names(Path::new(WORKFLOWS))
         .into_iter()
@@ -48,6 +57,13 @@ pub(super) fn existing_releases(repo: &Repository, own: &str) -> Vec<String> {
         let Some(line) = tag_trigger(&text) else {
             continue;
         };
+        if pipelines.tag_without_v.is_none()
+            && let Some(at) = text
+                .lines()
+                .position(|l| !l.trim_start().starts_with('#') && super::makefile::strips_v(l))
+        {
+            pipelines.tag_without_v = Some(format!("{file}:{}", at + 1));
+        }
         let publishes = found_in(&text, &PUBLISHES);
         let images = found_in(&text, &BUILDS_IMAGES);
         let retire = match publishes.first() {
@@ -63,11 +79,11 @@ pub(super) fn existing_releases(repo: &Repository, own: &str) -> Vec<String> {
             }
             None => String::new(),
         };
-        notes.push(format!(
+        pipelines.notes.push(format!(
             "existing release pipeline {file}:{line} runs on version tags: {retire}{keep}"
         ));
     }
-    notes
+    pipelines
 }
 
 /// The 1-based line of a version-tag trigger: GitHub's `tags:` with a `v…` pattern (inline or
