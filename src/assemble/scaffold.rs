@@ -28,7 +28,7 @@ mod makefile;
 pub mod repository;
 mod workflows;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::provider::{CORE_PROVIDER_NAME, FileRole, ProviderType};
@@ -411,8 +411,11 @@ fn detect_providers(
             continue;
         }
         let origin = match &output {
-            Some((_, _, file)) => format!("the Makefile's release builds it into {file}"),
-            None => "the Makefile's release builds it".to_string(),
+            Some((_, _, file)) => format!(
+                "the Makefile's release builds it into {file}, Makefile:{}",
+                build.line
+            ),
+            None => format!("the Makefile's release builds it, Makefile:{}", build.line),
         };
         candidates.push(Candidate {
             dir,
@@ -652,8 +655,8 @@ fn detect_metadata(repo: &Repository, detected: &mut Detected, recipe: &makefile
     });
     if let Some(copy) = copied {
         detected.found.push(format!(
-            "metadata: {} (the Makefile's release copies it)",
-            copy.from
+            "metadata: {} (the Makefile's release copies it, Makefile:{})",
+            copy.from, copy.line
         ));
         detected.metadata = Some(copy.from.clone());
     } else if repo.is_file(Path::new("metadata.yaml"), "") {
@@ -688,7 +691,7 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
     let root = repo.root().to_path_buf();
     // Folders holding templates, as found by looking, and as the release copies them.
     let mut found: BTreeSet<String> = BTreeSet::new();
-    let mut copied: BTreeSet<String> = BTreeSet::new();
+    let mut copied: BTreeMap<String, usize> = BTreeMap::new();
     // The release copies a template under another name (no folder to propose, but evidence).
     let mut copies_templates = false;
     for entry in walkdir::WalkDir::new(&root)
@@ -725,7 +728,7 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             if repo.is_dir(Path::new(folder), "the Makefile's release copies it")
                 && !template_patterns(&repo.file_names(Path::new(folder))).is_empty()
             {
-                copied.insert(folder.to_string());
+                copied.entry(folder.to_string()).or_insert(copy.line);
             }
             continue;
         }
@@ -741,11 +744,13 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
         }
         copies_templates = true;
         if from_name == to_name {
-            copied.insert(
-                copy.from
-                    .rsplit_once('/')
-                    .map_or(String::new(), |(folder, _)| folder.to_string()),
-            );
+            copied
+                .entry(
+                    copy.from
+                        .rsplit_once('/')
+                        .map_or(String::new(), |(folder, _)| folder.to_string()),
+                )
+                .or_insert(copy.line);
         } else {
             detected.missing.push(format!(
                 "templates: the Makefile's release copies {} as {to_name}; capkg publishes templates under their own names: rename the file (git mv) and list it under `templates:`",
@@ -761,11 +766,16 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             None | Some(ProviderType::Infrastructure | ProviderType::Core)
         )
     });
-    let mut folders: Vec<(String, &str)> = copied
+    let mut folders: Vec<(String, String)> = copied
         .iter()
-        .map(|folder| (folder.clone(), "the Makefile's release copies them"))
+        .map(|(folder, line)| {
+            (
+                folder.clone(),
+                format!("the Makefile's release copies them, Makefile:{line}"),
+            )
+        })
         .collect();
-    for folder in found.iter().filter(|f| !copied.contains(*f)) {
+    for folder in found.iter().filter(|f| !copied.contains_key(*f)) {
         let shown = if folder.is_empty() { "." } else { folder };
         let skipped = if copies_templates {
             Some("the Makefile's release copies its templates from elsewhere")
@@ -785,7 +795,7 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             Some(why) => detected.notes.push(format!(
                 "templates in `{shown}` not proposed: {why}; list them under `templates:` if the release ships them"
             )),
-            None => folders.push((folder.clone(), "found")),
+            None => folders.push((folder.clone(), "found".to_string())),
         }
     }
     folders.sort();
