@@ -157,7 +157,11 @@ pub fn detect(start: &Path) -> std::io::Result<Detected> {
         .tag_without_v
         .map(|line| format!("Makefile:{line}"))
         .or(pipelines.tag_without_v);
-    detect_providers(&repo, &mut detected, &recipe, tag_without_v);
+    let release = ReleaseImages {
+        tag_without_v,
+        pushed: pipelines.pushed_images.clone(),
+    };
+    detect_providers(&repo, &mut detected, &recipe, &release);
     detect_metadata(&repo, &mut detected, &recipe);
     detect_templates(&repo, &mut detected, &recipe);
     detected.notes.splice(0..0, pipelines.notes);
@@ -384,7 +388,7 @@ fn detect_providers(
     repo: &Repository,
     detected: &mut Detected,
     recipe: &makefile::ReleaseRecipe,
-    tag_without_v: Option<String>,
+    release: &ReleaseImages,
 ) {
     let mut candidates: Vec<Candidate> = Vec::new();
     for build in &recipe.builds {
@@ -566,7 +570,26 @@ fn detect_providers(
     detected
         .providers
         .sort_by_key(|p| (p.provider_type.is_none(), p.provider_type, p.name.clone()));
-    propose_images(detected, recipe, &manager_images, tag_without_v);
+    propose_images(detected, recipe, &manager_images, release);
+}
+
+/// What the release pipelines say about images.
+struct ReleaseImages {
+    /// `file:line` where the release tags images without the `v`.
+    tag_without_v: Option<String>,
+    /// Images a release pipeline pushes, with their `file:line`.
+    pushed: Vec<(String, String)>,
+}
+
+/// An image named for development: a bare name (`controller`, Docker Hub's library, where no
+/// provider publishes), or one on a loopback registry (`localhost:5000/x`), which no cluster pulls
+/// a release from.
+fn development_name(image: &str) -> bool {
+    let Some((first, _)) = image.split_once('/') else {
+        return true;
+    };
+    let host = first.rsplit_once(':').map_or(first, |(host, _)| host);
+    host == "localhost" || host.starts_with("127.") || host == "[::1]"
 }
 
 /// An image name without a trailing architecture (`manager-amd64`: `manager`), for matching the
@@ -586,13 +609,13 @@ fn propose_images(
     detected: &mut Detected,
     recipe: &makefile::ReleaseRecipe,
     managers: &[kustomize::Container],
-    tag_without_v: Option<String>,
+    release: &ReleaseImages,
 ) {
     let names: BTreeSet<String> = managers
         .iter()
         .map(|c| makefile::strip_tag(&c.image))
         .collect();
-    let (new_tag, tag_note) = match &tag_without_v {
+    let (new_tag, tag_note) = match &release.tag_without_v {
         Some(evidence) => (
             "{semver}",
             format!("; tagged without `v` ({evidence}): newTag \"{{semver}}\""),
@@ -639,6 +662,23 @@ fn propose_images(
                 .map(|n| format!(", released as {n} ({evidence})"))
                 .unwrap_or_default()
         ));
+        if new_name.is_none() && development_name(&name) {
+            let pushed = match &release.pushed[..] {
+                [] => String::new(),
+                pushed => format!(
+                    "; the release pipelines push {}: set `newName` to the manager's",
+                    pushed
+                        .iter()
+                        .map(|(image, at)| format!("{image} ({at})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            detected.missing.push(format!(
+                "manager image {name} ({}:{}) is a development name (no registry, or a loopback one) and the Makefile's release names no other: set `newName` in its `images:` entry to the registry the release pushes to{pushed}",
+                container.file, container.line
+            ));
+        }
         detected.images.push(Image {
             name,
             new_name,
@@ -1056,6 +1096,20 @@ mod tests {
         ] {
             let refused = split_remote(crafted);
             assert!(refused.is_err(), "{crafted}: {refused:?}");
+        }
+    }
+
+    #[test]
+    fn development_image_names_are_bare_or_on_loopback() {
+        for development in ["controller", "localhost:5000/x/manager", "127.0.0.1:5001/m"] {
+            assert!(development_name(development), "{development}");
+        }
+        for released in [
+            "acme/manager",
+            "ghcr.io/acme/manager",
+            "registry.example.com:443/m",
+        ] {
+            assert!(!development_name(released), "{released}");
         }
     }
 

@@ -616,3 +616,37 @@ fn image_pins_follow_the_release_variables_with_their_evidence() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_development_image_name_is_said_with_what_the_release_pipeline_pushes() {
+    let repo = repository();
+    let manager = repo.path().join("config/manager/manager.yaml");
+    let text = std::fs::read_to_string(&manager).unwrap();
+    std::fs::write(
+        &manager,
+        text.replace(
+            "registry.example.com/capi-example/manager:v0.1.0",
+            "localhost:5000/manager:dev",
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.path().join(".github/workflows")).unwrap();
+    std::fs::write(
+        repo.path().join(".github/workflows/release.yaml"),
+        "on:\n  push:\n    tags: ['v*']\njobs:\n  images:\n    steps:\n      - uses: docker/metadata-action@v5\n        with:\n          images: ghcr.io/acme/example-manager\n",
+    )
+    .unwrap();
+    let output = init(repo.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "not found: manager image localhost:5000/manager (config/manager/manager.yaml:"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("is a development name (no registry, or a loopback one) and the Makefile's release names no other: set `newName` in its `images:` entry to the registry the release pushes to; the release pipelines push ghcr.io/acme/example-manager (.github/workflows/release.yaml:9)"),
+        "{stderr}"
+    );
+}

@@ -37,6 +37,9 @@ pub(super) struct Pipelines {
     pub notes: Vec<String>,
     /// `file:line` where one writes the version without its `v` (`${VERSION//v}`), as image tags.
     pub tag_without_v: Option<String>,
+    /// Images (`registry.host/path`, no tag) the pipelines name on a line about images, with
+    /// their `file:line`: where the release pushes, for a manager image with a development name.
+    pub pushed_images: Vec<(String, String)>,
 }
 
 /// The pipelines of the repository triggered by version tags, other than `own`.
@@ -63,6 +66,21 @@ pub(super) fn existing_releases(repo: &Repository, own: &str) -> Pipelines {
                 .position(|l| !l.trim_start().starts_with('#') && super::makefile::strips_v(l))
         {
             pipelines.tag_without_v = Some(format!("{file}:{}", at + 1));
+        }
+        for (at, line) in text.lines().enumerate() {
+            let lower = line.to_ascii_lowercase();
+            if line.trim_start().starts_with('#')
+                || !(lower.contains("image") || line.contains("IMG"))
+            {
+                continue;
+            }
+            for image in registry_images(line) {
+                if !pipelines.pushed_images.iter().any(|(i, _)| *i == image) {
+                    pipelines
+                        .pushed_images
+                        .push((image, format!("{file}:{}", at + 1)));
+                }
+            }
         }
         let publishes = found_in(&text, &PUBLISHES);
         let images = found_in(&text, &BUILDS_IMAGES);
@@ -124,6 +142,33 @@ fn versionish(pattern: &str) -> bool {
         .any(|p| p.starts_with('v') || p == "*" || p == "**")
 }
 
+/// Image names with a registry host (`ghcr.io/acme/manager`, `quay.io/x/y:v1` without its tag)
+/// in a line; names built from expressions (`${{ … }}`, `$(…)`) are left out.
+fn registry_images(line: &str) -> Vec<String> {
+    line.split(|c: char| c.is_whitespace() || "\"',=[]".contains(c))
+        .filter(|word| !word.contains('$') && !word.contains("://"))
+        .filter_map(|word| {
+            let (host, path) = word.split_once('/')?;
+            let registry = host.contains('.')
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-:".contains(c))
+                && !host.starts_with('.');
+            let path_ok = !path.is_empty()
+                && path
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-/:@".contains(c));
+            (registry && path_ok).then(|| super::makefile::strip_tag(word))
+        })
+        .filter(|image| {
+            image
+                .rsplit('/')
+                .next()
+                .is_some_and(|last| !last.is_empty())
+        })
+        .collect()
+}
+
 /// Each needle found, with the 1-based line of its first occurrence outside comments.
 fn found_in(text: &str, needles: &[&'static str]) -> Vec<(&'static str, usize)> {
     needles
@@ -159,5 +204,15 @@ mod tests {
             Some(3)
         );
         assert_eq!(tag_trigger("on: [pull_request]\n"), None);
+    }
+
+    #[test]
+    fn images_with_a_registry_are_read_from_a_line() {
+        assert_eq!(
+            registry_images("          images: ghcr.io/acme/manager,quay.io/x/y:v1"),
+            ["ghcr.io/acme/manager", "quay.io/x/y"]
+        );
+        assert!(registry_images("images: ghcr.io/${{ github.repository }}").is_empty());
+        assert!(registry_images("uses: docker/build-push-action@v6").is_empty());
     }
 }
