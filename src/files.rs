@@ -238,12 +238,11 @@ pub fn on_large_input(hook: fn()) {
     let _ = LARGE_INPUT_HOOK.set(hook);
 }
 
-/// Reads `path`, which must be a regular file itself: a symbolic link (even to a regular file), a
-/// FIFO or a device is refused, naming it. On unix the file is opened with `O_NOFOLLOW` (so a
-/// link swapped in after the check is not followed) and `O_NONBLOCK` (so a FIFO swapped in does
-/// not hang the open), and the opened file is checked again.
-pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
-    use std::io::Read;
+/// Opens `path` for reading, which must be a regular file itself: a symbolic link (even to a
+/// regular file), a FIFO or a device is refused, naming it. On unix the file is opened with
+/// `O_NOFOLLOW` (so a link swapped in after the check is not followed) and `O_NONBLOCK` (so a FIFO
+/// swapped in does not hang the open), and the opened file is checked again.
+pub fn open_regular(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), ReadError> {
     let io = |source| ReadError::Io {
         path: path.to_path_buf(),
         source,
@@ -265,7 +264,7 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
-    let mut file = match options.open(path) {
+    let file = match options.open(path) {
         Ok(file) => file,
         #[cfg(unix)]
         Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
@@ -277,6 +276,18 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
     if !opened.file_type().is_file() {
         return Err(not_regular(kind_of(opened.file_type())));
     }
+    Ok((file, opened))
+}
+
+/// Reads `path`, which must be a regular file itself: a symbolic link (even to a regular file), a
+/// FIFO or a device is refused, naming it ([`open_regular`]).
+pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (mut file, opened) = open_regular(path)?;
     // The hook before the workers start: each thread's first small objects would otherwise
     // hold a whole 2 MiB huge page.
     if opened.len() >= LARGE_INPUT

@@ -15,17 +15,24 @@
 //!   `cluster-template*.yaml`/`clusterclass-*.yaml` outside test folders, what the release copies);
 //! - the forge from the `origin` remote (GitHub; GitLab, self-hosted included) or `.gitlab-ci.yml`.
 //!
+//! Every read stays inside the repository and is bounded ([`repository`]): what lies outside it
+//! (a `..` resource, a linked folder, a Makefile building another checkout) is said in the notes
+//! and never proposed; a remote's user, password, query and fragment are dropped unprinted.
+//!
 //! What cannot be found is written as a `TODO` placeholder that capkg refuses to assemble
 //! ([`crate::config::Config::refuse_placeholders`]). Writing (and refusing to overwrite) is the
 //! caller's.
 
 mod kustomize;
 mod makefile;
+pub mod repository;
+mod workflows;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::provider::{CORE_PROVIDER_NAME, FileRole, ProviderType};
+use repository::Repository;
 
 const CAPKG_YAML: &str = include_str!("../../templates/capkg.yaml");
 const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-release.yaml");
@@ -73,6 +80,8 @@ pub struct Detected {
     pub found: Vec<String>,
     /// What was not found, or found but not usable as it is, one line each.
     pub missing: Vec<String>,
+    /// What was skipped: outside the repository, not a regular file, too large; one line each.
+    pub notes: Vec<String>,
 }
 
 /// One provider of the release.
@@ -99,6 +108,8 @@ pub struct Image {
     pub new_name: Option<String>,
     /// Where the image is written (relative to the root).
     pub file: String,
+    /// `{version}`, or `{semver}` when the release tags its images without the `v`.
+    pub new_tag: &'static str,
 }
 
 impl Provider {
@@ -117,15 +128,17 @@ pub fn repository_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// Looks at the repository holding `start` (or at `start` when it is in none).
-pub fn detect(start: &Path) -> Detected {
+/// Looks at the repository holding `start` (or at `start` when it is in none); an error when
+/// that folder cannot be resolved.
+pub fn detect(start: &Path) -> std::io::Result<Detected> {
     let (root, in_git) = match repository_root(start) {
         Some(root) => (root, true),
         None => (start.to_path_buf(), false),
     };
+    let repo = Repository::new(&root)?;
     let mut detected = Detected {
-        gitlab_ci_exists: root.join(".gitlab-ci.yml").exists(),
-        root: root.clone(),
+        gitlab_ci_exists: repo.exists(Path::new(".gitlab-ci.yml")),
+        root: repo.root().to_path_buf(),
         ..Detected::default()
     };
     if !in_git {
@@ -134,24 +147,36 @@ pub fn detect(start: &Path) -> Detected {
             start.display()
         ));
     }
-    detect_forge(&mut detected, in_git);
-    let recipe = std::fs::read_to_string(root.join("Makefile"))
+    detect_forge(&repo, &mut detected, in_git);
+    let recipe = repo
+        .read(Path::new("Makefile"), "")
         .map(|text| makefile::release_recipe(&text))
         .unwrap_or_default();
-    detect_providers(&mut detected, &recipe);
-    detect_metadata(&mut detected, &recipe);
-    detect_templates(&mut detected, &recipe);
-    detected
+    let pipelines = workflows::existing_releases(&repo, GITHUB_WORKFLOW_PATH);
+    let tag_without_v = recipe
+        .tag_without_v
+        .map(|line| format!("Makefile:{line}"))
+        .or(pipelines.tag_without_v);
+    let release = ReleaseImages {
+        tag_without_v,
+        pushed: pipelines.pushed_images.clone(),
+    };
+    detect_providers(&repo, &mut detected, &recipe, &release);
+    detect_metadata(&repo, &mut detected, &recipe);
+    detect_templates(&repo, &mut detected, &recipe);
+    detected.notes.splice(0..0, pipelines.notes);
+    detected.notes.extend(repo.notes());
+    Ok(detected)
 }
 
-fn detect_forge(detected: &mut Detected, in_git: bool) {
+fn detect_forge(repo: &Repository, detected: &mut Detected, in_git: bool) {
     let remote = in_git
-        .then(|| std::fs::read_to_string(detected.root.join(".git/config")).ok())
+        .then(|| repo.read(Path::new(".git/config"), ""))
         .flatten()
         .and_then(|config| origin_url(&config));
     let mut remote_name = None;
-    match remote.as_deref().and_then(split_remote) {
-        Some((host, path)) => {
+    match remote.as_deref().map(split_remote) {
+        Some(Ok((host, path))) => {
             remote_name = path.rsplit('/').next().map(str::to_string);
             if host == "github.com" {
                 detected.forge = Forge::GitHub(path.clone());
@@ -160,6 +185,9 @@ fn detect_forge(detected: &mut Detected, in_git: bool) {
             }
             detected.found.push(format!("git remote: {host}/{path}"));
         }
+        Some(Err(refused)) => detected.missing.push(format!(
+            "git remote `origin`: {refused}; the publish target is left for you"
+        )),
         None => detected
             .missing
             .push("no git remote `origin`: the publish target is left for you".to_string()),
@@ -182,7 +210,7 @@ fn detect_forge(detected: &mut Detected, in_git: bool) {
         ),
     }
     detected.repository = remote_name
-        .or_else(|| kubebuilder_repository(&detected.root))
+        .or_else(|| kubebuilder_repository(repo))
         .or_else(|| {
             detected
                 .root
@@ -216,27 +244,57 @@ fn origin_url(config: &str) -> Option<String> {
     first
 }
 
-/// `(host, path)` of `https://host/path(.git)`, `ssh://git@host/path` or `git@host:path`.
-fn split_remote(url: &str) -> Option<(String, String)> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))
-        .or_else(|| url.strip_prefix("ssh://"))
+/// `(host, path)` of `https://host/path(.git)`, `ssh://git@host/path` or `git@host:path`: the
+/// user and password (up to the last `@` before the path: a password may hold a raw `@`), a
+/// port, a query and a fragment are dropped, and never printed. A path with an empty part, a `.`
+/// or `..` part, or a character a project name cannot hold is refused (the reason names no part
+/// of the URL).
+fn split_remote(url: &str) -> Result<(String, String), &'static str> {
+    let rest = ["https://", "http://", "ssh://", "git://"]
+        .iter()
+        .find_map(|scheme| url.strip_prefix(scheme))
         .unwrap_or(url);
-    let rest = rest.split_once('@').map_or(rest, |(_, after)| after);
-    let (host, path) = rest.split_once(['/', ':'])?;
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let rest = match rest[..authority_end].rfind('@') {
+        Some(at) => &rest[at + 1..],
+        None => rest,
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    let not_a_remote = "not a URL of a forge's project";
+    let (host, path) = rest.split_once(['/', ':']).ok_or(not_a_remote)?;
     // `ssh://git@host:2222/path`: a port is not part of the path.
     let path = match path.split_once('/') {
-        Some((port, tail)) if port.chars().all(|c| c.is_ascii_digit()) => tail,
+        Some((port, tail)) if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()) => tail,
         _ => path,
     };
-    let path = path.trim_end_matches('/').trim_end_matches(".git");
-    (path.contains('/') && !host.is_empty()).then(|| (host.to_ascii_lowercase(), path.to_string()))
+    let path = path.strip_suffix('/').unwrap_or(path);
+    let path = path.strip_suffix(".git").unwrap_or(path);
+    let host_ok = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    if !host_ok {
+        return Err(not_a_remote);
+    }
+    let part_ok = |part: &str| {
+        !part.is_empty()
+            && part != "."
+            && part != ".."
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    };
+    if !path.contains('/') || !path.split('/').all(part_ok) {
+        return Err(
+            "its path is not a project path (OWNER/NAME: no empty, `.` or `..` part, letters, digits, `.`, `_` and `-` only)",
+        );
+    }
+    Ok((host.to_ascii_lowercase(), path.to_string()))
 }
 
 /// The repository name of kubebuilder's `PROJECT` (`repo: sigs.k8s.io/cluster-api-provider-aws`).
-fn kubebuilder_repository(root: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(root.join("PROJECT")).ok()?;
+fn kubebuilder_repository(repo: &Repository) -> Option<String> {
+    let text = repo.read(Path::new("PROJECT"), "")?;
     text.lines().find_map(|line| {
         let repo = line.strip_prefix("repo:")?.trim().trim_matches(['"', '\'']);
         repo.rsplit('/').next().map(str::to_string)
@@ -273,7 +331,7 @@ fn not_released(path: &str) -> bool {
 }
 
 /// `config/default`, `*/config/default` and `*/*/config/default` outside test folders.
-fn conventional_kustomizations(root: &Path) -> Vec<String> {
+fn conventional_kustomizations(repo: &Repository) -> Vec<String> {
     let mut found = BTreeSet::new();
     let mut level = vec![String::new()];
     for _ in 0..3 {
@@ -281,19 +339,17 @@ fn conventional_kustomizations(root: &Path) -> Vec<String> {
         for prefix in &level {
             let candidate = format!("{prefix}config/default");
             if !not_released(&candidate)
-                && kustomize::kustomization_file(&root.join(&candidate)).is_some()
+                && kustomize::kustomization_file(repo, Path::new(&candidate)).is_some()
             {
                 found.insert(candidate);
             }
-            let Ok(entries) = std::fs::read_dir(root.join(prefix)) else {
-                continue;
+            let folder = if prefix.is_empty() {
+                "."
+            } else {
+                prefix.as_str()
             };
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if entry.path().is_dir()
-                    && !name.starts_with('.')
-                    && !NOT_RELEASED.contains(&name.as_str())
-                {
+            for name in repo.subfolders(Path::new(folder)) {
+                if !name.starts_with('.') && !NOT_RELEASED.contains(&name.as_str()) {
                     next.push(format!("{prefix}{name}/"));
                 }
             }
@@ -305,12 +361,19 @@ fn conventional_kustomizations(root: &Path) -> Vec<String> {
 
 /// A folder the Makefile builds, as it is in the repository: the release may build a copy
 /// (`cp -R config .build; kustomize build .build/config/default`), so leading folders that do
-/// not exist are dropped.
-fn existing_kustomization(root: &Path, dir: &str) -> Option<String> {
+/// not exist are dropped. A folder named outside the repository (`..`, an absolute path) is
+/// noted and not used.
+fn existing_kustomization(repo: &Repository, dir: &str) -> Option<String> {
+    let why = "the Makefile's release builds it";
+    if dir.starts_with('/') || dir.split('/').any(|part| part == "..") {
+        repo.inside(Path::new(dir), why)?;
+        return kustomize::kustomization_file(repo, Path::new(dir))
+            .map(|_| repo.shown(Path::new(dir)));
+    }
     let parts: Vec<&str> = dir.split('/').collect();
     (0..parts.len()).find_map(|skip| {
         let candidate = parts[skip..].join("/");
-        kustomize::kustomization_file(&root.join(&candidate)).map(|_| candidate)
+        kustomize::kustomization_file(repo, Path::new(&candidate)).map(|_| candidate)
     })
 }
 
@@ -321,11 +384,15 @@ struct Candidate {
     origin: String,
 }
 
-fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
-    let root = detected.root.clone();
+fn detect_providers(
+    repo: &Repository,
+    detected: &mut Detected,
+    recipe: &makefile::ReleaseRecipe,
+    release: &ReleaseImages,
+) {
     let mut candidates: Vec<Candidate> = Vec::new();
     for build in &recipe.builds {
-        let Some(dir) = existing_kustomization(&root, &build.dir) else {
+        let Some(dir) = existing_kustomization(repo, &build.dir) else {
             continue;
         };
         let output =
@@ -348,8 +415,11 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             continue;
         }
         let origin = match &output {
-            Some((_, _, file)) => format!("the Makefile's release builds it into {file}"),
-            None => "the Makefile's release builds it".to_string(),
+            Some((_, _, file)) => format!(
+                "the Makefile's release builds it into {file}, Makefile:{}",
+                build.line
+            ),
+            None => format!("the Makefile's release builds it, Makefile:{}", build.line),
         };
         candidates.push(Candidate {
             dir,
@@ -357,7 +427,7 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             origin,
         });
     }
-    for dir in conventional_kustomizations(&root) {
+    for dir in conventional_kustomizations(repo) {
         if !candidates.iter().any(|c| c.dir == dir) {
             candidates.push(Candidate {
                 dir,
@@ -377,26 +447,26 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
         .repository
         .as_deref()
         .and_then(from_repository_name);
-    let mut manager_images: Vec<(String, String)> = Vec::new();
+    let mut manager_images: Vec<kustomize::Container> = Vec::new();
     for candidate in candidates {
-        let tree = kustomize::read(&root, &candidate.dir);
+        let tree = kustomize::read(repo, &candidate.dir);
         let mut provider_type = candidate.output.as_ref().map(|(t, _, _)| *t);
         let mut name = None;
         let mut identity = candidate.origin.clone();
         match tree.labels.first() {
-            Some((label, file)) => match ProviderType::split_label(label) {
+            Some((label, file, line)) => match ProviderType::split_label(label) {
                 Some((label_type, label_name)) => {
                     if let Some(made) = provider_type
                         && made != label_type
                     {
                         detected.missing.push(format!(
-                            "{}: the label `{label}` ({file}) says {label_type}, the Makefile writes {made} components; using the label",
+                            "{}: the label `{label}` ({file}:{line}) says {label_type}, the Makefile writes {made} components; using the label",
                             candidate.dir
                         ));
                     }
                     provider_type = Some(label_type);
                     name = Some(label_name.to_string());
-                    identity = format!("label `{label}` in {file}; {identity}");
+                    identity = format!("label `{label}` in {file}:{line}; {identity}");
                 }
                 None => {
                     name = Some(label.clone());
@@ -404,9 +474,9 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
                     provider_type = provider_type.or(by_name);
                     identity = match (provider_type, &detected.repository) {
                         (Some(t), Some(repo)) => format!(
-                            "bare label `{label}` in {file}, type {t} from the repository name `{repo}`; {identity}"
+                            "bare label `{label}` in {file}:{line}, type {t} from the repository name `{repo}`; {identity}"
                         ),
-                        _ => format!("bare label `{label}` in {file}; {identity}"),
+                        _ => format!("bare label `{label}` in {file}:{line}; {identity}"),
                     };
                 }
             },
@@ -477,9 +547,7 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
                 candidate.dir
             ));
         }
-        for container in managers {
-            manager_images.push((container.image.clone(), container.file.clone()));
-        }
+        manager_images.extend(managers.into_iter().cloned());
         // Same provider, another components file (vSphere's `supervisor`).
         match detected.providers.iter_mut().find(|p| {
             p.name.is_some() && p.name == provider.name && p.provider_type == provider.provider_type
@@ -502,50 +570,136 @@ fn detect_providers(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
     detected
         .providers
         .sort_by_key(|p| (p.provider_type.is_none(), p.provider_type, p.name.clone()));
-    for (image, file) in manager_images {
-        let name = makefile::strip_tag(&image);
+    propose_images(detected, recipe, &manager_images, release);
+}
+
+/// What the release pipelines say about images.
+struct ReleaseImages {
+    /// `file:line` where the release tags images without the `v`.
+    tag_without_v: Option<String>,
+    /// Images a release pipeline pushes, with their `file:line`.
+    pushed: Vec<(String, String)>,
+}
+
+/// An image named for development: a bare name (`controller`, Docker Hub's library, where no
+/// provider publishes), or one on a loopback registry (`localhost:5000/x`), which no cluster pulls
+/// a release from.
+fn development_name(image: &str) -> bool {
+    let Some((first, _)) = image.split_once('/') else {
+        return true;
+    };
+    let host = first.rsplit_once(':').map_or(first, |(host, _)| host);
+    host == "localhost" || host.starts_with("127.") || host == "[::1]"
+}
+
+/// An image name without a trailing architecture (`manager-amd64`: `manager`), for matching the
+/// development image with the multi-arch name the release sets.
+fn without_arch(base: &str) -> &str {
+    ["-amd64", "-arm64", "-arm", "-ppc64le", "-s390x"]
+        .iter()
+        .find_map(|arch| base.strip_suffix(arch))
+        .unwrap_or(base)
+}
+
+/// `images:` pins for the manager images: the name the Makefile's release sets (matched by the
+/// image's last path part, architecture dropped; the only one when there is one of each), else
+/// `PROD_REGISTRY` with the image's last part (a guess, said so); `{semver}` when the release
+/// tags without the `v`. Each with its evidence (file:line).
+fn propose_images(
+    detected: &mut Detected,
+    recipe: &makefile::ReleaseRecipe,
+    managers: &[kustomize::Container],
+    release: &ReleaseImages,
+) {
+    let names: BTreeSet<String> = managers
+        .iter()
+        .map(|c| makefile::strip_tag(&c.image))
+        .collect();
+    let (new_tag, tag_note) = match &release.tag_without_v {
+        Some(evidence) => (
+            "{semver}",
+            format!("; tagged without `v` ({evidence}): newTag \"{{semver}}\""),
+        ),
+        None => ("{version}", String::new()),
+    };
+    for container in managers {
+        let name = makefile::strip_tag(&container.image);
         if detected.images.iter().any(|i| i.name == name) {
             continue;
         }
-        let base = name.rsplit('/').next().unwrap_or(&name).to_string();
-        let released = recipe
+        let last = |image: &str| image.rsplit('/').next().unwrap_or(image).to_string();
+        let base = last(&name);
+        let matched = recipe
             .images
             .iter()
-            .find(|i| i.rsplit('/').next() == Some(base.as_str()));
-        let new_name = match released {
-            Some(released) => (released != &name).then(|| released.clone()),
-            None => recipe
-                .prod_registry
-                .as_ref()
-                .filter(|prod| !name.starts_with(&format!("{prod}/")))
-                .map(|prod| format!("{prod}/{base}")),
+            .find(|(i, _)| without_arch(&last(i)) == without_arch(&base))
+            .or(match (&recipe.images[..], names.len()) {
+                ([only], 1) => Some(only),
+                _ => None,
+            });
+        let (new_name, evidence) = match matched {
+            Some((released, line)) => (
+                (released != &name).then(|| released.clone()),
+                format!("the Makefile's release sets it, Makefile:{line}"),
+            ),
+            None => match &recipe.prod_registry {
+                Some((prod, line)) if !name.starts_with(&format!("{prod}/")) => (
+                    Some(format!("{prod}/{base}")),
+                    format!(
+                        "a guess: PROD_REGISTRY (Makefile:{line}) and the image's name; check it"
+                    ),
+                ),
+                _ => (None, String::new()),
+            },
         };
         detected.found.push(format!(
-            "manager image {image} ({file}){}",
+            "manager image {} ({}:{}){}{tag_note}",
+            container.image,
+            container.file,
+            container.line,
             new_name
                 .as_deref()
-                .map(|n| format!(", released as {n}"))
+                .map(|n| format!(", released as {n} ({evidence})"))
                 .unwrap_or_default()
         ));
+        if new_name.is_none() && development_name(&name) {
+            let pushed = match &release.pushed[..] {
+                [] => String::new(),
+                pushed => format!(
+                    "; the release pipelines push {}: set `newName` to the manager's",
+                    pushed
+                        .iter()
+                        .map(|(image, at)| format!("{image} ({at})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            detected.missing.push(format!(
+                "manager image {name} ({}:{}) is a development name (no registry, or a loopback one) and the Makefile's release names no other: set `newName` in its `images:` entry to the registry the release pushes to{pushed}",
+                container.file, container.line
+            ));
+        }
         detected.images.push(Image {
             name,
             new_name,
-            file,
+            file: container.file.clone(),
+            new_tag,
         });
     }
 }
 
-fn detect_metadata(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
+fn detect_metadata(repo: &Repository, detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
     let copied = recipe.copies.iter().find(|c| {
-        c.to.rsplit('/').next() == Some("metadata.yaml") && detected.root.join(&c.from).is_file()
+        c.to.rsplit('/').next() == Some("metadata.yaml")
+            && repo.is_file(Path::new(&c.from), "the Makefile's release copies it")
     });
     if let Some(copy) = copied {
         detected.found.push(format!(
-            "metadata: {} (the Makefile's release copies it)",
-            copy.from
+            "metadata: {} (the Makefile's release copies it, Makefile:{})",
+            copy.from, copy.line
         ));
         detected.metadata = Some(copy.from.clone());
-    } else if detected.root.join("metadata.yaml").is_file() {
+    } else if repo.is_file(Path::new("metadata.yaml"), "") {
         detected.found.push("metadata: metadata.yaml".to_string());
         detected.metadata = Some("metadata.yaml".to_string());
     } else {
@@ -573,21 +727,13 @@ fn template_patterns(names: &BTreeSet<String>) -> Vec<&'static str> {
     patterns
 }
 
-fn file_names(dir: &Path) -> BTreeSet<String> {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter(|e| e.path().is_file())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn detect_templates(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
-    let root = detected.root.clone();
-    let mut folders: Vec<(String, String)> = Vec::new();
+fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
+    let root = repo.root().to_path_buf();
+    // Folders holding templates, as found by looking, and as the release copies them.
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    let mut copied: BTreeMap<String, usize> = BTreeMap::new();
+    // The release copies a template under another name (no folder to propose, but evidence).
+    let mut copies_templates = false;
     for entry in walkdir::WalkDir::new(&root)
         .max_depth(6)
         .into_iter()
@@ -614,20 +760,15 @@ fn detect_templates(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             .and_then(|p| p.strip_prefix(&root).ok())
             .map(|p| p.display().to_string())
             .unwrap_or_default();
-        if !folders.iter().any(|(f, _)| *f == folder) {
-            folders.push((folder, "found".to_string()));
-        }
+        found.insert(folder);
     }
     for copy in &recipe.copies {
         let to_name = copy.to.rsplit('/').next().unwrap_or_default();
         if let Some(folder) = copy.from.strip_suffix("/*") {
-            if !template_patterns(&file_names(&root.join(folder))).is_empty()
-                && !folders.iter().any(|(f, _)| f == folder)
+            if repo.is_dir(Path::new(folder), "the Makefile's release copies it")
+                && !template_patterns(&repo.file_names(Path::new(folder))).is_empty()
             {
-                folders.push((
-                    folder.to_string(),
-                    "the Makefile's release copies them".to_string(),
-                ));
+                copied.entry(folder.to_string()).or_insert(copy.line);
             }
             continue;
         }
@@ -637,16 +778,70 @@ fn detect_templates(detected: &mut Detected, recipe: &makefile::ReleaseRecipe) {
             role,
             Some(FileRole::ClusterTemplate { .. } | FileRole::ClusterClass { .. })
         );
-        if is_template && from_name != to_name && root.join(&copy.from).is_file() {
+        if !is_template || !repo.is_file(Path::new(&copy.from), "the Makefile's release copies it")
+        {
+            continue;
+        }
+        copies_templates = true;
+        if from_name == to_name {
+            copied
+                .entry(
+                    copy.from
+                        .rsplit_once('/')
+                        .map_or(String::new(), |(folder, _)| folder.to_string()),
+                )
+                .or_insert(copy.line);
+        } else {
             detected.missing.push(format!(
                 "templates: the Makefile's release copies {} as {to_name}; capkg publishes templates under their own names: rename the file (git mv) and list it under `templates:`",
                 copy.from
             ));
         }
     }
+    copies_templates |= !copied.is_empty();
+    // A bootstrap or control-plane provider ships templates only when its release copies them.
+    let ships_templates = detected.providers.iter().any(|p| {
+        matches!(
+            p.provider_type,
+            None | Some(ProviderType::Infrastructure | ProviderType::Core)
+        )
+    });
+    let mut folders: Vec<(String, String)> = copied
+        .iter()
+        .map(|(folder, line)| {
+            (
+                folder.clone(),
+                format!("the Makefile's release copies them, Makefile:{line}"),
+            )
+        })
+        .collect();
+    for folder in found.iter().filter(|f| !copied.contains_key(*f)) {
+        let shown = if folder.is_empty() { "." } else { folder };
+        let skipped = if copies_templates {
+            Some("the Makefile's release copies its templates from elsewhere")
+        } else if !(folder.is_empty() || folder == "templates" || folder.starts_with("templates/"))
+        {
+            Some(
+                "outside the repository's `templates/` folder, and the Makefile's release copies none (another provider's samples?)",
+            )
+        } else if !ships_templates {
+            Some(
+                "a bootstrap or control-plane provider's release ships templates only when it copies them, and the Makefile's release copies none",
+            )
+        } else {
+            None
+        };
+        match skipped {
+            Some(why) => detected.notes.push(format!(
+                "templates in `{shown}` not proposed: {why}; list them under `templates:` if the release ships them"
+            )),
+            None => folders.push((folder.clone(), "found".to_string())),
+        }
+    }
     folders.sort();
     for (folder, why) in folders {
-        for pattern in template_patterns(&file_names(&root.join(&folder))) {
+        let names = repo.file_names(Path::new(if folder.is_empty() { "." } else { &folder }));
+        for pattern in template_patterns(&names) {
             let glob = if folder.is_empty() {
                 pattern.to_string()
             } else {
@@ -748,7 +943,7 @@ fn image_lines(detected: &Detected) -> String {
         if let Some(new_name) = &image.new_name {
             text.push_str(&format!("\n    newName: {new_name}"));
         }
-        text.push_str("\n    newTag: \"{version}\"");
+        text.push_str(&format!("\n    newTag: \"{}\"", image.new_tag));
     }
     text
 }
@@ -853,23 +1048,69 @@ mod tests {
 
     #[test]
     fn remotes_name_their_host_and_project() {
+        let ok = |host: &str, path: &str| Ok((host.to_string(), path.to_string()));
         assert_eq!(
             split_remote("git@github.com:acme/cluster-api-provider-x.git"),
-            Some(("github.com".into(), "acme/cluster-api-provider-x".into()))
+            ok("github.com", "acme/cluster-api-provider-x")
         );
         assert_eq!(
             split_remote("https://gitlab.example.com/group/sub/proj.git"),
-            Some(("gitlab.example.com".into(), "group/sub/proj".into()))
+            ok("gitlab.example.com", "group/sub/proj")
         );
         assert_eq!(
             split_remote("ssh://git@gitlab.corp:2222/g/p.git"),
-            Some(("gitlab.corp".into(), "g/p".into()))
+            ok("gitlab.corp", "g/p")
         );
-        assert_eq!(split_remote("/srv/git/repo"), None);
+        assert!(split_remote("/srv/git/repo").is_err());
         assert_eq!(
             origin_url("[remote \"fork\"]\n\turl = a\n[remote \"origin\"]\n\turl = b\n"),
             Some("b".into())
         );
+    }
+
+    #[test]
+    fn remotes_lose_their_credentials_and_queries_and_refuse_dot_segments() {
+        let ok = |host: &str, path: &str| Ok((host.to_string(), path.to_string()));
+        // A raw `@` in the password: the user information ends at the last `@`.
+        assert_eq!(
+            split_remote("https://ci:p@ss@w0rd@github.com/o/r.git"),
+            ok("github.com", "o/r")
+        );
+        assert_eq!(
+            split_remote("https://github.com/o/r.git?access_token=abc#frag"),
+            ok("github.com", "o/r")
+        );
+        assert_eq!(
+            split_remote("https://oauth2:t@gitlab.com:443/g/p?private_token=x"),
+            ok("gitlab.com", "g/p")
+        );
+        for crafted in [
+            "https://github.com/o/..",
+            "https://github.com/o/.",
+            "https://github.com/../r",
+            "git@github.com:o//r.git",
+            "https://github.com/o/%2e%2e",
+            "https://github.com//r",
+            "https://github.com/o",
+            "https://gith ub.com/o/r",
+        ] {
+            let refused = split_remote(crafted);
+            assert!(refused.is_err(), "{crafted}: {refused:?}");
+        }
+    }
+
+    #[test]
+    fn development_image_names_are_bare_or_on_loopback() {
+        for development in ["controller", "localhost:5000/x/manager", "127.0.0.1:5001/m"] {
+            assert!(development_name(development), "{development}");
+        }
+        for released in [
+            "acme/manager",
+            "ghcr.io/acme/manager",
+            "registry.example.com:443/m",
+        ] {
+            assert!(!development_name(released), "{released}");
+        }
     }
 
     #[test]

@@ -2,18 +2,21 @@
 //! Actions workflow or a GitLab CI job) at the repository root, and ignore the output folder.
 //!
 //! Detection and rendering are [`crate::assemble::scaffold`]'s; this file writes the files, each
-//! atomically, and never replaces an existing one without `--force` (files it skips are listed,
-//! and the run still succeeds). `--provider` and `--type` win over what detection finds, for a
+//! atomically inside the repository ([`Repository::write`]: a link out of it refuses the run before
+//! anything is written, exit 1), and never replaces an existing one without `--force` (files it
+//! skips are listed, and the run still succeeds). A `.gitignore` that is a link is neither read
+//! nor changed. `--provider` and `--type` win over what detection finds, for a
 //! repository with one provider. What was found, and what was not, is printed (`--format json`:
 //! `{"repository", "found", "missing", "written", "kept", "notes"}` on stdout).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
 use crate::assemble::scaffold;
+use crate::assemble::scaffold::repository::Repository;
 use crate::report::{Format, json};
 
 #[derive(Debug, Args)]
@@ -36,7 +39,11 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
             args.dir.display()
         )));
     }
-    let mut detected = scaffold::detect(&args.dir);
+    let mut detected = scaffold::detect(&args.dir).map_err(|e| {
+        Failure::internal(
+            anyhow::Error::new(e).context(format!("cannot read `{}`", args.dir.display())),
+        )
+    })?;
     if args.provider.provider.is_some() || args.provider.provider_type.is_some() {
         let [only] = &mut detected.providers[..] else {
             return Err(Failure::internal(anyhow::anyhow!(
@@ -52,34 +59,32 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
         }
     }
     let root = detected.root.clone();
+    let repo = Repository::new(&root).map_err(|e| {
+        Failure::internal(
+            anyhow::Error::new(e).context(format!("cannot read `{}`", root.display())),
+        )
+    })?;
+    let files = scaffold::render(&detected);
+    // Every file checked before any is written: a link out of the repository refuses the run
+    // with nothing written.
+    for (relative, _) in &files {
+        repo.check_writable(relative)
+            .map_err(Failure::from_classified)?;
+    }
     let mut written = Vec::new();
     let mut kept = Vec::new();
-    for (relative, text) in scaffold::render(&detected) {
-        let path = root.join(&relative);
-        if path.exists() && !args.force {
+    for (relative, text) in files {
+        if repo.exists(&relative) && !args.force {
             kept.push(relative);
             continue;
         }
-        write(&path, text.as_bytes())?;
+        repo.write(&relative, text.as_bytes())
+            .map_err(Failure::from_classified)?;
         written.push(relative);
     }
-    let gitignore = root.join(".gitignore");
-    let existing = match std::fs::read_to_string(&gitignore) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(Failure::internal(
-                anyhow::Error::new(e).context(format!("cannot read `{}`", gitignore.display())),
-            ));
-        }
-    };
-    let ignore_note = match scaffold::gitignore_with_output(existing.as_deref()) {
-        Some(text) => {
-            write(&gitignore, text.as_bytes())?;
-            format!("added /{}/ to .gitignore", scaffold::OUTPUT_DIR)
-        }
-        None => format!(".gitignore already ignores {}/", scaffold::OUTPUT_DIR),
-    };
+    let ignore_note = ignore_output(&repo)?;
+    let mut notes = detected.notes.clone();
+    notes.push(ignore_note.clone());
     if global.format == Format::Json {
         let paths = |list: &[PathBuf]| -> Vec<String> {
             list.iter().map(|p| p.display().to_string()).collect()
@@ -90,7 +95,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
             "missing": detected.missing,
             "written": paths(&written),
             "kept": paths(&kept),
-            "notes": [ignore_note],
+            "notes": notes,
         });
         json::write_value(&mut super::stdout(), &document)?;
     } else if !global.quiet {
@@ -101,6 +106,9 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
         }
         for line in &detected.missing {
             let _ = writeln!(stderr, "not found: {line}");
+        }
+        for line in &detected.notes {
+            let _ = writeln!(stderr, "note: {line}");
         }
         for path in &written {
             let _ = writeln!(stderr, "wrote {}", path.display());
@@ -121,22 +129,65 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
     Ok(Status::Success)
 }
 
-fn write(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
-    write_atomically(path, bytes).map_err(|e| {
-        Failure::internal(
-            anyhow::Error::new(e).context(format!("cannot write `{}`", path.display())),
-        )
-    })
+/// Adds the output folder to `.gitignore` when it is a regular file (or missing); a link or a
+/// special file is neither read nor replaced (its target may be any file, a netrc or
+/// `/proc/self/environ`), and said.
+fn ignore_output(repo: &Repository) -> Result<String, Failure> {
+    let relative = Path::new(".gitignore");
+    let by_hand = format!(
+        "add /{}/ to it yourself if git should ignore the release folder",
+        scaffold::OUTPUT_DIR
+    );
+    let existing = match std::fs::symlink_metadata(repo.root().join(relative)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(Failure::internal(
+                anyhow::Error::new(e).context("cannot read `.gitignore`"),
+            ));
+        }
+        Ok(metadata) if !metadata.is_file() => {
+            return Ok(format!(
+                "`.gitignore` is {}: not read, not changed; {by_hand}",
+                crate::files::kind_of(metadata.file_type())
+            ));
+        }
+        Ok(_) => match repo.read(relative, "") {
+            Some(text) => Some(text),
+            None => {
+                return Ok(format!(
+                    "`.gitignore` could not be read as text: not changed; {by_hand}"
+                ));
+            }
+        },
+    };
+    match scaffold::gitignore_with_output(existing.as_deref()) {
+        Some(text) => {
+            repo.write(relative, text.as_bytes())
+                .map_err(Failure::from_classified)?;
+            Ok(format!("added /{}/ to .gitignore", scaffold::OUTPUT_DIR))
+        }
+        None => Ok(format!(
+            ".gitignore already ignores {}/",
+            scaffold::OUTPUT_DIR
+        )),
+    }
 }
 
-/// Writes a file through a temporary file beside it.
-pub(crate) fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes a file through a temporary file beside it, mode 0644 under the umask (`configmaps -o`;
+/// init itself writes through [`Repository::write`], which also refuses links).
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)?;
-    let mut file = tempfile::NamedTempFile::new_in(parent)?;
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut file = builder.tempfile_in(parent)?;
     file.write_all(bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;

@@ -290,7 +290,7 @@ fn a_bare_label_takes_its_type_from_the_repository_name() {
     let report = stderr(&output);
     assert!(output.status.success(), "{report}");
     assert!(
-        report.contains("bare label `metal3` in config/default/kustomization.yaml, type infrastructure from the repository name `cluster-api-provider-metal3`"),
+        report.contains("bare label `metal3` in config/default/kustomization.yaml:4, type infrastructure from the repository name `cluster-api-provider-metal3`"),
         "{report}"
     );
     // No remote: no forge, no CI files, and an empty (valid) `targets:`.
@@ -318,7 +318,13 @@ fn a_gitlab_remote_gets_the_gitlab_job_only() {
     let root = dir.path().join("cluster-api-provider-metal3");
     let output = capkg(&root.join("config"), &["init"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(root.join(".gitlab/capkg-release.gitlab-ci.yml").is_file());
+    // `capkg release` assembles in memory: the job collects no `out/` it never writes.
+    let job = std::fs::read_to_string(root.join(".gitlab/capkg-release.gitlab-ci.yml")).unwrap();
+    assert!(job.contains("capkg release --version"), "{job}");
+    assert!(
+        !job.contains("artifacts:") && !job.contains("out/"),
+        "{job}"
+    );
     assert_eq!(
         std::fs::read_to_string(root.join(".gitlab-ci.yml")).unwrap(),
         "include:\n  - local: .gitlab/capkg-release.gitlab-ci.yml\n"

@@ -9,17 +9,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::makefile::strip_tag;
+use super::repository::Repository;
 use crate::provider::PROVIDER_LABEL;
 use crate::yaml::{self, Limits, Node, Source};
 
 const KUSTOMIZATION_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 const MAX_DEPTH: usize = 16;
+/// The most files one tree reads: a kustomization listing one manifest thousands of times reads
+/// it once, and a tree of thousands of kustomizations stops here.
+const MAX_FILES: usize = 2000;
 
 /// What one kustomize tree holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Tree {
-    /// Each provider label value, with the kustomization that sets it (relative to the root).
-    pub labels: Vec<(String, String)>,
+    /// Each provider label value, with the kustomization that sets it (relative to the root)
+    /// and the line.
+    pub labels: Vec<(String, String, usize)>,
     /// `namespace:` of the top kustomization.
     pub namespace: Option<String>,
     /// Containers of the tree's workloads with their final images.
@@ -32,24 +37,24 @@ pub(super) struct Container {
     pub workload: String,
     pub name: String,
     pub image: String,
-    /// Where that image is written (relative to the root).
+    /// Where that image is written (relative to the root), and the line.
     pub file: String,
+    pub line: usize,
 }
 
-/// The kustomization file of `dir`, if it has one.
-pub(super) fn kustomization_file(dir: &Path) -> Option<PathBuf> {
+/// The kustomization file of `dir` (relative to the root), if it has one inside the repository.
+pub(super) fn kustomization_file(repo: &Repository, dir: &Path) -> Option<PathBuf> {
     KUSTOMIZATION_NAMES
         .iter()
         .map(|name| dir.join(name))
-        .find(|path| path.is_file())
+        .find(|path| repo.is_file(path, ""))
 }
 
-/// Reads the tree whose top kustomization is in `root/dir`.
-pub(super) fn read(root: &Path, dir: &str) -> Tree {
+/// Reads the tree whose top kustomization is in `dir` (relative to the root).
+pub(super) fn read(repo: &Repository, dir: &str) -> Tree {
     let mut tree = Tree::default();
-    let mut visited = HashSet::new();
-    let top = root.join(dir);
-    if let Some(text) = kustomization_file(&top).and_then(|p| std::fs::read_to_string(p).ok())
+    let top = PathBuf::from(dir);
+    if let Some(text) = kustomization_file(repo, &top).and_then(|p| repo.read(&p, ""))
         && let Some(node) = documents(&text, dir).into_iter().next()
     {
         tree.namespace = node
@@ -57,24 +62,14 @@ pub(super) fn read(root: &Path, dir: &str) -> Tree {
             .and_then(Node::as_str)
             .map(str::to_string);
     }
-    tree.containers = walk(root, &top, 0, &mut visited, &mut tree.labels);
+    let mut walker = Walker {
+        repo,
+        visited: HashSet::new(),
+        labels: Vec::new(),
+    };
+    tree.containers = walker.walk(&top, 0);
+    tree.labels = walker.labels;
     tree
-}
-
-/// `path` relative to `root`, `..` resolved lexically (`config/default/../base/x.yaml` is
-/// `config/base/x.yaml`).
-fn relative(root: &Path, path: &Path) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for part in path.strip_prefix(root).unwrap_or(path).components() {
-        match part {
-            std::path::Component::ParentDir => {
-                parts.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => parts.push(other.as_os_str().to_string_lossy().into_owned()),
-        }
-    }
-    parts.join("/")
 }
 
 fn documents(text: &str, name: &str) -> Vec<Node> {
@@ -89,103 +84,130 @@ fn list<'a>(node: &'a Node, key: &str) -> Vec<&'a Node> {
         .unwrap_or_default()
 }
 
-fn walk(
-    root: &Path,
-    dir: &Path,
-    depth: usize,
-    visited: &mut HashSet<PathBuf>,
-    labels: &mut Vec<(String, String)>,
-) -> Vec<Container> {
-    let mut containers = Vec::new();
-    let Some(file) = kustomization_file(dir) else {
-        return containers;
-    };
-    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    if depth > MAX_DEPTH || !visited.insert(canonical) {
-        return containers;
-    }
-    let Ok(text) = std::fs::read_to_string(&file) else {
-        return containers;
-    };
-    let name = relative(root, &file);
-    let Some(kustomization) = documents(&text, &name).into_iter().next() else {
-        return containers;
-    };
-    for value in provider_labels(&kustomization) {
-        labels.push((value, name.clone()));
-    }
-    for key in ["resources", "bases", "components"] {
-        for entry in list(&kustomization, key) {
-            let Some(path) = entry.as_str() else { continue };
-            let path = dir.join(path);
-            if path.is_dir() {
-                containers.extend(walk(root, &path, depth + 1, visited, labels));
-            } else if let Ok(text) = std::fs::read_to_string(&path) {
-                containers.extend(workload_containers(&text, &relative(root, &path)));
-            }
-        }
-    }
-    let mut patches: Vec<(String, String)> = Vec::new();
-    for entry in list(&kustomization, "patchesStrategicMerge") {
-        if let Some(path) = entry.as_str() {
-            let path = dir.join(path);
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                patches.push((text, relative(root, &path)));
-            }
-        }
-    }
-    for entry in list(&kustomization, "patches") {
-        if let Some(path) = entry.get("path").and_then(Node::as_str) {
-            let path = dir.join(path);
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                patches.push((text, relative(root, &path)));
-            }
-        } else if let Some(inline) = entry.get("patch").and_then(Node::as_str) {
-            patches.push((inline.to_string(), name.clone()));
-        }
-    }
-    for (text, file) in patches {
-        for patch in workload_containers(&text, &file) {
-            for container in containers.iter_mut().filter(|c| {
-                c.name == patch.name
-                    && (c.workload == patch.workload || c.workload.ends_with(&patch.workload))
-            }) {
-                container.image = patch.image.clone();
-                container.file = patch.file.clone();
-            }
-        }
-    }
-    for entry in list(&kustomization, "images") {
-        let Some(matched) = entry.get("name").and_then(Node::as_str) else {
-            continue;
-        };
-        let text = |key: &str| entry.get(key).and_then(Node::as_str).map(str::to_string);
-        for container in containers
-            .iter_mut()
-            .filter(|c| strip_tag(&c.image) == matched)
-        {
-            let name = text("newName").unwrap_or_else(|| matched.to_string());
-            container.image = match (text("digest"), text("newTag")) {
-                (Some(digest), _) => format!("{name}@{digest}"),
-                (None, Some(tag)) => format!("{name}:{tag}"),
-                (None, None) => format!("{name}{}", &container.image[matched.len()..]),
-            };
-            container.file = relative(root, &file);
-        }
-    }
-    containers
+struct Walker<'a> {
+    repo: &'a Repository,
+    /// Real paths of the folders and files read: each once.
+    visited: HashSet<PathBuf>,
+    labels: Vec<(String, String, usize)>,
 }
 
-/// Values of the provider label in `labels[].pairs` and `commonLabels`.
-fn provider_labels(kustomization: &Node) -> Vec<String> {
+impl Walker<'_> {
+    /// The text of a file the tree lists, once: `None` the second time, outside the repository
+    /// or past [`MAX_FILES`].
+    fn read_once(&mut self, path: &Path, why: &str) -> Option<String> {
+        let real = self.repo.inside(path, why)?;
+        if self.visited.len() >= MAX_FILES || !self.visited.insert(real) {
+            return None;
+        }
+        self.repo.read(path, why)
+    }
+
+    fn walk(&mut self, dir: &Path, depth: usize) -> Vec<Container> {
+        let mut containers = Vec::new();
+        if depth > MAX_DEPTH {
+            return containers;
+        }
+        let Some(file) = kustomization_file(self.repo, dir) else {
+            return containers;
+        };
+        let Some(text) = self.read_once(&file, "") else {
+            return containers;
+        };
+        let name = self.repo.shown(&file);
+        let listed = format!("listed in {name}");
+        let Some(kustomization) = documents(&text, &name).into_iter().next() else {
+            return containers;
+        };
+        for (value, offset) in provider_labels(&kustomization) {
+            self.labels
+                .push((value, name.clone(), line_of(&text, offset)));
+        }
+        for key in ["resources", "bases", "components"] {
+            for entry in list(&kustomization, key) {
+                let Some(path) = entry.as_str() else { continue };
+                // A remote resource (`https://…`, `github.com/…?ref=`) is not read.
+                if path.contains("://") || path.contains('?') {
+                    continue;
+                }
+                let path = dir.join(path);
+                if self.repo.is_dir(&path, &listed) {
+                    containers.extend(self.walk(&path, depth + 1));
+                } else if let Some(text) = self.read_once(&path, &listed) {
+                    containers.extend(workload_containers(&text, &self.repo.shown(&path)));
+                }
+            }
+        }
+        let mut patches: Vec<(String, String)> = Vec::new();
+        let patch_files = list(&kustomization, "patchesStrategicMerge")
+            .into_iter()
+            .filter_map(Node::as_str)
+            .chain(
+                list(&kustomization, "patches")
+                    .into_iter()
+                    .filter_map(|entry| entry.get("path").and_then(Node::as_str)),
+            );
+        for path in patch_files {
+            let path = dir.join(path);
+            if let Some(text) = self.read_once(&path, &listed) {
+                patches.push((text, self.repo.shown(&path)));
+            }
+        }
+        for entry in list(&kustomization, "patches") {
+            if let Some(inline) = entry.get("patch").and_then(Node::as_str) {
+                patches.push((inline.to_string(), name.clone()));
+            }
+        }
+        for (text, file) in patches {
+            for patch in workload_containers(&text, &file) {
+                for container in containers.iter_mut().filter(|c| {
+                    c.name == patch.name
+                        && (c.workload == patch.workload || c.workload.ends_with(&patch.workload))
+                }) {
+                    container.image = patch.image.clone();
+                    container.file = patch.file.clone();
+                    container.line = patch.line;
+                }
+            }
+        }
+        for entry in list(&kustomization, "images") {
+            let Some(matched) = entry.get("name").and_then(Node::as_str) else {
+                continue;
+            };
+            let field = |key: &str| entry.get(key).and_then(Node::as_str).map(str::to_string);
+            for container in containers
+                .iter_mut()
+                .filter(|c| strip_tag(&c.image) == matched)
+            {
+                let name = field("newName").unwrap_or_else(|| matched.to_string());
+                container.image = match (field("digest"), field("newTag")) {
+                    (Some(digest), _) => format!("{name}@{digest}"),
+                    (None, Some(tag)) => format!("{name}:{tag}"),
+                    (None, None) => format!("{name}{}", &container.image[matched.len()..]),
+                };
+                container.file = self.repo.shown(&file);
+                container.line = line_of(&text, entry.span().start);
+            }
+        }
+        containers
+    }
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map_or(0, |head| head.matches('\n').count())
+        + 1
+}
+
+/// Values of the provider label in `labels[].pairs` and `commonLabels`, with their offsets.
+fn provider_labels(kustomization: &Node) -> Vec<(String, usize)> {
     let mut values = Vec::new();
     let mut take = |pairs: Option<&Node>| {
-        if let Some(value) = pairs
-            .and_then(|p| p.get(PROVIDER_LABEL))
-            .and_then(Node::as_str)
+        if let Some(node) = pairs.and_then(|p| p.get(PROVIDER_LABEL))
+            && let Some(value) = node.as_str()
             && !value.is_empty()
         {
-            values.push(value.to_string());
+            values.push((value.to_string(), node.span().start));
         }
     };
     take(kustomization.get("commonLabels"));
@@ -208,15 +230,17 @@ fn workload_containers(text: &str, file: &str) -> Vec<Container> {
         };
         for key in ["containers", "initContainers"] {
             for container in list(spec, key) {
-                if let (Some(name), Some(image)) = (
+                if let (Some(name), Some(image_node)) = (
                     container.get("name").and_then(Node::as_str),
-                    container.get("image").and_then(Node::as_str),
-                ) {
+                    container.get("image"),
+                ) && let Some(image) = image_node.as_str()
+                {
                     out.push(Container {
                         workload: workload.to_string(),
                         name: name.to_string(),
                         image: image.to_string(),
                         file: file.to_string(),
+                        line: line_of(text, image_node.span().start),
                     });
                 }
             }
@@ -255,13 +279,14 @@ mod tests {
             "kind: Deployment\nmetadata: {name: controller-manager}\nspec:\n  template:\n    spec:\n      containers:\n      - {name: manager, image: 'gcr.io/x/manager:main'}\n",
         )
         .unwrap();
-        let tree = read(root, "config/default");
+        let tree = read(&Repository::new(root).unwrap(), "config/default");
         assert_eq!(tree.namespace.as_deref(), Some("x-system"));
         assert_eq!(
             tree.labels,
             [(
                 "infrastructure-x".to_string(),
-                "config/default/kustomization.yaml".to_string()
+                "config/default/kustomization.yaml".to_string(),
+                3
             )]
         );
         let images: Vec<(&str, &str)> = tree
@@ -276,5 +301,31 @@ mod tests {
                 ("proxy:v2", "config/default/kustomization.yaml")
             ]
         );
+    }
+
+    #[test]
+    fn a_manifest_listed_thousands_of_times_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("config/default")).unwrap();
+        std::fs::write(
+            root.join("config/default/manager.yaml"),
+            "kind: Deployment\nmetadata: {name: m}\nspec:\n  template:\n    spec:\n      containers:\n      - {name: manager, image: 'x/manager:v1'}\n",
+        )
+        .unwrap();
+        let mut kustomization = "resources:\n".to_string();
+        let mut patches = "patches:\n".to_string();
+        for _ in 0..5000 {
+            kustomization.push_str("- manager.yaml\n- ../default\n");
+            patches.push_str("- path: manager.yaml\n");
+        }
+        kustomization.push_str(&patches);
+        std::fs::write(
+            root.join("config/default/kustomization.yaml"),
+            kustomization,
+        )
+        .unwrap();
+        let tree = read(&Repository::new(root).unwrap(), "config/default");
+        assert_eq!(tree.containers.len(), 1, "{:?}", tree.containers.len());
     }
 }

@@ -16,6 +16,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 const RELEASE_TARGETS: [&str; 2] = ["release", "release-manifests"];
 /// How deep `$(MAKE) target` calls are followed.
 const MAX_DEPTH: usize = 12;
+/// How many targets (with their variables) one release visits at most.
+const MAX_VISITS: usize = 500;
+/// How deep variables nest in one expansion, how many are looked up, and the longest value:
+/// past these a value is unknown (a Makefile of nested variables doubles at each level).
+const MAX_NESTING: usize = 20;
+const MAX_LOOKUPS: usize = 10_000;
+const MAX_VALUE: usize = 64 * 1024;
 
 /// What the release targets of a Makefile do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,10 +31,14 @@ pub(super) struct ReleaseRecipe {
     pub builds: Vec<Build>,
     /// `cp SOURCE DESTINATION`, in recipe order.
     pub copies: Vec<Copy>,
-    /// Image names (no tag) the release writes into manifests (`MANIFEST_IMG=...`).
-    pub images: Vec<String>,
-    /// `PROD_REGISTRY`, when the Makefile sets one.
-    pub prod_registry: Option<String>,
+    /// Image names (no tag) the release writes into manifests (`MANIFEST_IMG=...`), with the
+    /// Makefile line that sets them.
+    pub images: Vec<(String, usize)>,
+    /// `PROD_REGISTRY`, when the Makefile sets one, with the line of its assignment.
+    pub prod_registry: Option<(String, usize)>,
+    /// The line where the release writes the image tag without its `v`
+    /// (`MANIFEST_TAG=$(RELEASE_TAG:v%=%)`, `${VERSION//v}`).
+    pub tag_without_v: Option<usize>,
 }
 
 /// One `kustomize build`.
@@ -37,6 +48,8 @@ pub(super) struct Build {
     pub dir: String,
     /// The file name the output is written to (`core-components.yaml`), when redirected.
     pub output: Option<String>,
+    /// The Makefile line of the build.
+    pub line: usize,
 }
 
 /// One `cp`.
@@ -44,15 +57,22 @@ pub(super) struct Build {
 pub(super) struct Copy {
     pub from: String,
     pub to: String,
+    /// The Makefile line of the copy.
+    pub line: usize,
 }
 
 struct Rule {
     targets: String,
-    recipe: Vec<String>,
+    /// Each recipe line with its (first) line number in the Makefile.
+    recipe: Vec<(usize, String)>,
 }
 
 struct Makefile {
     vars: HashMap<String, String>,
+    /// The line of the assignment each variable's value comes from (its first, for `+=`).
+    lines: HashMap<String, usize>,
+    /// Variables whose value drops a leading `v` (read before `#` comments are cut: `${TAG#v}`).
+    strips_v: HashMap<String, usize>,
     rules: Vec<Rule>,
 }
 
@@ -60,7 +80,9 @@ struct Makefile {
 pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
     let makefile = parse(text);
     let mut recipe = ReleaseRecipe {
-        prod_registry: makefile.expand("$(PROD_REGISTRY)", &BTreeMap::new()),
+        prod_registry: makefile
+            .expand("$(PROD_REGISTRY)", &BTreeMap::new())
+            .zip(makefile.lines.get("PROD_REGISTRY").copied()),
         ..ReleaseRecipe::default()
     };
     let mut seen = HashSet::new();
@@ -70,11 +92,15 @@ pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
     recipe
 }
 
-/// Lines joined across trailing backslashes.
-fn logical_lines(text: &str) -> Vec<String> {
+/// Lines joined across trailing backslashes, each with the 1-based number of its first line.
+fn logical_lines(text: &str) -> Vec<(usize, String)> {
     let mut lines = Vec::new();
     let mut current = String::new();
-    for line in text.lines() {
+    let mut first = 1;
+    for (index, line) in text.lines().enumerate() {
+        if current.is_empty() {
+            first = index + 1;
+        }
         match line.strip_suffix('\\') {
             Some(head) => {
                 current.push_str(head);
@@ -82,12 +108,12 @@ fn logical_lines(text: &str) -> Vec<String> {
             }
             None => {
                 current.push_str(line);
-                lines.push(std::mem::take(&mut current));
+                lines.push((first, std::mem::take(&mut current)));
             }
         }
     }
     if !current.is_empty() {
-        lines.push(current);
+        lines.push((first, current));
     }
     lines
 }
@@ -118,14 +144,21 @@ fn assignment(line: &str) -> Option<(&str, &str, &str)> {
 fn parse(text: &str) -> Makefile {
     let mut makefile = Makefile {
         vars: HashMap::new(),
+        lines: HashMap::new(),
+        strips_v: HashMap::new(),
         rules: Vec::new(),
     };
-    for line in logical_lines(text) {
+    for (number, line) in logical_lines(text) {
         if let Some(command) = line.strip_prefix('\t') {
             if let Some(rule) = makefile.rules.last_mut() {
-                rule.recipe.push(command.trim().to_string());
+                rule.recipe.push((number, command.trim().to_string()));
             }
             continue;
+        }
+        if let Some((name, _, value)) = assignment(&line)
+            && strips_v(value)
+        {
+            makefile.strips_v.insert(name.to_string(), number);
         }
         let line = match line.find('#') {
             Some(at) => &line[..at],
@@ -135,6 +168,10 @@ fn parse(text: &str) -> Makefile {
             continue;
         }
         if let Some((name, op, value)) = assignment(line) {
+            let keeps_first = op == "+=" || (op == "?=" && makefile.vars.contains_key(name));
+            if !keeps_first || !makefile.lines.contains_key(name) {
+                makefile.lines.insert(name.to_string(), number);
+            }
             match op {
                 "?=" => {
                     makefile
@@ -172,7 +209,8 @@ impl Makefile {
     /// `text` with its variables expanded; `None` when a value cannot be known (an unset
     /// variable, a make function).
     fn expand(&self, text: &str, overrides: &BTreeMap<String, String>) -> Option<String> {
-        self.expand_depth(text, overrides, 0)
+        let mut lookups = 0;
+        self.expand_depth(text, overrides, 0, &mut lookups)
     }
 
     fn expand_depth(
@@ -180,8 +218,9 @@ impl Makefile {
         text: &str,
         overrides: &BTreeMap<String, String>,
         depth: usize,
+        lookups: &mut usize,
     ) -> Option<String> {
-        if depth > 20 {
+        if depth > MAX_NESTING {
             return None;
         }
         let mut out = String::new();
@@ -205,15 +244,22 @@ impl Makefile {
             if name.contains([' ', ',', '$']) {
                 return None;
             }
+            *lookups += 1;
+            if *lookups > MAX_LOOKUPS {
+                return None;
+            }
             let value = match overrides.get(name) {
                 Some(value) => value.clone(),
-                None => self.expand_depth(self.vars.get(name)?, overrides, depth + 1)?,
+                None => self.expand_depth(self.vars.get(name)?, overrides, depth + 1, lookups)?,
             };
             out.push_str(&value);
+            if out.len() > MAX_VALUE {
+                return None;
+            }
             rest = &after[end + 1..];
         }
         out.push_str(rest);
-        Some(out)
+        (out.len() <= MAX_VALUE).then_some(out)
     }
 
     fn visit(
@@ -224,7 +270,10 @@ impl Makefile {
         seen: &mut HashSet<String>,
         recipe: &mut ReleaseRecipe,
     ) {
-        if depth > MAX_DEPTH || !seen.insert(format!("{target} {overrides:?}")) {
+        if depth > MAX_DEPTH
+            || seen.len() >= MAX_VISITS
+            || !seen.insert(format!("{target} {overrides:?}"))
+        {
             return;
         }
         for rule in &self.rules {
@@ -234,14 +283,15 @@ impl Makefile {
             if !matches {
                 continue;
             }
-            for line in &rule.recipe {
-                self.read_line(line, overrides, depth, seen, recipe);
+            for (number, line) in &rule.recipe {
+                self.read_line(*number, line, overrides, depth, seen, recipe);
             }
         }
     }
 
     fn read_line(
         &self,
+        number: usize,
         line: &str,
         overrides: &BTreeMap<String, String>,
         depth: usize,
@@ -260,12 +310,13 @@ impl Makefile {
                 continue;
             }
             if let Some(at) = words.iter().position(|w| is_make(w)) {
-                self.call(&words, at, overrides, depth, seen, recipe);
+                self.call(number, &words, at, overrides, depth, seen, recipe);
             } else if let Some(at) = words.iter().position(|w| w == "build")
                 && at > 0
                 && words[at - 1].to_ascii_lowercase().contains("kustomize")
             {
-                if let Some(build) = self.build(&words[at + 1..], cd.as_deref(), overrides) {
+                if let Some(build) = self.build(number, &words[at + 1..], cd.as_deref(), overrides)
+                {
                     recipe.builds.push(build);
                 }
             } else if first == "cp" {
@@ -278,6 +329,7 @@ impl Makefile {
                     recipe.copies.push(Copy {
                         from: clean(&from),
                         to: clean(&to),
+                        line: number,
                     });
                 }
             }
@@ -286,8 +338,10 @@ impl Makefile {
 
     /// `[VAR=value ...] $(MAKE) [VAR=value | target ...]`: follows the targets with the
     /// variables set, and notes the image a `MANIFEST_IMG`-style variable names.
+    #[allow(clippy::too_many_arguments)]
     fn call(
         &self,
+        number: usize,
         words: &[String],
         make_at: usize,
         overrides: &BTreeMap<String, String>,
@@ -320,9 +374,26 @@ impl Makefile {
                 name.ends_with("IMG") && !name.starts_with("OLD") && !name.contains("ORIGINAL");
             if image_variable && overrides.get(name) != Some(value) {
                 let image = strip_tag(value);
-                if image.contains('/') && !recipe.images.contains(&image) {
-                    recipe.images.push(image);
+                if image.contains('/') && !recipe.images.iter().any(|(i, _)| *i == image) {
+                    recipe.images.push((image, number));
                 }
+            }
+        }
+        // `MANIFEST_TAG=$(RELEASE_TAG:v%=%)` beside an image: the release tags without `v`.
+        let sets_image = words.iter().any(|w| {
+            w.split_once('=')
+                .is_some_and(|(name, _)| name.ends_with("IMG"))
+        });
+        if sets_image && recipe.tag_without_v.is_none() {
+            let tag_value = words.iter().find_map(|w| {
+                w.split_once('=')
+                    .filter(|(name, _)| name.ends_with("TAG"))
+                    .map(|(_, value)| value)
+            });
+            if let Some(value) = tag_value
+                && let Some(at) = self.drops_v(value, 0)
+            {
+                recipe.tag_without_v = Some(at.unwrap_or(number));
             }
         }
         for target in targets {
@@ -334,6 +405,7 @@ impl Makefile {
 
     fn build(
         &self,
+        number: usize,
         args: &[String],
         cd: Option<&str>,
         overrides: &BTreeMap<String, String>,
@@ -371,8 +443,55 @@ impl Makefile {
         Some(Build {
             dir: clean(&dir),
             output,
+            line: number,
         })
     }
+}
+
+impl Makefile {
+    /// Whether `text` drops a leading `v`, itself or through the variables it names (a few
+    /// levels): `Some(None)` when `text` does, `Some(Some(line))` for a variable's assignment.
+    fn drops_v(&self, text: &str, depth: usize) -> Option<Option<usize>> {
+        if strips_v(text) {
+            return Some(None);
+        }
+        if depth > 4 {
+            return None;
+        }
+        let mut rest = text;
+        while let Some(at) = rest.find("$(").or_else(|| rest.find("${")) {
+            let after = &rest[at + 2..];
+            let end = after.find([')', '}'])?;
+            let name = &after[..end];
+            if let Some(line) = self.strips_v.get(name) {
+                return Some(Some(*line));
+            }
+            if let Some(value) = self.vars.get(name)
+                && let Some(found) = self.drops_v(value, depth + 1)
+            {
+                return Some(found.or(self.lines.get(name).copied()));
+            }
+            rest = &after[end..];
+        }
+        None
+    }
+}
+
+/// The ways a Makefile or a shell step writes a version without its `v`: make's
+/// `$(VERSION:v%=%)`, `$(patsubst v%,%,…)`, `$(subst v,,…)`, the shell's `${VERSION#v}`,
+/// `${VERSION//v}`, `${VERSION/v}`, and `sed 's/^v//'`.
+pub(super) fn strips_v(text: &str) -> bool {
+    [
+        ":v%=%",
+        "patsubst v%,%",
+        "subst v,,",
+        "#v}",
+        "//v}",
+        "/v}",
+        "s/^v//",
+    ]
+    .iter()
+    .any(|pattern| text.contains(pattern))
 }
 
 fn is_make(word: &str) -> bool {
@@ -450,26 +569,45 @@ release-manifests: $(RELEASE_DIR)\n\t$(KUSTOMIZE) build core/config/default > $(
             [
                 Build {
                     dir: "core/config/default".into(),
-                    output: Some("core-components.yaml".into())
+                    output: Some("core-components.yaml".into()),
+                    line: 14
                 },
                 Build {
                     dir: "test/dev/config/default".into(),
-                    output: Some("infrastructure-components-development.yaml".into())
+                    output: Some("infrastructure-components-development.yaml".into()),
+                    line: 15
                 }
             ]
         );
-        assert_eq!(recipe.images, ["registry.k8s.io/capi/manager"]);
+        assert_eq!(
+            recipe.images,
+            [("registry.k8s.io/capi/manager".to_string(), 11)]
+        );
         assert_eq!(
             recipe.copies,
             [Copy {
                 from: "metadata.yaml".into(),
-                to: "out/metadata.yaml".into()
+                to: "out/metadata.yaml".into(),
+                line: 16
             }]
         );
         assert_eq!(
-            recipe.prod_registry.as_deref(),
-            Some("registry.k8s.io/capi")
+            recipe.prod_registry,
+            Some(("registry.k8s.io/capi".to_string(), 1))
         );
+        assert_eq!(recipe.tag_without_v, None);
+    }
+
+    #[test]
+    fn a_release_tagging_without_v_is_found_with_its_line() {
+        let direct = "release:\n\t$(MAKE) set-manifest-image MANIFEST_IMG=r.io/x/manager MANIFEST_TAG=$(RELEASE_TAG:v%=%)\n";
+        assert_eq!(release_recipe(direct).tag_without_v, Some(2));
+        let through_a_variable = "REGISTRY ?= r.io/x\nVERSION_NO_V ?= $(shell echo $${RELEASE_TAG#v}) # no v\nrelease:\n\t$(MAKE) set-manifest-image MANIFEST_IMG=$(REGISTRY)/manager MANIFEST_TAG=$(VERSION_NO_V)\n";
+        let recipe = release_recipe(through_a_variable);
+        assert_eq!(recipe.tag_without_v, Some(2));
+        assert_eq!(recipe.images, [("r.io/x/manager".to_string(), 4)]);
+        let with_v = "release:\n\t$(MAKE) set-manifest-image MANIFEST_IMG=r.io/x/manager MANIFEST_TAG=$(RELEASE_TAG)\n";
+        assert_eq!(release_recipe(with_v).tag_without_v, None);
     }
 
     #[test]
@@ -477,5 +615,34 @@ release-manifests: $(RELEASE_DIR)\n\t$(KUSTOMIZE) build core/config/default > $(
         assert_eq!(strip_tag("localhost:5000/a/b:dev"), "localhost:5000/a/b");
         assert_eq!(strip_tag("a/b@sha256:00"), "a/b");
         assert_eq!(strip_tag("controller"), "controller");
+    }
+
+    #[test]
+    fn nested_variables_and_calls_are_bounded() {
+        // Each variable four times the next, within make's nesting: 4^20 characters if expanded
+        // to the end.
+        let mut text = String::new();
+        for level in 0..20 {
+            text.push_str(&format!(
+                "V{level} = $(V{n})$(V{n})$(V{n})$(V{n})\n",
+                n = level + 1
+            ));
+        }
+        text.push_str("V20 = x\nrelease:\n\tcp $(V0) out/metadata.yaml\n\t$(MAKE) a X=$(V5)\n");
+        // Targets calling each other with ever new variables.
+        for level in 0..10 {
+            text.push_str(&format!(
+                "{name}:\n\t$(MAKE) t{level} Y=1$(Y)\n\t$(MAKE) t{level} Y=2$(Y)\n",
+                name = if level == 0 {
+                    "a".to_string()
+                } else {
+                    format!("t{}", level - 1)
+                },
+            ));
+        }
+        text.push_str("t9:\n\tkustomize build config/default > out/core-components.yaml\n");
+        let recipe = release_recipe(&text);
+        assert!(recipe.copies.is_empty(), "{:?}", recipe.copies);
+        assert!(!recipe.builds.is_empty());
     }
 }
