@@ -197,7 +197,12 @@ mod tests {
                 Some((item, *taken_here))
             },
         );
-        assert!(results.iter().enumerate().all(|(i, r)| r.unwrap().0 == i as u32));
+        assert!(
+            results
+                .iter()
+                .enumerate()
+                .all(|(i, r)| r.unwrap().0 == i as u32)
+        );
         if workers() > 1 {
             assert_eq!(threads_seen.into_inner().unwrap().len(), 2);
             // Each thread counted only its own items.

@@ -6,8 +6,8 @@
 //! first half's length are the read-back of the whole. Below [`PARALLEL_FROM`] bytes a second
 //! thread costs more than it saves and everything runs on the caller's thread.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::yaml::{self, Document, Limits, Node, Source, YamlFile, write_layout};
 
@@ -317,7 +317,10 @@ mod tests {
 
     #[test]
     fn the_heaviest_items_are_taken_first() {
-        assert_eq!(heaviest_first(&[1, 1, 1, 1000, 1, 50], 6), vec![3, 5, 0, 1, 2, 4]);
+        assert_eq!(
+            heaviest_first(&[1, 1, 1, 1000, 1, 50], 6),
+            vec![3, 5, 0, 1, 2, 4]
+        );
         // Missing weights count as nothing; equal weights keep the items' order.
         assert_eq!(heaviest_first(&[7], 3), vec![0, 1, 2]);
     }

@@ -172,24 +172,3 @@ fn ignore_output(repo: &Repository) -> Result<String, Failure> {
         )),
     }
 }
-
-/// Writes a file through a temporary file beside it, mode 0644 under the umask (`configmaps -o`;
-/// init itself writes through [`Repository::write`], which also refuses links).
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let mut file = builder.tempfile_in(parent)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}

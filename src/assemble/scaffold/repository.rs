@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use crate::files::{ReadError, kind_of};
@@ -257,18 +257,7 @@ impl Repository {
         let name = relative
             .file_name()
             .ok_or_else(|| io(std::io::Error::other("no file name")))?;
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".capkg-init-");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o644));
-        }
-        let mut file = builder.tempfile_in(&folder).map_err(io)?;
-        file.write_all(bytes).map_err(io)?;
-        file.as_file().sync_all().map_err(io)?;
-        file.persist(folder.join(name)).map_err(|e| io(e.error))?;
-        Ok(())
+        crate::files::write_atomically(&folder.join(name), bytes).map_err(io)
     }
 
     /// The real folder `relative` goes in (`None` when a folder on the way is missing and not
