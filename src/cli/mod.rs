@@ -525,6 +525,38 @@ mod tests {
         assert!(failure.hint.is_some_and(|h| h.contains("metadata.yaml")));
     }
 
+    /// A refusal the library classified keeps exit 1 through a command's `?`s: nothing on the
+    /// way out turns it into a fault.
+    #[cfg(unix)]
+    #[test]
+    fn a_classified_refusal_keeps_exit_1_through_a_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("capkg.yaml");
+        std::fs::write(&config, "lint:\n  allow: []\n").unwrap();
+        let real = dir.path().join("real.yaml");
+        std::fs::write(&real, "name: x\n").unwrap();
+        // A link named like a release file: clusterctl would fetch something else, so refused.
+        std::os::unix::fs::symlink(&real, dir.path().join("metadata.yaml")).unwrap();
+        let cli = Cli::try_parse_from([
+            "capkg".as_ref(),
+            "lint".as_ref(),
+            "--config".as_ref(),
+            config.as_os_str(),
+            dir.path().as_os_str(),
+        ])
+        .unwrap();
+        let Err(error) = run(cli) else {
+            panic!("a link named metadata.yaml was linted");
+        };
+        let refused = error.error.downcast_ref::<crate::files::Error>();
+        assert!(
+            refused.is_some_and(|e| e.class() == ErrorClass::Refusal),
+            "{:#}",
+            error.error
+        );
+        assert_eq!(error.exit, 1);
+    }
+
     #[test]
     fn shared_flags_parse_the_same_everywhere() {
         let cli = Cli::try_parse_from([
