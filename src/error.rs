@@ -15,8 +15,8 @@ pub enum ErrorClass {
 }
 
 impl ErrorClass {
-    /// The process exit code of the class: the one place the numbers are decided (`cli::CommandError`
-    /// and the `exit_code` of JSON reports both read it).
+    /// The process exit code of the class: the one place the numbers are decided
+    /// (`cli::CommandError` and the `exit_code` of JSON reports both read it).
     pub fn exit_code(self) -> u8 {
         match self {
             ErrorClass::Refusal => 1,
