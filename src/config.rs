@@ -289,14 +289,14 @@ pub enum ConfigError {
 /// always have), whether the file is unreadable or wrong.
 impl crate::error::Classified for ConfigError {
     fn class(&self) -> crate::error::ErrorClass {
-        crate::error::ErrorClass::Failure
+        crate::error::ErrorClass::Fault
     }
 }
 
 /// As [`ConfigError`]: the configuration cannot be used as the flags ask.
 impl crate::error::Classified for SeveralProviders {
     fn class(&self) -> crate::error::ErrorClass {
-        crate::error::ErrorClass::Failure
+        crate::error::ErrorClass::Fault
     }
 }
 

@@ -1,7 +1,7 @@
 //! How a failure is classified for the person who runs capkg: whose fault it is and what to do.
 //!
 //! Every library error type implements [`Classified`]; the CLI alone turns a class into an exit
-//! code (`cli::Failure`), so the decision is made once and the error keeps its cause chain.
+//! code (`cli::CommandError`), so the decision is made once and the error keeps its cause chain.
 
 /// Whose fault a failure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,26 +9,27 @@ pub enum ErrorClass {
     /// The input is wrong, or a remote refused it (a 403, a conflicting release): exit 1. Running
     /// again without changing something gives the same answer.
     Refusal,
-    /// capkg could not do its job (a network failure, an unreadable file, a bug): exit 2.
-    Failure,
+    /// capkg could not do its job (a network failure, an unreadable file, a bad flag, a bug):
+    /// exit 2.
+    Fault,
 }
 
 impl ErrorClass {
-    /// The process exit code of the class: the one place the numbers are decided (`cli::Failure`
-    /// and the `exit_code` of JSON reports both read it).
+    /// The process exit code of the class: the one place the numbers are decided
+    /// (`cli::CommandError` and the `exit_code` of JSON reports both read it).
     pub fn exit_code(self) -> u8 {
         match self {
             ErrorClass::Refusal => 1,
-            ErrorClass::Failure => 2,
+            ErrorClass::Fault => 2,
         }
     }
 
-    /// `Refusal` when `refusal`, else `Failure`.
+    /// `Refusal` when `refusal`, else `Fault`.
     pub fn refusal_if(refusal: bool) -> Self {
         if refusal {
             ErrorClass::Refusal
         } else {
-            ErrorClass::Failure
+            ErrorClass::Fault
         }
     }
 }
@@ -53,10 +54,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refusals_exit_1_and_failures_exit_2() {
+    fn refusals_exit_1_and_faults_exit_2() {
         assert_eq!(ErrorClass::Refusal.exit_code(), 1);
-        assert_eq!(ErrorClass::Failure.exit_code(), 2);
+        assert_eq!(ErrorClass::Fault.exit_code(), 2);
         assert_eq!(ErrorClass::refusal_if(true), ErrorClass::Refusal);
-        assert_eq!(ErrorClass::refusal_if(false), ErrorClass::Failure);
+        assert_eq!(ErrorClass::refusal_if(false), ErrorClass::Fault);
     }
 }

@@ -172,7 +172,7 @@ impl Classified for ReadError {
     fn class(&self) -> ErrorClass {
         match self {
             ReadError::NotRegular(not_regular) => not_regular.class(),
-            ReadError::Io { .. } => ErrorClass::Failure,
+            ReadError::Io { .. } => ErrorClass::Fault,
         }
     }
 }
@@ -390,7 +390,7 @@ impl Classified for Error {
             Error::NotFound { .. }
             | Error::Read { .. }
             | Error::NoReleaseFiles { .. }
-            | Error::UnknownRole { .. } => ErrorClass::Failure,
+            | Error::UnknownRole { .. } => ErrorClass::Fault,
         }
     }
 
@@ -794,7 +794,7 @@ mod tests {
         let err = load_releases(&[dir.path().to_path_buf()], None).unwrap_err();
         assert!(matches!(err, Error::NoReleaseFiles { .. }));
         assert!(err.hint().is_some());
-        assert_eq!(err.class(), ErrorClass::Failure);
+        assert_eq!(err.class(), ErrorClass::Fault);
     }
 
     #[test]
@@ -814,8 +814,8 @@ mod tests {
             path: PathBuf::from("x.yaml"),
             source: std::io::Error::other("gone"),
         };
-        assert_eq!(io.class(), ErrorClass::Failure);
-        assert_eq!(Error::from(io).class(), ErrorClass::Failure);
+        assert_eq!(io.class(), ErrorClass::Fault);
+        assert_eq!(Error::from(io).class(), ErrorClass::Fault);
     }
 
     #[test]

@@ -102,7 +102,7 @@ impl Classified for Error {
     fn class(&self) -> ErrorClass {
         match self {
             Error::Read { .. } | Error::NotAFolder { .. } | Error::SeveralProviders { .. } => {
-                ErrorClass::Failure
+                ErrorClass::Fault
             }
             Error::ReleaseFile(source) => source.class(),
             _ => ErrorClass::Refusal,

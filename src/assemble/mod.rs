@@ -250,7 +250,7 @@ impl Classified for Error {
             | Error::NoProviderName
             | Error::UnnamedProvider { .. }
             | Error::SameComponentsFile { .. }
-            | Error::SameProvider { .. } => ErrorClass::Failure,
+            | Error::SameProvider { .. } => ErrorClass::Fault,
         }
     }
 

@@ -35,7 +35,7 @@ pub enum WriteError {
 /// The output folder could not be written: capkg could not do its job.
 impl crate::error::Classified for WriteError {
     fn class(&self) -> crate::error::ErrorClass {
-        crate::error::ErrorClass::Failure
+        crate::error::ErrorClass::Fault
     }
 }
 

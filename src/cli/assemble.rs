@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::assemble::{self, AssembleOptions};
 use crate::config::{Command, ComponentsConfig, ComponentsSource, Config};
 use crate::report::{self, Format, Style};
@@ -59,15 +59,17 @@ pub struct AssembleArgs {
 pub(super) fn configuration(
     config: Option<&Path>,
     provider: &ProviderArgs,
-) -> Result<Config, Failure> {
+) -> Result<Config, CommandError> {
     let path = match config {
         Some(path) => Some(path.to_path_buf()),
         None => Config::discover(Path::new(".")),
     };
     let mut loaded = match &path {
         Some(path) => {
-            let loaded = Config::load(path).map_err(Failure::internal)?;
-            loaded.refuse_placeholders().map_err(Failure::internal)?;
+            let loaded = Config::load(path).map_err(CommandError::from_classified)?;
+            loaded
+                .refuse_placeholders()
+                .map_err(CommandError::from_classified)?;
             loaded
         }
         None => Config {
@@ -76,7 +78,9 @@ pub(super) fn configuration(
         },
     };
     if provider.provider.is_some() || provider.provider_type.is_some() {
-        let single = loaded.single_provider_mut().map_err(Failure::internal)?;
+        let single = loaded
+            .single_provider_mut()
+            .map_err(CommandError::from_classified)?;
         if let Some(name) = &provider.provider {
             single.name = Some(name.clone());
         }
@@ -114,7 +118,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         // These flags replace one provider's components: refused for several.
         config
             .single_provider_mut()
-            .map_err(Failure::internal)?
+            .map_err(CommandError::from_classified)?
             .components = vec![ComponentsConfig {
             suffix: None,
             source,
@@ -156,7 +160,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
             Some(resolved.version)
         }
         Err(crate::release::Error::NoVersion) => None,
-        Err(error) => return Err(Failure::from_classified(error)),
+        Err(error) => return Err(CommandError::from_classified(error)),
     };
     let out = match &args.out {
         Some(out) => out.clone(),
@@ -168,7 +172,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         // Printed with -v only.
         record_changes: global.verbose > 0,
     };
-    let release = assemble::plan(&config, &options).map_err(failure)?;
+    let release = assemble::plan(&config, &options).map_err(CommandError::from_classified)?;
 
     let mut stderr = std::io::stderr().lock();
     if global.verbose > 0 {
@@ -182,15 +186,15 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     if global.quiet {
         shown.retain(|d| d.severity == crate::diagnostic::Severity::Error);
     }
-    let report = |shown: &[crate::diagnostic::Diagnostic]| -> Result<(), Failure> {
+    let report = |shown: &[crate::diagnostic::Diagnostic]| -> Result<(), CommandError> {
         report::write_lint(
             &mut super::stdout(),
             global.format,
             Style::for_stdout(global.color),
             shown,
             &release.summary(),
-        )?;
-        Ok(())
+        )
+        .map_err(CommandError::fault)
     };
     if release.has_errors() {
         report(&shown)?;
@@ -200,9 +204,9 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
             release.error_count(),
             out.display()
         );
-        return Ok(Status::Failure);
+        return Ok(Status::Findings);
     }
-    release.write(&out).map_err(failure)?;
+    release.write(&out).map_err(CommandError::from_classified)?;
     // Written: the warnings themselves (not only their count), and the one JSON document.
     if !shown.is_empty() || global.format == Format::Json {
         report(&shown)?;
@@ -241,9 +245,4 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         }
     }
     Ok(Status::Success)
-}
-
-/// Exit 1 for sources that are wrong, 2 for what stops capkg from doing its job.
-fn failure(error: assemble::Error) -> Failure {
-    Failure::from_classified(error)
 }

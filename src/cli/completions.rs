@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
-use super::{Cli, CommandResult, Failure, GlobalArgs, Status};
+use super::{Cli, CommandError, CommandResult, GlobalArgs, Status};
 use crate::report::Format;
 
 #[derive(Debug, Args)]
@@ -29,11 +29,13 @@ pub(super) fn script(shell: Shell) -> Vec<u8> {
 pub(super) fn run(global: &GlobalArgs, args: CompletionsArgs) -> CommandResult {
     if global.format == Format::Json {
         // A completion script is for a shell, never for a program reading JSON.
-        return Err(Failure::internal(anyhow::anyhow!(
+        return Err(CommandError::fault(anyhow::anyhow!(
             "`capkg completions` prints a shell script; it has no JSON form"
         ))
         .with_hint("drop `--format json`"));
     }
-    super::stdout().write_all(&script(args.shell))?;
+    super::stdout()
+        .write_all(&script(args.shell))
+        .map_err(CommandError::fault)?;
     Ok(Status::Success)
 }

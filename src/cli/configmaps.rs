@@ -14,8 +14,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
-use crate::error::Classified;
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::operator::configmap::{self, Components, DEFAULT_NAMESPACE, ProviderConfigMap};
 use crate::report::{Format, json};
 
@@ -61,8 +60,8 @@ pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
         args.provider.provider_type,
         args.provider.provider.as_deref(),
     )
-    .map_err(failure)?;
-    let yaml = configmap::write_all(&config_maps).map_err(failure)?;
+    .map_err(CommandError::from_classified)?;
+    let yaml = configmap::write_all(&config_maps).map_err(CommandError::from_classified)?;
     if global.verbose > 0 {
         for config_map in &config_maps {
             eprintln!("{}", describe(config_map));
@@ -73,7 +72,7 @@ pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
         return Ok(Status::Success);
     };
     crate::files::write_atomically(path, yaml.as_bytes()).map_err(|e| {
-        Failure::internal(
+        CommandError::fault(
             anyhow::Error::new(e).context(format!("cannot write `{}`", path.display())),
         )
     })?;
@@ -90,7 +89,7 @@ pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
                     })
                     .collect(),
             };
-            json::write_value(&mut super::stdout(), &document)?;
+            json::write_value(&mut super::stdout(), &document).map_err(CommandError::fault)?;
         }
         Format::Human | Format::Github if !global.quiet => {
             eprintln!(
@@ -112,8 +111,4 @@ fn describe(config_map: &ProviderConfigMap) -> String {
         Components::Gzip(_) => "components gzipped: metadata and components exceed 1 MiB",
     };
     format!("{} in {} ({how})", config_map.name, config_map.namespace)
-}
-
-fn failure(error: configmap::Error) -> Failure {
-    Failure::classified(error.is_refusal(), error.hint(), error)
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::assemble::scaffold;
 use crate::assemble::scaffold::repository::Repository;
 use crate::report::{Format, json};
@@ -34,19 +34,19 @@ pub struct InitArgs {
 
 pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
     if !args.dir.is_dir() {
-        return Err(Failure::internal(anyhow::anyhow!(
+        return Err(CommandError::fault(anyhow::anyhow!(
             "`{}` is not a folder",
             args.dir.display()
         )));
     }
     let mut detected = scaffold::detect(&args.dir).map_err(|e| {
-        Failure::internal(
+        CommandError::fault(
             anyhow::Error::new(e).context(format!("cannot read `{}`", args.dir.display())),
         )
     })?;
     if args.provider.provider.is_some() || args.provider.provider_type.is_some() {
         let [only] = &mut detected.providers[..] else {
-            return Err(Failure::internal(anyhow::anyhow!(
+            return Err(CommandError::fault(anyhow::anyhow!(
                 "`--provider` and `--type` describe one provider, and this repository has {}: edit their entries in capkg.yaml instead",
                 detected.providers.len()
             )));
@@ -60,7 +60,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
     }
     let root = detected.root.clone();
     let repo = Repository::new(&root).map_err(|e| {
-        Failure::internal(
+        CommandError::fault(
             anyhow::Error::new(e).context(format!("cannot read `{}`", root.display())),
         )
     })?;
@@ -69,7 +69,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
     // with nothing written.
     for (relative, _) in &files {
         repo.check_writable(relative)
-            .map_err(Failure::from_classified)?;
+            .map_err(CommandError::from_classified)?;
     }
     let mut written = Vec::new();
     let mut kept = Vec::new();
@@ -79,7 +79,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
             continue;
         }
         repo.write(&relative, text.as_bytes())
-            .map_err(Failure::from_classified)?;
+            .map_err(CommandError::from_classified)?;
         written.push(relative);
     }
     let ignore_note = ignore_output(&repo)?;
@@ -97,7 +97,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
             "kept": paths(&kept),
             "notes": notes,
         });
-        json::write_value(&mut super::stdout(), &document)?;
+        json::write_value(&mut super::stdout(), &document).map_err(CommandError::fault)?;
     } else if !global.quiet {
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "repository: {}", root.display());
@@ -132,7 +132,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
 /// Adds the output folder to `.gitignore` when it is a regular file (or missing); a link or a
 /// special file is neither read nor replaced (its target may be any file, a netrc or
 /// `/proc/self/environ`), and said.
-fn ignore_output(repo: &Repository) -> Result<String, Failure> {
+fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
     let relative = Path::new(".gitignore");
     let by_hand = format!(
         "add /{}/ to it yourself if git should ignore the release folder",
@@ -141,7 +141,7 @@ fn ignore_output(repo: &Repository) -> Result<String, Failure> {
     let existing = match std::fs::symlink_metadata(repo.root().join(relative)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
-            return Err(Failure::internal(
+            return Err(CommandError::fault(
                 anyhow::Error::new(e).context("cannot read `.gitignore`"),
             ));
         }
@@ -163,7 +163,7 @@ fn ignore_output(repo: &Repository) -> Result<String, Failure> {
     match scaffold::gitignore_with_output(existing.as_deref()) {
         Some(text) => {
             repo.write(relative, text.as_bytes())
-                .map_err(Failure::from_classified)?;
+                .map_err(CommandError::from_classified)?;
             Ok(format!("added /{}/ to .gitignore", scaffold::OUTPUT_DIR))
         }
         None => Ok(format!(

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::diagnostic::{Severity, Summary};
 use crate::report::{self, Style};
 use crate::rules::{self};
@@ -46,13 +46,14 @@ pub(super) fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
     };
     let (mut waivers, root) = match &config_path {
         Some(path) => {
-            let config = crate::config::Config::load(path).map_err(Failure::internal)?;
+            let config =
+                crate::config::Config::load(path).map_err(CommandError::from_classified)?;
             (config.waivers, config.root)
         }
         None => (Vec::new(), PathBuf::from(".")),
     };
     let releases = crate::files::load_releases(&args.paths, args.provider.provider_type)
-        .map_err(Failure::from_classified)?;
+        .map_err(CommandError::from_classified)?;
     let options = rules::Options {
         provider_type: args.provider.provider_type,
         provider_name: args.provider.provider.clone(),
@@ -74,10 +75,11 @@ pub(super) fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         Style::for_stdout(global.color),
         &diagnostics,
         &summary,
-    )?;
+    )
+    .map_err(CommandError::fault)?;
     let failed = summary.errors > 0 || (args.deny_warnings && summary.warnings > 0);
     Ok(if failed {
-        Status::Failure
+        Status::Findings
     } else {
         Status::Success
     })

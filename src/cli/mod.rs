@@ -147,34 +147,38 @@ pub enum Status {
     /// Exit 0.
     Success,
     /// Exit 1: the command ran and found the input wrong (lint errors, a refused release).
-    Failure,
+    Findings,
 }
 
-/// Why a command could not finish.
+/// Why a command could not finish, and the exit code that says so.
+///
+/// There is no blanket `From`: every `?` in a command names the class of its error, so a
+/// refusal cannot turn into a fault on its way out.
 #[derive(Debug)]
-pub struct Failure {
+pub struct CommandError {
     pub error: anyhow::Error,
-    /// 1 when the input is wrong, 2 when capkg could not do its job.
+    /// 1 when the input is wrong or a remote refused, 2 when capkg could not do its job.
     pub exit: u8,
     /// What to do about it.
     pub hint: Option<String>,
 }
 
-impl Failure {
-    /// The input is wrong (exit 1).
-    pub fn input(error: impl Into<anyhow::Error>) -> Self {
-        Self {
-            error: error.into(),
-            exit: ErrorClass::Refusal.exit_code(),
-            hint: None,
-        }
+impl CommandError {
+    /// The input is wrong, or a remote refused it ([`ErrorClass::Refusal`], exit 1).
+    pub fn refusal(error: impl Into<anyhow::Error>) -> Self {
+        Self::of_class(ErrorClass::Refusal, error)
     }
 
-    /// capkg could not do its job (exit 2).
-    pub fn internal(error: impl Into<anyhow::Error>) -> Self {
+    /// capkg could not do its job: a bad flag, an unreadable path, a failed write
+    /// ([`ErrorClass::Fault`], exit 2).
+    pub fn fault(error: impl Into<anyhow::Error>) -> Self {
+        Self::of_class(ErrorClass::Fault, error)
+    }
+
+    fn of_class(class: ErrorClass, error: impl Into<anyhow::Error>) -> Self {
         Self {
             error: error.into(),
-            exit: ErrorClass::Failure.exit_code(),
+            exit: class.exit_code(),
             hint: None,
         }
     }
@@ -189,37 +193,13 @@ impl Failure {
         }
     }
 
-    /// Exit 1 when the library says the input (or a remote) refused, 2 otherwise; keeps the hint.
-    /// For error types that do not implement [`Classified`] yet; prefer [`Failure::from_classified`].
-    pub fn classified(
-        refusal: bool,
-        hint: Option<String>,
-        error: impl Into<anyhow::Error>,
-    ) -> Self {
-        let failure = if refusal {
-            Failure::input(error)
-        } else {
-            Failure::internal(error)
-        };
-        match hint {
-            Some(hint) => failure.with_hint(hint),
-            None => failure,
-        }
-    }
-
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 }
 
-impl<E: Into<anyhow::Error>> From<E> for Failure {
-    fn from(error: E) -> Self {
-        Failure::internal(error)
-    }
-}
-
-pub type CommandResult = Result<Status, Failure>;
+pub type CommandResult = Result<Status, CommandError>;
 
 /// Entry point used by `main.rs`; returns the exit code, with stdout flushed.
 ///
@@ -251,7 +231,7 @@ pub fn main() -> u8 {
     let result = run(cli);
     let code = match result {
         Ok(Status::Success) => 0,
-        Ok(Status::Failure) => 1,
+        Ok(Status::Findings) => 1,
         Err(failure) => {
             // stderr is the log a person reads in CI; stdout is the document a program reads.
             print_failure(&global, &failure);
@@ -339,7 +319,7 @@ pub fn run(cli: Cli) -> CommandResult {
 }
 
 /// `error: <message>`, one `caused by:` line per source, then `hint:`.
-fn print_failure(global: &GlobalArgs, failure: &Failure) {
+fn print_failure(global: &GlobalArgs, failure: &CommandError) {
     let color = global.color.enabled_for_stderr();
     let (red, yellow, reset) = if color {
         ("\x1b[1;31m", "\x1b[1;33m", "\x1b[0m")
@@ -453,21 +433,21 @@ impl Write for Stdout {
 
 /// The data a command prints as it is (`subst`, `render`): raw, or with `--format json` as
 /// `{"output": "<text>"}`.
-pub fn write_output(global: &GlobalArgs, output: &[u8]) -> Result<(), Failure> {
+pub fn write_output(global: &GlobalArgs, output: &[u8]) -> Result<(), CommandError> {
     let mut out = stdout();
     if global.format == Format::Json {
         let text = std::str::from_utf8(output).map_err(|e| {
-            Failure::input(anyhow::anyhow!(
+            CommandError::refusal(anyhow::anyhow!(
                 "the output is not UTF-8 text ({e}), which a JSON string cannot carry"
             ))
             .with_hint("drop `--format json` to get the bytes as they are")
         })?;
-        crate::report::json::write_value(&mut out, &serde_json::json!({ "output": text }))?;
+        crate::report::json::write_value(&mut out, &serde_json::json!({ "output": text }))
+            .map_err(CommandError::fault)?;
     } else {
-        out.write_all(output)?;
+        out.write_all(output).map_err(CommandError::fault)?;
     }
-    out.flush()?;
-    Ok(())
+    out.flush().map_err(CommandError::fault)
 }
 
 /// True when stderr is a terminal (progress bars, spinners).
@@ -523,7 +503,7 @@ mod tests {
     fn a_classified_error_keeps_its_class_hint_and_causes() {
         let refused =
             crate::files::Error::BadName(crate::files::check_release_name("a b.yaml").unwrap_err());
-        let failure = Failure::from_classified(refused);
+        let failure = CommandError::from_classified(refused);
         assert_eq!(failure.exit, 1);
         assert!(
             failure
@@ -535,14 +515,46 @@ mod tests {
             path: PathBuf::from("x.yaml"),
             source: io::Error::other("disk on fire"),
         };
-        let failure = Failure::from_classified(unreadable);
+        let failure = CommandError::from_classified(unreadable);
         assert_eq!(failure.exit, 2);
         let causes: Vec<String> = failure.error.chain().map(ToString::to_string).collect();
         assert_eq!(causes, ["cannot read `x.yaml`", "disk on fire"]);
         let none_found = crate::files::Error::NoReleaseFiles { paths: vec![] };
-        let failure = Failure::from_classified(none_found);
+        let failure = CommandError::from_classified(none_found);
         assert_eq!(failure.exit, 2);
         assert!(failure.hint.is_some_and(|h| h.contains("metadata.yaml")));
+    }
+
+    /// A refusal the library classified keeps exit 1 through a command's `?`s: nothing on the
+    /// way out turns it into a fault.
+    #[cfg(unix)]
+    #[test]
+    fn a_classified_refusal_keeps_exit_1_through_a_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("capkg.yaml");
+        std::fs::write(&config, "lint:\n  allow: []\n").unwrap();
+        let real = dir.path().join("real.yaml");
+        std::fs::write(&real, "name: x\n").unwrap();
+        // A link named like a release file: clusterctl would fetch something else, so refused.
+        std::os::unix::fs::symlink(&real, dir.path().join("metadata.yaml")).unwrap();
+        let cli = Cli::try_parse_from([
+            "capkg".as_ref(),
+            "lint".as_ref(),
+            "--config".as_ref(),
+            config.as_os_str(),
+            dir.path().as_os_str(),
+        ])
+        .unwrap();
+        let Err(error) = run(cli) else {
+            panic!("a link named metadata.yaml was linted");
+        };
+        let refused = error.error.downcast_ref::<crate::files::Error>();
+        assert!(
+            refused.is_some_and(|e| e.class() == ErrorClass::Refusal),
+            "{:#}",
+            error.error
+        );
+        assert_eq!(error.exit, 1);
     }
 
     #[test]

@@ -14,8 +14,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
-use crate::error::Classified;
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::forge::http::human_duration;
 use crate::report::Format;
 use crate::targets::github::GitHubRequest;
@@ -217,11 +216,6 @@ fn policy(network: &NetworkArgs) -> RetryPolicy {
     })
 }
 
-/// Maps a library error to an exit code, keeping its hint.
-fn failure(error: targets::Error) -> Failure {
-    Failure::classified(error.is_refusal(), error.hint(), error)
-}
-
 pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
     let (common, request, policy) = match args.target {
         PublishTarget::Local {
@@ -297,7 +291,7 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         common.provider.provider_type,
         common.provider.provider.as_deref(),
     )
-    .map_err(|err| failure(err.into()))?;
+    .map_err(|err| CommandError::from_classified(targets::Error::from(err)))?;
 
     let reporter = Arc::new(Reporter::new(global));
     // Reading back what this run uploads must not trip the download limit.
@@ -323,8 +317,8 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         Err(missing @ (targets::Error::MissingToken { .. } | targets::Error::Missing { .. }))
             if common.dry_run =>
         {
-            let offline =
-                targets::open(request, &environment, services, Reach::Offline).map_err(failure)?;
+            let offline = targets::open(request, &environment, services, Reach::Offline)
+                .map_err(CommandError::from_classified)?;
             if !global.quiet {
                 eprintln!(
                     "note: {missing}; --dry-run planned without asking the destination what it holds (no network requests): every file is uploaded unless identical"
@@ -332,17 +326,17 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
             }
             offline
         }
-        opened => opened.map_err(failure)?,
+        opened => opened.map_err(CommandError::from_classified)?,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| {
-            Failure::internal(anyhow::Error::new(e).context("cannot start the async runtime"))
+            CommandError::fault(anyhow::Error::new(e).context("cannot start the async runtime"))
         })?;
     let dry_run = common.dry_run;
-    let result = runtime.block_on(async {
+    let result: Result<Report, targets::Error> = runtime.block_on(async {
         let plan = target.plan(&release).await?;
         if dry_run {
             return Ok(Report::Plan(plan));
@@ -356,8 +350,8 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         Ok(Report::Outcome(outcome))
     });
     reporter.end();
-    let report = result.map_err(failure)?;
-    write_report(global, &report)?;
+    let report = result.map_err(CommandError::from_classified)?;
+    write_report(global, &report).map_err(CommandError::fault)?;
     Ok(Status::Success)
 }
 
@@ -373,7 +367,7 @@ struct JsonReport<'a, T: Serialize> {
     body: &'a T,
 }
 
-fn write_report(global: &GlobalArgs, report: &Report) -> Result<(), Failure> {
+fn write_report(global: &GlobalArgs, report: &Report) -> std::io::Result<()> {
     let warnings = match report {
         Report::Plan(plan) => &plan.destination.warnings,
         Report::Outcome(outcome) => &outcome.destination.warnings,
@@ -409,7 +403,7 @@ fn write_report(global: &GlobalArgs, report: &Report) -> Result<(), Failure> {
                     body: plan,
                 },
             )
-            .map_err(anyhow::Error::new)?;
+            .map_err(std::io::Error::other)?;
             writeln!(out)?;
         }
         (Format::Json, Report::Outcome(outcome)) => {
@@ -420,7 +414,7 @@ fn write_report(global: &GlobalArgs, report: &Report) -> Result<(), Failure> {
                     body: outcome,
                 },
             )
-            .map_err(anyhow::Error::new)?;
+            .map_err(std::io::Error::other)?;
             writeln!(out)?;
         }
         (_, Report::Plan(plan)) => write_plan(&mut out, global.quiet, plan)?,

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::{Args, ValueEnum};
 
 use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, parse_version};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::release::assembly::ConfigAssembler;
@@ -100,8 +100,8 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
                 let print_checks = |so_far: &Outcome| {
                     if global.format != Format::Json {
                         let mut out = super::stdout();
-                        let written = write_checks(&mut out, global, &ci, so_far)
-                            .and_then(|()| out.flush().map_err(Failure::from));
+                        let written =
+                            write_checks(&mut out, global, &ci, so_far).and_then(|()| out.flush());
                         checks_shown.store(written.is_ok(), Ordering::Relaxed);
                     }
                 };
@@ -117,7 +117,7 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     write(global, &ci, &outcome, checks_shown.load(Ordering::Relaxed))?;
     match &outcome.error {
         None => Ok(Status::Success),
-        Some(error) => Err(Failure::from_classified(error.clone())),
+        Some(error) => Err(CommandError::from_classified(error.clone())),
     }
 }
 
@@ -127,23 +127,23 @@ fn write(
     ci: &CiContext,
     outcome: &Outcome,
     checks_shown: bool,
-) -> Result<(), Failure> {
+) -> Result<(), CommandError> {
     let mut out = super::stdout();
     if global.format == Format::Json {
-        report::json::write_value(&mut out, outcome)?;
+        report::json::write_value(&mut out, outcome).map_err(CommandError::fault)?;
     } else {
-        write_text(&mut out, global, ci, outcome, checks_shown)?;
+        write_text(&mut out, global, ci, outcome, checks_shown).map_err(CommandError::fault)?;
         if ci.is_gitlab() && !global.quiet {
-            writeln!(out, "\n{}", summary::markdown(outcome))?;
+            writeln!(out, "\n{}", summary::markdown(outcome)).map_err(CommandError::fault)?;
         }
     }
     if ci.is_github() {
         if let Some(path) = &ci.step_summary {
             ci::append_step_summary(path, &summary::markdown(outcome))
-                .map_err(Failure::internal)?;
+                .map_err(CommandError::fault)?;
         }
         if let Some(path) = &ci.output {
-            ci::append_outputs(path, &summary::outputs(outcome)).map_err(Failure::internal)?;
+            ci::append_outputs(path, &summary::outputs(outcome)).map_err(CommandError::fault)?;
         }
     }
     Ok(())
@@ -155,7 +155,7 @@ fn write_text(
     ci: &CiContext,
     outcome: &Outcome,
     checks_shown: bool,
-) -> Result<(), Failure> {
+) -> std::io::Result<()> {
     let annotations = uses_annotations(global, ci);
     if !checks_shown {
         write_checks(out, global, ci, outcome)?;
@@ -233,7 +233,7 @@ fn write_checks(
     global: &GlobalArgs,
     ci: &CiContext,
     outcome: &Outcome,
-) -> Result<(), Failure> {
+) -> std::io::Result<()> {
     if !uses_annotations(global, ci) {
         let mut shown = outcome.diagnostics.clone();
         if global.quiet {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status, VariableArgs};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, VariableArgs};
 use crate::assemble::clusterctl::{self, ClusterctlError, ComponentsOptions};
 use crate::k8s::{dns1123_label, dns1123_subdomain};
 use crate::provider::{FileRole, PROVIDER_LABEL, ProviderType};
@@ -78,8 +78,9 @@ pub(super) fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
         } else {
             // Document by document: the joined text would be a copy of megabytes.
             let mut out = super::stdout();
-            write_clusterctl::write_joined_documents(&documents, &mut out)?;
-            out.flush()?;
+            write_clusterctl::write_joined_documents(&documents, &mut out)
+                .and_then(|()| out.flush())
+                .map_err(CommandError::fault)?;
         }
     } else {
         super::write_output(global, &render_template(global, &args, is_dir)?)?;
@@ -87,8 +88,8 @@ pub(super) fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
     Ok(Status::Success)
 }
 
-fn clusterctl_failure(error: ClusterctlError) -> Failure {
-    Failure::input(error)
+fn clusterctl_failure(error: ClusterctlError) -> CommandError {
+    CommandError::refusal(error)
 }
 
 /// The components file's documents as clusterctl prints them, in order, not yet joined.
@@ -96,7 +97,7 @@ fn render_components(
     global: &GlobalArgs,
     args: &RenderArgs,
     role: Option<FileRole>,
-) -> Result<Vec<String>, Failure> {
+) -> Result<Vec<String>, CommandError> {
     let (name, bytes) = read_file(args, &args.file)?;
     let file = clusterctl::FileText::new(name, bytes);
     let warn = !global.quiet;
@@ -132,13 +133,13 @@ fn load_components(
     role: Option<FileRole>,
     file: &clusterctl::FileText,
     list_repeated_keys: bool,
-) -> Result<(clusterctl::LoadedComponents, ComponentsOptions), Failure> {
+) -> Result<(clusterctl::LoadedComponents, ComponentsOptions), CommandError> {
     let (name, bytes) = (file.name(), file.bytes());
     let provider_type = match (args.provider.provider_type, role) {
         (Some(t), _) => t,
         (None, Some(FileRole::Components { provider_type, .. })) => provider_type,
         _ => {
-            return Err(Failure::internal(anyhow::anyhow!(
+            return Err(CommandError::fault(anyhow::anyhow!(
                 "cannot tell the provider type of `{name}`"
             ))
             .with_hint("pass `--type`"));
@@ -146,7 +147,8 @@ fn load_components(
     };
     let given = args.provider.provider.as_ref();
     if let Some(given) = given {
-        crate::provider::validate_name(Some(provider_type), given).map_err(Failure::input)?;
+        crate::provider::validate_name(Some(provider_type), given)
+            .map_err(CommandError::refusal)?;
     }
     let keep_as_written = list_repeated_keys || given.is_none();
     let loaded = super::variables::values(&args.variables).and_then(|values| {
@@ -161,7 +163,8 @@ fn load_components(
             // loaded: the file as written is loaded for it alone.
             let found =
                 name_from_labels(name, bytes, provider_type).ok_or_else(|| unnamed(name))?;
-            crate::provider::validate_name(Some(provider_type), &found).map_err(Failure::input)?;
+            crate::provider::validate_name(Some(provider_type), &found)
+                .map_err(CommandError::refusal)?;
             return Err(failure);
         }
     };
@@ -171,7 +174,8 @@ fn load_components(
             let found = loaded
                 .provider_name_as_written(provider_type)
                 .ok_or_else(|| unnamed(name))?;
-            crate::provider::validate_name(Some(provider_type), &found).map_err(Failure::input)?;
+            crate::provider::validate_name(Some(provider_type), &found)
+                .map_err(CommandError::refusal)?;
             found
         }
     };
@@ -182,8 +186,8 @@ fn load_components(
     Ok((loaded, options))
 }
 
-fn unnamed(name: &str) -> Failure {
-    Failure::internal(anyhow::anyhow!(
+fn unnamed(name: &str) -> CommandError {
+    CommandError::fault(anyhow::anyhow!(
         "cannot tell the provider name of `{name}` (no `{PROVIDER_LABEL}` label)"
     ))
     .with_hint("pass `--provider NAME`")
@@ -234,7 +238,7 @@ fn read_from_repository(
     global: &GlobalArgs,
     args: &RenderArgs,
     path: &Path,
-) -> Result<(String, Vec<u8>), Failure> {
+) -> Result<(String, Vec<u8>), CommandError> {
     let (name, bytes) = read_file(args, path)?;
     if !global.quiet {
         for warning in duplicate_key_warnings(&name, &bytes) {
@@ -245,7 +249,7 @@ fn read_from_repository(
 }
 
 /// [`read_from_repository`] without the warnings.
-fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), Failure> {
+fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), CommandError> {
     if path.as_os_str() == "-" {
         return super::subst::read_input(None);
     }
@@ -270,9 +274,9 @@ fn read_file(args: &RenderArgs, path: &Path) -> Result<(String, Vec<u8>), Failur
             repository_label(args, path)
         ));
         let failure = if missing {
-            Failure::input(error)
+            CommandError::refusal(error)
         } else {
-            Failure::internal(error)
+            CommandError::fault(error)
         };
         match (missing, flavors_beside(path)) {
             (true, Some(flavors)) => failure.with_hint(flavors),
@@ -328,8 +332,8 @@ fn template_path(args: &RenderArgs, is_dir: bool) -> PathBuf {
     }
 }
 
-fn input_error(message: String) -> Failure {
-    Failure::input(anyhow::anyhow!(message))
+fn input_error(message: String) -> CommandError {
+    CommandError::refusal(anyhow::anyhow!(message))
 }
 
 /// `templateOptionsToVariables`: validates the flags and sets the five variables clusterctl sets.
@@ -338,7 +342,7 @@ fn set_cluster_variables(
     values: &mut Values,
     target_namespace: &str,
     cluster_name: &str,
-) -> Result<(), Failure> {
+) -> Result<(), CommandError> {
     dns1123_label(target_namespace)
         .map_err(|e| input_error(format!("invalid target-namespace: {e}")))?;
     values.set("NAMESPACE", target_namespace);
@@ -391,7 +395,7 @@ fn render_template(
     global: &GlobalArgs,
     args: &RenderArgs,
     is_dir: bool,
-) -> Result<Vec<u8>, Failure> {
+) -> Result<Vec<u8>, CommandError> {
     let path = template_path(args, is_dir);
     if args.list_variables {
         let (name, bytes) = read_from_repository(global, args, &path)?;
@@ -415,7 +419,7 @@ fn render_template(
         ));
     }
     let Some(cluster_name) = args.cluster_name.as_deref() else {
-        return Err(Failure::internal(anyhow::anyhow!(
+        return Err(CommandError::fault(anyhow::anyhow!(
             "a cluster template needs `--cluster-name NAME`"
         )));
     };

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
-use super::{CommandResult, Failure, GlobalArgs, Status};
+use super::{CommandError, CommandResult, GlobalArgs, Status};
 use crate::report::{Format, json};
 use crate::rules::{self, Rule};
 
@@ -57,7 +57,7 @@ pub(super) fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
                         r.contains(id.as_str()) || id.contains(r.split('/').next().unwrap_or(""))
                     })
                     .collect();
-                let failure = Failure::internal(anyhow::anyhow!("there is no rule `{id}`"));
+                let failure = CommandError::fault(anyhow::anyhow!("there is no rule `{id}`"));
                 if close.is_empty() {
                     failure.with_hint("`capkg rules` lists every rule")
                 } else {
@@ -68,13 +68,29 @@ pub(super) fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
         }
         None => rules::all().collect(),
     };
-    let mut out = super::stdout();
-    match global.format {
+    write(
+        &mut super::stdout(),
+        global.format,
+        &selected,
+        args.rule.is_some(),
+    )
+    .map_err(CommandError::fault)?;
+    Ok(Status::Success)
+}
+
+/// The selected rules: one explained, or all listed.
+fn write(
+    out: &mut dyn Write,
+    format: Format,
+    selected: &[&Rule],
+    explain: bool,
+) -> std::io::Result<()> {
+    match format {
         Format::Json => {
             let infos: Vec<RuleInfo> = selected.iter().map(|r| info(r)).collect();
-            json::write_value(&mut out, &serde_json::json!({ "rules": infos }))?;
+            json::write_value(out, &serde_json::json!({ "rules": infos }))?;
         }
-        Format::Human | Format::Github if args.rule.is_some() => {
+        Format::Human | Format::Github if explain => {
             let rule = info(selected[0]);
             writeln!(out, "{} ({})\n", rule.id, rule.severity)?;
             writeln!(
@@ -108,7 +124,7 @@ pub(super) fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
             }
         }
     }
-    Ok(Status::Success)
+    Ok(())
 }
 
 fn capitalise(text: &str) -> String {

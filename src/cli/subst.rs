@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CommandResult, Failure, GlobalArgs, Status, VariableArgs};
+use super::{CommandError, CommandResult, GlobalArgs, Status, VariableArgs};
 use crate::subst::{self, Error};
 
 #[derive(Debug, Args)]
@@ -26,19 +26,19 @@ pub struct SubstArgs {
 }
 
 /// Reads FILE, or standard input for `None` and `-`.
-pub(super) fn read_input(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), Failure> {
+pub(super) fn read_input(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), CommandError> {
     match file {
         Some(path) if path.as_os_str() != "-" => std::fs::read(path)
             .map(|bytes| (path.display().to_string(), bytes))
             .map_err(|e| {
-                Failure::internal(
+                CommandError::fault(
                     anyhow::Error::new(e).context(format!("cannot read `{}`", path.display())),
                 )
             }),
         _ => {
             let mut bytes = Vec::new();
             std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
-                Failure::internal(anyhow::Error::new(e).context("cannot read standard input"))
+                CommandError::fault(anyhow::Error::new(e).context("cannot read standard input"))
             })?;
             Ok(("<stdin>".to_string(), bytes))
         }
@@ -46,7 +46,7 @@ pub(super) fn read_input(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), Fa
 }
 
 /// A substitution error as the input's fault (exit 1), located when it has an offset.
-pub(super) fn input_error(name: &str, bytes: &[u8], error: Error) -> Failure {
+pub(super) fn input_error(name: &str, bytes: &[u8], error: Error) -> CommandError {
     let located = match error.offset() {
         Some(offset) => {
             let text = String::from_utf8_lossy(&bytes[..offset.min(bytes.len())]);
@@ -56,7 +56,7 @@ pub(super) fn input_error(name: &str, bytes: &[u8], error: Error) -> Failure {
         }
         None => format!("{name}: {error}"),
     };
-    let failure = Failure::input(anyhow::anyhow!(located));
+    let failure = CommandError::refusal(anyhow::anyhow!(located));
     match error {
         Error::MissingVariables { .. } => {
             failure.with_hint("set them with `--var NAME=VALUE`, in the environment, or in the clusterctl config file")

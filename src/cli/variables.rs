@@ -2,11 +2,11 @@
 //! config file (`--clusterctl-config`, else clusterctl's own when it exists), in clusterctl's
 //! order of precedence.
 
-use super::{Failure, VariableArgs};
+use super::{CommandError, VariableArgs};
 use crate::subst::{Values, config_file};
 
 /// The values clusterctl would see, with `--var` playing the part of clusterctl's own overrides.
-pub(super) fn values(args: &VariableArgs) -> Result<Values, Failure> {
+pub(super) fn values(args: &VariableArgs) -> Result<Values, CommandError> {
     let config_path = match &args.clusterctl_config {
         Some(path) => Some(path.clone()),
         None => config_file::default_path(),
@@ -14,7 +14,7 @@ pub(super) fn values(args: &VariableArgs) -> Result<Values, Failure> {
     let config = match &config_path {
         Some(path) => config_file::read(path).map_err(|e| {
             let explicit = args.clusterctl_config.is_some();
-            let failure = Failure::internal(e);
+            let failure = CommandError::fault(e);
             if explicit {
                 failure
             } else {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::{CommandResult, Failure, GlobalArgs, Status};
+use super::{CommandError, CommandResult, GlobalArgs, Status};
 use crate::report::{Format, json};
 use crate::subst::{self, ClusterVariablesOptions};
 
@@ -36,7 +36,9 @@ struct JsonVariable {
 }
 
 /// Name -> default (None: required), merged over files.
-pub(super) fn collect(files: &[PathBuf]) -> Result<BTreeMap<String, Option<Vec<u8>>>, Failure> {
+pub(super) fn collect(
+    files: &[PathBuf],
+) -> Result<BTreeMap<String, Option<Vec<u8>>>, CommandError> {
     let mut merged: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
     for file in files {
         let (name, bytes) = super::subst::read_input(Some(file))?;
@@ -71,14 +73,15 @@ pub(super) fn run(global: &GlobalArgs, args: VarsArgs) -> CommandResult {
                         .map(|d| String::from_utf8_lossy(d).into_owned()),
                 })
                 .collect();
-            json::write_value(&mut out, &JsonVariables { variables: list })?;
+            json::write_value(&mut out, &JsonVariables { variables: list })
+                .map_err(CommandError::fault)?;
         }
         Format::Human | Format::Github => {
             use std::io::Write;
             // Plain listing, without generate cluster's special cases for its own flags.
             let text =
                 subst::render_cluster_variables(&variables, &ClusterVariablesOptions::plain());
-            out.write_all(&text)?;
+            out.write_all(&text).map_err(CommandError::fault)?;
         }
     }
     Ok(Status::Success)

@@ -11,10 +11,9 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::publish::{HttpLimitArgs, ReadLimitArgs};
-use super::{CommandResult, Failure, GlobalArgs, ProviderArgs, Status};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
-use crate::error::Classified;
 use crate::forge::Services;
 use crate::forge::http::human_duration;
 use crate::forge::progress::{Event, Progress};
@@ -57,7 +56,8 @@ pub struct VerifyArgs {
 pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
-    let settings = Settings::resolve(args.api_url.as_deref(), &env).map_err(failure)?;
+    let settings =
+        Settings::resolve(args.api_url.as_deref(), &env).map_err(CommandError::from_classified)?;
     let request = VerifyRequest {
         source: args.source,
         provider_name: args.provider.provider,
@@ -70,7 +70,9 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         None => crate::config::Config::discover(std::path::Path::new(".")),
     };
     let config = match &config_path {
-        Some(path) => Some(crate::config::Config::load(path).map_err(Failure::internal)?),
+        Some(path) => {
+            Some(crate::config::Config::load(path).map_err(CommandError::from_classified)?)
+        }
         None => None,
     };
     // The same switches as `capkg release`: capkg.yaml `check_images: false`, or the variable.
@@ -83,22 +85,22 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     services.policy.max_wait = args.max_wait;
     let mut report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
-        .map_err(failure)?;
+        .map_err(CommandError::from_classified)?;
     if let Some(config) = &config {
         report = report.waive(&config.waivers, &config.root);
     }
-    write_report(global, &ci, &report)?;
+    write_report(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
-        ci::append_step_summary(path, &report.markdown()).map_err(Failure::internal)?;
+        ci::append_step_summary(path, &report.markdown()).map_err(CommandError::fault)?;
     }
     Ok(if report.ok {
         Status::Success
     } else {
-        Status::Failure
+        Status::Findings
     })
 }
 
-fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> Result<(), Failure> {
+fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> std::io::Result<()> {
     let mut out = super::stdout();
     if global.format == Format::Json {
         report::json::write_value(&mut out, report)?;
@@ -241,19 +243,14 @@ pub(super) fn write_annotations(
     )
 }
 
-/// Maps a verify error to an exit code, keeping its hint.
-fn failure(error: verify::Error) -> Failure {
-    Failure::classified(error.is_refusal(), error.hint(), error)
-}
-
 /// The runtime network commands run on.
-pub(super) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+pub(super) fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| {
-            Failure::internal(anyhow::Error::new(e).context("cannot start the async runtime"))
+            CommandError::fault(anyhow::Error::new(e).context("cannot start the async runtime"))
         })
 }
 

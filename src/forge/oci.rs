@@ -718,7 +718,7 @@ impl Classified for OciError {
             OciError::Http(err) if matches!(**err, HttpError::Insecure { .. }) => {
                 ErrorClass::Refusal
             }
-            _ => ErrorClass::Failure,
+            _ => ErrorClass::Fault,
         }
     }
 

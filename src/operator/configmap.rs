@@ -120,7 +120,7 @@ pub enum Error {
 impl Classified for Error {
     fn class(&self) -> ErrorClass {
         match self {
-            Error::Release(e) if !e.is_refusal() => ErrorClass::Failure,
+            Error::Release(e) if !e.is_refusal() => ErrorClass::Fault,
             _ => ErrorClass::Refusal,
         }
     }

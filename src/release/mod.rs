@@ -1224,14 +1224,14 @@ impl Classified for Error {
     fn class(&self) -> ErrorClass {
         match self {
             // `--version 1.2.3` is a bad argument, as `--version v1.2` is.
-            Error::VersionNeedsV { origin, .. } if origin == "--version" => ErrorClass::Failure,
+            Error::VersionNeedsV { origin, .. } if origin == "--version" => ErrorClass::Fault,
             Error::NoVersion
             | Error::NoConfig { .. }
             | Error::Config { .. }
             | Error::SeveralProviders { .. }
             | Error::Git { .. }
             | Error::NoTargets
-            | Error::TargetNotConfigured { .. } => ErrorClass::Failure,
+            | Error::TargetNotConfigured { .. } => ErrorClass::Fault,
             Error::TagNotSemver { .. }
             | Error::VersionNeedsV { .. }
             | Error::LintErrors { .. }

@@ -58,7 +58,7 @@ impl crate::error::Classified for WriteError {
             WriteError::Link { .. } | WriteError::NotRegular { .. } => {
                 crate::error::ErrorClass::Refusal
             }
-            WriteError::Io { .. } => crate::error::ErrorClass::Failure,
+            WriteError::Io { .. } => crate::error::ErrorClass::Fault,
         }
     }
 }
