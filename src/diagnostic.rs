@@ -61,6 +61,25 @@ pub struct Diagnostic {
     pub waived: Option<String>,
 }
 
+/// Adds `found` to `all`, leaving out a finding `all` already holds (the same rule, file, place
+/// and message): the parts of one release that share a file (`metadata.yaml`) report it once.
+pub(crate) fn extend_unique(
+    all: &mut Vec<Diagnostic>,
+    found: impl IntoIterator<Item = Diagnostic>,
+) {
+    for diagnostic in found {
+        let seen = all.iter().any(|d| {
+            d.rule == diagnostic.rule
+                && d.file_name() == diagnostic.file_name()
+                && d.span == diagnostic.span
+                && d.message == diagnostic.message
+        });
+        if !seen {
+            all.push(diagnostic);
+        }
+    }
+}
+
 impl Diagnostic {
     pub fn new(
         rule: &'static str,

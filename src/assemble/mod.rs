@@ -416,17 +416,10 @@ fn lint_each(releases: &[(Release, rules::Options)]) -> Vec<Diagnostic> {
     }
     let mut all: Vec<Diagnostic> = Vec::new();
     for (release, options) in releases {
-        for diagnostic in rules::run(std::slice::from_ref(release), options) {
-            let seen = all.iter().any(|d| {
-                d.rule == diagnostic.rule
-                    && d.file_name() == diagnostic.file_name()
-                    && d.span == diagnostic.span
-                    && d.message == diagnostic.message
-            });
-            if !seen {
-                all.push(diagnostic);
-            }
-        }
+        crate::diagnostic::extend_unique(
+            &mut all,
+            rules::run(std::slice::from_ref(release), options),
+        );
     }
     all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     all

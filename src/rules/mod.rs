@@ -268,18 +268,7 @@ pub fn run(releases: &[Release], options: &Options) -> Vec<Diagnostic> {
                 for (part, options) in &parts {
                     let mut found = Vec::new();
                     run_one(part, options, &mut found);
-                    // A finding in a file the parts share (`metadata.yaml`) is reported once.
-                    for diagnostic in found {
-                        let seen = all.iter().any(|d: &Diagnostic| {
-                            d.rule == diagnostic.rule
-                                && d.file_name() == diagnostic.file_name()
-                                && d.span == diagnostic.span
-                                && d.message == diagnostic.message
-                        });
-                        if !seen {
-                            all.push(diagnostic);
-                        }
-                    }
+                    crate::diagnostic::extend_unique(&mut all, found);
                 }
                 diagnostics.extend(all);
             }
