@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
             [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)')
             [CompletionResult]::new('configmaps', 'configmaps', [CompletionResultType]::ParameterValue, 'Print the ConfigMaps cluster-api-operator reads the release''s providers from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -327,6 +328,26 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'capkg;diff' {
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL for github.com sources (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Accept an `upgrade/…` rule''s findings (repeatable): `--allow RULE=REASON`. Waived findings are still shown, with the reason; `lint: allow:` in capkg.yaml says the same')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one')
+            [CompletionResult]::new('--max-wait', '--max-wait', [CompletionResultType]::ParameterName, 'The longest capkg waits before a retry (`90s`, `10m`, `1h`)')
+            [CompletionResult]::new('--http-timeout', '--http-timeout', [CompletionResultType]::ParameterName, 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)')
+            [CompletionResult]::new('--min-transfer-rate', '--min-transfer-rate', [CompletionResultType]::ParameterName, 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)')
+            [CompletionResult]::new('--max-download', '--max-download', [CompletionResultType]::ParameterName, 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'capkg;configmaps' {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The release''s version (`v1.2.3`): the operator''s `spec.version` and the ConfigMap''s version label')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of the provider''s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`''s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses')
@@ -367,6 +388,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
             [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)')
             [CompletionResult]::new('configmaps', 'configmaps', [CompletionResultType]::ParameterValue, 'Print the ConfigMaps cluster-api-operator reads the release''s providers from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -416,6 +438,9 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             break
         }
         'capkg;help;verify' {
+            break
+        }
+        'capkg;help;diff' {
             break
         }
         'capkg;help;configmaps' {

@@ -25,6 +25,9 @@ _capkg() {
             capkg,configmaps)
                 cmd="capkg__subcmd__configmaps"
                 ;;
+            capkg,diff)
+                cmd="capkg__subcmd__diff"
+                ;;
             capkg,help)
                 cmd="capkg__subcmd__help"
                 ;;
@@ -63,6 +66,9 @@ _capkg() {
                 ;;
             capkg__subcmd__help,configmaps)
                 cmd="capkg__subcmd__help__subcmd__configmaps"
+                ;;
+            capkg__subcmd__help,diff)
+                cmd="capkg__subcmd__help__subcmd__diff"
                 ;;
             capkg__subcmd__help,help)
                 cmd="capkg__subcmd__help__subcmd__help"
@@ -143,14 +149,14 @@ _capkg() {
 
     case "${cmd}" in
         capkg)
-            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify configmaps completions help"
+            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify diff configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -212,7 +218,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -234,7 +240,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -284,7 +290,65 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__diff)
+            opts="-q -v -h --api-url --provider --type --allow --config --max-wait --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -299,7 +363,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help)
-            opts="lint rules subst vars render assemble init publish release verify configmaps completions help"
+            opts="lint rules subst vars render assemble init publish release verify diff configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,6 +405,20 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__configmaps)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -566,7 +644,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -608,7 +686,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -630,7 +708,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -692,7 +770,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -758,7 +836,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -884,7 +962,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -946,7 +1024,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1000,7 +1078,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1066,7 +1144,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1088,7 +1166,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1118,7 +1196,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1140,7 +1218,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1198,7 +1276,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)

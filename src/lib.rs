@@ -18,6 +18,7 @@
 //! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package.
 //! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
 //! - [`verify`]: reads a published release as clusterctl does and checks it.
+//! - [`diff`]: compares two releases and reports what breaks an upgrade (`upgrade/…` rules).
 //! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps).
 //! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
 //! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
@@ -29,6 +30,7 @@ pub(crate) mod ci;
 pub mod cli;
 pub mod config;
 pub(crate) mod diagnostic;
+pub(crate) mod diff;
 pub(crate) mod error;
 pub mod files;
 pub(crate) mod flect;

@@ -346,7 +346,7 @@ fn write_report(global: &GlobalArgs, report: &Report) -> Result<(), Failure> {
                     )?;
                 }
             }
-            Format::Human => {
+            Format::Human | Format::Markdown => {
                 let mut err = std::io::stderr().lock();
                 for warning in warnings {
                     let _ = writeln!(err, "warning: {warning}");

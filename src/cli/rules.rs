@@ -74,7 +74,7 @@ pub(super) fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
             let infos: Vec<RuleInfo> = selected.iter().map(|r| info(r)).collect();
             json::write_value(&mut out, &serde_json::json!({ "rules": infos }))?;
         }
-        Format::Human | Format::Github if args.rule.is_some() => {
+        Format::Human | Format::Github | Format::Markdown if args.rule.is_some() => {
             let rule = info(selected[0]);
             writeln!(out, "{} ({})\n", rule.id, rule.severity)?;
             writeln!(
@@ -95,7 +95,7 @@ pub(super) fn run(global: &GlobalArgs, args: RulesArgs) -> CommandResult {
             )?;
             writeln!(out, "Source: {}\n        {}", rule.reference, rule.url)?;
         }
-        Format::Human | Format::Github => {
+        Format::Human | Format::Github | Format::Markdown => {
             let width = selected.iter().map(|r| r.id.len()).max().unwrap_or(0);
             for rule in selected {
                 writeln!(

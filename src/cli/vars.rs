@@ -73,7 +73,7 @@ pub(super) fn run(global: &GlobalArgs, args: VarsArgs) -> CommandResult {
                 .collect();
             json::write_value(&mut out, &JsonVariables { variables: list })?;
         }
-        Format::Human | Format::Github => {
+        Format::Human | Format::Github | Format::Markdown => {
             use std::io::Write;
             // Plain listing, without generate cluster's special cases for its own flags.
             let text =

@@ -586,6 +586,7 @@ pub(crate) async fn publish(
                     version: Some(release.version.to_string()),
                     // Looked up before publishing already.
                     check_images: false,
+                    skip_checks: false,
                 },
                 &settings,
                 services.clone(),

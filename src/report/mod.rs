@@ -4,6 +4,7 @@
 //! only when wanted), [`json`] (one object on stdout; its shape is part of capkg's interface) and
 //! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations).
 
+pub(crate) mod diff;
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
@@ -22,6 +23,8 @@ pub enum Format {
     Json,
     /// GitHub Actions annotations (`::error file=…::…`).
     Github,
+    /// A Markdown document, for a pull request comment or release notes (`capkg diff` only).
+    Markdown,
 }
 
 /// `--color`.
@@ -97,7 +100,9 @@ pub(crate) fn write_lint(
     summary: &Summary,
 ) -> io::Result<()> {
     match format {
-        Format::Human => human::write_diagnostics(out, style, diagnostics, summary),
+        Format::Human | Format::Markdown => {
+            human::write_diagnostics(out, style, diagnostics, summary)
+        }
         Format::Json => json::write_lint(out, diagnostics, summary),
         Format::Github => github::write_diagnostics(out, diagnostics, summary),
     }

@@ -62,6 +62,16 @@ pub(crate) struct VerifyRequest {
     /// Look every image the components name up in its registry
     /// ([`crate::verify::images_exist`]); not for folders.
     pub check_images: bool,
+    /// Read only: no lint rules and no series check (`capkg diff` compares what was read).
+    pub skip_checks: bool,
+}
+
+/// A release as read, with what is known of its provider and version: what `capkg diff`
+/// compares.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadRelease {
+    pub release: Release,
+    pub options: rules::Options,
 }
 
 /// Where verify reads from and with which tokens; built from flags and the environment by
@@ -166,6 +176,9 @@ pub(crate) struct VerifyReport {
     pub warnings: Vec<String>,
     /// No lint errors and every check passed.
     pub ok: bool,
+    /// What was read, one entry per provider.
+    #[serde(skip)]
+    pub releases: Vec<ReadRelease>,
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
@@ -648,12 +661,17 @@ async fn read_and_check(
     let provider = rules::Context::new(&release, &options).provider;
     let label = provider.label();
     match &parsed_version {
+        _ if request.skip_checks => {}
         Some(v) => checks.insert(0, series_check(&release, v, label.as_deref())),
         None => warnings.push(format!(
             "`{version}` is not a semantic version: clusterctl cannot install it, and the release series check was skipped"
         )),
     }
-    let diagnostics = rules::run(std::slice::from_ref(&release), &options);
+    let diagnostics = if request.skip_checks {
+        Vec::new()
+    } else {
+        rules::run(std::slice::from_ref(&release), &options)
+    };
     if request.check_images {
         images_check(&[&release], settings, &services, &mut checks, &mut warnings).await;
     }
@@ -670,6 +688,7 @@ async fn read_and_check(
         summary: Summary::default(),
         warnings,
         ok: false,
+        releases: vec![ReadRelease { release, options }],
     }
     .finish())
 }
@@ -734,7 +753,8 @@ fn verify_directory(
     let mut files = Vec::new();
     let mut versions = Vec::new();
     let mut labels = Vec::new();
-    for release in &releases {
+    let mut read = Vec::new();
+    for release in releases {
         let (version, from_path) = version_from_path(&release.dir);
         let options = rules::Options {
             provider_type: request
@@ -743,13 +763,17 @@ fn verify_directory(
             provider_name: request.provider_name.clone().or(from_path.map(|(_, n)| n)),
             version: version.clone(),
         };
-        let label = rules::Context::new(release, &options).provider.label();
+        let label = rules::Context::new(&release, &options).provider.label();
         if let Some(version) = &version {
-            checks.push(series_check(release, version, label.as_deref()));
+            if !request.skip_checks {
+                checks.push(series_check(&release, version, label.as_deref()));
+            }
             versions.push(version.to_string());
         }
         labels.extend(label);
-        diagnostics.extend(rules::run(std::slice::from_ref(release), &options));
+        if !request.skip_checks {
+            diagnostics.extend(rules::run(std::slice::from_ref(&release), &options));
+        }
         for file in &release.files {
             let text = file.source().text();
             files.push(VerifiedFile {
@@ -759,9 +783,10 @@ fn verify_directory(
                 url: file.path.display().to_string(),
             });
         }
+        read.push(ReadRelease { release, options });
     }
     let mut warnings = warnings;
-    if versions.is_empty() {
+    if versions.is_empty() && !request.skip_checks {
         warnings.push(
             "the folder is not in the `{provider-label}/{version}/` layout, so the version is unknown and the release series check was skipped".into(),
         );
@@ -782,6 +807,7 @@ fn verify_directory(
         summary: Summary::default(),
         warnings,
         ok: false,
+        releases: read,
     }
     .finish())
 }
@@ -930,6 +956,7 @@ mod tests {
             provider_type,
             version: None,
             check_images: false,
+            skip_checks: false,
         };
         let local = (ProviderType::Bootstrap, "kubeadm".to_string());
         assert_eq!(
