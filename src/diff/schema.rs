@@ -463,4 +463,47 @@ mod tests {
         assert_eq!(d[0].0, "^.list[*]");
         assert_eq!(d[1].0, "^.map.*");
     }
+
+    /// crdify's `test/validchanges`: new optional fields, one with an enum, one an object with
+    /// required fields of its own; none breaks existing objects.
+    #[test]
+    fn crdify_valid_changes_are_not_findings() {
+        let old = "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      size:\n        type: integer\n";
+        let new = format!(
+            "{old}      colour:\n        type: string\n      zone:\n        type: string\n        enum: [North, South]\n      settings:\n        type: object\n        required: [key, source]\n        properties:\n          key: {{type: string}}\n          source: {{type: string}}\n"
+        );
+        let d = deltas(old, &new);
+        assert_eq!(d.len(), 3, "{d:?}");
+        assert!(
+            d.iter()
+                .all(|(_, rule, what)| rule.is_none() && what == "field added")
+        );
+    }
+
+    /// crdify's `test/multipleincompatible` (its scope change is a CRD-level check): a raised
+    /// maximum and an added enum value pass, a raised minimum and a new required field fail.
+    #[test]
+    fn crdify_multiple_incompatible_changes_are_each_reported() {
+        let old = "type: object\nproperties:\n  spec:\n    type: object\n    required: [count]\n    properties:\n      count:\n        type: integer\n        maximum: 5\n        minimum: 2\n      level:\n        type: string\n        enum: [Low, High]\n";
+        let new = old
+            .replace("maximum: 5", "maximum: 50")
+            .replace("minimum: 2", "minimum: 4")
+            .replace("enum: [Low, High]", "enum: [Low, High, Max]")
+            .replace("required: [count]", "required: [count, level]");
+        assert_eq!(
+            deltas(old, &new)
+                .into_iter()
+                .map(|(path, rule, _)| (path, rule))
+                .collect::<Vec<_>>(),
+            [
+                ("^.spec".to_string(), Some("upgrade/crd-required-added")),
+                ("^.spec.count".to_string(), None),
+                (
+                    "^.spec.count".to_string(),
+                    Some("upgrade/crd-minimum-raised")
+                ),
+                ("^.spec.level".to_string(), None),
+            ]
+        );
+    }
 }

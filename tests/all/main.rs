@@ -10,6 +10,7 @@ mod clusterctl_words;
 mod common;
 mod completions;
 mod configmaps;
+mod diff;
 mod forge_facts;
 mod hostile_files;
 mod hostile_network;
