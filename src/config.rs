@@ -82,6 +82,9 @@ pub struct Config {
     pub waivers: Vec<crate::rules::Waiver>,
     /// `check_images:` (default true): `capkg release` looks every image up in its registry.
     pub check_images: Option<bool>,
+    /// `previous:`: the release `capkg release` compares with (`capkg diff`): a version, a
+    /// source `capkg verify` reads, or `none`; default the newest older one at each target.
+    pub previous: Option<String>,
 }
 
 /// One `images:` entry, with kustomize's field names and meaning.
@@ -366,6 +369,7 @@ impl Config {
                 "images",
                 "lint",
                 "check_images",
+                "previous",
             ],
         )? {
             match key {
@@ -399,6 +403,7 @@ impl Config {
                 "targets" => config.targets = reader.targets(value)?,
                 "images" => config.images = reader.images(value)?,
                 "lint" => config.waivers = reader.lint(value, &source)?,
+                "previous" => config.previous = Some(reader.string(value)?),
                 "check_images" => {
                     config.check_images = Some(match value.scalar_text() {
                         Some("true") => true,

@@ -267,7 +267,7 @@ pub(crate) async fn diff(
     Ok(report)
 }
 
-fn side(report: &verify::VerifyReport) -> SideInfo {
+pub(crate) fn side(report: &verify::VerifyReport) -> SideInfo {
     SideInfo {
         source: report.source.clone(),
         version: report.version.clone(),

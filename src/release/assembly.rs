@@ -36,6 +36,8 @@ pub(crate) struct Assembled {
     pub waivers: Vec<crate::rules::Waiver>,
     /// `check_images:` (default true): look every image up before publishing.
     pub check_images: bool,
+    /// `previous:`: the release to compare with (see [`super::Previous`]).
+    pub previous: Option<String>,
 }
 
 /// Builds the release for a version.
@@ -142,6 +144,7 @@ impl Assembler for ConfigAssembler {
             targets: config.targets.clone(),
             waivers: config.waivers.clone(),
             check_images: config.check_images.unwrap_or(true),
+            previous: config.previous.clone(),
         })
     }
 }

@@ -63,6 +63,7 @@ impl Assembler for Fixed {
             targets: self.targets.clone(),
             waivers: Vec::new(),
             check_images: true,
+            previous: None,
         })
     }
 }

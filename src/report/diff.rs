@@ -104,6 +104,41 @@ pub(crate) fn write_changes(out: &mut dyn Write, report: &DiffReport) -> io::Res
     writeln!(out)
 }
 
+/// The changes and findings in a few lines each, indented: `capkg release`'s text output.
+pub(crate) fn write_compact(
+    out: &mut dyn Write,
+    report: &DiffReport,
+    indent: &str,
+) -> io::Result<()> {
+    let several = several_providers(report);
+    for section in SECTIONS {
+        for change in report.changes.iter().filter(|c| c.section == section) {
+            writeln!(
+                out,
+                "{indent}{} {} {}",
+                mark(change.change),
+                section.title(),
+                line(change, several)
+            )?;
+        }
+    }
+    for d in &report.diagnostics {
+        let waived = d
+            .waived
+            .as_deref()
+            .map_or_else(String::new, |reason| format!(" (waived: {reason})"));
+        writeln!(
+            out,
+            "{indent}{} {}: {}{}{waived}",
+            d.severity,
+            d.rule,
+            d.message,
+            place(d).replace('`', "")
+        )?;
+    }
+    Ok(())
+}
+
 /// The last line: what the findings mean for the release.
 pub(crate) fn verdict(report: &DiffReport) -> String {
     let s = &report.summary;

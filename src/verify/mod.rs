@@ -440,56 +440,11 @@ async fn read_and_check(
     settings: &Settings,
     services: Services,
 ) -> Result<VerifyReport, Error> {
-    let http = |credential: Option<Credential>| {
-        services
-            .http(credential)
-            .map_err(|e| Error::http("start the HTTP client".into(), e))
-    };
     let opened = match parsed.source {
         ProviderSource::Directory(dir) => {
             return verify_directory(request, &dir, parsed.warnings);
         }
-        ProviderSource::GitHub(source) => Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Github,
-            local_provider: None,
-            repository: Box::new(GitHubRepository::new(
-                source,
-                settings.github_api.clone(),
-                http(
-                    settings
-                        .github_token
-                        .clone()
-                        .map(|token| Credential::bearer(token).for_origin(&settings.github_api)),
-                )?,
-            )),
-        },
-        ProviderSource::GitLab(source) => {
-            // The token goes to the origin of the URL verified, and nowhere else.
-            let origin = Url::parse(&source.origin).map_err(|e| Error::Unexpected {
-                url: source.origin.clone(),
-                reason: e.to_string(),
-            })?;
-            let credential = settings
-                .gitlab_credential
-                .clone()
-                .map(|c| c.for_origin(&origin));
-            Opened {
-                version: source.version.clone(),
-                components: source.components_path.clone(),
-                kind: RepositoryKind::Gitlab,
-                local_provider: None,
-                repository: Box::new(GitLabRepository::new(source, http(credential)?)),
-            }
-        }
-        ProviderSource::Local(source) => Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Local,
-            local_provider: source.provider().map(|(t, n)| (t, n.to_string())),
-            repository: Box::new(LocalRepository::new(source)),
-        },
+        source => open(source, settings, &services)?,
     };
     let Opened {
         repository,
@@ -691,6 +646,99 @@ async fn read_and_check(
         releases: vec![ReadRelease { release, options }],
     }
     .finish())
+}
+
+/// The repository a parsed (non-folder) SOURCE names.
+fn open(source: ProviderSource, settings: &Settings, services: &Services) -> Result<Opened, Error> {
+    let http = |credential: Option<Credential>| {
+        services
+            .http(credential)
+            .map_err(|e| Error::http("start the HTTP client".into(), e))
+    };
+    Ok(match source {
+        ProviderSource::Directory(dir) => {
+            return Err(Error::Source(SourceError {
+                source_text: dir.display().to_string(),
+                message: "a folder is not a repository".into(),
+                hint: None,
+            }));
+        }
+        ProviderSource::GitHub(source) => Opened {
+            version: source.version.clone(),
+            components: source.components_path.clone(),
+            kind: RepositoryKind::Github,
+            local_provider: None,
+            repository: Box::new(GitHubRepository::new(
+                source,
+                settings.github_api.clone(),
+                http(
+                    settings
+                        .github_token
+                        .clone()
+                        .map(|token| Credential::bearer(token).for_origin(&settings.github_api)),
+                )?,
+            )),
+        },
+        ProviderSource::GitLab(source) => {
+            // The token goes to the origin of the URL verified, and nowhere else.
+            let origin = Url::parse(&source.origin).map_err(|e| Error::Unexpected {
+                url: source.origin.clone(),
+                reason: e.to_string(),
+            })?;
+            let credential = settings
+                .gitlab_credential
+                .clone()
+                .map(|c| c.for_origin(&origin));
+            Opened {
+                version: source.version.clone(),
+                components: source.components_path.clone(),
+                kind: RepositoryKind::Gitlab,
+                local_provider: None,
+                repository: Box::new(GitLabRepository::new(source, http(credential)?)),
+            }
+        }
+        ProviderSource::Local(source) => Opened {
+            version: source.version.clone(),
+            components: source.components_path.clone(),
+            kind: RepositoryKind::Local,
+            local_provider: source.provider().map(|(t, n)| (t, n.to_string())),
+            repository: Box::new(LocalRepository::new(source)),
+        },
+    })
+}
+
+/// The newest version SOURCE's repository offers that is older than `than`: what `capkg
+/// release` compares a release with. Pre-releases are skipped (users upgrade from releases),
+/// unless `than` is one. `None` for the first release, and for GitLab packages, which cannot be
+/// listed through clusterctl's URLs.
+pub(crate) async fn previous_version(
+    source: &str,
+    than: &Version,
+    settings: &Settings,
+    services: &Services,
+) -> Result<Option<String>, Error> {
+    let parsed = source::parse(source, &|p: &Path| p.is_dir())?;
+    if matches!(
+        parsed.source,
+        ProviderSource::GitLab(_) | ProviderSource::Directory(_)
+    ) {
+        return Ok(None);
+    }
+    let opened = open(parsed.source, settings, services)?;
+    let versions = match opened.repository.versions().await {
+        Ok(versions) => versions,
+        // A local repository without the provider's folder yet: nothing published.
+        Err(Error::Local { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(versions
+        .iter()
+        .filter_map(|text| Some((Version::parse(text).ok()?, text)))
+        .filter(|(v, _)| v < than && (than.is_prerelease() || !v.is_prerelease()))
+        .max_by(|(a, _), (b, _)| a.compare(b))
+        .map(|(_, text)| text.clone()))
 }
 
 /// The provider's manifest label, as clusterctl names it in its messages: from the local
