@@ -215,7 +215,14 @@ pub(crate) fn compare<'a>(
             sink.change(Change::new(Section::Crds, subject(name), b, a));
         }
         if before.is_some_and(|v| v.served) && !after.is_some_and(|v| v.served) {
-            let at = after.map_or_else(|| new.versions_node(), |v| v.node);
+            let at = after.map_or_else(
+                || new.versions_node(),
+                |v| {
+                    v.node
+                        .path_entry(&["served"])
+                        .map_or(v.node, |(key, _)| key)
+                },
+            );
             let what = if after.is_some() {
                 "is no longer served"
             } else {

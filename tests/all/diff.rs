@@ -130,7 +130,7 @@ fn an_unserved_version_is_an_error_with_its_place_and_the_version_change() {
             .unwrap()
             .ends_with("v1.15.0/infrastructure-components.yaml")
     );
-    assert_eq!(finding["line"], 44);
+    assert_eq!(finding["line"], 319, "at `served:` of v1beta1");
     assert_eq!(finding["waived"], Value::Null);
     let change = report["changes"]
         .as_array()
