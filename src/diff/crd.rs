@@ -2,7 +2,7 @@
 //! conversion, scope, contract labels; and the checks between an old and a new one.
 
 use super::schema::{self, Delta};
-use super::{Change, Section, Sink};
+use super::{Change, ChangeKind, Section, Sink};
 use crate::files::ReleaseFile;
 use crate::k8s::Object;
 use crate::rules::upgrade as rules;
@@ -293,12 +293,12 @@ pub(crate) fn compare<'a>(
 }
 
 fn report_delta<'a>(new: &Crd<'a>, what: &str, delta: Delta<'a>, sink: &mut Sink) {
-    sink.change(Change::new(
-        Section::Crds,
-        format!("CRD {what} {}", delta.path),
-        None,
-        Some(delta.what.clone()),
-    ));
+    let subject = format!("CRD {what} {}", delta.path);
+    sink.change(match delta.what.as_str() {
+        schema::FIELD_ADDED => Change::bare(ChangeKind::Added, Section::Crds, subject),
+        schema::FIELD_REMOVED => Change::bare(ChangeKind::Removed, Section::Crds, subject),
+        _ => Change::described(Section::Crds, subject, delta.what.clone()),
+    });
     if let Some(rule) = delta.rule {
         sink.finding(
             rule,

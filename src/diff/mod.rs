@@ -25,7 +25,6 @@ use crate::rules::upgrade as rules;
 use crate::rules::waivers::{self, Scope};
 use crate::rules::{self as lint_rules, Context, Findings, Rule, Waiver};
 use crate::verify::{self, ReadRelease, Settings, VerifyRequest};
-use crate::version::Version;
 use crate::yaml::Node;
 use crate::yaml::json_value::JsonValue;
 
@@ -95,6 +94,14 @@ impl Change {
             subject,
             old,
             new,
+        }
+    }
+
+    /// Something added, removed or changed, with no value to show (an object).
+    pub(crate) fn bare(change: ChangeKind, section: Section, subject: String) -> Self {
+        Self {
+            change,
+            ..Self::new(section, subject, None, None)
         }
     }
 
@@ -303,34 +310,22 @@ pub(crate) fn compare(old: &[ReadRelease], new: &[ReadRelease]) -> DiffReport {
         let mut sink = Sink::new(provider.clone());
         match before {
             Some(before) => compare_release(before, after, &mut sink),
-            None => sink.change(Change::new(
+            None => sink.change(Change::bare(
+                ChangeKind::Added,
                 Section::Objects,
                 format!("provider {provider}"),
-                None,
-                Some(
-                    after
-                        .options
-                        .version
-                        .as_ref()
-                        .map(Version::to_string)
-                        .unwrap_or_default(),
-                ),
             )),
         }
         changes.append(&mut sink.changes);
         diagnostics.append(&mut sink.diagnostics);
     }
     if !single {
-        for (index, provider) in old_labels.iter().enumerate() {
+        for provider in &old_labels {
             if !new_labels.contains(provider) {
-                changes.push(Change::new(
+                changes.push(Change::bare(
+                    ChangeKind::Removed,
                     Section::Objects,
                     format!("provider {provider}"),
-                    old.get(index)
-                        .and_then(|r| r.options.version.as_ref())
-                        .map(Version::to_string)
-                        .or(Some(String::new())),
-                    None,
                 ));
                 warnings.push(format!(
                     "provider {provider} is in the old release only: nothing to compare it with"
@@ -366,11 +361,10 @@ fn compare_release(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {
     for (key, (old_file, before)) in &old_objects {
         match new_objects.get(key) {
             None => {
-                sink.change(Change::new(
+                sink.change(Change::bare(
+                    ChangeKind::Removed,
                     Section::Objects,
                     key.clone(),
-                    Some(String::new()),
-                    None,
                 ));
                 if before.is_kind("CustomResourceDefinition") {
                     sink.on_file(
@@ -385,10 +379,10 @@ fn compare_release(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {
             }
             Some((file, after)) => {
                 if !same(before.root, after.root) {
-                    sink.change(Change::described(
+                    sink.change(Change::bare(
+                        ChangeKind::Changed,
                         Section::Objects,
                         key.clone(),
-                        "changed".into(),
                     ));
                 }
                 if let (Some(a), Some(b)) = (
@@ -402,11 +396,10 @@ fn compare_release(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {
     }
     for key in new_objects.keys() {
         if !old_objects.contains_key(key) {
-            sink.change(Change::new(
+            sink.change(Change::bare(
+                ChangeKind::Added,
                 Section::Objects,
                 key.clone(),
-                None,
-                Some(String::new()),
             ));
         }
     }

@@ -13,6 +13,10 @@ use crate::rules::upgrade as rules;
 use crate::yaml::Node;
 use crate::yaml::json_value::JsonValue;
 
+/// What a [`Delta`] says of a property only one side has.
+pub(crate) const FIELD_ADDED: &str = "field added";
+pub(crate) const FIELD_REMOVED: &str = "field removed";
+
 /// One difference between two property schemas.
 #[derive(Debug)]
 pub(crate) struct Delta<'a> {
@@ -106,7 +110,7 @@ pub(crate) fn compare<'a>(old: &Node, new: &'a Node) -> Vec<Delta<'a>> {
                 out.push(Delta {
                     path: path.clone(),
                     rule: Some(&rules::FIELD_REMOVED),
-                    what: "field removed".into(),
+                    what: FIELD_REMOVED.into(),
                     at,
                 });
             }
@@ -120,7 +124,7 @@ pub(crate) fn compare<'a>(old: &Node, new: &'a Node) -> Vec<Delta<'a>> {
             out.push(Delta {
                 path: path.clone(),
                 rule: None,
-                what: "field added".into(),
+                what: FIELD_ADDED.into(),
                 at: node,
             });
         }

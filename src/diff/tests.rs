@@ -3,6 +3,7 @@
 use super::*;
 use crate::files;
 use crate::provider::FileRole;
+use crate::version::Version;
 
 const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
 kind: Metadata
