@@ -378,6 +378,10 @@ fn compare_release(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {
                 }
             }
             Some((file, after)) => {
+                // Most objects are the same text in both releases: nothing to compare.
+                if text_of(old_file, before) == text_of(file, after) {
+                    continue;
+                }
                 if !same(before.root, after.root) {
                     sink.change(Change::bare(
                         ChangeKind::Changed,
@@ -405,6 +409,11 @@ fn compare_release(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {
     }
     rbac::compare(&old.release, &new.release, sink);
     images(&old_objects, &new_objects, sink);
+}
+
+/// An object as written.
+fn text_of<'f>(file: &'f ReleaseFile, object: &Object<'_>) -> &'f str {
+    file.source().slice(object.root.span())
 }
 
 /// Structural equality, as the API server sees objects (key order and YAML style aside).

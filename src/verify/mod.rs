@@ -973,6 +973,50 @@ pub(crate) fn checksums_check(problems: &[String], all_match: String) -> Check {
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn the_previous_version_is_the_newest_older_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let label = dir.path().join("infrastructure-x");
+        for version in ["v1.2.3", "v1.2.4", "v1.3.0-rc.0", "v1.4.0", "notes"] {
+            std::fs::create_dir_all(label.join(version)).unwrap();
+        }
+        let settings = Settings::resolve(None, &|_| None).unwrap();
+        let previous = |than: &str| {
+            let source = format!(
+                "file://{}/v9.9.9/infrastructure-components.yaml",
+                label.display()
+            );
+            let than = Version::parse(than).unwrap();
+            let settings = settings.clone();
+            async move {
+                previous_version(&source, &than, &settings, &Services::default())
+                    .await
+                    .unwrap()
+            }
+        };
+        // Releases only, newest first below the version; pre-releases for a pre-release.
+        assert_eq!(previous("v1.3.0").await.as_deref(), Some("v1.2.4"));
+        assert_eq!(
+            previous("v1.3.0-rc.1").await.as_deref(),
+            Some("v1.3.0-rc.0")
+        );
+        assert_eq!(previous("v1.2.3").await, None);
+        // No folder for the provider yet: the first release.
+        let none = format!(
+            "file://{}/infrastructure-y/v1.0.0/infrastructure-components.yaml",
+            dir.path().display()
+        );
+        let found = previous_version(
+            &none,
+            &Version::parse("v1.0.0").unwrap(),
+            &settings,
+            &Services::default(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(found, None);
+    }
+
     #[test]
     fn checksum_lists_name_their_files() {
         let list = b"aaaa  metadata.yaml\nbbbb *cluster-template.yaml\n\n";
