@@ -1278,6 +1278,13 @@ mod tests {
     }
 
     #[test]
+    fn previous_names_the_release_to_compare_with() {
+        let config = parse("previous: v1.2.2\n").unwrap();
+        assert_eq!(config.previous.as_deref(), Some("v1.2.2"));
+        assert_eq!(parse("output: out\n").unwrap().previous, None);
+    }
+
+    #[test]
     fn unknown_fields_are_errors_with_a_position() {
         assert_eq!(
             error("provider:\n  name: aws\n  typo: x\n"),
@@ -1285,7 +1292,7 @@ mod tests {
         );
         assert_eq!(
             error("output: out\ntemplate: x\n"),
-            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint, check_images"
+            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint, check_images, previous"
         );
         assert_eq!(
             error("targets:\n  github:\n    repository: o/r\n"),

@@ -128,13 +128,13 @@ pub fn check_glob(glob: &str) -> Result<(), String> {
 
 /// How to waive a rule, for `capkg rules ID`.
 pub fn how_to_waive(rule: &str) -> String {
+    let command = if Scope::Upgrade.covers(rule) {
+        "`capkg diff` (`capkg release` takes the capkg.yaml entry)"
+    } else {
+        "`capkg lint`"
+    };
     format!(
-        "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to `capkg {}`. Waived findings are still shown, with the reason, and do not fail the run.",
-        if Scope::Upgrade.covers(rule) {
-            "diff` or `capkg release"
-        } else {
-            "lint"
-        }
+        "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to {command}. Waived findings are still shown, with the reason, and do not fail the run."
     )
 }
 
