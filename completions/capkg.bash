@@ -1039,7 +1039,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --provider --type --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --dry-run --previous --provider --type --http-timeout --min-transfer-rate --max-download --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1055,6 +1055,10 @@ _capkg() {
                     ;;
                 --target)
                     COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
+                    return 0
+                    ;;
+                --previous)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --provider)

@@ -87,7 +87,7 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         .waive(&waivers, &root);
     write(global, &ci, &report)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
-        ci::append_step_summary(path, &report::diff::markdown(&report, "###"))
+        ci::append_step_summary(path, &diff::render::markdown(&report, "###"))
             .map_err(Failure::internal)?;
     }
     Ok(if report.ok {
@@ -101,10 +101,10 @@ fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> Result<(),
     let mut out = super::stdout();
     match global.format {
         Format::Json => report::json::write_value(&mut out, report)?,
-        Format::Markdown => out.write_all(report::diff::markdown(report, "##").as_bytes())?,
+        Format::Markdown => out.write_all(diff::render::markdown(report, "##").as_bytes())?,
         Format::Human | Format::Github => {
             if !global.quiet {
-                report::diff::write_changes(&mut out, report)?;
+                diff::render::write_changes(&mut out, report)?;
             }
             if uses_annotations(global, ci) {
                 write_annotations(&mut out, &report.diagnostics)?;
@@ -116,7 +116,7 @@ fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> Result<(),
                     &report.summary,
                 )?;
             }
-            writeln!(out, "{}", report::diff::verdict(report))?;
+            writeln!(out, "{}", diff::render::verdict(report))?;
         }
     }
     Ok(())

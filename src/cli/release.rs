@@ -321,9 +321,9 @@ fn write_target(
                         .previous
                         .as_deref()
                         .unwrap_or("the previous release"),
-                    report::diff::verdict(diff)
+                    crate::diff::render::verdict(diff)
                 )?;
-                report::diff::write_compact(out, diff, "    ")?;
+                crate::diff::render::write_compact(out, diff, "    ")?;
             }
             (None, Some(note)) => writeln!(out, "  upgrade {prefix}{note}")?,
             (None, None) => {}

@@ -9,6 +9,7 @@
 
 pub(crate) mod crd;
 pub(crate) mod rbac;
+pub(crate) mod render;
 pub(crate) mod schema;
 
 use std::collections::BTreeMap;

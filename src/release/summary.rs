@@ -127,7 +127,7 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             match (&upgrade.diff, &upgrade.note) {
                 (Some(diff), _) => {
                     md.push_str(&format!("{target}:\n\n"));
-                    md.push_str(&crate::report::diff::markdown(diff, "####"));
+                    md.push_str(&crate::diff::render::markdown(diff, "####"));
                     md.push('\n');
                 }
                 (None, Some(note)) => {

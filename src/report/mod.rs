@@ -4,7 +4,6 @@
 //! only when wanted), [`json`] (one object on stdout; its shape is part of capkg's interface) and
 //! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations).
 
-pub(crate) mod diff;
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;

@@ -2,7 +2,8 @@
 //! local repository and on the fake GitHub: v1 is published (nothing to compare); a v2 that stops
 //! serving a CRD version is refused with nothing published; the same v2 with a waiver in
 //! capkg.yaml is published, the finding shown as waived; a compatible v2 is published with its
-//! diff in the step summary and the JSON report. Also `--previous none` and `--previous VERSION`.
+//! diff in the step summary and the JSON report. Also `--previous none` and `--previous VERSION`,
+//! and GitLab, whose package versions cannot be listed, with `--previous VERSION`.
 
 use std::path::Path;
 
@@ -313,4 +314,49 @@ fn previous_none_skips_and_previous_version_picks_the_release() {
         !Path::new(&provider.root().join("repo/infrastructure-azure/v1.2.6")).exists(),
         "nothing published"
     );
+}
+
+#[test]
+fn gitlab_compares_with_the_version_given() {
+    use crate::publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
+    let fake = FakeGitLab::start();
+    let provider = provider("  gitlab:\n    package: infrastructure-azure\n");
+    let run = |tag: &str, components: &str, extra: &[&str]| {
+        std::fs::write(provider.root().join("components.yaml"), components).unwrap();
+        let output = release(&provider)
+            .args(["--format", "json"])
+            .args(extra)
+            .env("GITLAB_CI", "true")
+            .env("CI", "true")
+            .env("CI_COMMIT_TAG", tag)
+            .env("CI_API_V4_URL", &fake.api)
+            .env("CI_PROJECT_ID", PROJECT_ID)
+            .env("CI_JOB_TOKEN", gitlab::JOB_TOKEN)
+            .output()
+            .unwrap();
+        let report = json(&output);
+        (output, report)
+    };
+    // A package's versions cannot be listed through clusterctl's URLs: said, not guessed.
+    let (output, report) = run("v1.2.3", &components(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        upgrade(&report)["note"]
+            .as_str()
+            .unwrap()
+            .contains("pass `--previous VERSION`"),
+        "{report}"
+    );
+    let uploads = fake.count("PUT");
+    let (output, report) = run("v1.2.4", &unserved(), &["--previous", "v1.2.3"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(upgrade(&report)["previous"], "v1.2.3");
+    assert_eq!(
+        fake.count("PUT"),
+        uploads,
+        "a refused release uploads nothing"
+    );
+    let (output, report) = run("v1.2.4", &compatible(), &["--previous", "v1.2.3"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(upgrade(&report)["diff"]["ok"], true);
 }

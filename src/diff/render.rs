@@ -1,12 +1,13 @@
-//! `capkg diff`'s changes as a reviewer reads them: plain text grouped by section, or Markdown
-//! (a pull request comment, release notes, the CI step summary). Findings are rendered by the
-//! other report writers ([`super::human`], [`super::github`], [`super::json`]).
+//! A diff as a reviewer reads it: the changes as plain text grouped by section, or the whole
+//! report as Markdown (a pull request comment, release notes, the CI step summary), as
+//! [`crate::verify::VerifyReport::markdown`] is verify's. Findings in text are rendered by
+//! [`crate::report`].
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use super::{Change, ChangeKind, DiffReport, Section, SideInfo};
 use crate::diagnostic::Diagnostic;
-use crate::diff::{Change, ChangeKind, DiffReport, Section, SideInfo};
 
 const SECTIONS: [Section; 5] = [
     Section::Metadata,
