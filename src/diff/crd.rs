@@ -175,6 +175,8 @@ pub(crate) fn kube_order(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// What the controllers' RBAC and flags say about Cluster API's CRD migrator.
 pub(crate) struct Migrator<'a> {
+    /// CRD names the manager may `patch`/`update` (`None` in the list: all).
+    pub writable: Vec<Option<&'a str>>,
     /// CRD names the manager may `patch`/`update` the status of (`None` in the list: all).
     pub status_writable: Vec<Option<&'a str>>,
     /// `--skip-crd-migration-phases` includes `StorageVersionMigration`.
@@ -182,12 +184,12 @@ pub(crate) struct Migrator<'a> {
 }
 
 impl Migrator<'_> {
+    /// The migrator rewrites the CRD's objects and then its `status.storedVersions`: it needs
+    /// both permissions on it.
     fn runs_for(&self, crd: &str) -> bool {
-        !self.storage_phase_skipped
-            && self
-                .status_writable
-                .iter()
-                .any(|name| name.is_none_or(|n| n == crd))
+        let covers =
+            |names: &[Option<&str>]| names.iter().any(|name| name.is_none_or(|n| n == crd));
+        !self.storage_phase_skipped && covers(&self.writable) && covers(&self.status_writable)
     }
 }
 
@@ -392,7 +394,7 @@ fn storage_move<'a>(old: &Crd<'_>, new: &Crd<'a>, migrator: &Migrator<'_>, sink:
     let why = if migrator.storage_phase_skipped {
         "`--skip-crd-migration-phases` skips StorageVersionMigration"
     } else {
-        "the manager may not patch `customresourcedefinitions/status` for it, so Cluster API's CRD migrator cannot run"
+        "the manager may not patch the CRD and its `customresourcedefinitions/status`, so Cluster API's CRD migrator cannot run"
     };
     sink.finding(
         &rules::STORAGE_WITHOUT_MIGRATOR,

@@ -107,12 +107,14 @@ pub(crate) fn compare(old: &Release, new: &Release, sink: &mut Sink) {
     }
 }
 
+const CRDS: &str = "customresourcedefinitions";
 const CRD_STATUS: &str = "customresourcedefinitions/status";
 /// The manager flag that turns phases of Cluster API's CRD migrator off.
 const SKIP_PHASES_FLAG: &str = "--skip-crd-migration-phases";
 
 /// Which CRDs the manager may migrate, from its RBAC and flags.
 pub(crate) fn migrator(release: &Release) -> Migrator<'_> {
+    let mut writable = Vec::new();
     let mut status_writable = Vec::new();
     for rule in rules_of(release) {
         let groups = texts(rule.get("apiGroups"));
@@ -121,16 +123,21 @@ pub(crate) fn migrator(release: &Release) -> Migrator<'_> {
         let applies = groups
             .iter()
             .any(|g| *g == "apiextensions.k8s.io" || *g == "*")
-            && resources.iter().any(|r| *r == CRD_STATUS || *r == "*")
             && verbs.iter().any(|v| matches!(*v, "patch" | "update" | "*"));
         if !applies {
             continue;
         }
         let names = texts(rule.get("resourceNames"));
-        if names.is_empty() {
-            status_writable.push(None);
+        let granted: Vec<Option<&str>> = if names.is_empty() {
+            vec![None]
         } else {
-            status_writable.extend(names.into_iter().map(Some));
+            names.into_iter().map(Some).collect()
+        };
+        if resources.iter().any(|r| *r == CRDS || *r == "*") {
+            writable.extend(granted.iter().copied());
+        }
+        if resources.iter().any(|r| *r == CRD_STATUS || *r == "*") {
+            status_writable.extend(granted);
         }
     }
     let storage_phase_skipped = Context::objects_in(release.components()).any(|(_, object)| {
@@ -147,6 +154,7 @@ pub(crate) fn migrator(release: &Release) -> Migrator<'_> {
         })
     });
     Migrator {
+        writable,
         status_writable,
         storage_phase_skipped,
     }

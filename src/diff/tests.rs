@@ -287,6 +287,23 @@ fn a_storage_move_needs_the_migrator_unless_the_schemas_agree_without_a_webhook(
         "{:?}",
         r.diagnostics
     );
+    // The status alone is not enough: the migrator rewrites the objects through the CRD too.
+    let status_only = edit(
+        &moved,
+        "  verbs: [get, list, watch]\n",
+        "  verbs: [get, list, watch]\n- apiGroups: [apiextensions.k8s.io]\n  resources: [customresourcedefinitions/status]\n  verbs: [patch, update]\n",
+    );
+    let r = compare(
+        &[read(&old, METADATA, "v1.0.0")],
+        &[read(&status_only, METADATA, "v1.1.0")],
+    );
+    assert!(
+        r.diagnostics
+            .iter()
+            .any(|d| d.rule == "upgrade/storage-version-without-migrator"),
+        "{:?}",
+        r.diagnostics
+    );
     // ... unless its storage phase is switched off.
     let skipped = edit(
         &migrating,
