@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
             [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)')
             [CompletionResult]::new('configmaps', 'configmaps', [CompletionResultType]::ParameterValue, 'Print the ConfigMaps cluster-api-operator reads the release''s providers from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -291,6 +292,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Publish only to these targets of the configuration (repeatable)')
+            [CompletionResult]::new('--previous', '--previous', [CompletionResultType]::ParameterName, 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
             [CompletionResult]::new('--http-timeout', '--http-timeout', [CompletionResultType]::ParameterName, 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)')
@@ -316,6 +318,28 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one')
             [CompletionResult]::new('--max-wait', '--max-wait', [CompletionResultType]::ParameterName, 'The longest capkg waits before a retry, as for `publish`: a GitHub rate limit that resets later fails at once with clusterctl''s rate-limit message (`90s`, `10m`, `1h`)')
+            [CompletionResult]::new('--http-timeout', '--http-timeout', [CompletionResultType]::ParameterName, 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)')
+            [CompletionResult]::new('--min-transfer-rate', '--min-transfer-rate', [CompletionResultType]::ParameterName, 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)')
+            [CompletionResult]::new('--max-download', '--max-download', [CompletionResultType]::ParameterName, 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)')
+            [CompletionResult]::new('--max-layers', '--max-layers', [CompletionResultType]::ParameterName, 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read')
+            [CompletionResult]::new('--images-timeout', '--images-timeout', [CompletionResultType]::ParameterName, 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;diff' {
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL for github.com sources (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Accept an `upgrade/…` rule''s findings (repeatable): `--allow RULE=REASON`. Waived findings are still shown, with the reason; `lint: allow:` in capkg.yaml says the same')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one')
+            [CompletionResult]::new('--max-wait', '--max-wait', [CompletionResultType]::ParameterName, 'The longest capkg waits before a retry (`90s`, `10m`, `1h`)')
             [CompletionResult]::new('--http-timeout', '--http-timeout', [CompletionResultType]::ParameterName, 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)')
             [CompletionResult]::new('--min-transfer-rate', '--min-transfer-rate', [CompletionResultType]::ParameterName, 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)')
             [CompletionResult]::new('--max-download', '--max-download', [CompletionResultType]::ParameterName, 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)')
@@ -371,6 +395,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
             [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)')
             [CompletionResult]::new('configmaps', 'configmaps', [CompletionResultType]::ParameterValue, 'Print the ConfigMaps cluster-api-operator reads the release''s providers from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -420,6 +445,9 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             break
         }
         'capkg;help;verify' {
+            break
+        }
+        'capkg;help;diff' {
             break
         }
         'capkg;help;configmaps' {

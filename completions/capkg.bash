@@ -25,6 +25,9 @@ _capkg() {
             capkg,configmaps)
                 cmd="capkg__subcmd__configmaps"
                 ;;
+            capkg,diff)
+                cmd="capkg__subcmd__diff"
+                ;;
             capkg,help)
                 cmd="capkg__subcmd__help"
                 ;;
@@ -63,6 +66,9 @@ _capkg() {
                 ;;
             capkg__subcmd__help,configmaps)
                 cmd="capkg__subcmd__help__subcmd__configmaps"
+                ;;
+            capkg__subcmd__help,diff)
+                cmd="capkg__subcmd__help__subcmd__diff"
                 ;;
             capkg__subcmd__help,help)
                 cmd="capkg__subcmd__help__subcmd__help"
@@ -143,14 +149,14 @@ _capkg() {
 
     case "${cmd}" in
         capkg)
-            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify configmaps completions help"
+            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify diff configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -212,7 +218,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -234,7 +240,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -284,7 +290,73 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__diff)
+            opts="-q -v -h --api-url --provider --type --allow --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-layers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --images-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -299,7 +371,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help)
-            opts="lint rules subst vars render assemble init publish release verify configmaps completions help"
+            opts="lint rules subst vars render assemble init publish release verify diff configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,6 +413,20 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__configmaps)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -566,7 +652,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -608,7 +694,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -630,7 +716,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -692,7 +778,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -758,7 +844,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -884,7 +970,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -946,7 +1032,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -961,7 +1047,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --dry-run --previous --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -977,6 +1063,10 @@ _capkg() {
                     ;;
                 --target)
                     COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
+                    return 0
+                    ;;
+                --previous)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --provider)
@@ -1008,7 +1098,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1074,7 +1164,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1096,7 +1186,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1126,7 +1216,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1148,7 +1238,7 @@ _capkg() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1214,7 +1304,7 @@ _capkg() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)

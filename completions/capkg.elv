@@ -38,6 +38,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand publish 'Publish an assembled release directory'
             cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
             cand verify 'Read a published release as clusterctl does and lint it'
+            cand diff 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
             cand configmaps 'Print the ConfigMaps cluster-api-operator reads the release''s providers from'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -269,6 +270,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
             cand --version 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)'
             cand --target 'Publish only to these targets of the configuration (repeatable)'
+            cand --previous 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
@@ -293,6 +295,27 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --config 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one'
             cand --max-wait 'The longest capkg waits before a retry, as for `publish`: a GitHub rate limit that resets later fails at once with clusterctl''s rate-limit message (`90s`, `10m`, `1h`)'
+            cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
+            cand --min-transfer-rate 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)'
+            cand --max-download 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)'
+            cand --max-layers 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read'
+            cand --images-timeout 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;diff'= {
+            cand --api-url 'API base URL for github.com sources (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --allow 'Accept an `upgrade/…` rule''s findings (repeatable): `--allow RULE=REASON`. Waived findings are still shown, with the reason; `lint: allow:` in capkg.yaml says the same'
+            cand --config 'capkg''s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one'
+            cand --max-wait 'The longest capkg waits before a retry (`90s`, `10m`, `1h`)'
             cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
             cand --min-transfer-rate 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)'
             cand --max-download 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)'
@@ -345,6 +368,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand publish 'Publish an assembled release directory'
             cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
             cand verify 'Read a published release as clusterctl does and lint it'
+            cand diff 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
             cand configmaps 'Print the ConfigMaps cluster-api-operator reads the release''s providers from'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -380,6 +404,8 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;help;release'= {
         }
         &'capkg;help;verify'= {
+        }
+        &'capkg;help;diff'= {
         }
         &'capkg;help;configmaps'= {
         }

@@ -26,7 +26,8 @@ end
 
 complete -c capkg -n "__fish_capkg_needs_command" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_needs_command" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -44,6 +45,7 @@ complete -c capkg -n "__fish_capkg_needs_command" -f -a "init" -d 'Scaffold `cap
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "publish" -d 'Publish an assembled release directory'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "diff" -d 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -54,7 +56,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand lint" -l allow -d 'Accept a 
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l config -d 'capkg\'s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -64,7 +67,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand lint" -s v -l verbose -d 'Sa
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand rules" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand rules" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -75,7 +79,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand subst" -l var -d 'Set a vari
 complete -c capkg -n "__fish_capkg_using_subcommand subst" -l clusterctl-config -d 'A clusterctl configuration file whose top-level keys are variables; default: clusterctl\'s own (`$XDG_CONFIG_HOME/cluster-api/clusterctl.yaml`, then `~/.cluster-api/clusterctl.yaml`) when it exists' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand subst" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand subst" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -85,7 +90,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand subst" -s v -l verbose -d 'S
 complete -c capkg -n "__fish_capkg_using_subcommand subst" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand vars" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand vars" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -104,7 +110,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand render" -l provider -d 'Prov
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand render" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -125,7 +132,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l templates -d 'G
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l namespace -d 'The namespace the components install into (replaces `namespace:`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand assemble" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -136,7 +144,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand init" -l provider -d 'Provid
 complete -c capkg -n "__fish_capkg_using_subcommand init" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand init" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand init" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -146,7 +155,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand init" -s v -l verbose -d 'Sa
 complete -c capkg -n "__fish_capkg_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and not __fish_seen_subcommand_from local github gitlab oci help" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -165,7 +175,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l overrides -d 'Also print the overrides layout clusterctl reads from this folder' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from local" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -186,7 +197,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from github" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -210,7 +222,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from gitlab" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -231,7 +244,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_sub
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand publish; and __fish_seen_subcommand_from oci" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -251,6 +265,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publi
 gitlab\t''
 local\t''
 oci\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l previous -d 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
@@ -260,7 +275,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-layers -d 'T
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -281,13 +297,35 @@ complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-layers -d 'Th
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l api-url -d 'API base URL for github.com sources (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l allow -d 'Accept an `upgrade/…` rule\'s findings (repeatable): `--allow RULE=REASON`. Waived findings are still shown, with the reason; `lint: allow:` in capkg.yaml says the same' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l config -d 'capkg\'s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l max-wait -d 'The longest capkg waits before a retry (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l version -d 'The release\'s version (`v1.2.3`): the operator\'s `spec.version` and the ConfigMap\'s version label' -r
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s n -l namespace -d 'The namespace of the provider\'s custom resource, where the operator looks for its ConfigMaps (`capioperator preload`\'s default); `""` writes none, so that `kubectl create -n NAMESPACE -f` chooses' -r
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s o -l output -d 'Write the ConfigMaps to this file instead of stdout' -r -F
@@ -295,7 +333,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l provider -d '
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -304,26 +343,28 @@ complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s v -l verbose 
 complete -c capkg -n "__fish_capkg_using_subcommand configmaps" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
-github\t'GitHub Actions annotations (`::error file=…::…`)'"
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "rules" -d 'List the lint rules, or explain one'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "publish" -d 'Publish an assembled release directory'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify configmaps completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "rules" -d 'List the lint rules, or explain one'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "publish" -d 'Publish an assembled release directory'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "diff" -d 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'

@@ -82,6 +82,9 @@ pub struct Config {
     pub waivers: Vec<crate::rules::Waiver>,
     /// `check_images:` (default true): `capkg release` looks every image up in its registry.
     pub check_images: Option<bool>,
+    /// `previous:`: the release `capkg release` compares with (`capkg diff`): a version, a
+    /// source `capkg verify` reads, or `none`; default the newest older one at each target.
+    pub previous: Option<String>,
 }
 
 /// Kubernetes' container `imagePullPolicy` values.
@@ -372,6 +375,7 @@ impl Config {
                 "images",
                 "lint",
                 "check_images",
+                "previous",
             ],
         )? {
             match key {
@@ -405,6 +409,7 @@ impl Config {
                 "targets" => config.targets = reader.targets(value)?,
                 "images" => config.images = reader.images(value)?,
                 "lint" => config.waivers = reader.lint(value, &source)?,
+                "previous" => config.previous = Some(reader.string(value)?),
                 "check_images" => {
                     config.check_images = Some(match value.scalar_text() {
                         Some("true") => true,
@@ -1389,6 +1394,13 @@ mod tests {
     }
 
     #[test]
+    fn previous_names_the_release_to_compare_with() {
+        let config = parse("previous: v1.2.2\n").unwrap();
+        assert_eq!(config.previous.as_deref(), Some("v1.2.2"));
+        assert_eq!(parse("output: out\n").unwrap().previous, None);
+    }
+
+    #[test]
     fn unknown_fields_are_errors_with_a_position() {
         assert_eq!(
             error("provider:\n  name: aws\n  typo: x\n"),
@@ -1396,7 +1408,7 @@ mod tests {
         );
         assert_eq!(
             error("output: out\ntemplate: x\n"),
-            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint, check_images"
+            "capkg.yaml:2:1: unknown field `template` in the top level; expected one of: provider, providers, components, metadata, templates, namespace, version, output, targets, images, lint, check_images, previous"
         );
         assert_eq!(
             error("targets:\n  github:\n    repository: o/r\n"),

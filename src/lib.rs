@@ -38,6 +38,7 @@
 //! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package, an
 //!   OCI registry.
 //! - [`verify`]: reads a published release as clusterctl or the operator does and checks it.
+//! - [`diff`]: compares two releases and reports what breaks an upgrade (`upgrade/…` rules).
 //!
 //! Orchestration and presentation:
 //! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
@@ -51,6 +52,7 @@ pub(crate) mod ci;
 pub mod cli;
 pub mod config;
 pub(crate) mod diagnostic;
+pub(crate) mod diff;
 pub(crate) mod error;
 pub mod files;
 pub(crate) mod flect;

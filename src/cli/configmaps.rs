@@ -91,7 +91,7 @@ pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
             };
             json::write_value(&mut super::stdout(), &document).map_err(CommandError::fault)?;
         }
-        Format::Human | Format::Github if !global.quiet => {
+        Format::Human | Format::Github | Format::Markdown if !global.quiet => {
             eprintln!(
                 "wrote {} ConfigMap{} to {}",
                 config_maps.len(),

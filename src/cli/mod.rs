@@ -11,6 +11,7 @@
 mod assemble;
 mod completions;
 mod configmaps;
+mod diff;
 mod init;
 mod lint;
 mod publish;
@@ -90,6 +91,8 @@ pub enum Command {
     Release(release::ReleaseArgs),
     /// Read a published release as clusterctl does and lint it.
     Verify(verify::VerifyArgs),
+    /// Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules).
+    Diff(diff::DiffArgs),
     /// Print the ConfigMaps cluster-api-operator reads the release's providers from.
     Configmaps(configmaps::ConfigmapsArgs),
     /// Print a shell completion script.
@@ -302,6 +305,12 @@ fn write_json_error(message: &str, hint: Option<&str>, exit_code: u8) {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> CommandResult {
     let global = &cli.global;
+    if global.format == Format::Markdown && !matches!(cli.command, Command::Diff(_)) {
+        return Err(CommandError::fault(anyhow::anyhow!(
+            "`--format markdown` is for `capkg diff` only"
+        ))
+        .with_hint("use `--format human`, `json` or `github`"));
+    }
     match cli.command {
         Command::Lint(args) => lint::run(global, args),
         Command::Rules(args) => rules::run(global, args),
@@ -313,6 +322,7 @@ pub fn run(cli: Cli) -> CommandResult {
         Command::Publish(args) => publish::run(global, args),
         Command::Release(args) => release::run(global, args),
         Command::Verify(args) => verify::run(global, args),
+        Command::Diff(args) => diff::run(global, args),
         Command::Configmaps(args) => configmaps::run(global, args),
         Command::Completions(args) => completions::run(global, args),
     }

@@ -385,7 +385,7 @@ fn write_report(global: &GlobalArgs, report: &Report) -> std::io::Result<()> {
                     )?;
                 }
             }
-            Format::Human => {
+            Format::Human | Format::Markdown => {
                 let mut err = std::io::stderr().lock();
                 for warning in warnings {
                     let _ = writeln!(err, "warning: {warning}");

@@ -60,6 +60,11 @@ pub struct ReleaseArgs {
     /// Print the plan and touch nothing: no network access, nothing written.
     #[arg(long)]
     pub dry_run: bool,
+    /// The release to compare with before publishing (`capkg diff`): a version looked up at
+    /// each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml
+    /// `previous:`, else the newest version older than this one at each target.
+    #[arg(long, value_name = "REF|none")]
+    pub previous: Option<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
     #[command(flatten)]
@@ -82,6 +87,7 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
         targets: args.target.into_iter().map(Into::into).collect(),
         provider_type: args.provider.provider_type,
         provider_name: args.provider.provider,
+        previous: args.previous.as_deref().map(release::Previous::parse),
     };
     let checks_shown = AtomicBool::new(false);
     let outcome = match release::plan(&request, &ci, &assembler, &env) {
@@ -353,6 +359,29 @@ fn write_target(
                 check.name,
                 check.message
             )?;
+        }
+    }
+    for upgrade in &target.upgrade {
+        let prefix = if several {
+            format!("{} ", upgrade.label)
+        } else {
+            String::new()
+        };
+        match (&upgrade.diff, &upgrade.note) {
+            (Some(diff), _) => {
+                writeln!(
+                    out,
+                    "  upgrade {prefix}from {}: {}",
+                    upgrade
+                        .previous
+                        .as_deref()
+                        .unwrap_or("the previous release"),
+                    crate::diff::render::verdict(diff)
+                )?;
+                crate::diff::render::write_compact(out, diff, "    ")?;
+            }
+            (None, Some(note)) => writeln!(out, "  upgrade {prefix}{note}")?,
+            (None, None) => {}
         }
     }
     write_urls(out, target)

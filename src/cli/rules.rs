@@ -90,7 +90,7 @@ fn write(
             let infos: Vec<RuleInfo> = selected.iter().map(|r| info(r)).collect();
             json::write_value(out, &serde_json::json!({ "rules": infos }))?;
         }
-        Format::Human | Format::Github if explain => {
+        Format::Human | Format::Github | Format::Markdown if explain => {
             let rule = info(selected[0]);
             writeln!(out, "{} ({})\n", rule.id, rule.severity)?;
             writeln!(
@@ -111,7 +111,7 @@ fn write(
             )?;
             writeln!(out, "Source: {}\n        {}", rule.reference, rule.url)?;
         }
-        Format::Human | Format::Github => {
+        Format::Human | Format::Github | Format::Markdown => {
             let width = selected.iter().map(|r| r.id.len()).max().unwrap_or(0);
             for rule in selected {
                 writeln!(

@@ -8,7 +8,12 @@ use crate::report::{ColorChoice, Format};
 
 impl ValueEnum for Format {
     fn value_variants<'a>() -> &'a [Self] {
-        &[Format::Human, Format::Json, Format::Github]
+        &[
+            Format::Human,
+            Format::Json,
+            Format::Github,
+            Format::Markdown,
+        ]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -21,6 +26,8 @@ impl ValueEnum for Format {
             }
             Format::Github => PossibleValue::new("github")
                 .help("GitHub Actions annotations (`::error file=…::…`)"),
+            Format::Markdown => PossibleValue::new("markdown")
+                .help("Markdown for a pull request comment or release notes (`capkg diff`)"),
         })
     }
 }

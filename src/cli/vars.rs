@@ -76,7 +76,7 @@ pub(super) fn run(global: &GlobalArgs, args: VarsArgs) -> CommandResult {
             json::write_value(&mut out, &JsonVariables { variables: list })
                 .map_err(CommandError::fault)?;
         }
-        Format::Human | Format::Github => {
+        Format::Human | Format::Github | Format::Markdown => {
             use std::io::Write;
             // Plain listing, without generate cluster's special cases for its own flags.
             let text =

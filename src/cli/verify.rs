@@ -64,6 +64,7 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         provider_type: args.provider.provider_type,
         version: args.version,
         check_images: true,
+        skip_checks: false,
     };
     let config_path = match &args.config {
         Some(path) => Some(path.clone()),

@@ -39,6 +39,8 @@ pub(crate) struct Assembled {
     /// Where the assembled files were written because findings point into them, or why they
     /// could not be: said with the findings.
     pub findings_note: Option<String>,
+    /// `previous:`: the release to compare with (see [`super::Previous`]).
+    pub previous: Option<String>,
 }
 
 /// Builds the release for a version.
@@ -147,6 +149,7 @@ impl Assembler for ConfigAssembler {
             waivers: config.waivers.clone(),
             check_images: config.check_images.unwrap_or(true),
             findings_note,
+            previous: config.previous.clone(),
         })
     }
 }

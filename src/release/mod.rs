@@ -95,6 +95,31 @@ pub(crate) struct ReleaseRequest {
     pub targets: Vec<TargetKind>,
     pub provider_type: Option<ProviderType>,
     pub provider_name: Option<String>,
+    /// `--previous`; wins over capkg.yaml `previous:`.
+    pub previous: Option<Previous>,
+}
+
+/// Which release the new one is compared with before publishing (`capkg diff`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum Previous {
+    /// The newest version older than this one published at each target.
+    #[default]
+    Newest,
+    /// `none`: no comparison.
+    Skip,
+    /// A version, looked up at each target (`v1.2.2`), or a source `capkg verify` reads.
+    Given(String),
+}
+
+impl Previous {
+    /// `--previous REF` or `previous: REF`.
+    pub(crate) fn parse(text: &str) -> Self {
+        match text.trim() {
+            "none" => Previous::Skip,
+            "" => Previous::Newest,
+            other => Previous::Given(other.to_string()),
+        }
+    }
 }
 
 /// Everything decided before publishing: the release, the checks, the destinations.
@@ -120,6 +145,11 @@ pub(crate) struct ReleasePlan {
     pub images: Vec<images_exist::ImageUse>,
     /// Why the image check is off (`check_images: false`), when it is.
     pub images_off: Option<String>,
+    /// The release to compare with, at each target.
+    pub previous: Previous,
+    /// The new release per provider (in the release's provider order), as `capkg diff` reads
+    /// one.
+    pub compared: Vec<verify::ReadRelease>,
 }
 
 impl ReleasePlan {
@@ -152,7 +182,13 @@ pub(crate) fn plan(
         waivers,
         check_images,
         findings_note: _,
+        previous,
     } = assembled;
+    let previous = request
+        .previous
+        .clone()
+        .or(previous.as_deref().map(Previous::parse))
+        .unwrap_or_default();
     // Flags describe the one provider of a single-provider release (the assembler refuses them
     // for several); lint below runs only when the assembler did not.
     let single = match providers.as_slice() {
@@ -264,6 +300,10 @@ pub(crate) fn plan(
             None
         }
     };
+    let compared = release
+        .as_ref()
+        .map(|r| compared_releases(r, &linted.release, &version.version))
+        .unwrap_or_default();
     Ok(ReleasePlan {
         version,
         root,
@@ -284,7 +324,41 @@ pub(crate) fn plan(
         } else {
             None
         },
+        previous,
+        compared,
     })
+}
+
+/// Each provider's part of the release: `metadata.yaml` and its components files.
+fn compared_releases(
+    release: &ReleaseDir,
+    files: &files::Release,
+    version: &Version,
+) -> Vec<verify::ReadRelease> {
+    release
+        .providers
+        .iter()
+        .map(|provider| verify::ReadRelease {
+            release: files::Release {
+                dir: files.dir.clone(),
+                files: files
+                    .files
+                    .iter()
+                    .filter(|f| {
+                        f.role == crate::provider::FileRole::Metadata
+                            || provider.components.iter().any(|c| c == f.file_name())
+                    })
+                    .cloned()
+                    .collect(),
+                near_misses: Vec::new(),
+            },
+            options: rules::Options {
+                provider_type: Some(provider.provider_type),
+                provider_name: Some(provider.name.clone()),
+                version: Some(version.clone()),
+            },
+        })
+        .collect()
 }
 
 /// The release files as lint sees them, the provider label and the release series.
@@ -525,6 +599,56 @@ pub(crate) async fn publish_after_checks(
         }
     }
 
+    // The upgrade from the previous release at every target, before any of them writes.
+    for (index, (target, target_plan)) in opened.iter().enumerate() {
+        let kind = target.kind();
+        let compared = match target_settings(plan, index, env, &verify_settings) {
+            Ok(settings) => {
+                upgrade_from_previous(
+                    plan,
+                    kind,
+                    &target_plan.destination.providers,
+                    &settings,
+                    &services,
+                )
+                .await
+            }
+            Err(source) => Err(Error::Previous {
+                target: kind,
+                source,
+            }),
+        };
+        let upgrades = match compared {
+            Ok(upgrades) => upgrades,
+            Err(error) => {
+                outcome.stop_before_publishing(&error);
+                return outcome;
+            }
+        };
+        let broken = upgrades.iter().find_map(|u| {
+            let diff = u.diff.as_ref().filter(|d| !d.ok)?;
+            Some(Error::UpgradeBreaks {
+                target: kind,
+                label: u.label.clone(),
+                previous: u.previous.clone().unwrap_or_default(),
+                errors: diff.summary.errors,
+                first: diff
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.is_blocking_error())
+                    .map(|d| format!("{}: {}", d.rule, d.message))
+                    .unwrap_or_default(),
+            })
+        });
+        if let Some(report) = outcome.targets.get_mut(index) {
+            report.upgrade = upgrades;
+        }
+        if let Some(error) = broken {
+            outcome.stop_before_publishing(&error);
+            return outcome;
+        }
+    }
+
     for (index, (target, target_plan)) in opened.into_iter().enumerate() {
         let kind = target.kind();
         let unchanged = target_plan.is_noop();
@@ -569,14 +693,7 @@ pub(crate) async fn publish_after_checks(
         if kind == TargetKind::Memory {
             continue;
         }
-        // A GitHub target configured with its own API is read back through it.
-        let settings = match plan.destinations.get(index) {
-            Some(TargetRequest::GitHub(GitHubRequest {
-                api_url: Some(api), ..
-            })) => verify::Settings::resolve(Some(api), env),
-            _ => Ok(verify_settings.clone()),
-        };
-        let settings = match settings {
+        let settings = match target_settings(plan, index, env, &verify_settings) {
             Ok(settings) => settings,
             Err(err) => {
                 let error = Error::Verify {
@@ -603,6 +720,7 @@ pub(crate) async fn publish_after_checks(
                     version: Some(release.version.to_string()),
                     // Looked up before publishing already.
                     check_images: false,
+                    skip_checks: false,
                 },
                 &settings,
                 services.clone(),
@@ -650,6 +768,112 @@ pub(crate) async fn publish_after_checks(
         outcome.status = Status::Unchanged;
     }
     outcome
+}
+
+/// How verify reads target `index`: a GitHub target configured with its own API through it.
+fn target_settings(
+    plan: &ReleasePlan,
+    index: usize,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    default: &verify::Settings,
+) -> Result<verify::Settings, verify::Error> {
+    match plan.destinations.get(index) {
+        Some(TargetRequest::GitHub(GitHubRequest {
+            api_url: Some(api), ..
+        })) => verify::Settings::resolve(Some(api), env),
+        _ => Ok(default.clone()),
+    }
+}
+
+/// The previous release of each provider at one target, compared with this one.
+async fn upgrade_from_previous(
+    plan: &ReleasePlan,
+    kind: TargetKind,
+    providers: &[ProviderDestination],
+    settings: &verify::Settings,
+    services: &Services,
+) -> Result<Vec<UpgradeReport>, Error> {
+    let this = &plan.version.version;
+    let mut reports = Vec::new();
+    for (destination, new) in providers.iter().zip(&plan.compared) {
+        let mut report = UpgradeReport {
+            label: destination.label.clone(),
+            previous: None,
+            source: None,
+            note: None,
+            diff: None,
+        };
+        let url = &destination.clusterctl_url;
+        // The version's path segment of the URL, for another version.
+        let at_version =
+            |version: &str| url.replacen(&format!("/{this}/"), &format!("/{version}/"), 1);
+        let source = match (&plan.previous, kind) {
+            (_, TargetKind::Memory) => continue,
+            (Previous::Skip, _) => {
+                report.note = Some("not compared: `--previous none`".into());
+                None
+            }
+            (Previous::Given(given), _) if is_source(given) => Some(given.clone()),
+            (_, TargetKind::Oci) => {
+                report.note = Some(
+                    "the previous release is not looked up in an OCI registry: pass `--previous oci://REF` to compare".into(),
+                );
+                None
+            }
+            (Previous::Given(version), _) => Some(at_version(version)),
+            (Previous::Newest, TargetKind::Gitlab) => {
+                report.note = Some(
+                    "a GitLab package's versions cannot be listed through clusterctl's URLs: pass `--previous VERSION` (or `previous:` in capkg.yaml) to compare".into(),
+                );
+                None
+            }
+            (Previous::Newest, _) => verify::previous_version(url, this, settings, services)
+                .await
+                .map_err(|source| Error::Previous {
+                    target: kind,
+                    source,
+                })?
+                .map(|version| at_version(&version)),
+        };
+        let Some(source) = source else {
+            if report.note.is_none() {
+                report.note = Some(format!(
+                    "first release of {} here: nothing to compare",
+                    destination.label
+                ));
+            }
+            reports.push(report);
+            continue;
+        };
+        let request = crate::diff::DiffRequest {
+            provider_name: new.options.provider_name.clone(),
+            provider_type: new.options.provider_type,
+            ..crate::diff::DiffRequest::default()
+        };
+        let old = crate::diff::read(&source, &request, settings, services.clone())
+            .await
+            .map_err(|source| Error::Previous {
+                target: kind,
+                source,
+            })?;
+        let mut diff = crate::diff::compare(&old.releases, std::slice::from_ref(new));
+        diff.old = crate::diff::side(&old);
+        diff.new = crate::diff::SideInfo {
+            source: url.clone(),
+            version: Some(this.to_string()),
+            provider_label: Some(destination.label.clone()),
+        };
+        report.previous = old.version.clone();
+        report.source = Some(source);
+        report.diff = Some(diff.waive(&plan.waivers, &plan.root));
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// `--previous` names a source rather than a version.
+fn is_source(text: &str) -> bool {
+    text.contains("://") || text.contains('/') || Path::new(text).is_dir()
 }
 
 fn first_problem(report: &VerifyReport) -> String {
@@ -740,6 +964,21 @@ pub(crate) struct ProviderReport {
     pub verify: Option<VerifyReport>,
 }
 
+/// One provider's upgrade from the previous release at one target.
+#[derive(Debug, Serialize)]
+pub(crate) struct UpgradeReport {
+    pub label: String,
+    /// The version compared with; `None` when nothing was.
+    pub previous: Option<String>,
+    /// Where the previous release was read.
+    pub source: Option<String>,
+    /// Why nothing was compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// What `capkg diff` found (see [`crate::diff::DiffReport`] for the shape).
+    pub diff: Option<crate::diff::DiffReport>,
+}
+
 /// One target in an [`Outcome`].
 #[derive(Debug, Serialize)]
 pub(crate) struct TargetReport {
@@ -754,6 +993,8 @@ pub(crate) struct TargetReport {
     pub result: Option<targets::Outcome>,
     /// The first provider's verification (each provider's is in `providers`).
     pub verify: Option<VerifyReport>,
+    /// Each provider's upgrade from the previous release here (`capkg diff`).
+    pub upgrade: Vec<UpgradeReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<Step>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -770,6 +1011,7 @@ impl TargetReport {
             plan: None,
             result: None,
             verify: None,
+            upgrade: Vec::new(),
             failed_step: None,
             error: None,
         }
@@ -1207,6 +1449,22 @@ pub(crate) enum Error {
         #[source]
         source: verify::Error,
     },
+    #[error("{target}: could not read the previous release to compare with")]
+    Previous {
+        target: TargetKind,
+        #[source]
+        source: verify::Error,
+    },
+    #[error(
+        "{target}: upgrading {label} from {previous} breaks ({errors} error(s) after waivers; {first})"
+    )]
+    UpgradeBreaks {
+        target: TargetKind,
+        label: String,
+        previous: String,
+        errors: usize,
+        first: String,
+    },
     #[error(
         "{target}: `{url}` does not verify as clusterctl reads it ({errors} error(s): {first})"
     )]
@@ -1238,12 +1496,15 @@ impl Classified for Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::VerifyFailed { .. }
+            | Error::UpgradeBreaks { .. }
             | Error::ImagesMissing { .. } => ErrorClass::Refusal,
             Error::Assemble(source) => source.class(),
             Error::Release(source) | Error::Target { source, .. } => {
                 ErrorClass::refusal_if(source.is_refusal())
             }
             Error::Verify { source, .. } => ErrorClass::refusal_if(source.is_refusal()),
+            // The previous release is there but unreadable: capkg cannot compare.
+            Error::Previous { .. } => ErrorClass::Fault,
         }
     }
 
@@ -1257,6 +1518,13 @@ impl Classified for Error {
                 "add the version's major.minor to `releaseSeries` in metadata.yaml before tagging".into(),
             ),
             Error::LintErrors { .. } => Some("fix the errors above; `capkg rules RULE` explains each rule".into()),
+            Error::UpgradeBreaks { .. } => Some(
+                "fix what breaks the upgrade, or accept a finding you have judged in capkg.yaml `lint: allow:` with the reason (`capkg rules RULE` explains each; `capkg diff OLD NEW` shows the whole diff)".into(),
+            ),
+            Error::Previous { source, .. } => Some(source.hint().map_or_else(
+                || "`--previous VERSION` names another release to compare with, `--previous none` skips the comparison".to_string(),
+                |hint| format!("{hint}; `--previous none` skips the comparison"),
+            )),
             Error::ImagesMissing { .. } => Some(
                 "push the images first (or fix their names or tags in the components or capkg.yaml `images:`); `check_images: false` in capkg.yaml turns the check off".into(),
             ),
@@ -1295,6 +1563,8 @@ impl Error {
             | Error::TagsNotCovered { .. }
             | Error::Git { .. }
             | Error::ImagesMissing { .. }
+            | Error::UpgradeBreaks { .. }
+            | Error::Previous { .. }
             | Error::Release(_) => Stage::Checks,
             Error::Target {
                 step: Step::Plan, ..

@@ -116,6 +116,29 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
         }
     }
 
+    let upgrades: Vec<_> = outcome
+        .targets
+        .iter()
+        .flat_map(|t| t.upgrade.iter().map(move |u| (t.target, u)))
+        .collect();
+    if !upgrades.is_empty() {
+        md.push_str("### Upgrade from the previous release\n\n");
+        for (target, upgrade) in upgrades {
+            match (&upgrade.diff, &upgrade.note) {
+                (Some(diff), _) => {
+                    md.push_str(&format!("{target}:\n\n"));
+                    md.push_str(&crate::diff::render::markdown(diff, "####"));
+                    md.push('\n');
+                }
+                (None, Some(note)) => {
+                    md.push_str(&format!("- {target}: {}: {note}\n", upgrade.label));
+                }
+                (None, None) => {}
+            }
+        }
+        md.push('\n');
+    }
+
     if !outcome.files.is_empty() {
         md.push_str("### Files\n\n| file | size | SHA-256 |\n| --- | ---: | --- |\n");
         for file in &outcome.files {

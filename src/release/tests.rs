@@ -64,6 +64,7 @@ impl Assembler for Fixed {
             waivers: Vec::new(),
             check_images: true,
             findings_note: None,
+            previous: None,
         })
     }
 }

@@ -22,6 +22,8 @@ pub enum Format {
     Json,
     /// GitHub Actions annotations (`::error file=…::…`).
     Github,
+    /// A Markdown document, for a pull request comment or release notes (`capkg diff` only).
+    Markdown,
 }
 
 /// `--color`.
@@ -97,7 +99,9 @@ pub(crate) fn write_lint(
     summary: &Summary,
 ) -> io::Result<()> {
     match format {
-        Format::Human => human::write_diagnostics(out, style, diagnostics, summary),
+        Format::Human | Format::Markdown => {
+            human::write_diagnostics(out, style, diagnostics, summary)
+        }
         Format::Json => json::write_lint(out, diagnostics, summary),
         Format::Github => github::write_diagnostics(out, diagnostics, summary),
     }

@@ -13,6 +13,7 @@ mod contract;
 mod files;
 mod metadata;
 mod templates;
+pub(crate) mod upgrade;
 mod variables;
 pub mod waivers;
 mod yaml;
@@ -73,6 +74,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         clusterclass::RULES,
         variables::RULES,
         contract::RULES,
+        upgrade::RULES,
         waivers::RULES,
     ]
     .into_iter()

@@ -210,14 +210,44 @@ pub fn how_to_waive(rule: &str) -> String {
     if NOT_WAIVABLE.contains(&rule) {
         return "This rule cannot be waived: no judgement makes a file clusterctl reads only in part right; fix the file.".to_string();
     }
+    let command = if Scope::Upgrade.covers(rule) {
+        "`capkg diff` (`capkg release` takes the capkg.yaml entry)"
+    } else {
+        "`capkg lint`"
+    };
     format!(
-        "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to `capkg lint`. Waived findings are still shown, with the reason, and do not fail the run."
+        "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to {command}. Waived findings are still shown, with the reason, and do not fail the run."
     )
+}
+
+/// Which waivers a run judges: lint's own, or the `upgrade/…` ones `capkg diff` uses. A
+/// waiver of the other kind is neither applied nor reported unused (one capkg.yaml serves both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Lint,
+    Upgrade,
+}
+
+impl Scope {
+    fn covers(self, rule: &str) -> bool {
+        rule.starts_with("upgrade/") == (self == Scope::Upgrade)
+    }
 }
 
 /// Marks the findings each waiver accepts and adds a `lint/unused-waiver` warning for each
 /// waiver that accepted none. `root` is the folder `files` globs with a `/` are relative to.
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path) {
+    apply_scoped(diagnostics, waivers, root, Scope::Lint);
+}
+
+/// [`apply`] with the waivers of one scope.
+pub fn apply_scoped(
+    diagnostics: &mut Vec<Diagnostic>,
+    waivers: &[Waiver],
+    root: &Path,
+    scope: Scope,
+) {
+    let waivers: Vec<&Waiver> = waivers.iter().filter(|w| scope.covers(&w.rule)).collect();
     let mut used = vec![false; waivers.len()];
     let mut objects = ObjectIndex::default();
     for diagnostic in diagnostics.iter_mut() {

@@ -62,6 +62,16 @@ pub(crate) struct VerifyRequest {
     /// Look every image the components name up in its registry
     /// ([`crate::verify::images_exist`]); not for folders.
     pub check_images: bool,
+    /// Read only: no lint rules and no series check (`capkg diff` compares what was read).
+    pub skip_checks: bool,
+}
+
+/// A release as read, with what is known of its provider and version: what `capkg diff`
+/// compares.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadRelease {
+    pub release: Release,
+    pub options: rules::Options,
 }
 
 /// Where verify reads from and with which tokens; built from flags and the environment by
@@ -166,6 +176,9 @@ pub(crate) struct VerifyReport {
     pub warnings: Vec<String>,
     /// No lint errors and every check passed.
     pub ok: bool,
+    /// What was read, one entry per provider.
+    #[serde(skip)]
+    pub releases: Vec<ReadRelease>,
 }
 
 fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
@@ -428,56 +441,11 @@ async fn read_and_check(
     settings: &Settings,
     services: Services,
 ) -> Result<VerifyReport, Error> {
-    let http = |credential: Option<Credential>| {
-        services
-            .http(credential)
-            .map_err(|e| Error::http("start the HTTP client".into(), e))
-    };
     let opened = match parsed.source {
         ProviderSource::Directory(dir) => {
             return verify_directory(request, &dir, parsed.warnings);
         }
-        ProviderSource::GitHub(source) => Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Github,
-            local_provider: None,
-            repository: Box::new(GitHubRepository::new(
-                source,
-                settings.github_api.clone(),
-                http(
-                    settings
-                        .github_token
-                        .clone()
-                        .map(|token| Credential::bearer(token).for_origin(&settings.github_api)),
-                )?,
-            )),
-        },
-        ProviderSource::GitLab(source) => {
-            // The token goes to the origin of the URL verified, and nowhere else.
-            let origin = Url::parse(&source.origin).map_err(|e| Error::Unexpected {
-                url: source.origin.clone(),
-                reason: e.to_string(),
-            })?;
-            let credential = settings
-                .gitlab_credential
-                .clone()
-                .map(|c| c.for_origin(&origin));
-            Opened {
-                version: source.version.clone(),
-                components: source.components_path.clone(),
-                kind: RepositoryKind::Gitlab,
-                local_provider: None,
-                repository: Box::new(GitLabRepository::new(source, http(credential)?)),
-            }
-        }
-        ProviderSource::Local(source) => Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Local,
-            local_provider: source.provider().map(|(t, n)| (t, n.to_string())),
-            repository: Box::new(LocalRepository::new(source)),
-        },
+        source => open(source, settings, &services)?,
     };
     let Opened {
         repository,
@@ -649,12 +617,17 @@ async fn read_and_check(
     let provider = rules::Context::new(&release, &options).provider;
     let label = provider.label();
     match &parsed_version {
+        _ if request.skip_checks => {}
         Some(v) => checks.insert(0, series_check(&release, v, label.as_deref())),
         None => warnings.push(format!(
             "`{version}` is not a semantic version: clusterctl cannot install it, and the release series check was skipped"
         )),
     }
-    let diagnostics = rules::run(std::slice::from_ref(&release), &options);
+    let diagnostics = if request.skip_checks {
+        Vec::new()
+    } else {
+        rules::run(std::slice::from_ref(&release), &options)
+    };
     if request.check_images {
         images_check(&[&release], settings, &services, &mut checks, &mut warnings).await;
     }
@@ -671,8 +644,102 @@ async fn read_and_check(
         summary: Summary::default(),
         warnings,
         ok: false,
+        releases: vec![ReadRelease { release, options }],
     }
     .finish())
+}
+
+/// The repository a parsed (non-folder) SOURCE names.
+fn open(source: ProviderSource, settings: &Settings, services: &Services) -> Result<Opened, Error> {
+    let http = |credential: Option<Credential>| {
+        services
+            .http(credential)
+            .map_err(|e| Error::http("start the HTTP client".into(), e))
+    };
+    Ok(match source {
+        ProviderSource::Directory(dir) => {
+            return Err(Error::Source(SourceError {
+                source_text: dir.display().to_string(),
+                message: "a folder is not a repository".into(),
+                hint: None,
+            }));
+        }
+        ProviderSource::GitHub(source) => Opened {
+            version: source.version.clone(),
+            components: source.components_path.clone(),
+            kind: RepositoryKind::Github,
+            local_provider: None,
+            repository: Box::new(GitHubRepository::new(
+                source,
+                settings.github_api.clone(),
+                http(
+                    settings
+                        .github_token
+                        .clone()
+                        .map(|token| Credential::bearer(token).for_origin(&settings.github_api)),
+                )?,
+            )),
+        },
+        ProviderSource::GitLab(source) => {
+            // The token goes to the origin of the URL verified, and nowhere else.
+            let origin = Url::parse(&source.origin).map_err(|e| Error::Unexpected {
+                url: source.origin.clone(),
+                reason: e.to_string(),
+            })?;
+            let credential = settings
+                .gitlab_credential
+                .clone()
+                .map(|c| c.for_origin(&origin));
+            Opened {
+                version: source.version.clone(),
+                components: source.components_path.clone(),
+                kind: RepositoryKind::Gitlab,
+                local_provider: None,
+                repository: Box::new(GitLabRepository::new(source, http(credential)?)),
+            }
+        }
+        ProviderSource::Local(source) => Opened {
+            version: source.version.clone(),
+            components: source.components_path.clone(),
+            kind: RepositoryKind::Local,
+            local_provider: source.provider().map(|(t, n)| (t, n.to_string())),
+            repository: Box::new(LocalRepository::new(source)),
+        },
+    })
+}
+
+/// The newest version SOURCE's repository offers that is older than `than`: what `capkg
+/// release` compares a release with. Pre-releases are skipped (users upgrade from releases),
+/// unless `than` is one. `None` for the first release, and for GitLab packages, which cannot be
+/// listed through clusterctl's URLs.
+pub(crate) async fn previous_version(
+    source: &str,
+    than: &Version,
+    settings: &Settings,
+    services: &Services,
+) -> Result<Option<String>, Error> {
+    let parsed = source::parse(source, &|p: &Path| p.is_dir())?;
+    if matches!(
+        parsed.source,
+        ProviderSource::GitLab(_) | ProviderSource::Directory(_)
+    ) {
+        return Ok(None);
+    }
+    let opened = open(parsed.source, settings, services)?;
+    let versions = match opened.repository.versions().await {
+        Ok(versions) => versions,
+        // A local repository without the provider's folder yet: nothing published.
+        Err(Error::Local { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(versions
+        .iter()
+        .filter_map(|text| Some((Version::parse(text).ok()?, text)))
+        .filter(|(v, _)| v < than && (than.is_prerelease() || !v.is_prerelease()))
+        .max_by(|(a, _), (b, _)| a.compare(b))
+        .map(|(_, text)| text.clone()))
 }
 
 /// The provider's manifest label, as clusterctl names it in its messages: from the local
@@ -756,7 +823,8 @@ fn verify_directory(
             })
         })?),
     };
-    for release in &releases {
+    let mut read = Vec::new();
+    for release in releases {
         let (version, from_path) = version_from_path(&release.dir);
         let version = version.or_else(|| given.clone());
         let options = rules::Options {
@@ -766,13 +834,17 @@ fn verify_directory(
             provider_name: request.provider_name.clone().or(from_path.map(|(_, n)| n)),
             version: version.clone(),
         };
-        let label = rules::Context::new(release, &options).provider.label();
+        let label = rules::Context::new(&release, &options).provider.label();
         if let Some(version) = &version {
-            checks.push(series_check(release, version, label.as_deref()));
+            if !request.skip_checks {
+                checks.push(series_check(&release, version, label.as_deref()));
+            }
             versions.push(version.to_string());
         }
         labels.extend(label);
-        diagnostics.extend(rules::run(std::slice::from_ref(release), &options));
+        if !request.skip_checks {
+            diagnostics.extend(rules::run(std::slice::from_ref(&release), &options));
+        }
         for file in &release.files {
             let text = file.source().text();
             files.push(VerifiedFile {
@@ -782,9 +854,10 @@ fn verify_directory(
                 url: file.path.display().to_string(),
             });
         }
+        read.push(ReadRelease { release, options });
     }
     let mut warnings = warnings;
-    if versions.is_empty() {
+    if versions.is_empty() && !request.skip_checks {
         warnings.push(
             "the folder is not in the `{provider-label}/{version}/` layout, so the version is unknown and the release series check was skipped".into(),
         );
@@ -805,6 +878,7 @@ fn verify_directory(
         summary: Summary::default(),
         warnings,
         ok: false,
+        releases: read,
     }
     .finish())
 }
@@ -922,6 +996,50 @@ pub(crate) fn checksums_check(problems: &[String], all_match: String) -> Check {
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn the_previous_version_is_the_newest_older_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let label = dir.path().join("infrastructure-x");
+        for version in ["v1.2.3", "v1.2.4", "v1.3.0-rc.0", "v1.4.0", "notes"] {
+            std::fs::create_dir_all(label.join(version)).unwrap();
+        }
+        let settings = Settings::resolve(None, &|_| None).unwrap();
+        let previous = |than: &str| {
+            let source = format!(
+                "file://{}/v9.9.9/infrastructure-components.yaml",
+                label.display()
+            );
+            let than = Version::parse(than).unwrap();
+            let settings = settings.clone();
+            async move {
+                previous_version(&source, &than, &settings, &Services::default())
+                    .await
+                    .unwrap()
+            }
+        };
+        // Releases only, newest first below the version; pre-releases for a pre-release.
+        assert_eq!(previous("v1.3.0").await.as_deref(), Some("v1.2.4"));
+        assert_eq!(
+            previous("v1.3.0-rc.1").await.as_deref(),
+            Some("v1.3.0-rc.0")
+        );
+        assert_eq!(previous("v1.2.3").await, None);
+        // No folder for the provider yet: the first release.
+        let none = format!(
+            "file://{}/infrastructure-y/v1.0.0/infrastructure-components.yaml",
+            dir.path().display()
+        );
+        let found = previous_version(
+            &none,
+            &Version::parse("v1.0.0").unwrap(),
+            &settings,
+            &Services::default(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(found, None);
+    }
+
     #[test]
     fn checksum_lists_name_their_files() {
         let list = b"aaaa  metadata.yaml\nbbbb *cluster-template.yaml\n\n";
@@ -953,6 +1071,7 @@ mod tests {
             provider_type,
             version: None,
             check_images: false,
+            skip_checks: false,
         };
         let local = (ProviderType::Bootstrap, "kubeadm".to_string());
         assert_eq!(

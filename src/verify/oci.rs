@@ -251,7 +251,7 @@ pub(crate) async fn verify(
     let parsed_version = Version::parse(&version).ok();
     let mut diagnostics = Vec::new();
     let mut labels = Vec::new();
-    let mut linted: Vec<Release> = Vec::new();
+    let mut linted: Vec<super::ReadRelease> = Vec::new();
     let templates: Vec<files::ReleaseFile> = layers
         .iter()
         .filter_map(|(title, content)| {
@@ -316,16 +316,19 @@ pub(crate) async fn verify(
             version: parsed_version.clone(),
         };
         match &parsed_version {
+            _ if request.skip_checks => {}
             Some(v) => checks.push(series_check(&release, v, Some(&label))),
             None => warnings.push(format!(
                 "`{version}` is not a semantic version: the operator cannot install it, and the release series check was skipped"
             )),
         }
-        diagnostics.extend(rules::run(std::slice::from_ref(&release), &options));
-        linted.push(release);
+        if !request.skip_checks {
+            diagnostics.extend(rules::run(std::slice::from_ref(&release), &options));
+        }
+        linted.push(super::ReadRelease { release, options });
     }
     if request.check_images {
-        let releases: Vec<&Release> = linted.iter().collect();
+        let releases: Vec<&Release> = linted.iter().map(|r| &r.release).collect();
         super::images_check(&releases, settings, &services, &mut checks, &mut warnings).await;
     }
 
@@ -348,6 +351,7 @@ pub(crate) async fn verify(
         summary: Summary::default(),
         warnings,
         ok: false,
+        releases: linted,
     }
     .finish())
 }

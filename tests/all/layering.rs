@@ -84,6 +84,8 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ),
     // verify writes its own CI step summary with `ci`'s Markdown helpers.
     ("verify", &["cli", "report", "release", "targets"]),
+    // diff reads through verify and renders its own Markdown, as verify does.
+    ("diff", &["cli", "report", "release", "targets"]),
     ("release", &["cli", "report"]),
     ("report", &["cli"]),
 ];

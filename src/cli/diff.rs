@@ -1,0 +1,125 @@
+//! `capkg diff OLD NEW`: compare two releases as a reviewer would, and fail on what breaks an
+//! upgrade ([`crate::diff`]). Exit 1 when an `upgrade/…` error remains after waivers.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::publish::{HttpLimitArgs, ReadLimitArgs};
+use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
+use crate::ci::{self, CiContext};
+use crate::diff::{self, DiffReport, DiffRequest};
+use crate::error::Classified;
+use crate::report::{self, Format};
+use crate::rules::Waiver;
+use crate::verify::Settings;
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The previous release: anything `capkg verify` reads (a release folder, `file://`, a
+    /// GitHub or GitLab URL, `oci://REF`).
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// The new release, in the same forms.
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// API base URL for github.com sources (GitHub Enterprise, a test server); default
+    /// GITHUB_API_URL, else https://api.github.com.
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// Accept an `upgrade/…` rule's findings (repeatable): `--allow RULE=REASON`. Waived
+    /// findings are still shown, with the reason; `lint: allow:` in capkg.yaml says the same.
+    #[arg(long, value_name = "RULE[=REASON]", value_parser = parse_allow)]
+    pub allow: Vec<Waiver>,
+    /// capkg's configuration file, for its `lint: allow:` waivers; default: the nearest
+    /// `capkg.yaml` up to the repository root, if there is one.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The longest capkg waits before a retry (`90s`, `10m`, `1h`).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::units::parse_duration)]
+    pub max_wait: std::time::Duration,
+    #[command(flatten)]
+    pub limits: HttpLimitArgs,
+    #[command(flatten)]
+    pub read_limits: ReadLimitArgs,
+}
+
+fn parse_allow(text: &str) -> Result<Waiver, String> {
+    Waiver::from_flag(text)
+}
+
+pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
+    let env = |name: &str| std::env::var(name).ok();
+    let ci = CiContext::detect(&env);
+    let settings = Settings::resolve(args.api_url.as_deref(), &env)
+        .map_err(|e| CommandError::fault(anyhow::Error::new(e)))?;
+    let config_path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None => crate::config::Config::discover(Path::new(".")),
+    };
+    let (mut waivers, root) = match &config_path {
+        Some(path) => {
+            let config = crate::config::Config::load(path).map_err(CommandError::fault)?;
+            (config.waivers, config.root)
+        }
+        None => (Vec::new(), PathBuf::from(".")),
+    };
+    waivers.extend(args.allow.iter().cloned());
+    let request = DiffRequest {
+        old: args.old,
+        new: args.new,
+        provider_name: args.provider.provider,
+        provider_type: args.provider.provider_type,
+    };
+    let mut services = services(global, &args.limits, &args.read_limits);
+    services.policy.max_wait = args.max_wait;
+    let report = runtime()?
+        .block_on(diff::diff(&request, &settings, services))
+        // A release that cannot be read at all: capkg could not compare (exit 2).
+        .map_err(|e| {
+            let hint = e
+                .hint()
+                .unwrap_or_else(|| "OLD and NEW take what `capkg verify` reads".into());
+            CommandError::fault(anyhow::Error::new(e)).with_hint(hint)
+        })?
+        .waive(&waivers, &root);
+    write(global, &ci, &report).map_err(CommandError::fault)?;
+    if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
+        ci::append_step_summary(path, &diff::render::markdown(&report, "###"))
+            .map_err(CommandError::fault)?;
+    }
+    Ok(if report.ok {
+        Status::Success
+    } else {
+        Status::Findings
+    })
+}
+
+fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> std::io::Result<()> {
+    let mut out = super::stdout();
+    match global.format {
+        Format::Json => report::json::write_value(&mut out, report)?,
+        Format::Markdown => out.write_all(diff::render::markdown(report, "##").as_bytes())?,
+        Format::Human | Format::Github => {
+            if !global.quiet {
+                diff::render::write_changes(&mut out, report)?;
+            }
+            if uses_annotations(global, ci) {
+                write_annotations(&mut out, &report.diagnostics)?;
+            } else {
+                report::human::write_diagnostics(
+                    &mut out,
+                    plain_style(global, ci),
+                    &report.diagnostics,
+                    &report.summary,
+                )?;
+            }
+            writeln!(out, "{}", diff::render::verdict(report))?;
+        }
+    }
+    Ok(())
+}
