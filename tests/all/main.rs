@@ -10,6 +10,7 @@ mod clusterctl_words;
 mod common;
 mod completions;
 mod configmaps;
+mod docs_commands;
 mod first_run;
 mod forge_facts;
 mod hostile_files;
