@@ -11,6 +11,7 @@ mod common;
 mod completions;
 mod configmaps;
 mod docs_commands;
+mod docs_links;
 mod first_run;
 mod forge_facts;
 mod hostile_files;
