@@ -196,7 +196,7 @@ impl Summary {
 }
 
 /// One diagnostic as JSON output shows it: lint's report, and inside `release` and `verify`
-/// reports. Its shape is part of capkg's interface (README documents it).
+/// reports. Its shape is part of capkg's interface (the book's `capkg lint` chapter documents it).
 #[derive(Serialize)]
 pub struct JsonDiagnostic<'a> {
     rule: &'a str,

@@ -25,7 +25,7 @@ pub static UNUSED_WAIVER: Rule = Rule {
         different finding of that rule.",
     help: "remove the waiver, or correct its `rule` or `files`",
     reference: Reference {
-        title: "capkg README, \"Waivers\"",
+        title: "capkg book, \"capkg lint\" > \"Waivers\" (docs/book/src/lint.md)",
         url: CLUSTERCTL_CONTRACT,
     },
     check: |_, _| {},

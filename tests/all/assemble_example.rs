@@ -1,6 +1,6 @@
-//! `capkg assemble` on the example provider in `testdata/`, as the README runs it, and the ways
-//! assembly refuses: bad configuration (exit 2, with a position), sources that are wrong
-//! (exit 1), lint errors (exit 1, nothing written).
+//! `capkg assemble` on the example provider in `testdata/`, as the README and the book run it,
+//! and the ways assembly refuses: bad configuration (exit 2, with a position), sources that are
+//! wrong (exit 1), lint errors (exit 1, nothing written).
 
 use std::path::{Path, PathBuf};
 

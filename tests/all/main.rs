@@ -11,6 +11,8 @@ mod common;
 mod completions;
 mod configmaps;
 mod diff;
+mod docs_commands;
+mod docs_links;
 mod first_run;
 mod forge_facts;
 mod hostile_files;

@@ -1,5 +1,6 @@
-//! The CI files `capkg init` writes: README's "Use in GitHub Actions" and "Use in GitLab CI"
-//! blocks are exactly what `init` renders, and the `capkg release` line of each, run with the
+//! The CI files `capkg init` writes: the book's "Use in GitHub Actions" and "Use in GitLab CI"
+//! blocks (`docs/book/src/ci.md`) are exactly what `init` renders, README's short ones are lines
+//! of it, and the `capkg release` line of each, run with the
 //! variables that CI system sets on a tag, publishes and verifies against the fake servers.
 
 use std::collections::BTreeMap;
@@ -37,18 +38,30 @@ fn rendered(path: &str) -> String {
     .unwrap_or_else(|| panic!("init writes no {path}"))
 }
 
-/// The first ```yaml block under `## {heading}` in README.md.
-fn readme_block(heading: &str) -> String {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme
+/// The ```yaml blocks under `## {heading}` in `file` (relative to the checkout).
+fn yaml_blocks(file: &str, heading: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let start = text
         .find(&format!("\n## {heading}\n"))
-        .unwrap_or_else(|| panic!("README has no `## {heading}`"));
-    let section = &readme[start + 1..];
-    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
-    let open = section.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
-    let close = section[open..].find("```\n").expect("the block ends") + open;
-    section[open..close].to_string()
+        .unwrap_or_else(|| panic!("{file} has no `## {heading}`"));
+    let section = &text[start + 1..];
+    let mut section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let mut blocks = Vec::new();
+    while let Some(open) = section.find("```yaml\n") {
+        let open = open + "```yaml\n".len();
+        let close = section[open..].find("```\n").expect("the block ends") + open;
+        blocks.push(section[open..close].to_string());
+        section = &section[close..];
+    }
+    blocks
+}
+
+/// The first ```yaml block under `## {heading}` in the book's CI chapter.
+fn book_block(heading: &str) -> String {
+    yaml_blocks("docs/book/src/ci.md", heading)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no yaml block under `## {heading}`"))
 }
 
 #[test]
@@ -129,12 +142,27 @@ fn readme_install_leads_with_the_prebuilt_binaries_of_this_version() {
 }
 
 #[test]
-fn readme_snippets_are_what_init_writes() {
-    assert_eq!(
-        readme_block("Use in GitHub Actions"),
-        rendered(WORKFLOW_PATH)
-    );
-    assert_eq!(readme_block("Use in GitLab CI"), rendered(GITLAB_JOB_PATH));
+fn the_book_shows_what_init_writes() {
+    assert_eq!(book_block("Use in GitHub Actions"), rendered(WORKFLOW_PATH));
+    assert_eq!(book_block("Use in GitLab CI"), rendered(GITLAB_JOB_PATH));
+}
+
+/// README's "Use in CI" shows the working lines of the workflow and of the GitLab job: each of
+/// its blocks is lines of what `init` writes, in their order (so its pins are this version's).
+#[test]
+fn readme_ci_snippets_are_lines_of_what_init_writes() {
+    let blocks = yaml_blocks("README.md", "Use in CI");
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    for (block, path) in blocks.iter().zip([WORKFLOW_PATH, GITLAB_JOB_PATH]) {
+        let written = rendered(path);
+        let mut lines = written.lines();
+        for line in block.lines() {
+            assert!(
+                lines.any(|l| l == line),
+                "README's `{line}` is not a line of {path} as `init` writes it (or not in its order):\n{written}"
+            );
+        }
+    }
 }
 
 /// The arguments after `capkg` on the template line running `capkg release` (or the action's

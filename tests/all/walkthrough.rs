@@ -1,6 +1,7 @@
-//! The README's walkthrough as a maintainer runs it: from a sub-folder of the checkout (capkg.yaml
-//! found up to the repository root, with its waivers), `lint` and `verify` of the assembled
-//! folder agreeing with `assemble`, and errors naming the file the maintainer has to open.
+//! The book's walkthrough (docs/book/src/adopt.md) as a maintainer runs it: from a sub-folder
+//! of the checkout (capkg.yaml found up to the repository root, with its waivers), `lint` and
+//! `verify` of the assembled folder agreeing with `assemble`, and errors naming the file the
+//! maintainer has to open.
 
 use std::path::Path;
 use std::process::Output;
@@ -32,7 +33,7 @@ fn write(root: &Path, name: &str, text: &str) {
 
 #[test]
 fn the_readme_walkthrough_runs_from_core() {
-    // README, "Adopt capkg in an existing provider repository": `cd cluster-api/core && capkg
+    // The book, "Adopt capkg in an existing provider repository": `cd cluster-api/core && capkg
     // init`, then `capkg assemble` and `capkg lint` of what it wrote, all from `core/`.
     let checkout = crate::init_repos::checkout(
         "cluster-api",
