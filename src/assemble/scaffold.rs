@@ -23,6 +23,7 @@
 //! ([`crate::config::Config::refuse_placeholders`]). Writing (and refusing to overwrite) is the
 //! caller's.
 
+mod builtin;
 mod kustomize;
 mod makefile;
 pub mod repository;
@@ -110,6 +111,8 @@ pub struct Image {
     pub file: String,
     /// `{version}`, or `{semver}` when the release tags its images without the `v`.
     pub new_tag: &'static str,
+    /// The `imagePullPolicy` the release sets.
+    pub pull_policy: Option<String>,
 }
 
 impl Provider {
@@ -447,6 +450,11 @@ fn detect_providers(
         .repository
         .as_deref()
         .and_then(from_repository_name);
+    let owner_name = match &detected.forge {
+        Forge::GitHub(path) => Some(path.clone()),
+        _ => None,
+    };
+    let owner_name = owner_name.as_deref();
     let mut manager_images: Vec<kustomize::Container> = Vec::new();
     for candidate in candidates {
         let tree = kustomize::read(repo, &candidate.dir);
@@ -473,6 +481,9 @@ fn detect_providers(
                     let by_name = convention.as_ref().map(|(t, _)| *t);
                     provider_type = provider_type.or(by_name);
                     identity = match (provider_type, &detected.repository) {
+                        (Some(t), _) if candidate.output.is_some() => format!(
+                            "bare label `{label}` in {file}:{line}, type {t} from the file the Makefile writes; {identity}"
+                        ),
                         (Some(t), Some(repo)) => format!(
                             "bare label `{label}` in {file}:{line}, type {t} from the repository name `{repo}`; {identity}"
                         ),
@@ -491,6 +502,29 @@ fn detect_providers(
                         detected.repository.as_deref().unwrap_or_default()
                     );
                 }
+            }
+        }
+        if let Some(t) = provider_type
+            && let Some(repository) = detected.repository.as_deref()
+            && let Some((listed, built_in_name, line)) =
+                builtin::built_in(owner_name, repository, t)
+        {
+            let evidence = format!(
+                "clusterctl's built-in provider list names {listed} `{built_in_name}`, {}:{line}",
+                builtin::SOURCE
+            );
+            if name.as_deref() == Some(built_in_name) {
+                identity = format!("{identity}; {evidence}");
+            } else {
+                if let Some((label, file, line)) = tree.labels.first() {
+                    detected.notes.push(format!(
+                    "{}: clusterctl names this provider `{built_in_name}`, its label `{label}` ({file}:{line}) says otherwise; capkg releases it as `{}` and refuses sources labelled otherwise: change that label to it",
+                    candidate.dir,
+                    t.manifest_label(built_in_name)
+                ));
+                }
+                name = Some(built_in_name.to_string());
+                identity = format!("{evidence}; {identity}");
             }
         }
         if let Some(bad) = &name
@@ -622,6 +656,13 @@ fn propose_images(
         ),
         None => ("{version}", String::new()),
     };
+    let policy_note = recipe
+        .pull_policy
+        .as_ref()
+        .map(|(policy, line)| {
+            format!("; pull policy {policy} (the Makefile's release sets it, Makefile:{line})")
+        })
+        .unwrap_or_default();
     for container in managers {
         let name = makefile::strip_tag(&container.image);
         if detected.images.iter().any(|i| i.name == name) {
@@ -653,7 +694,7 @@ fn propose_images(
             },
         };
         detected.found.push(format!(
-            "manager image {} ({}:{}){}{tag_note}",
+            "manager image {} ({}:{}){}{tag_note}{policy_note}",
             container.image,
             container.file,
             container.line,
@@ -684,6 +725,7 @@ fn propose_images(
             new_name,
             file: container.file.clone(),
             new_tag,
+            pull_policy: recipe.pull_policy.as_ref().map(|(p, _)| p.clone()),
         });
     }
 }
@@ -944,6 +986,9 @@ fn image_lines(detected: &Detected) -> String {
             text.push_str(&format!("\n    newName: {new_name}"));
         }
         text.push_str(&format!("\n    newTag: \"{}\"", image.new_tag));
+        if let Some(policy) = &image.pull_policy {
+            text.push_str(&format!("\n    pullPolicy: {policy}"));
+        }
     }
     text
 }

@@ -290,7 +290,7 @@ fn a_bare_label_takes_its_type_from_the_repository_name() {
     let report = stderr(&output);
     assert!(output.status.success(), "{report}");
     assert!(
-        report.contains("bare label `metal3` in config/default/kustomization.yaml:4, type infrastructure from the repository name `cluster-api-provider-metal3`"),
+        report.contains("bare label `metal3` in config/default/kustomization.yaml:4, type infrastructure from the file the Makefile writes"),
         "{report}"
     );
     // No remote: no forge, no CI files, and an empty (valid) `targets:`.

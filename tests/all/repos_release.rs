@@ -49,6 +49,7 @@ const CLUSTER_API_EDITS: &[(&str, &str)] = &[
     (
         "  - name: gcr.io/k8s-staging-cluster-api/test-extension  # test/extension/config/default/manager_image_patch.yaml
     newTag: \"{version}\"
+    pullPolicy: IfNotPresent
 ",
         "",
     ),

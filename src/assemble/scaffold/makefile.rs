@@ -39,6 +39,8 @@ pub(super) struct ReleaseRecipe {
     /// The line where the release writes the image tag without its `v`
     /// (`MANIFEST_TAG=$(RELEASE_TAG:v%=%)`, `${VERSION//v}`).
     pub tag_without_v: Option<usize>,
+    /// The `imagePullPolicy` the release sets (`PULL_POLICY=IfNotPresent`), with its line.
+    pub pull_policy: Option<(String, usize)>,
 }
 
 /// One `kustomize build`.
@@ -89,8 +91,35 @@ pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
     for target in RELEASE_TARGETS {
         makefile.visit(target, &BTreeMap::new(), 0, &mut seen, &mut recipe);
     }
+    // No components file from the release targets: the targets named after components files
+    // (k0smotron's `bootstrap-components.yaml:`), which its release workflow runs one by one.
+    let is_components = |file: &str| {
+        matches!(
+            crate::provider::FileRole::from_file_name(file),
+            Some(crate::provider::FileRole::Components { .. })
+        )
+    };
+    if !recipe
+        .builds
+        .iter()
+        .any(|b| b.output.as_deref().is_some_and(is_components))
+    {
+        let components_targets: Vec<String> = makefile
+            .rules
+            .iter()
+            .flat_map(|rule| rule.targets.split_whitespace())
+            .filter(|target| is_components(target))
+            .map(str::to_string)
+            .collect();
+        for target in components_targets {
+            makefile.visit(&target, &BTreeMap::new(), 0, &mut seen, &mut recipe);
+        }
+    }
     recipe
 }
+
+/// Kubernetes' `imagePullPolicy` values.
+const PULL_POLICIES: [&str; 3] = ["Always", "IfNotPresent", "Never"];
 
 /// Lines joined across trailing backslashes, each with the 1-based number of its first line.
 fn logical_lines(text: &str) -> Vec<(usize, String)> {
@@ -309,6 +338,22 @@ impl Makefile {
                 cd = words.get(1).and_then(|dir| self.expand(dir, overrides));
                 continue;
             }
+            // `kustomize edit set image [NAME=]IMAGE[:TAG]`: the image the release pins.
+            if let Some(at) = words.windows(3).position(|w| w == ["edit", "set", "image"])
+                && at > 0
+                && words[at - 1].to_ascii_lowercase().contains("kustomize")
+            {
+                for argument in &words[at + 3..] {
+                    let value = argument.split_once('=').map_or(&argument[..], |(_, v)| v);
+                    if let Some(value) = self.expand(value, overrides) {
+                        let image = strip_tag(&value);
+                        if image.contains('/') && !recipe.images.iter().any(|(i, _)| *i == image) {
+                            recipe.images.push((image, number));
+                        }
+                    }
+                }
+                continue;
+            }
             if let Some(at) = words.iter().position(|w| is_make(w)) {
                 self.call(number, &words, at, overrides, depth, seen, recipe);
             } else if let Some(at) = words.iter().position(|w| w == "build")
@@ -367,6 +412,13 @@ impl Makefile {
                 _ if index > make_at => targets.push(word.clone()),
                 _ => {}
             }
+        }
+        if let Some(policy) = callee.get("PULL_POLICY")
+            && overrides.get("PULL_POLICY") != Some(policy)
+            && PULL_POLICIES.contains(&policy.as_str())
+            && recipe.pull_policy.is_none()
+        {
+            recipe.pull_policy = Some((policy.clone(), number));
         }
         for (name, value) in &callee {
             // `OLD_IMG`/`*_ORIGINAL_IMG` name the development image the release replaces.

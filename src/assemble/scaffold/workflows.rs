@@ -61,9 +61,7 @@ pub(super) fn existing_releases(repo: &Repository, own: &str) -> Pipelines {
             continue;
         };
         if pipelines.tag_without_v.is_none()
-            && let Some(at) = text
-                .lines()
-                .position(|l| !l.trim_start().starts_with('#') && super::makefile::strips_v(l))
+            && let Some(at) = image_tag_without_v(&text)
         {
             pipelines.tag_without_v = Some(format!("{file}:{}", at + 1));
         }
@@ -181,6 +179,55 @@ fn found_in(text: &str, needles: &[&'static str]) -> Vec<(&'static str, usize)> 
         .collect()
 }
 
+/// A line about images (`docker`, `image`, `IMG`, `push`, `tags`), in lower case.
+fn about_images(lower: &str) -> bool {
+    ["image", "img", "docker", "push", "tags"]
+        .iter()
+        .any(|word| lower.contains(word))
+}
+
+/// Whether `line` reads the shell variable `name` (`$NAME`, `${NAME}`, `${NAME//+/-}`).
+fn reads_variable(line: &str, name: &str) -> bool {
+    [format!("${name}"), format!("${{{name}")]
+        .iter()
+        .any(|reference| {
+            line.match_indices(reference.as_str()).any(|(at, _)| {
+                !line[at + reference.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+}
+
+/// The 0-based line where a pipeline drops the tag's `v` for an image: on a line about images
+/// (`make docker-push TAG=${GITHUB_REF_NAME//v}`), or into a variable a line about images
+/// reads. A `v` dropped only to compare with metadata.yaml's release series is not the image's.
+fn image_tag_without_v(text: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines.iter().position(|line| {
+        if line.trim_start().starts_with('#') || !super::makefile::strips_v(line) {
+            return false;
+        }
+        if about_images(&line.to_ascii_lowercase()) {
+            return true;
+        }
+        let assigned = line
+            .trim_start()
+            .trim_start_matches("export ")
+            .split_once('=')
+            .map(|(name, _)| name.trim())
+            .filter(|name| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        assigned.is_some_and(|name| {
+            lines.iter().any(|other| {
+                about_images(&other.to_ascii_lowercase()) && reads_variable(other, name)
+            })
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +251,19 @@ mod tests {
             Some(3)
         );
         assert_eq!(tag_trigger("on: [pull_request]\n"), None);
+    }
+
+    #[test]
+    fn only_a_v_dropped_for_an_image_tag_counts() {
+        assert_eq!(
+            image_tag_without_v("jobs:\n  - run: make docker-push TAG=${GITHUB_REF_NAME//v}\n"),
+            Some(1)
+        );
+        let image = "run: |\n  VERSION=${GITHUB_REF_NAME#v}\n  docker push x/y:$VERSION\n";
+        assert_eq!(image_tag_without_v(image), Some(1));
+        // k0smotron: the `v` is dropped to read metadata.yaml; the image tag keeps it.
+        let series = "run: |\n  TAG=\"${TAG#v}\"\n  read major minor <<< \"$TAG\"\n  echo IMAGE_TAGS=\"${TAGS//+/-}\"\n";
+        assert_eq!(image_tag_without_v(series), None);
     }
 
     #[test]
