@@ -58,6 +58,15 @@ pub(super) fn existing_releases(repo: &Repository, own: &str) -> Pipelines {
             continue;
         };
         let Some(line) = tag_trigger(&text) else {
+            // OpenStack's: publishes on another trigger and pushes the tag itself, with the
+            // workflow's token, which starts no other workflow (capkg's on tags never runs).
+            if let Some((word, at)) = found_in(&text, &PUBLISHES).first()
+                && let Some((_, tag_at)) = found_in(&text, &["git tag"]).first()
+            {
+                pipelines.notes.push(format!(
+                    "existing release pipeline {file} creates the tag itself (`git tag`, line {tag_at}) and publishes ({word}, line {at}) on another trigger: a tag it pushes with the workflow's token starts no other workflow, so capkg's tag-triggered workflow would not run; call `capkg release --version <tag>` in that workflow in place of its publishing step"
+                ));
+            }
             continue;
         };
         if pipelines.tag_without_v.is_none()
@@ -251,6 +260,24 @@ mod tests {
             Some(3)
         );
         assert_eq!(tag_trigger("on: [pull_request]\n"), None);
+    }
+
+    #[test]
+    fn a_pipeline_pushing_its_own_tag_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(WORKFLOWS)).unwrap();
+        std::fs::write(
+            dir.path().join(WORKFLOWS).join("release.yaml"),
+            "on:\n  push:\n    branches: [main]\njobs:\n  r:\n    steps:\n      - run: git tag -a v1 && git push origin v1\n      - run: gh release create v1 out/*\n",
+        )
+        .unwrap();
+        let repo = Repository::new(dir.path()).unwrap();
+        let notes = existing_releases(&repo, "x").notes;
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("(`git tag`, line 7) and publishes (gh release create, line 8)"),
+            "{notes:?}"
+        );
     }
 
     #[test]
