@@ -133,6 +133,10 @@ pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
             .filter(|target| is_components(target))
             .map(str::to_string)
             .collect();
+        // The images those targets pin are the release's, not those of another install file.
+        if !components_targets.is_empty() {
+            recipe.images.clear();
+        }
         for target in components_targets {
             makefile.visit(&target, &BTreeMap::new(), 0, &mut seen, &mut recipe);
         }
@@ -762,7 +766,7 @@ set:\n\t$(MAKE) set-manifest-pull-policy PULL_POLICY=IfNotPresent\n";
         // k0smotron: no components file from `release`; one target per components file,
         // each pinning the image with `kustomize edit set image`.
         let text = "IMG ?= quay.io/k0sproject/k0smotron:latest\n\
-release:\n\t$(KUSTOMIZE) build config/all > install.yaml\n\
+release:\n\tcd config/all && $(KUSTOMIZE) edit set image controller=other.io/x/k0smotron\n\t$(KUSTOMIZE) build config/all > install.yaml\n\
 bootstrap-components.yaml: $(CONTROLLER_GEN) kustomize\n\tcd config/manager && $(KUSTOMIZE) edit set image controller=${IMG}\n\t$(KUSTOMIZE) build config/clusterapi/bootstrap/ > bootstrap-components.yaml\n";
         let recipe = release_recipe(text);
         let outputs: Vec<_> = recipe.builds.iter().map(|b| b.output.as_deref()).collect();
@@ -773,7 +777,7 @@ bootstrap-components.yaml: $(CONTROLLER_GEN) kustomize\n\tcd config/manager && $
         assert_eq!(recipe.builds[1].dir, "config/clusterapi/bootstrap");
         assert_eq!(
             recipe.images,
-            [("quay.io/k0sproject/k0smotron".to_string(), 5)]
+            [("quay.io/k0sproject/k0smotron".to_string(), 6)]
         );
     }
 
