@@ -9,10 +9,13 @@
 //!   ([`kustomize`]) names the provider, the components file the Makefile writes
 //!   (`infrastructure-components-supervisor.yaml`) gives its type and suffix, and a bare label
 //!   (`kubevirt`) takes its type from the repository name (`cluster-api-provider-X`, ...);
+//!   clusterctl's built-in provider list ([`builtin`]) names a repository it holds
+//!   (`linode-linode`), whatever the labels say;
 //! - the manager images of each tree, proposed as `images:` pins with `newTag: "{version}"` and
 //!   the registry the release writes (`MANIFEST_IMG`, `PROD_REGISTRY`);
 //! - `metadata.yaml`, cluster templates and ClusterClasses (a root `templates/` folder, any
-//!   `cluster-template*.yaml`/`clusterclass-*.yaml` outside test folders, what the release copies);
+//!   `cluster-template*.yaml`/`clusterclass-*.yaml` outside test folders, what the release copies,
+//!   with the make target that writes git-ignored ones first as a step of the CI file);
 //! - the forge from the `origin` remote (GitHub; GitLab, self-hosted included) or `.gitlab-ci.yml`.
 //!
 //! Every read stays inside the repository and is bounded ([`repository`]): what lies outside it
