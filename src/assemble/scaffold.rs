@@ -9,7 +9,7 @@
 //!   ([`kustomize`]) names the provider, the components file the Makefile writes
 //!   (`infrastructure-components-supervisor.yaml`) gives its type and suffix, and a bare label
 //!   (`kubevirt`) takes its type from the repository name (`cluster-api-provider-X`, ...);
-//!   clusterctl's built-in provider list ([`builtin`]) names a repository it holds
+//!   clusterctl's built-in provider list (`builtin`) names a repository it holds
 //!   (`linode-linode`), whatever the labels say;
 //! - the manager images of each tree, proposed as `images:` pins with `newTag: "{version}"` and
 //!   the registry the release writes (`MANIFEST_IMG`, `PROD_REGISTRY`);
