@@ -9,10 +9,13 @@
 //!   ([`kustomize`]) names the provider, the components file the Makefile writes
 //!   (`infrastructure-components-supervisor.yaml`) gives its type and suffix, and a bare label
 //!   (`kubevirt`) takes its type from the repository name (`cluster-api-provider-X`, ...);
+//!   clusterctl's built-in provider list (`builtin`) names a repository it holds
+//!   (`linode-linode`), whatever the labels say;
 //! - the manager images of each tree, proposed as `images:` pins with `newTag: "{version}"` and
 //!   the registry the release writes (`MANIFEST_IMG`, `PROD_REGISTRY`);
 //! - `metadata.yaml`, cluster templates and ClusterClasses (a root `templates/` folder, any
-//!   `cluster-template*.yaml`/`clusterclass-*.yaml` outside test folders, what the release copies);
+//!   `cluster-template*.yaml`/`clusterclass-*.yaml` outside test folders, what the release copies,
+//!   with the make target that writes git-ignored ones first as a step of the CI file);
 //! - the forge from the `origin` remote (GitHub; GitLab, self-hosted included) or `.gitlab-ci.yml`.
 //!
 //! Every read stays inside the repository and is bounded ([`repository`]): what lies outside it
@@ -23,6 +26,7 @@
 //! ([`crate::config::Config::refuse_placeholders`]). Writing (and refusing to overwrite) is the
 //! caller's.
 
+mod builtin;
 mod kustomize;
 mod makefile;
 pub mod repository;
@@ -74,6 +78,11 @@ pub struct Detected {
     pub metadata: Option<String>,
     /// Globs (relative to the root) of the release's templates.
     pub templates: Vec<String>,
+    /// A comment for a template glob in capkg.yaml (what makes its files first).
+    pub template_comments: BTreeMap<String, String>,
+    /// Make targets the release runs first to write files capkg publishes (git-ignored
+    /// templates), with what they make: steps of the CI file before `capkg release`.
+    pub prepare: Vec<(String, String)>,
     /// Proposed `images:` pins.
     pub images: Vec<Image>,
     /// What was found and where, one line each.
@@ -110,6 +119,8 @@ pub struct Image {
     pub file: String,
     /// `{version}`, or `{semver}` when the release tags its images without the `v`.
     pub new_tag: &'static str,
+    /// The `imagePullPolicy` the release sets.
+    pub pull_policy: Option<String>,
 }
 
 impl Provider {
@@ -393,6 +404,19 @@ fn detect_providers(
     let mut candidates: Vec<Candidate> = Vec::new();
     for build in &recipe.builds {
         let Some(dir) = existing_kustomization(repo, &build.dir) else {
+            let inside = !(build.dir.starts_with('/') || build.dir.split('/').any(|p| p == ".."));
+            let components = build.output.as_deref().is_some_and(|file| {
+                matches!(
+                    FileRole::from_file_name(file),
+                    Some(FileRole::Components { .. })
+                )
+            });
+            if inside && components {
+                detected.notes.push(format!(
+                    "components: the Makefile's release also builds `{}` (Makefile:{}), a kustomization it generates first (not in the repository); capkg builds the committed kustomization instead: what the generated one changes (an image, a pull policy) belongs in `images:`; compare `capkg assemble` with an upstream release once",
+                    build.dir, build.line
+                ));
+            }
             continue;
         };
         let output =
@@ -447,6 +471,11 @@ fn detect_providers(
         .repository
         .as_deref()
         .and_then(from_repository_name);
+    let owner_name = match &detected.forge {
+        Forge::GitHub(path) => Some(path.clone()),
+        _ => None,
+    };
+    let owner_name = owner_name.as_deref();
     let mut manager_images: Vec<kustomize::Container> = Vec::new();
     for candidate in candidates {
         let tree = kustomize::read(repo, &candidate.dir);
@@ -473,6 +502,9 @@ fn detect_providers(
                     let by_name = convention.as_ref().map(|(t, _)| *t);
                     provider_type = provider_type.or(by_name);
                     identity = match (provider_type, &detected.repository) {
+                        (Some(t), _) if candidate.output.is_some() => format!(
+                            "bare label `{label}` in {file}:{line}, type {t} from the file the Makefile writes; {identity}"
+                        ),
                         (Some(t), Some(repo)) => format!(
                             "bare label `{label}` in {file}:{line}, type {t} from the repository name `{repo}`; {identity}"
                         ),
@@ -491,6 +523,29 @@ fn detect_providers(
                         detected.repository.as_deref().unwrap_or_default()
                     );
                 }
+            }
+        }
+        if let Some(t) = provider_type
+            && let Some(repository) = detected.repository.as_deref()
+            && let Some((listed, built_in_name, line)) =
+                builtin::built_in(owner_name, repository, t)
+        {
+            let evidence = format!(
+                "clusterctl's built-in provider list names {listed} `{built_in_name}`, {}:{line}",
+                builtin::SOURCE
+            );
+            if name.as_deref() == Some(built_in_name) {
+                identity = format!("{identity}; {evidence}");
+            } else {
+                if let Some((label, file, line)) = tree.labels.first() {
+                    detected.notes.push(format!(
+                    "{}: clusterctl names this provider `{built_in_name}`, its label `{label}` ({file}:{line}) says otherwise; capkg releases it as `{}` and refuses sources labelled otherwise: change that label to it",
+                    candidate.dir,
+                    t.manifest_label(built_in_name)
+                ));
+                }
+                name = Some(built_in_name.to_string());
+                identity = format!("{evidence}; {identity}");
             }
         }
         if let Some(bad) = &name
@@ -622,6 +677,13 @@ fn propose_images(
         ),
         None => ("{version}", String::new()),
     };
+    let policy_note = recipe
+        .pull_policy
+        .as_ref()
+        .map(|(policy, line)| {
+            format!("; pull policy {policy} (the Makefile's release sets it, Makefile:{line})")
+        })
+        .unwrap_or_default();
     for container in managers {
         let name = makefile::strip_tag(&container.image);
         if detected.images.iter().any(|i| i.name == name) {
@@ -653,14 +715,15 @@ fn propose_images(
             },
         };
         detected.found.push(format!(
-            "manager image {} ({}:{}){}{tag_note}",
+            "manager image {} ({}:{}){}{tag_note}{policy_note}",
             container.image,
             container.file,
             container.line,
-            new_name
-                .as_deref()
-                .map(|n| format!(", released as {n} ({evidence})"))
-                .unwrap_or_default()
+            match (&new_name, matched) {
+                (Some(n), _) => format!(", released as {n} ({evidence})"),
+                (None, Some(_)) => format!(", released under that name ({evidence})"),
+                (None, None) => String::new(),
+            }
         ));
         if new_name.is_none() && development_name(&name) {
             let pushed = match &release.pushed[..] {
@@ -684,6 +747,7 @@ fn propose_images(
             new_name,
             file: container.file.clone(),
             new_tag,
+            pull_policy: recipe.pull_policy.as_ref().map(|(p, _)| p.clone()),
         });
     }
 }
@@ -762,8 +826,18 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             .unwrap_or_default();
         found.insert(folder);
     }
+    // Globs the release copies that capkg can publish, with their evidence.
+    let mut globbed: Vec<(String, String)> = Vec::new();
     for copy in &recipe.copies {
         let to_name = copy.to.rsplit('/').next().unwrap_or_default();
+        if let Some((folder, pattern)) = copy.from.rsplit_once('/')
+            && pattern.contains('*')
+            && pattern != "*"
+        {
+            copies_templates = true;
+            copied_globs(repo, detected, recipe, copy, folder, pattern, &mut globbed);
+            continue;
+        }
         if let Some(folder) = copy.from.strip_suffix("/*") {
             if repo.is_dir(Path::new(folder), "the Makefile's release copies it")
                 && !template_patterns(&repo.file_names(Path::new(folder))).is_empty()
@@ -806,6 +880,10 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             None | Some(ProviderType::Infrastructure | ProviderType::Core)
         )
     });
+    let handled: BTreeSet<String> = globbed
+        .iter()
+        .filter_map(|(glob, _)| glob.rsplit_once('/').map(|(f, _)| f.to_string()))
+        .collect();
     let mut folders: Vec<(String, String)> = copied
         .iter()
         .map(|(folder, line)| {
@@ -815,7 +893,10 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             )
         })
         .collect();
-    for folder in found.iter().filter(|f| !copied.contains_key(*f)) {
+    for folder in found
+        .iter()
+        .filter(|f| !copied.contains_key(*f) && !handled.contains(*f))
+    {
         let shown = if folder.is_empty() { "." } else { folder };
         let skipped = if copies_templates {
             Some("the Makefile's release copies its templates from elsewhere")
@@ -851,12 +932,113 @@ fn detect_templates(repo: &Repository, detected: &mut Detected, recipe: &makefil
             detected.templates.push(glob);
         }
     }
+    for (glob, why) in globbed {
+        if !detected.templates.contains(&glob) {
+            detected.found.push(format!("templates: {glob} ({why})"));
+            detected.templates.push(glob);
+        }
+    }
     if detected.templates.is_empty() {
         detected.missing.push(
             "templates: no cluster-template*.yaml or clusterclass-*.yaml outside test folders"
                 .to_string(),
         );
     }
+}
+
+/// A release copy of a glob (`cp generated/cluster-template* $(RELEASE_DIR)/`): proposed as a
+/// `templates:` glob when its names are clusterctl's (`cluster-template*.yaml`,
+/// `clusterclass-*.yaml`), with what makes the files first when none is in the repository (a
+/// git-ignored folder a target or script fills); said in the notes otherwise, since capkg
+/// publishes no other file.
+fn copied_globs(
+    repo: &Repository,
+    detected: &mut Detected,
+    recipe: &makefile::ReleaseRecipe,
+    copy: &makefile::Copy,
+    folder: &str,
+    pattern: &str,
+    globbed: &mut Vec<(String, String)>,
+) {
+    let proposed = if pattern.starts_with("cluster-template") {
+        "cluster-template*.yaml"
+    } else if pattern.starts_with("clusterclass") {
+        "clusterclass-*.yaml"
+    } else {
+        let names: Vec<String> = repo
+            .file_names(Path::new(folder))
+            .into_iter()
+            .filter(|name| glob_matches(pattern, name))
+            .collect();
+        let shown = match &names[..] {
+            [] => String::new(),
+            names => format!(" ({})", names.join(", ")),
+        };
+        detected.notes.push(format!(
+            "templates: the Makefile's release also ships {}{shown}, Makefile:{}; capkg publishes only components, metadata.yaml, cluster-template*.yaml and clusterclass-*.yaml: rename them to those names (git mv) to release them, or attach them to the release another way",
+            copy.from, copy.line
+        ));
+        return;
+    };
+    let glob = format!("{folder}/{proposed}");
+    let present = repo
+        .file_names(Path::new(folder))
+        .iter()
+        .any(|name| glob_matches(proposed, name));
+    let mut why = format!(
+        "the Makefile's release copies {}, Makefile:{}",
+        copy.from, copy.line
+    );
+    if !present {
+        let built: Vec<&makefile::Build> = recipe
+            .builds
+            .iter()
+            .filter(|b| {
+                b.output_dir == folder
+                    && b.output
+                        .as_deref()
+                        .is_some_and(|o| glob_matches(proposed, o))
+            })
+            .collect();
+        let (target, maker) = match (built.first(), recipe.scripts.first()) {
+            (Some(build), _) => (
+                Some(&build.target),
+                format!(
+                    "`make {}` builds them with kustomize, Makefile:{}",
+                    build.target, build.line
+                ),
+            ),
+            (None, Some(script)) => (
+                Some(&script.target),
+                format!(
+                    "`make {}` runs `{}`, Makefile:{}",
+                    script.target, script.command, script.line
+                ),
+            ),
+            (None, None) => (None, "the release makes them before copying".to_string()),
+        };
+        if let Some(target) = target {
+            match detected.prepare.iter_mut().find(|(t, _)| t == target) {
+                Some((_, what)) => what.push_str(&format!(", {glob}")),
+                None => detected.prepare.push((target.clone(), glob.clone())),
+            }
+        }
+        detected.notes.push(format!(
+            "templates: {glob} matches nothing in the repository yet: {maker}; the release job runs it before `capkg release` (which refuses a glob matching nothing)"
+        ));
+        detected
+            .template_comments
+            .insert(glob.clone(), format!("made by the release first: {maker}"));
+        why.push_str("; made first");
+    }
+    globbed.push((glob, why));
+}
+
+/// Whether a file name matches a shell pattern of `*`s (`cluster-template*`).
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    globset::Glob::new(pattern)
+        .map(|glob| glob.compile_matcher().is_match(name))
+        .unwrap_or(false)
 }
 
 /// A YAML string, quoted when plain style would read as something else.
@@ -944,6 +1126,9 @@ fn image_lines(detected: &Detected) -> String {
             text.push_str(&format!("\n    newName: {new_name}"));
         }
         text.push_str(&format!("\n    newTag: \"{}\"", image.new_tag));
+        if let Some(policy) = &image.pull_policy {
+            text.push_str(&format!("\n    pullPolicy: {policy}"));
+        }
     }
     text
 }
@@ -954,6 +1139,9 @@ fn template_lines(detected: &Detected) -> String {
     }
     let mut text = "templates:".to_string();
     for glob in &detected.templates {
+        if let Some(comment) = detected.template_comments.get(glob) {
+            text.push_str(&format!("\n  # {comment}"));
+        }
         text.push_str(&format!("\n  - {}", quoted(glob)));
     }
     text
@@ -978,6 +1166,20 @@ fn target_lines(detected: &Detected) -> String {
     }
 }
 
+/// GitHub steps running the make targets that write files the release publishes.
+fn prepare_steps(detected: &Detected) -> String {
+    detected
+        .prepare
+        .iter()
+        .map(|(target, what)| {
+            format!(
+                "      - name: make {target}\n        run: make {}  # writes {what}, as the Makefile's release does\n",
+                quoted(target)
+            )
+        })
+        .collect()
+}
+
 /// The files `init` writes, with their content, relative to the repository root.
 pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
     let labels: Vec<String> = detected
@@ -1000,6 +1202,7 @@ pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
             .replace("{{{templates}}}", &template_lines(detected))
             .replace("{{{output}}}", OUTPUT_DIR)
             .replace("{{{targets}}}", &target_lines(detected))
+            .replace("{{{prepare}}}", &prepare_steps(detected))
             // The CI files pin capkg's action and image to the capkg that wrote them.
             .replace("{{{version}}}", env!("CARGO_PKG_VERSION"))
     };

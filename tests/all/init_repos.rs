@@ -68,17 +68,20 @@ struct Expected {
     remote: &'static str,
     /// Where init is run from, inside the repository.
     from: &'static str,
+    /// Make targets the release workflow runs before capkg (they write git-ignored templates).
+    prepare: &'static [&'static str],
     /// `label: kubectl kustomize DIR` lines it reports.
     providers: &'static [(&'static str, &'static str)],
     /// Manager images (as the manifests name them) and the name the release gives them.
     images: &'static [(&'static str, Option<&'static str>)],
 }
 
-const REPOSITORIES: [Expected; 4] = [
+const REPOSITORIES: [Expected; 11] = [
     Expected {
         name: "cluster-api",
         remote: "https://github.com/kubernetes-sigs/cluster-api.git",
         from: "core/config",
+        prepare: &[],
         providers: &[
             ("cluster-api", "core/config/default"),
             ("bootstrap-kubeadm", "bootstrap/kubeadm/config/default"),
@@ -117,6 +120,7 @@ const REPOSITORIES: [Expected; 4] = [
         name: "cluster-api-provider-aws",
         remote: "git@github.com:kubernetes-sigs/cluster-api-provider-aws.git",
         from: "templates",
+        prepare: &[],
         providers: &[("infrastructure-aws", "config/default")],
         images: &[(
             "gcr.io/k8s-staging-cluster-api-aws/cluster-api-aws-controller",
@@ -127,6 +131,7 @@ const REPOSITORIES: [Expected; 4] = [
         name: "cluster-api-provider-vsphere",
         remote: "https://github.com/kubernetes-sigs/cluster-api-provider-vsphere",
         from: "config/supervisor/crd",
+        prepare: &[],
         providers: &[
             ("infrastructure-vsphere", "config/default"),
             ("infrastructure-vsphere", "config/supervisor"),
@@ -140,8 +145,93 @@ const REPOSITORIES: [Expected; 4] = [
         name: "cluster-api-provider-metal3",
         remote: "https://github.com/metal3-io/cluster-api-provider-metal3.git",
         from: ".",
+        prepare: &[],
         providers: &[("infrastructure-metal3", "config/default")],
         images: &[("quay.io/metal3-io/cluster-api-provider-metal3", None)],
+    },
+    Expected {
+        // The source's bare label `helm`; pull policy rewritten; samples/ are not templates.
+        name: "cluster-api-addon-provider-helm",
+        remote: "https://github.com/kubernetes-sigs/cluster-api-addon-provider-helm.git",
+        from: "config",
+        prepare: &[],
+        providers: &[("addon-helm", "config/default")],
+        images: &[(
+            "gcr.io/k8s-staging-cluster-api-helm/cluster-api-helm-controller",
+            Some("registry.k8s.io/cluster-api-helm/cluster-api-helm-controller"),
+        )],
+    },
+    Expected {
+        name: "cluster-api-provider-gcp",
+        remote: "https://github.com/kubernetes-sigs/cluster-api-provider-gcp.git",
+        from: ".",
+        prepare: &[],
+        providers: &[("infrastructure-gcp", "config/default")],
+        images: &[(
+            "gcr.io/k8s-staging-cluster-api-gcp/cluster-api-gcp-controller",
+            Some("registry.k8s.io/cluster-api-gcp/cluster-api-gcp-controller"),
+        )],
+    },
+    Expected {
+        // The image's name changes at release; templates built into git-ignored generated/.
+        name: "cluster-api-provider-hetzner",
+        remote: "https://github.com/syself/cluster-api-provider-hetzner.git",
+        from: "templates",
+        prepare: &["cluster-templates"],
+        providers: &[("infrastructure-hetzner", "config/default")],
+        images: &[("ghcr.io/syself/caph-staging", Some("ghcr.io/syself/caph"))],
+    },
+    Expected {
+        // clusterctl's name `linode-linode`, not the label's `linode`; script-made templates.
+        name: "cluster-api-provider-linode",
+        remote: "https://github.com/linode/cluster-api-provider-linode.git",
+        from: ".",
+        prepare: &["generate-flavors"],
+        providers: &[("infrastructure-linode-linode", "config/default")],
+        images: &[("docker.io/linode/cluster-api-provider-linode", None)],
+    },
+    Expected {
+        // The release builds a generated kustomization over config/default.
+        name: "cluster-api-provider-openstack",
+        remote: "https://github.com/kubernetes-sigs/cluster-api-provider-openstack.git",
+        from: ".",
+        prepare: &[],
+        providers: &[("infrastructure-openstack", "config/default")],
+        images: &[(
+            "gcr.io/k8s-staging-capi-openstack/capi-openstack-controller",
+            Some("registry.k8s.io/capi-openstack/capi-openstack-controller"),
+        )],
+    },
+    Expected {
+        // `kustomize edit set image` keeps the name, sets the tag.
+        name: "cluster-api-provider-proxmox",
+        remote: "https://github.com/ionos-cloud/cluster-api-provider-proxmox.git",
+        from: ".",
+        prepare: &[],
+        providers: &[("infrastructure-proxmox", "config/default")],
+        images: &[("ghcr.io/ionos-cloud/cluster-api-provider-proxmox", None)],
+    },
+    Expected {
+        // Three providers per tag, one image, one unprefixed label.
+        name: "k0smotron",
+        remote: "https://github.com/k0sproject/k0smotron.git",
+        from: ".",
+        prepare: &[],
+        providers: &[
+            (
+                "bootstrap-k0sproject-k0smotron",
+                "config/clusterapi/bootstrap",
+            ),
+            (
+                "control-plane-k0sproject-k0smotron",
+                "config/clusterapi/controlplane",
+            ),
+            (
+                "infrastructure-k0sproject-k0smotron",
+                "config/clusterapi/infrastructure",
+            ),
+        ],
+        images: &[("k0s/k0smotron", Some("quay.io/k0sproject/k0smotron"))],
     },
 ];
 
@@ -202,10 +292,23 @@ fn every_repository_is_read_as_its_maintainer_would() {
         );
 
         // GitHub remote: the workflow, and no GitLab files.
-        assert!(root.join(".github/workflows/capkg-release.yaml").is_file());
+        let workflow =
+            std::fs::read_to_string(root.join(".github/workflows/capkg-release.yaml")).unwrap();
+        let steps: Vec<&str> = workflow
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("run: make "))
+            .map(|rest| rest.split_whitespace().next().unwrap_or_default())
+            .collect();
+        assert_eq!(steps, expected.prepare, "{}: {workflow}", expected.name);
         assert!(!root.join(".gitlab").exists() && !root.join(".gitlab-ci.yml").exists());
         let gitignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
-        assert!(gitignore.lines().any(|l| l == "/out/"), "{gitignore}");
+        // Added, or already ignored by the repository's own rules (`/out`).
+        let ignored = std::process::Command::new("git")
+            .args(["check-ignore", "-q", "out/x"])
+            .current_dir(&root)
+            .status()
+            .unwrap();
+        assert!(ignored.success(), "{}: out/ not ignored", expected.name);
 
         // A configuration capkg reads, holding no placeholder.
         let config = crate::common::load_written_config(&root.join("capkg.yaml"));
@@ -290,7 +393,7 @@ fn a_bare_label_takes_its_type_from_the_repository_name() {
     let report = stderr(&output);
     assert!(output.status.success(), "{report}");
     assert!(
-        report.contains("bare label `metal3` in config/default/kustomization.yaml:4, type infrastructure from the repository name `cluster-api-provider-metal3`"),
+        report.contains("bare label `metal3` in config/default/kustomization.yaml:4, type infrastructure from the file the Makefile writes"),
         "{report}"
     );
     // No remote: no forge, no CI files, and an empty (valid) `targets:`.

@@ -4,16 +4,19 @@
 //! variables on the command line (`$(MAKE) manifest-modification REGISTRY=$(PROD_REGISTRY)`),
 //! rewrites the manager image (`set-manifest-image MANIFEST_IMG=...`), builds kustomizations
 //! (`$(KUSTOMIZE) build core/config/default > $(RELEASE_DIR)/core-components.yaml`) and copies
-//! `metadata.yaml` and templates into the release folder. This module follows those calls from the
-//! `release` and `release-manifests` targets, expanding variables as make would where it can
-//! (`$(shell ...)` and other functions cannot be known: a value that needs one is left out), and
-//! reports the builds, the copies and the image names the release writes. It is a reading aid for
+//! `metadata.yaml` and templates into the release folder. This module follows those calls and
+//! each target's prerequisites from the `release`, `release-manifests` and `release-templates`
+//! targets (else from targets named after components files, `bootstrap-components.yaml:`),
+//! expanding variables as make would where it can (`$(shell ...)` and other functions cannot be
+//! known: a value that needs one is left out), and reports the builds, the copies (`cp`, `mv`),
+//! the scripts run, the image names (`MANIFEST_IMG=`, `kustomize edit set image`) and the pull
+//! policy the release writes. It is a reading aid for
 //! `capkg init`, not a make implementation: conditionals are ignored and every assignment counts.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The targets a release starts from.
-const RELEASE_TARGETS: [&str; 2] = ["release", "release-manifests"];
+const RELEASE_TARGETS: [&str; 3] = ["release", "release-manifests", "release-templates"];
 /// How deep `$(MAKE) target` calls are followed.
 const MAX_DEPTH: usize = 12;
 /// How many targets (with their variables) one release visits at most.
@@ -39,6 +42,21 @@ pub(super) struct ReleaseRecipe {
     /// The line where the release writes the image tag without its `v`
     /// (`MANIFEST_TAG=$(RELEASE_TAG:v%=%)`, `${VERSION//v}`).
     pub tag_without_v: Option<usize>,
+    /// The `imagePullPolicy` the release sets (`PULL_POLICY=IfNotPresent`), with its line.
+    pub pull_policy: Option<(String, usize)>,
+    /// Scripts the release runs (`bash hack/generate-flavors.sh`), which may write files the
+    /// release then copies.
+    pub scripts: Vec<Script>,
+}
+
+/// A script a release target runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Script {
+    /// The make target whose recipe runs it.
+    pub target: String,
+    /// The command as written (`bash hack/generate-flavors.sh`).
+    pub command: String,
+    pub line: usize,
 }
 
 /// One `kustomize build`.
@@ -48,6 +66,10 @@ pub(super) struct Build {
     pub dir: String,
     /// The file name the output is written to (`core-components.yaml`), when redirected.
     pub output: Option<String>,
+    /// The folder of the output (`generated`), empty for the current folder.
+    pub output_dir: String,
+    /// The make target whose recipe builds it.
+    pub target: String,
     /// The Makefile line of the build.
     pub line: usize,
 }
@@ -63,6 +85,8 @@ pub(super) struct Copy {
 
 struct Rule {
     targets: String,
+    /// What follows the `:` (order-only ones included): targets make runs first.
+    prerequisites: String,
     /// Each recipe line with its (first) line number in the Makefile.
     recipe: Vec<(usize, String)>,
 }
@@ -89,8 +113,39 @@ pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
     for target in RELEASE_TARGETS {
         makefile.visit(target, &BTreeMap::new(), 0, &mut seen, &mut recipe);
     }
+    // No components file from the release targets: the targets named after components files
+    // (k0smotron's `bootstrap-components.yaml:`), which its release workflow runs one by one.
+    let is_components = |file: &str| {
+        matches!(
+            crate::provider::FileRole::from_file_name(file),
+            Some(crate::provider::FileRole::Components { .. })
+        )
+    };
+    if !recipe
+        .builds
+        .iter()
+        .any(|b| b.output.as_deref().is_some_and(is_components))
+    {
+        let components_targets: Vec<String> = makefile
+            .rules
+            .iter()
+            .flat_map(|rule| rule.targets.split_whitespace())
+            .filter(|target| is_components(target))
+            .map(str::to_string)
+            .collect();
+        // The images those targets pin are the release's, not those of another install file.
+        if !components_targets.is_empty() {
+            recipe.images.clear();
+        }
+        for target in components_targets {
+            makefile.visit(&target, &BTreeMap::new(), 0, &mut seen, &mut recipe);
+        }
+    }
     recipe
 }
+
+/// Kubernetes' `imagePullPolicy` values.
+const PULL_POLICIES: [&str; 3] = ["Always", "IfNotPresent", "Never"];
 
 /// Lines joined across trailing backslashes, each with the 1-based number of its first line.
 fn logical_lines(text: &str) -> Vec<(usize, String)> {
@@ -192,12 +247,16 @@ fn parse(text: &str) -> Makefile {
             }
             continue;
         }
-        if let Some((targets, _)) = line.split_once(':')
+        if let Some((targets, rest)) = line.split_once(':')
             && !targets.trim().is_empty()
             && !line.starts_with(' ')
         {
+            // `target: prerequisites ; recipe` and `target:: prerequisites`.
+            let rest = rest.strip_prefix(':').unwrap_or(rest);
+            let prerequisites = rest.split(';').next().unwrap_or_default().replace('|', " ");
             makefile.rules.push(Rule {
                 targets: targets.trim().to_string(),
+                prerequisites,
                 recipe: Vec::new(),
             });
         }
@@ -283,14 +342,23 @@ impl Makefile {
             if !matches {
                 continue;
             }
+            // Prerequisites run first (`release: release-manifests release-templates`).
+            for word in rule.prerequisites.split_whitespace() {
+                // Each on its own: a tool path that cannot be known hides no other target.
+                if let Some(prerequisite) = self.expand(word, overrides) {
+                    self.visit(&prerequisite, overrides, depth + 1, seen, recipe);
+                }
+            }
             for (number, line) in &rule.recipe {
-                self.read_line(*number, line, overrides, depth, seen, recipe);
+                self.read_line(target, *number, line, overrides, depth, seen, recipe);
             }
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn read_line(
         &self,
+        target: &str,
         number: usize,
         line: &str,
         overrides: &BTreeMap<String, String>,
@@ -309,17 +377,41 @@ impl Makefile {
                 cd = words.get(1).and_then(|dir| self.expand(dir, overrides));
                 continue;
             }
+            // `kustomize edit set image [NAME=]IMAGE[:TAG]`: the image the release pins.
+            if let Some(at) = words.windows(3).position(|w| w == ["edit", "set", "image"])
+                && at > 0
+                && words[at - 1].to_ascii_lowercase().contains("kustomize")
+            {
+                for argument in &words[at + 3..] {
+                    let value = argument.split_once('=').map_or(&argument[..], |(_, v)| v);
+                    if let Some(value) = self.expand(value, overrides) {
+                        let image = strip_tag(&value);
+                        if image.contains('/') && !recipe.images.iter().any(|(i, _)| *i == image) {
+                            recipe.images.push((image, number));
+                        }
+                    }
+                }
+                continue;
+            }
             if let Some(at) = words.iter().position(|w| is_make(w)) {
                 self.call(number, &words, at, overrides, depth, seen, recipe);
             } else if let Some(at) = words.iter().position(|w| w == "build")
                 && at > 0
                 && words[at - 1].to_ascii_lowercase().contains("kustomize")
             {
-                if let Some(build) = self.build(number, &words[at + 1..], cd.as_deref(), overrides)
+                if let Some(mut build) =
+                    self.build(number, &words[at + 1..], cd.as_deref(), overrides)
                 {
+                    build.target = target.to_string();
                     recipe.builds.push(build);
                 }
-            } else if first == "cp" {
+            } else if let Some(script) = script(&words) {
+                recipe.scripts.push(Script {
+                    target: target.to_string(),
+                    command: script,
+                    line: number,
+                });
+            } else if first == "cp" || first == "mv" {
                 let paths: Vec<&String> =
                     words[1..].iter().filter(|w| !w.starts_with('-')).collect();
                 if let [from, to] = paths[..]
@@ -367,6 +459,13 @@ impl Makefile {
                 _ if index > make_at => targets.push(word.clone()),
                 _ => {}
             }
+        }
+        if let Some(policy) = callee.get("PULL_POLICY")
+            && overrides.get("PULL_POLICY") != Some(policy)
+            && PULL_POLICIES.contains(&policy.as_str())
+            && recipe.pull_policy.is_none()
+        {
+            recipe.pull_policy = Some((policy.clone(), number));
         }
         for (name, value) in &callee {
             // `OLD_IMG`/`*_ORIGINAL_IMG` name the development image the release replaces.
@@ -432,17 +531,34 @@ impl Makefile {
             }
             index += 1;
         }
-        let dir = self.expand(&dir?, overrides)?;
+        // A folder of variables that cannot be known (`$(IMAGE_PATCH_DIR)/x`) is kept as
+        // written, for notes; a word cut inside a function call (`$(shell`) is not a folder.
+        let dir = dir?;
+        let balanced = dir.matches('(').count() == dir.matches(')').count()
+            && dir.matches('{').count() == dir.matches('}').count();
+        let dir = match self.expand(&dir, overrides) {
+            Some(dir) => dir,
+            None if balanced => dir,
+            None => return None,
+        };
         let dir = match cd {
             Some(cd) => format!("{cd}/{dir}"),
             None => dir,
         };
         let output = output
             .and_then(|o| self.expand(&o, overrides))
-            .and_then(|o| o.rsplit('/').next().map(str::to_string));
+            .map(|o| clean(&o));
+        let output_dir = output
+            .as_deref()
+            .and_then(|o| o.rsplit_once('/'))
+            .map(|(dir, _)| dir.to_string())
+            .unwrap_or_default();
+        let output = output.and_then(|o| o.rsplit('/').next().map(str::to_string));
         Some(Build {
             dir: clean(&dir),
             output,
+            output_dir,
+            target: String::new(),
             line: number,
         })
     }
@@ -492,6 +608,16 @@ pub(super) fn strips_v(text: &str) -> bool {
     ]
     .iter()
     .any(|pattern| text.contains(pattern))
+}
+
+/// A script run by a recipe: `bash X.sh`, `sh X.sh`, `./hack/X.sh`, `hack/X.sh`, as written.
+fn script(words: &[String]) -> Option<String> {
+    let first = words.first()?;
+    let runs_script = match first.as_str() {
+        "bash" | "sh" => words.get(1).is_some_and(|w| w.ends_with(".sh")),
+        other => other.ends_with(".sh"),
+    };
+    runs_script.then(|| words.join(" "))
 }
 
 fn is_make(word: &str) -> bool {
@@ -570,11 +696,15 @@ release-manifests: $(RELEASE_DIR)\n\t$(KUSTOMIZE) build core/config/default > $(
                 Build {
                     dir: "core/config/default".into(),
                     output: Some("core-components.yaml".into()),
+                    output_dir: "out".into(),
+                    target: "release-manifests".into(),
                     line: 14
                 },
                 Build {
                     dir: "test/dev/config/default".into(),
                     output: Some("infrastructure-components-development.yaml".into()),
+                    output_dir: "../../out".into(),
+                    target: "release-manifests".into(),
                     line: 15
                 }
             ]
@@ -596,6 +726,59 @@ release-manifests: $(RELEASE_DIR)\n\t$(KUSTOMIZE) build core/config/default > $(
             Some(("registry.k8s.io/capi".to_string(), 1))
         );
         assert_eq!(recipe.tag_without_v, None);
+    }
+
+    #[test]
+    fn prerequisites_moves_scripts_and_pull_policy_are_read() {
+        // Linode: the release is a list of prerequisites; templates are moved after a script.
+        let text = "RELEASE_DIR ?= infrastructure-x\nrelease: release-manifests gen release-templates\n\
+release-manifests:\n\tkustomize build config/default > $(RELEASE_DIR)/infrastructure-components.yaml\n\
+gen:\n\tbash hack/generate-flavors.sh\n\
+release-templates:\n\tmv templates/cluster-template* $(RELEASE_DIR)/\n\
+set:\n\t$(MAKE) set-manifest-pull-policy PULL_POLICY=IfNotPresent\n";
+        let recipe = release_recipe(text);
+        assert_eq!(recipe.builds.len(), 1);
+        assert_eq!(
+            recipe.scripts,
+            [Script {
+                target: "gen".into(),
+                command: "bash hack/generate-flavors.sh".into(),
+                line: 6
+            }]
+        );
+        assert_eq!(
+            recipe.copies,
+            [Copy {
+                from: "templates/cluster-template*".into(),
+                to: "infrastructure-x".into(),
+                line: 8
+            }]
+        );
+        // `set` is not part of the release: its pull policy is not the release's.
+        assert_eq!(recipe.pull_policy, None);
+        let recipe =
+            release_recipe(&text.replace("release-templates\n", "release-templates set\n"));
+        assert_eq!(recipe.pull_policy, Some(("IfNotPresent".to_string(), 10)));
+    }
+
+    #[test]
+    fn components_file_targets_are_the_release_without_one() {
+        // k0smotron: no components file from `release`; one target per components file,
+        // each pinning the image with `kustomize edit set image`.
+        let text = "IMG ?= quay.io/k0sproject/k0smotron:latest\n\
+release:\n\tcd config/all && $(KUSTOMIZE) edit set image controller=other.io/x/k0smotron\n\t$(KUSTOMIZE) build config/all > install.yaml\n\
+bootstrap-components.yaml: $(CONTROLLER_GEN) kustomize\n\tcd config/manager && $(KUSTOMIZE) edit set image controller=${IMG}\n\t$(KUSTOMIZE) build config/clusterapi/bootstrap/ > bootstrap-components.yaml\n";
+        let recipe = release_recipe(text);
+        let outputs: Vec<_> = recipe.builds.iter().map(|b| b.output.as_deref()).collect();
+        assert_eq!(
+            outputs,
+            [Some("install.yaml"), Some("bootstrap-components.yaml")]
+        );
+        assert_eq!(recipe.builds[1].dir, "config/clusterapi/bootstrap");
+        assert_eq!(
+            recipe.images,
+            [("quay.io/k0sproject/k0smotron".to_string(), 6)]
+        );
     }
 
     #[test]

@@ -58,12 +58,19 @@ pub(super) fn existing_releases(repo: &Repository, own: &str) -> Pipelines {
             continue;
         };
         let Some(line) = tag_trigger(&text) else {
+            // OpenStack's: publishes on another trigger and pushes the tag itself, with the
+            // workflow's token, which starts no other workflow (capkg's on tags never runs).
+            if let Some((word, at)) = found_in(&text, &PUBLISHES).first()
+                && let Some((_, tag_at)) = found_in(&text, &["git tag"]).first()
+            {
+                pipelines.notes.push(format!(
+                    "existing release pipeline {file} creates the tag itself (`git tag`, line {tag_at}) and publishes ({word}, line {at}) on another trigger: a tag it pushes with the workflow's token starts no other workflow, so capkg's tag-triggered workflow would not run; call `capkg release --version <tag>` in that workflow in place of its publishing step"
+                ));
+            }
             continue;
         };
         if pipelines.tag_without_v.is_none()
-            && let Some(at) = text
-                .lines()
-                .position(|l| !l.trim_start().starts_with('#') && super::makefile::strips_v(l))
+            && let Some(at) = image_tag_without_v(&text)
         {
             pipelines.tag_without_v = Some(format!("{file}:{}", at + 1));
         }
@@ -181,6 +188,55 @@ fn found_in(text: &str, needles: &[&'static str]) -> Vec<(&'static str, usize)> 
         .collect()
 }
 
+/// A line about images (`docker`, `image`, `IMG`, `push`, `tags`), in lower case.
+fn about_images(lower: &str) -> bool {
+    ["image", "img", "docker", "push", "tags"]
+        .iter()
+        .any(|word| lower.contains(word))
+}
+
+/// Whether `line` reads the shell variable `name` (`$NAME`, `${NAME}`, `${NAME//+/-}`).
+fn reads_variable(line: &str, name: &str) -> bool {
+    [format!("${name}"), format!("${{{name}")]
+        .iter()
+        .any(|reference| {
+            line.match_indices(reference.as_str()).any(|(at, _)| {
+                !line[at + reference.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+}
+
+/// The 0-based line where a pipeline drops the tag's `v` for an image: on a line about images
+/// (`make docker-push TAG=${GITHUB_REF_NAME//v}`), or into a variable a line about images
+/// reads. A `v` dropped only to compare with metadata.yaml's release series is not the image's.
+fn image_tag_without_v(text: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines.iter().position(|line| {
+        if line.trim_start().starts_with('#') || !super::makefile::strips_v(line) {
+            return false;
+        }
+        if about_images(&line.to_ascii_lowercase()) {
+            return true;
+        }
+        let assigned = line
+            .trim_start()
+            .trim_start_matches("export ")
+            .split_once('=')
+            .map(|(name, _)| name.trim())
+            .filter(|name| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        assigned.is_some_and(|name| {
+            lines.iter().any(|other| {
+                about_images(&other.to_ascii_lowercase()) && reads_variable(other, name)
+            })
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +260,37 @@ mod tests {
             Some(3)
         );
         assert_eq!(tag_trigger("on: [pull_request]\n"), None);
+    }
+
+    #[test]
+    fn a_pipeline_pushing_its_own_tag_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(WORKFLOWS)).unwrap();
+        std::fs::write(
+            dir.path().join(WORKFLOWS).join("release.yaml"),
+            "on:\n  push:\n    branches: [main]\njobs:\n  r:\n    steps:\n      - run: git tag -a v1 && git push origin v1\n      - run: gh release create v1 out/*\n",
+        )
+        .unwrap();
+        let repo = Repository::new(dir.path()).unwrap();
+        let notes = existing_releases(&repo, "x").notes;
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("(`git tag`, line 7) and publishes (gh release create, line 8)"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn only_a_v_dropped_for_an_image_tag_counts() {
+        assert_eq!(
+            image_tag_without_v("jobs:\n  - run: make docker-push TAG=${GITHUB_REF_NAME//v}\n"),
+            Some(1)
+        );
+        let image = "run: |\n  VERSION=${GITHUB_REF_NAME#v}\n  docker push x/y:$VERSION\n";
+        assert_eq!(image_tag_without_v(image), Some(1));
+        // k0smotron: the `v` is dropped to read metadata.yaml; the image tag keeps it.
+        let series = "run: |\n  TAG=\"${TAG#v}\"\n  read major minor <<< \"$TAG\"\n  echo IMAGE_TAGS=\"${TAGS//+/-}\"\n";
+        assert_eq!(image_tag_without_v(series), None);
     }
 
     #[test]
