@@ -1,5 +1,5 @@
-//! Durations and sizes as people write them, one spelling for flags, environment variables and
-//! capkg.yaml: `90s`, `10m`, `1h30m`, `1.5s`, `500ms` (a bare number is seconds); `4096`, `64KiB`,
+//! Durations and sizes as people write them, read and printed in one place: one spelling for
+//! flags, environment variables and capkg.yaml: `90s`, `10m`, `1h30m`, `1.5s`, `500ms` (a bare number is seconds); `4096`, `64KiB`,
 //! `256MiB`, `1GiB` (powers of 1024), `10KB`, `1MB` (powers of 1000), units in any case, `/s`
 //! allowed after a rate.
 
@@ -72,9 +72,49 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}` is too large"))
 }
 
+/// `1h 2m`, `1m 30s`, `45s`, `250ms`: a duration in messages.
+pub(crate) fn format_duration(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    if secs == 0 {
+        return format!("{}ms", duration.as_millis());
+    }
+    let (h, m, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
+    match (h, m, s) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, s) => format!("{m}m {s}s"),
+        (h, m, _) => format!("{h}h {m}m"),
+    }
+}
+
+/// `512 B`, `1.5 KiB`, `12.0 MiB`: a size in messages and progress lines.
+pub(crate) fn format_size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KIB {
+        format!("{bytes} B")
+    } else if b < KIB * KIB {
+        format!("{:.1} KiB", b / KIB)
+    } else {
+        format!("{:.1} MiB", b / KIB / KIB)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_and_sizes_print_as_people_read_them() {
+        assert_eq!(format_duration(Duration::from_secs(3600)), "1h 0m");
+        assert_eq!(format_duration(Duration::from_secs(90)), "1m 30s");
+        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
+        assert_eq!(format_duration(Duration::from_secs(45)), "45s");
+        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(format_size(512), "512 B");
+        assert_eq!(format_size(1536), "1.5 KiB");
+        assert_eq!(format_size(12 << 20), "12.0 MiB");
+    }
 
     #[test]
     fn compound_and_fractional_durations() {

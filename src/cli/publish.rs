@@ -15,7 +15,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
-use crate::forge::http::human_duration;
 use crate::report::Format;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
@@ -445,7 +444,7 @@ fn write_plan(out: &mut dyn Write, quiet: bool, plan: &Plan) -> std::io::Result<
                 "  {:<8} {:<width$}  {:>9}  {}{why}",
                 file.action,
                 file.name,
-                human_size(file.size),
+                crate::units::format_size(file.size),
                 file.url
             )?;
         }
@@ -565,18 +564,6 @@ fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io
     Ok(())
 }
 
-fn human_size(bytes: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KIB {
-        format!("{bytes} B")
-    } else if b < KIB * KIB {
-        format!("{:.1} KiB", b / KIB)
-    } else {
-        format!("{:.1} MiB", b / KIB / KIB)
-    }
-}
-
 /// Progress on stderr: an indicatif bar on a terminal, plain lines otherwise, nothing with `-q`.
 struct Reporter {
     mode: Mode,
@@ -675,7 +662,10 @@ impl Progress for Reporter {
         match *event {
             Event::Step(step) => self.line(step),
             Event::Waiting { reason, delay } => {
-                self.line(&format!("waiting {}: {reason}", human_duration(delay)));
+                self.line(&format!(
+                    "waiting {}: {reason}",
+                    crate::units::format_duration(delay)
+                ));
             }
             Event::Started {
                 name,
@@ -690,7 +680,10 @@ impl Progress for Reporter {
                     }
                 }
                 Mode::Lines if transfer == Transfer::Upload => {
-                    self.line(&format!("uploading {name} ({})", human_size(size)));
+                    self.line(&format!(
+                        "uploading {name} ({})",
+                        crate::units::format_size(size)
+                    ));
                 }
                 _ => {}
             },

@@ -15,7 +15,6 @@ use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::forge::Services;
-use crate::forge::http::human_duration;
 use crate::forge::progress::{Event, Progress};
 use crate::report::{self, Format, Style};
 use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
@@ -286,7 +285,7 @@ impl Progress for LogProgress {
         let line = match *event {
             Event::Step(step) => step.to_string(),
             Event::Waiting { reason, delay } => {
-                format!("waiting {}: {reason}", human_duration(delay))
+                format!("waiting {}: {reason}", crate::units::format_duration(delay))
             }
             Event::Finished {
                 name,

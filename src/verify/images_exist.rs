@@ -274,7 +274,7 @@ pub(crate) async fn check(
                 image: image.to_string(),
                 reason: format!(
                     "its registry did not answer within the {} all image lookups share (`--images-timeout`, CAPKG_IMAGES_TIMEOUT)",
-                    crate::forge::http::human_duration(limit)
+                    crate::units::format_duration(limit)
                 ),
             }),
         }
