@@ -15,7 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
-distrib="${CARGO_TARGET_DIR:-target}/distrib"
+# dist writes its archives under the workspace's target/distrib, whatever CARGO_TARGET_DIR says.
+distrib=target/distrib
 if [ "${1:-}" != --no-build ]; then
   dist build --artifacts=host >/dev/null
 fi
