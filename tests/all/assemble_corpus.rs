@@ -4,7 +4,8 @@
 //!
 //! Each corpus folder is already a release, so assembling it must either succeed (and `capkg lint
 //! --version` must pass on the result, and a second run must give the same bytes), or be refused
-//! with exactly the real defects the lint tests record (and then nothing is written to the output folder).
+//! with exactly the real defects the lint tests record (and then nothing is written to the output
+//! folder).
 
 use std::collections::BTreeMap;
 use std::path::Path;
