@@ -163,6 +163,46 @@ impl AssembledRelease {
         self.files.iter().find(|f| f.name == name)
     }
 
+    /// Writes the release as assembled to `dir` when any of `diagnostics` names one of its files
+    /// in `shown_in` (where [`plan`] names files that are not copied under their own name), so
+    /// that the file and line a finding names can be opened; with `dir` other than `shown_in`,
+    /// those findings are renamed to name the files in `dir`. `None` when every finding names a
+    /// source file (or none). The same mechanism serves `release`, which builds in memory, and
+    /// `assemble` refusing a release, which leaves its output folder alone.
+    pub fn write_for_findings(
+        &self,
+        diagnostics: &mut [Diagnostic],
+        shown_in: &Path,
+        dir: &Path,
+    ) -> Option<Result<(), WriteError>> {
+        let assembled = |d: &Diagnostic| {
+            let name = d.file_name()?;
+            self.files
+                .iter()
+                .find(|f| Path::new(name) == shown_in.join(&f.name))
+        };
+        if !diagnostics.iter().any(|d| assembled(d).is_some()) {
+            return None;
+        }
+        if dir != shown_in {
+            // One renamed text per file, shared by its findings (spans are unchanged: same bytes).
+            let mut renamed: BTreeMap<String, Arc<Source>> = BTreeMap::new();
+            for diagnostic in diagnostics.iter_mut() {
+                let Some(file) = assembled(diagnostic) else {
+                    continue;
+                };
+                let source = renamed.entry(file.name.clone()).or_insert_with(|| {
+                    Arc::new(Source::new(
+                        dir.join(&file.name).display().to_string(),
+                        file.text.text(),
+                    ))
+                });
+                diagnostic.file = Some(source.clone());
+            }
+        }
+        Some(write::write_dir(&self.all_files(), dir))
+    }
+
     /// Writes the release folder atomically; refuses (writing nothing) when the lint found errors.
     pub fn write(&self, out: &Path) -> Result<(), Error> {
         let errors = self.error_count();

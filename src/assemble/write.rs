@@ -45,24 +45,7 @@ pub fn write_dir(files: &[(&str, &[u8])], out: &Path) -> Result<(), WriteError> 
         let path = path.to_path_buf();
         move |source| WriteError::Io { path, source }
     };
-    if let Ok(metadata) = std::fs::symlink_metadata(out) {
-        if !metadata.is_dir() {
-            return Err(WriteError::NotAFolder {
-                path: out.to_path_buf(),
-            });
-        }
-        for entry in std::fs::read_dir(out).map_err(io(out))? {
-            let entry = entry.map_err(io(out))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let is_file = entry.file_type().map_err(io(out))?.is_file();
-            if !is_file || (FileRole::from_file_name(&name).is_none() && name != CHECKSUMS_FILE) {
-                return Err(WriteError::ForeignContent {
-                    dir: out.to_path_buf(),
-                    name,
-                });
-            }
-        }
-    }
+    check_release_dir(out)?;
     let parent = match out.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
@@ -114,6 +97,46 @@ pub fn write_dir(files: &[(&str, &[u8])], out: &Path) -> Result<(), WriteError> 
     Ok(())
 }
 
+/// Removes `dir`, a folder of release files written earlier; a folder holding anything else is
+/// refused like [`write_dir`] refuses it, and a missing one is fine.
+pub fn remove_release_dir(dir: &Path) -> Result<(), WriteError> {
+    if check_release_dir(dir)? {
+        std::fs::remove_dir_all(dir).map_err(|source| WriteError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// Whether `dir` exists, refusing one that is not a folder of release files only.
+fn check_release_dir(dir: &Path) -> Result<bool, WriteError> {
+    let io = |source| WriteError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let Ok(metadata) = std::fs::symlink_metadata(dir) else {
+        return Ok(false);
+    };
+    if !metadata.is_dir() {
+        return Err(WriteError::NotAFolder {
+            path: dir.to_path_buf(),
+        });
+    }
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_file = entry.file_type().map_err(io)?.is_file();
+        if !is_file || (FileRole::from_file_name(&name).is_none() && name != CHECKSUMS_FILE) {
+            return Err(WriteError::ForeignContent {
+                dir: dir.to_path_buf(),
+                name,
+            });
+        }
+    }
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +165,21 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["out"]);
+    }
+
+    #[test]
+    fn removes_a_release_folder_but_not_a_foreign_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.rejected");
+        remove_release_dir(&out).unwrap();
+        let files: Vec<(&str, &[u8])> = vec![("metadata.yaml", b"one")];
+        write_dir(&files, &out).unwrap();
+        remove_release_dir(&out).unwrap();
+        assert!(!out.exists());
+        write_dir(&files, &out).unwrap();
+        std::fs::write(out.join("notes.txt"), "mine").unwrap();
+        let err = remove_release_dir(&out).unwrap_err();
+        assert!(matches!(err, WriteError::ForeignContent { .. }), "{err}");
+        assert!(out.join("notes.txt").exists());
     }
 }

@@ -103,6 +103,17 @@ fn from_cwd(path: &Path) -> PathBuf {
     }
 }
 
+/// Where a refused release is written for reading its findings: beside `out`, named so that it
+/// is never taken for the release (`out` -> `out.rejected`).
+fn rejected_dir(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "release".to_string());
+    let parent = out.parent().unwrap_or(Path::new(""));
+    parent.join(format!("{name}.rejected"))
+}
+
 pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     let mut config = configuration(args.config.as_deref(), &args.provider)?;
     let components = if !args.components.is_empty() {
@@ -172,7 +183,33 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         // Printed with -v only.
         record_changes: global.verbose > 0,
     };
-    let release = assemble::plan(&config, &options).map_err(CommandError::from_classified)?;
+    let mut release = assemble::plan(&config, &options).map_err(CommandError::from_classified)?;
+    // A refused release leaves `out` alone; findings that name its assembled files are made to
+    // name them where it is written for reading, a folder no one takes for a release.
+    let rejected = rejected_dir(&out);
+    let written = if release.has_errors() {
+        let mut diagnostics = std::mem::take(&mut release.diagnostics);
+        let written = release.write_for_findings(&mut diagnostics, &out, &rejected);
+        release.diagnostics = diagnostics;
+        written
+    } else {
+        None
+    };
+    if written.is_none() {
+        // A release rejected earlier no longer describes these sources; a folder holding
+        // anything but release files is not capkg's and stays.
+        let _ = assemble::write::remove_release_dir(&rejected);
+    }
+    let rejected_note = written.map(|written| match written {
+        Ok(()) => format!(
+            "; the findings name the release as assembled, written to `{}` to read them (not a release: fix the sources and assemble again)",
+            rejected.display()
+        ),
+        Err(error) => format!(
+            "; the findings name the release as assembled, which could not be written to `{}` to read them ({error})",
+            rejected.display()
+        ),
+    });
 
     let mut stderr = std::io::stderr().lock();
     if global.verbose > 0 {
@@ -200,9 +237,10 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         report(&shown)?;
         let _ = writeln!(
             stderr,
-            "capkg assemble: {} lint error(s) in the assembled release; nothing was written to `{}`",
+            "capkg assemble: {} lint error(s) in the assembled release; nothing was written to `{}`{}",
             release.error_count(),
-            out.display()
+            out.display(),
+            rejected_note.unwrap_or_default()
         );
         return Ok(Status::Findings);
     }

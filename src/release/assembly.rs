@@ -132,8 +132,8 @@ impl Assembler for ConfigAssembler {
             },
         )
         .map_err(Error::Assemble)?;
-        let diagnostics = std::mem::take(&mut release.diagnostics);
-        let findings_note = write_for_findings(config, &release, &diagnostics);
+        let mut diagnostics = std::mem::take(&mut release.diagnostics);
+        let findings_note = write_for_findings(config, &release, &mut diagnostics);
         let providers = std::mem::take(&mut release.providers);
         let files = release
             .into_files()
@@ -162,31 +162,18 @@ impl Assembler for ConfigAssembler {
 fn write_for_findings(
     config: &Config,
     release: &assemble::AssembledRelease,
-    diagnostics: &[Diagnostic],
+    diagnostics: &mut [Diagnostic],
 ) -> Option<String> {
     let out = config.resolve(config.output.as_deref().unwrap_or(Path::new("out")));
-    let points_into = diagnostics.iter().any(|d| {
-        d.file_name().is_some_and(|name| {
-            release
-                .files
-                .iter()
-                .any(|f| f.copied_from.is_none() && Path::new(name) == out.join(&f.name))
-        })
-    });
-    if !points_into {
-        return None;
-    }
     // The findings stand either way: a folder that cannot be written is said, not an error.
-    Some(
-        match assemble::write::write_dir(&release.all_files(), &out) {
-            Ok(()) => format!(
-                "the findings name the release as assembled: written to `{0}` to read them (`capkg lint {0}` shows them again); nothing is published from there",
-                out.display()
-            ),
-            Err(error) => format!(
-                "the findings name the release as assembled in `{}`, which could not be written ({error}); `capkg assemble` writes it",
-                out.display()
-            ),
-        },
-    )
+    Some(match release.write_for_findings(diagnostics, &out, &out)? {
+        Ok(()) => format!(
+            "the findings name the release as assembled: written to `{0}` to read them (`capkg lint {0}` shows them again); nothing is published from there",
+            out.display()
+        ),
+        Err(error) => format!(
+            "the findings name the release as assembled in `{}`, which could not be written ({error}); `capkg assemble` writes it",
+            out.display()
+        ),
+    })
 }

@@ -4,7 +4,8 @@
 //!
 //! Each corpus folder is already a release, so assembling it must either succeed (and `capkg lint
 //! --version` must pass on the result, and a second run must give the same bytes), or be refused
-//! with exactly the real defects the lint tests record (and then nothing is written).
+//! with exactly the real defects the lint tests record (and then nothing is written to the output
+//! folder).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -217,9 +218,16 @@ fn every_corpus_provider_assembles_or_is_refused_for_its_real_defects() {
                     expected.iter().map(|(r, n)| (r.to_string(), *n)).collect();
                 assert_eq!((run.code, run.errors), (1, expected), "{folder}");
                 assert!(!out.exists(), "{folder}: a refused release wrote files");
+                // Beside it at most the rejected release its findings name, to read them.
+                let left: Vec<String> = std::fs::read_dir(&here)
+                    .map(|d| {
+                        d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 assert!(
-                    !std::fs::read_dir(&here).is_ok_and(|mut d| d.next().is_some()),
-                    "{folder}: a refused release left files behind"
+                    left.iter().all(|name| name == "refused.rejected"),
+                    "{folder}: a refused release left {left:?} behind"
                 );
                 // The same files assemble for the version they are right for.
                 assert_assembles(folder, &config, &here, sound_version);

@@ -178,10 +178,20 @@ fn lint_errors_refuse_and_write_nothing() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("metadata/version-series"), "{stdout}");
-    assert!(String::from_utf8_lossy(&output.stderr).contains("nothing was written"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("nothing was written"), "{stderr}");
     assert!(!out.exists());
-    // Nothing is left beside the destination either.
-    assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
+    // A finding names the assembled components (the manager's tag): the rejected release is
+    // written beside the destination to read it, and nothing else is left there.
+    assert!(
+        stdout.contains("out.rejected/infrastructure-components.yaml:"),
+        "{stdout}"
+    );
+    let names: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["out.rejected"]);
 }
 
 #[test]

@@ -215,3 +215,52 @@ fn release_findings_name_files_that_exist() {
     assert!(said.contains("not in a git work tree"), "{said}");
     assert!(!said.contains("fatal:"), "{said}");
 }
+
+#[test]
+fn assemble_findings_name_files_that_exist() {
+    // `assemble` refuses a release with lint errors and writes nothing to `out/`: its findings
+    // named `out/infrastructure-components.yaml`, which did not exist.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    write(
+        dir.path(),
+        "components.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capx-controller-manager\n  namespace: capx-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: gcr.io/capx/manager:latest\n",
+    );
+    write(dir.path(), "metadata.yaml", METADATA);
+    write(
+        dir.path(),
+        "capkg.yaml",
+        "provider:\n  name: capx\n  type: infrastructure\ncomponents:\n  file: components.yaml\nmetadata: metadata.yaml\nnamespace: capx-system\n",
+    );
+    let output = run(dir.path(), &["assemble", "--version", "v0.1.0"]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("components/image-tag"), "{said}");
+    let named: Vec<&str> = said
+        .split(|c: char| c.is_whitespace() || c == '[' || c == ']' || c == '`')
+        .filter(|word| word.contains(".yaml:"))
+        .collect();
+    assert!(!named.is_empty(), "{said}");
+    for word in named {
+        let file = word.split(':').next().unwrap();
+        assert!(dir.path().join(file).is_file(), "`{file}` named in: {said}");
+    }
+    // The release folder is left alone: what was rejected is never mistaken for a release.
+    assert!(!dir.path().join("out").exists(), "{said}");
+    assert!(said.contains("out.rejected"), "{said}");
+    // Once the sources are fixed, the release is written and the rejected one is gone.
+    write(
+        dir.path(),
+        "components.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capx-controller-manager\n  namespace: capx-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        image: gcr.io/capx/manager:v0.1.0\n",
+    );
+    let output = run(dir.path(), &["assemble", "--version", "v0.1.0"]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        dir.path()
+            .join("out/infrastructure-components.yaml")
+            .is_file()
+    );
+    assert!(!dir.path().join("out.rejected").exists());
+}
