@@ -135,8 +135,9 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
 fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
     let relative = Path::new(".gitignore");
     let by_hand = format!(
-        "add /{}/ to it yourself if git should ignore the release folder",
-        scaffold::OUTPUT_DIR
+        "add /{}/ and /{}/ to it yourself if git should ignore the release folders",
+        scaffold::IGNORED_DIRS[0],
+        scaffold::IGNORED_DIRS[1]
     );
     let existing = match std::fs::symlink_metadata(repo.root().join(relative)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -161,14 +162,16 @@ fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
         },
     };
     match scaffold::gitignore_with_output(existing.as_deref()) {
-        Some(text) => {
+        Some((text, added)) => {
             repo.write(relative, text.as_bytes())
                 .map_err(CommandError::from_classified)?;
-            Ok(format!("added /{}/ to .gitignore", scaffold::OUTPUT_DIR))
+            let added: Vec<String> = added.iter().map(|dir| format!("/{dir}/")).collect();
+            Ok(format!("added {} to .gitignore", added.join(" and ")))
         }
         None => Ok(format!(
-            ".gitignore already ignores {}/",
-            scaffold::OUTPUT_DIR
+            ".gitignore already ignores {}/ and {}/",
+            scaffold::IGNORED_DIRS[0],
+            scaffold::IGNORED_DIRS[1]
         )),
     }
 }

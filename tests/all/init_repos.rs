@@ -309,6 +309,16 @@ fn every_repository_is_read_as_its_maintainer_would() {
             .status()
             .unwrap();
         assert!(ignored.success(), "{}: out/ not ignored", expected.name);
+        let rejected = std::process::Command::new("git")
+            .args(["check-ignore", "-q", "out.rejected/x"])
+            .current_dir(&root)
+            .status()
+            .unwrap();
+        assert!(
+            rejected.success(),
+            "{}: out.rejected/ not ignored",
+            expected.name
+        );
 
         // A configuration capkg reads, holding no placeholder.
         let config = crate::common::load_written_config(&root.join("capkg.yaml"));
