@@ -26,8 +26,17 @@ use crate::version::Version;
 
 /// Why a release folder cannot be published: what `capkg publish`, `capkg release` and
 /// `capkg configmaps` report before they do anything else.
+/// What `capkg assemble` appends to its output folder's name for a release it refused, written
+/// only so that its findings name files that exist (`out` -> `out.rejected`).
+pub(crate) const REJECTED_SUFFIX: &str = ".rejected";
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    #[error(
+        "`{}` is a release `capkg assemble` refused, written only to read its findings; fix the sources and assemble again",
+        dir.display()
+    )]
+    Rejected { dir: PathBuf },
     #[error("cannot read `{}`", path.display())]
     Read {
         path: PathBuf,
@@ -172,6 +181,15 @@ impl ReleaseDir {
         provider_type: Option<ProviderType>,
         provider_name: Option<&str>,
     ) -> Result<Self, Error> {
+        if dir
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.ends_with(REJECTED_SUFFIX))
+        {
+            return Err(Error::Rejected {
+                dir: dir.to_path_buf(),
+            });
+        }
         let metadata = std::fs::metadata(dir).map_err(|source| Error::Read {
             path: dir.to_path_buf(),
             source,

@@ -1371,6 +1371,10 @@ mod tests {
             Some(vec!["out.rejected"])
         );
         assert!(gitignore_with_output(None).is_some());
+        assert_eq!(
+            IGNORED_DIRS[1],
+            format!("{OUTPUT_DIR}{}", crate::release_dir::REJECTED_SUFFIX)
+        );
     }
 
     #[test]

@@ -111,7 +111,7 @@ fn rejected_dir(out: &Path) -> PathBuf {
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| "release".to_string());
     let parent = out.parent().unwrap_or(Path::new(""));
-    parent.join(format!("{name}.rejected"))
+    parent.join(format!("{name}{}", crate::release_dir::REJECTED_SUFFIX))
 }
 
 pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {

@@ -249,6 +249,27 @@ fn assemble_findings_name_files_that_exist() {
     // The release folder is left alone: what was rejected is never mistaken for a release.
     assert!(!dir.path().join("out").exists(), "{said}");
     assert!(said.contains("out.rejected"), "{said}");
+    // Nor can it be published by mistake.
+    let repository = dir.path().join("repository");
+    let published = run(
+        dir.path(),
+        &[
+            "publish",
+            "local",
+            "out.rejected",
+            "--version",
+            "v0.1.0",
+            "--repository",
+            repository.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(published.status.code(), Some(1), "{}", text(&published));
+    assert!(
+        text(&published).contains("a release `capkg assemble` refused"),
+        "{}",
+        text(&published)
+    );
+    assert!(!repository.exists());
     // Once the sources are fixed, the release is written and the rejected one is gone.
     write(
         dir.path(),
