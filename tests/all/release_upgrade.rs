@@ -3,7 +3,7 @@
 //! serving a CRD version is refused with nothing published; the same v2 with a waiver in
 //! capkg.yaml is published, the finding shown as waived; a compatible v2 is published with its
 //! diff in the step summary and the JSON report. Also `--previous none` and `--previous VERSION`,
-//! and GitLab, whose package versions cannot be listed, with `--previous VERSION`.
+//! and the same four steps on OCI tags in a real registry and on GitLab packages.
 
 use std::path::Path;
 
@@ -280,6 +280,31 @@ fn github_release_compares_with_the_newest_older_release() {
     };
     // A refused run creates no release, not even a draft.
     four_steps(&run, &|tag| !fake.release(tag).is_empty());
+}
+
+#[test]
+fn oci_release_compares_with_the_newest_older_tag() {
+    use crate::oci_e2e::LocalRegistry;
+    let registry = LocalRegistry::start(false);
+    let provider = provider(&format!(
+        "  oci:\n    repository: {}\n",
+        registry.reference("capi/azure")
+    ));
+    let docker = tempfile::tempdir().unwrap();
+    let run = Run {
+        provider: &provider,
+        env: vec![("DOCKER_CONFIG", docker.path().display().to_string())],
+    };
+    let published = |tag: &str| {
+        std::process::Command::new("skopeo")
+            .args(["inspect", "--raw", "--tls-verify=false"])
+            .arg(format!("docker://{}/capi/azure:{tag}", registry.host()))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    four_steps(&run, &published);
 }
 
 #[test]
