@@ -840,12 +840,6 @@ async fn upgrade_from_previous(
                     .map_err(previous_error)?
                     .map(|found| (found.source, Some(found.version)))
             }
-            (Previous::Newest, TargetKind::Gitlab) => {
-                report.note = Some(
-                    "a GitLab package's versions cannot be listed through clusterctl's URLs: pass `--previous VERSION` (or `previous:` in capkg.yaml) to compare".into(),
-                );
-                None
-            }
             (Previous::Newest, _) => verify::previous_version(url, this, settings, services)
                 .await
                 .map_err(previous_error)?
