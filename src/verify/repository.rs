@@ -539,6 +539,68 @@ impl Repository for LocalRepository {
 mod tests {
     use super::*;
 
+    /// The package list's next page elsewhere is not read, and a refused token names the
+    /// variables that give one.
+    #[tokio::test]
+    async fn gitlab_package_lists_stay_on_their_host() {
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let gitlab = MockServer::start().await;
+        let elsewhere = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/v4/projects/42/packages"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header(
+                        "link",
+                        format!(
+                            r#"<{}/api/v4/projects/42/packages?page=2>; rel="next""#,
+                            elsewhere.uri()
+                        )
+                        .as_str(),
+                    )
+                    .set_body_json(serde_json::json!([
+                        {"name": "infrastructure-x", "version": "v1.0.0", "status": "default"}
+                    ])),
+            )
+            .mount(&gitlab)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/api/v4/projects/7/packages"))
+            .respond_with(
+                ResponseTemplate::new(403)
+                    .set_body_json(serde_json::json!({"message": "403 Forbidden"})),
+            )
+            .mount(&gitlab)
+            .await;
+        let http = Http::new(
+            crate::forge::http::RetryPolicy::default(),
+            std::sync::Arc::new(crate::forge::http::SystemClock),
+            std::sync::Arc::new(crate::forge::progress::NoProgress),
+            None,
+        )
+        .unwrap();
+        let repository = |project: &str| {
+            GitLabRepository::new(
+                GitLabSource {
+                    origin: gitlab.uri(),
+                    project: project.into(),
+                    package: "infrastructure-x".into(),
+                    version: "v1.1.0".into(),
+                    components_path: "infrastructure-components.yaml".into(),
+                },
+                http.clone(),
+            )
+        };
+        let err = repository("42").published().await.unwrap_err().to_string();
+        assert!(err.contains("on another host"), "{err}");
+        assert!(elsewhere.received_requests().await.unwrap().is_empty());
+        let err = repository("7").published().await.unwrap_err();
+        assert!(err.to_string().contains("403"), "{err}");
+        let hint = crate::error::Classified::hint(&err).unwrap_or_default();
+        assert!(hint.contains("GITLAB_TOKEN"), "{hint}");
+    }
+
     #[test]
     fn tags_are_escaped_as_path_segments() {
         assert_eq!(escape_segment("v1.2.3"), "v1.2.3");
