@@ -74,6 +74,7 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         new: args.new,
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
+        version: None,
     };
     let mut services = services(global, &args.limits, &args.read_limits);
     services.policy.max_wait = args.max_wait;

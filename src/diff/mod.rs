@@ -230,6 +230,9 @@ pub(crate) struct DiffRequest {
     pub new: String,
     pub provider_name: Option<String>,
     pub provider_type: Option<ProviderType>,
+    /// The version read, where the source does not say it (the operator's `spec.version` of an
+    /// `oci://` tag that is not the version alone).
+    pub version: Option<String>,
 }
 
 /// Reads a source as `capkg verify` does, without its checks.
@@ -244,7 +247,7 @@ pub(crate) async fn read(
             source: source.to_string(),
             provider_name: request.provider_name.clone(),
             provider_type: request.provider_type,
-            version: None,
+            version: request.version.clone(),
             check_images: false,
             skip_checks: true,
         },

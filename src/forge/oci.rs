@@ -37,6 +37,8 @@ pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+jso
 pub(crate) const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v1+prettyjws";
 
 const DIGEST_HEADER: &str = "docker-content-digest";
+/// How many pages of tags [`Registry::tags`] reads at most: a bound on a runaway `Link`.
+const MAX_TAG_PAGES: usize = 1000;
 
 /// A repository in a registry, as `capkg publish oci --repository` and `targets: oci:` name it:
 /// `[http://]HOST[:PORT]/PATH[:TAG]` (an `oci://` or `https://` prefix is accepted too).
@@ -504,6 +506,57 @@ impl Registry {
         Ok(response.header(DIGEST_HEADER).map(str::to_string))
     }
 
+    /// Every tag of the repository (`GET /v2/<name>/tags/list`), following `Link: <…>;
+    /// rel="next"` on the registry's own origin only (the login goes nowhere else); empty when
+    /// the repository does not exist yet (`404 NAME_UNKNOWN`).
+    pub(crate) async fn tags(&self) -> Result<Vec<String>, OciError> {
+        #[derive(serde::Deserialize)]
+        struct TagList {
+            // Some registries answer `"tags": null` for a repository without tags.
+            #[serde(default)]
+            tags: Option<Vec<String>>,
+        }
+        let what = format!("list the tags of `{}`", self.reference.name());
+        let mut url = self.url("tags/list")?;
+        let mut tags = Vec::new();
+        for _page in 0..MAX_TAG_PAGES {
+            let request = Request::new(Method::GET, url.clone(), what.clone());
+            let response = match self.send(request).await {
+                Ok(response) => response,
+                Err(err) if err.is_not_found() && tags.is_empty() => return Ok(tags),
+                Err(err) => return Err(err),
+            };
+            let page: TagList =
+                serde_json::from_slice(&response.body).map_err(|err| OciError::Unexpected {
+                    url: without_query(&url),
+                    reason: format!("the tag list is not JSON with `tags`: {err}"),
+                })?;
+            tags.extend(page.tags.unwrap_or_default());
+            let Some(next) = crate::forge::github::next_page(response.header("link")) else {
+                return Ok(tags);
+            };
+            // Distribution writes the next page as a path (`</v2/…/tags/list?last=…&n=…>`).
+            let next = url.join(&next).map_err(|err| OciError::Unexpected {
+                url: without_query(&url),
+                reason: format!("its next page of tags `{next}` is not a URL: {err}"),
+            })?;
+            if !crate::forge::http::same_origin(&next, &self.base) {
+                return Err(OciError::Unexpected {
+                    url: without_query(&url),
+                    reason: format!(
+                        "its next page of tags is on another host ({}); capkg reads a registry's tags from the registry only",
+                        origin_text(&next)
+                    ),
+                });
+            }
+            url = next;
+        }
+        Err(OciError::Unexpected {
+            url: without_query(&url),
+            reason: format!("it lists more than {MAX_TAG_PAGES} pages of tags"),
+        })
+    }
+
     /// Whether the repository holds the blob.
     pub(crate) async fn blob_exists(&self, digest: &str) -> Result<bool, OciError> {
         let url = self.blob_url(digest)?;
@@ -877,6 +930,78 @@ mod tests {
         let registry = Registry::new(&http, &reference, None, false).unwrap();
         let found = registry.head_manifest("3.9").await.unwrap();
         assert_eq!(found.and_then(|f| f.digest).as_deref(), Some("sha256:abc"));
+    }
+
+    /// Distribution's pagination: the next page as a path in `Link`, `last` and `n` in its query.
+    #[tokio::test]
+    async fn tags_follow_the_next_page_on_the_registry_only() {
+        use wiremock::matchers::{method, path, query_param};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let registry_server = MockServer::start().await;
+        let elsewhere = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/v2/capi/x/tags/list"))
+            .and(query_param("last", "v1.0.0"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(serde_json::json!({"name": "capi/x", "tags": ["v1.1.0"]})),
+            )
+            .with_priority(1)
+            .mount(&registry_server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/v2/capi/x/tags/list"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header(
+                        "link",
+                        r#"</v2/capi/x/tags/list?last=v1.0.0&n=1>; rel="next""#,
+                    )
+                    .set_body_json(serde_json::json!({"name": "capi/x", "tags": ["v1.0.0"]})),
+            )
+            .with_priority(2)
+            .mount(&registry_server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/v2/capi/away/tags/list"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header(
+                        "link",
+                        format!(
+                            r#"<{}/v2/capi/away/tags/list?last=a>; rel="next""#,
+                            elsewhere.uri()
+                        )
+                        .as_str(),
+                    )
+                    .set_body_json(serde_json::json!({"name": "capi/away", "tags": ["a"]})),
+            )
+            .mount(&registry_server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/v2/capi/none/tags/list"))
+            .respond_with(ResponseTemplate::new(404).set_body_json(serde_json::json!(
+                {"errors": [{"code": "NAME_UNKNOWN", "message": "repository name not known to registry"}]}
+            )))
+            .mount(&registry_server)
+            .await;
+        let http = Http::new(
+            crate::forge::http::RetryPolicy::default(),
+            std::sync::Arc::new(crate::forge::http::SystemClock),
+            std::sync::Arc::new(crate::forge::progress::NoProgress),
+            None,
+        )
+        .unwrap();
+        let open = |name: &str| {
+            let reference =
+                Reference::parse(&format!("{}/capi/{name}", registry_server.uri())).unwrap();
+            Registry::new(&http, &reference, None, false).unwrap()
+        };
+        assert_eq!(open("x").tags().await.unwrap(), ["v1.0.0", "v1.1.0"]);
+        assert!(open("none").tags().await.unwrap().is_empty());
+        let err = open("away").tags().await.unwrap_err().to_string();
+        assert!(err.contains("on another host"), "{err}");
+        assert!(elsewhere.received_requests().await.unwrap().is_empty());
     }
 
     #[tokio::test]

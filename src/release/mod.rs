@@ -807,35 +807,45 @@ async fn upgrade_from_previous(
         // The version's path segment of the URL, for another version.
         let at_version =
             |version: &str| url.replacen(&format!("/{this}/"), &format!("/{version}/"), 1);
-        let source = match (&plan.previous, kind) {
+        let previous_error = |source| Error::Previous {
+            target: kind,
+            source,
+        };
+        let this_text = this.to_string();
+        // Where the previous release is, and its version where the source does not say it.
+        let source: Option<(String, Option<String>)> = match (&plan.previous, kind) {
             (_, TargetKind::Memory) => continue,
             (Previous::Skip, _) => {
                 report.note = Some("not compared: `--previous none`".into());
                 None
             }
-            (Previous::Given(given), _) if is_source(given) => Some(given.clone()),
-            (_, TargetKind::Oci) => {
+            (Previous::Given(given), _) if is_source(given) => Some((given.clone(), None)),
+            (Previous::Given(version), TargetKind::Oci) => {
+                let found =
+                    verify::oci::previous_at(url, &this_text, version).map_err(previous_error)?;
+                Some((found.source, Some(found.version)))
+            }
+            (Previous::Given(version), _) => Some((at_version(version), None)),
+            (Previous::Newest, TargetKind::Oci)
+                if !verify::oci::tag_holds_version(url, &this_text) =>
+            {
                 report.note = Some(
-                    "the previous release is not looked up in an OCI registry: pass `--previous oci://REF` to compare".into(),
+                    "the tag does not hold the version, so older releases cannot be found among the tags: pass `--previous oci://REF:TAG` to compare".into(),
                 );
                 None
             }
-            (Previous::Given(version), _) => Some(at_version(version)),
-            (Previous::Newest, TargetKind::Gitlab) => {
-                report.note = Some(
-                    "a GitLab package's versions cannot be listed through clusterctl's URLs: pass `--previous VERSION` (or `previous:` in capkg.yaml) to compare".into(),
-                );
-                None
+            (Previous::Newest, TargetKind::Oci) => {
+                verify::oci::previous_tag(url, this, settings, services)
+                    .await
+                    .map_err(previous_error)?
+                    .map(|found| (found.source, Some(found.version)))
             }
             (Previous::Newest, _) => verify::previous_version(url, this, settings, services)
                 .await
-                .map_err(|source| Error::Previous {
-                    target: kind,
-                    source,
-                })?
-                .map(|version| at_version(&version)),
+                .map_err(previous_error)?
+                .map(|version| (at_version(&version), None)),
         };
-        let Some(source) = source else {
+        let Some((source, version)) = source else {
             if report.note.is_none() {
                 report.note = Some(format!(
                     "first release of {} here: nothing to compare",
@@ -848,6 +858,7 @@ async fn upgrade_from_previous(
         let request = crate::diff::DiffRequest {
             provider_name: new.options.provider_name.clone(),
             provider_type: new.options.provider_type,
+            version,
             ..crate::diff::DiffRequest::default()
         };
         let old = crate::diff::read(&source, &request, settings, services.clone())

@@ -710,8 +710,8 @@ fn open(source: ProviderSource, settings: &Settings, services: &Services) -> Res
 
 /// The newest version SOURCE's repository offers that is older than `than`: what `capkg
 /// release` compares a release with. Pre-releases are skipped (users upgrade from releases),
-/// unless `than` is one. `None` for the first release, and for GitLab packages, which cannot be
-/// listed through clusterctl's URLs.
+/// unless `than` is one. `None` for the first release. Versions are what the repository
+/// publishes ([`Repository::published`]: a GitLab project's packages of the name, through its API).
 pub(crate) async fn previous_version(
     source: &str,
     than: &Version,
@@ -719,14 +719,11 @@ pub(crate) async fn previous_version(
     services: &Services,
 ) -> Result<Option<String>, Error> {
     let parsed = source::parse(source, &|p: &Path| p.is_dir())?;
-    if matches!(
-        parsed.source,
-        ProviderSource::GitLab(_) | ProviderSource::Directory(_)
-    ) {
+    if matches!(parsed.source, ProviderSource::Directory(_)) {
         return Ok(None);
     }
     let opened = open(parsed.source, settings, services)?;
-    let versions = match opened.repository.versions().await {
+    let versions = match opened.repository.published().await {
         Ok(versions) => versions,
         // A local repository without the provider's folder yet: nothing published.
         Err(Error::Local { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {

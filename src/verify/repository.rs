@@ -50,6 +50,12 @@ pub(crate) trait Repository: Send + Sync {
     /// The versions the repository offers, as clusterctl's `GetVersions` lists them.
     fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>>;
 
+    /// Every version published here, for finding the release before a new one (`capkg
+    /// release`); the versions clusterctl lists unless the repository can say more.
+    fn published(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
+        self.versions()
+    }
+
     /// One file of one version.
     fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>>;
 
@@ -322,6 +328,83 @@ impl GitLabRepository {
             Err(err) => Err(Fetch::Failed(Error::http(what, err))),
         }
     }
+
+    /// The versions of the project's generic packages named as this one, through the packages
+    /// API (`GET {api}/projects/:id/packages?package_type=generic&package_name=NAME`, every page
+    /// of its `Link: rel="next"`, on the URL's own origin): GitLab matches the name fuzzily, so
+    /// only exact names count, and only packages in the `default` state (not hidden, still
+    /// processing, failed or being deleted).
+    async fn package_versions(&self) -> Result<Vec<String>, Error> {
+        #[derive(serde::Deserialize)]
+        struct Package {
+            name: String,
+            version: String,
+            #[serde(default)]
+            status: Option<String>,
+        }
+        let source = &self.source;
+        let text = format!(
+            "{}/api/v4/projects/{}/packages?package_type=generic&package_name={}&per_page=100",
+            source.origin,
+            source.project,
+            crate::forge::http::percent_encode(&source.package)
+        );
+        let first = Url::parse(&text).map_err(|e| Error::Unexpected {
+            url: text.clone(),
+            reason: e.to_string(),
+        })?;
+        let what = format!("list the versions of package `{}`", source.package);
+        let what = what.as_str();
+        let origin = first.clone();
+        let packages: Vec<Package> = forge::all_pages(
+            first,
+            |url| {
+                let origin = &origin;
+                async move {
+                    if !crate::forge::http::same_origin(&url, origin) {
+                        return Err(Error::Unexpected {
+                            url: origin.origin().ascii_serialization(),
+                            reason: "its next page of packages is on another host; capkg sends the token to the URL's own host only".into(),
+                        });
+                    }
+                    let response = self
+                        .http
+                        .send(Request::new(Method::GET, url, what.to_string()))
+                        .await
+                        .map_err(|e| gitlab_error(what, e))?;
+                    let page: Vec<Package> = json(&response.body, &response.url)?;
+                    Ok((page, response.header("link").map(str::to_string)))
+                }
+            },
+            |url, reason| Error::Unexpected { url, reason },
+        )
+        .await?;
+        Ok(packages
+            .into_iter()
+            .filter(|p| p.name == source.package)
+            .filter(|p| p.status.as_deref().is_none_or(|s| s == "default"))
+            .map(|p| p.version)
+            .collect())
+    }
+}
+
+/// A failed GitLab API call; a refused token says which variables give one.
+fn gitlab_error(what: &str, error: HttpError) -> Error {
+    match error {
+        HttpError::Rejected(rejection) if matches!(rejection.status.as_u16(), 401 | 403) => {
+            Error::Refused {
+                message: format!(
+                    "GitLab refused to {what} ({}): the packages API needs a token that may read the project",
+                    rejection.status.as_u16()
+                ),
+                hint: Some(format!(
+                    "set {} to a token with `read_api` (or pass `--previous VERSION`)",
+                    crate::forge::gitlab::TOKEN_VARIABLES
+                )),
+            }
+        }
+        other => Error::http(what.to_string(), other),
+    }
 }
 
 impl Repository for GitLabRepository {
@@ -329,6 +412,10 @@ impl Repository for GitLabRepository {
     fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
         let version = self.source.version.clone();
         Box::pin(async move { Ok(vec![version]) })
+    }
+
+    fn published(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
+        Box::pin(self.package_versions())
     }
 
     fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>> {
@@ -451,6 +538,68 @@ impl Repository for LocalRepository {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The package list's next page elsewhere is not read, and a refused token names the
+    /// variables that give one.
+    #[tokio::test]
+    async fn gitlab_package_lists_stay_on_their_host() {
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let gitlab = MockServer::start().await;
+        let elsewhere = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/v4/projects/42/packages"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header(
+                        "link",
+                        format!(
+                            r#"<{}/api/v4/projects/42/packages?page=2>; rel="next""#,
+                            elsewhere.uri()
+                        )
+                        .as_str(),
+                    )
+                    .set_body_json(serde_json::json!([
+                        {"name": "infrastructure-x", "version": "v1.0.0", "status": "default"}
+                    ])),
+            )
+            .mount(&gitlab)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/api/v4/projects/7/packages"))
+            .respond_with(
+                ResponseTemplate::new(403)
+                    .set_body_json(serde_json::json!({"message": "403 Forbidden"})),
+            )
+            .mount(&gitlab)
+            .await;
+        let http = Http::new(
+            crate::forge::http::RetryPolicy::default(),
+            std::sync::Arc::new(crate::forge::http::SystemClock),
+            std::sync::Arc::new(crate::forge::progress::NoProgress),
+            None,
+        )
+        .unwrap();
+        let repository = |project: &str| {
+            GitLabRepository::new(
+                GitLabSource {
+                    origin: gitlab.uri(),
+                    project: project.into(),
+                    package: "infrastructure-x".into(),
+                    version: "v1.1.0".into(),
+                    components_path: "infrastructure-components.yaml".into(),
+                },
+                http.clone(),
+            )
+        };
+        let err = repository("42").published().await.unwrap_err().to_string();
+        assert!(err.contains("on another host"), "{err}");
+        assert!(elsewhere.received_requests().await.unwrap().is_empty());
+        let err = repository("7").published().await.unwrap_err();
+        assert!(err.to_string().contains("403"), "{err}");
+        let hint = crate::error::Classified::hint(&err).unwrap_or_default();
+        assert!(hint.contains("GITLAB_TOKEN"), "{hint}");
+    }
 
     #[test]
     fn tags_are_escaped_as_path_segments() {

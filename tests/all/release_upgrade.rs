@@ -3,7 +3,7 @@
 //! serving a CRD version is refused with nothing published; the same v2 with a waiver in
 //! capkg.yaml is published, the finding shown as waived; a compatible v2 is published with its
 //! diff in the step summary and the JSON report. Also `--previous none` and `--previous VERSION`,
-//! and GitLab, whose package versions cannot be listed, with `--previous VERSION`.
+//! and the same four steps on OCI tags in a real registry and on GitLab packages.
 
 use std::path::Path;
 
@@ -283,6 +283,31 @@ fn github_release_compares_with_the_newest_older_release() {
 }
 
 #[test]
+fn oci_release_compares_with_the_newest_older_tag() {
+    use crate::oci_e2e::LocalRegistry;
+    let registry = LocalRegistry::start(false);
+    let provider = provider(&format!(
+        "  oci:\n    repository: {}\n",
+        registry.reference("capi/azure")
+    ));
+    let docker = tempfile::tempdir().unwrap();
+    let run = Run {
+        provider: &provider,
+        env: vec![("DOCKER_CONFIG", docker.path().display().to_string())],
+    };
+    let published = |tag: &str| {
+        std::process::Command::new("skopeo")
+            .args(["inspect", "--raw", "--tls-verify=false"])
+            .arg(format!("docker://{}/capi/azure:{tag}", registry.host()))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    four_steps(&run, &published);
+}
+
+#[test]
 fn previous_none_skips_and_previous_version_picks_the_release() {
     let provider = provider("  local:\n    repository: repo\n");
     let run = Run {
@@ -337,14 +362,13 @@ fn gitlab_compares_with_the_version_given() {
         let report = json(&output);
         (output, report)
     };
-    // A package's versions cannot be listed through clusterctl's URLs: said, not guessed.
     let (output, report) = run("v1.2.3", &components(), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
         upgrade(&report)["note"]
             .as_str()
             .unwrap()
-            .contains("pass `--previous VERSION`"),
+            .contains("first release"),
         "{report}"
     );
     let uploads = fake.count("PUT");
@@ -359,4 +383,42 @@ fn gitlab_compares_with_the_version_given() {
     let (output, report) = run("v1.2.4", &compatible(), &["--previous", "v1.2.3"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(upgrade(&report)["diff"]["ok"], true);
+}
+
+#[test]
+fn gitlab_compares_with_the_newest_older_package_version() {
+    use crate::publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
+    let fake = FakeGitLab::start();
+    // One package per page, so that every page is read; and a package whose name only contains
+    // this one's (GitLab's `package_name` matches fuzzily), older than every release here.
+    fake.state().max_per_page = 1;
+    fake.put_file(
+        "infrastructure-azure-extra",
+        "v1.0.0",
+        "metadata.yaml",
+        METADATA.as_bytes(),
+    );
+    let provider = provider("  gitlab:\n    package: infrastructure-azure\n");
+    let run = Run {
+        provider: &provider,
+        env: vec![
+            ("CI_API_V4_URL", fake.api.clone()),
+            ("CI_PROJECT_ID", PROJECT_ID.to_string()),
+            ("CI_JOB_TOKEN", gitlab::JOB_TOKEN.to_string()),
+        ],
+    };
+    four_steps(&run, &|tag| {
+        fake.state()
+            .files
+            .contains_key(&format!("infrastructure-azure/{tag}/metadata.yaml"))
+    });
+    let listed = fake
+        .requests()
+        .iter()
+        .filter(|r| r.is("GET", "/projects/42/packages") && !r.path.contains("/generic/"))
+        .count();
+    assert!(
+        listed > 3,
+        "every page of the list is read: {listed} requests"
+    );
 }

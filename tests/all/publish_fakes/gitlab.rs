@@ -1,7 +1,10 @@
 //! A fake GitLab generic package registry: `PUT`/`GET
 //! /api/v4/projects/:id/packages/generic/:package/:version/:file`, `PRIVATE-TOKEN` and
 //! `JOB-TOKEN` auth, duplicate files kept (the newest is served) unless duplicates are disabled,
-//! then `400 Duplicate package is not allowed`.
+//! then `400 Duplicate package is not allowed`; and the packages API's list, `GET
+//! /api/v4/projects/:id/packages`, with GitLab's fuzzy `package_name`, its `package_type` filter,
+//! `page`/`per_page` (default 20, at most 100) and its pagination headers (`x-page`,
+//! `x-per-page`, `x-total`, `x-total-pages`, `x-next-page`, `x-prev-page`, `Link`).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -36,6 +39,8 @@ pub(crate) struct State {
     /// `package/version/file` -> every upload, oldest first.
     pub files: BTreeMap<String, Vec<Vec<u8>>>,
     pub duplicates_allowed: bool,
+    /// The most packages a page of the list holds (GitLab: 100); lower it to see pagination.
+    pub max_per_page: usize,
     pub faults: Vec<Fault>,
     pub log: Vec<Incoming>,
 }
@@ -59,6 +64,7 @@ impl FakeGitLab {
         let state = Arc::new(Mutex::new(State {
             files: BTreeMap::new(),
             duplicates_allowed: true,
+            max_per_page: 100,
             faults: Vec::new(),
             log: Vec::new(),
         }));
@@ -142,6 +148,9 @@ impl State {
             return Reply::json(404, json!({"error": "404 Not Found"}));
         };
         let parts: Vec<&str> = rest.split('/').collect();
+        if let [project, "packages"] = parts.as_slice() {
+            return self.packages(project, request);
+        }
         let [project, "packages", "generic", package, version, file] = parts.as_slice() else {
             return Reply::json(404, json!({"error": "404 Not Found"}));
         };
@@ -180,6 +189,101 @@ impl State {
             },
             _ => Reply::json(405, json!({"error": "405 Method Not Allowed"})),
         }
+    }
+}
+
+impl State {
+    /// `GET /projects/:id/packages`: one entry per package version, oldest first (GitLab's
+    /// default `created_at` order; here, the order of the stored names).
+    fn packages(&self, project: &str, request: &Incoming) -> Reply {
+        if project != PROJECT_ID && project != PROJECT_PATH {
+            return Reply::json(404, json!({"message": "404 Project Not Found"}));
+        }
+        if request.method != "GET" {
+            return Reply::json(405, json!({"error": "405 Method Not Allowed"}));
+        }
+        let wanted = request
+            .query_param("package_name")
+            .map(|n| n.to_lowercase());
+        let generic = request
+            .query_param("package_type")
+            .is_none_or(|t| t == "generic");
+        let mut versions: Vec<(String, String)> = Vec::new();
+        for key in self.files.keys() {
+            let mut parts = key.splitn(3, '/');
+            let (Some(name), Some(version)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let entry = (name.to_string(), version.to_string());
+            // GitLab's `package_name` is a fuzzy (substring, any case) match.
+            let matches = wanted
+                .as_deref()
+                .is_none_or(|w| name.to_lowercase().contains(w));
+            if generic && matches && !versions.contains(&entry) {
+                versions.push(entry);
+            }
+        }
+        let number = |name: &str, default: usize| {
+            request
+                .query_param(name)
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|v| *v > 0)
+                .unwrap_or(default)
+        };
+        let per_page = number("per_page", 20).min(self.max_per_page);
+        let page = number("page", 1);
+        let total = versions.len();
+        let pages = total.div_ceil(per_page).max(1);
+        let items: Vec<serde_json::Value> = versions
+            .iter()
+            .enumerate()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .map(|(i, (name, version))| {
+                json!({
+                    "id": i + 1, "name": name, "version": version, "package_type": "generic",
+                    "status": "default", "created_at": "2026-01-01T00:00:00.000Z", "tags": [],
+                })
+            })
+            .collect();
+        let host = request.header("host").unwrap_or("127.0.0.1");
+        let link_to = |n: usize| {
+            let query: Vec<String> = request
+                .query
+                .split('&')
+                .filter(|p| !p.is_empty() && !p.starts_with("page=") && !p.starts_with("per_page="))
+                .map(str::to_string)
+                .chain([format!("page={n}"), format!("per_page={per_page}")])
+                .collect();
+            format!("http://{host}{}?{}", request.path, query.join("&"))
+        };
+        let mut links = Vec::new();
+        if page > 1 {
+            links.push(format!("<{}>; rel=\"prev\"", link_to(page - 1)));
+        }
+        if page < pages {
+            links.push(format!("<{}>; rel=\"next\"", link_to(page + 1)));
+        }
+        links.push(format!("<{}>; rel=\"first\"", link_to(1)));
+        links.push(format!("<{}>; rel=\"last\"", link_to(pages)));
+        let next = if page < pages {
+            (page + 1).to_string()
+        } else {
+            String::new()
+        };
+        let prev = if page > 1 {
+            (page - 1).to_string()
+        } else {
+            String::new()
+        };
+        Reply::json(200, serde_json::Value::Array(items))
+            .header("x-page", &page.to_string())
+            .header("x-per-page", &per_page.to_string())
+            .header("x-total", &total.to_string())
+            .header("x-total-pages", &pages.to_string())
+            .header("x-next-page", &next)
+            .header("x-prev-page", &prev)
+            .header("link", &links.join(", "))
     }
 }
 
