@@ -275,21 +275,27 @@ pub(crate) fn docker_config_file(
     }
 }
 
-/// Largest Docker config file [`docker_config_secrets`] reads: a real one is a few kilobytes.
+/// Largest Docker config file capkg reads: a real one is a few kilobytes.
 const DOCKER_CONFIG_LIMIT: u64 = 4 * 1024 * 1024;
 
-/// Every secret of a Docker config file's `auths`: each `auth` (base64 `user:password`) as
-/// written and its password, `password`, `identitytoken` and `registrytoken`. A missing,
-/// unreadable, oversized or malformed file gives none (reading logins reports those).
-fn docker_config_secrets(path: &std::path::Path) -> Vec<String> {
+/// The text of a Docker config file, `None` when there is none. It must be a regular file (a
+/// link to one is fine: mounted secrets are links) of at most 4 MiB, opened without blocking so
+/// that a FIFO put there cannot hang the run. Logins ([`super::login`]) and redaction read it
+/// through here.
+pub(crate) fn read_docker_config(path: &std::path::Path) -> std::io::Result<Option<String>> {
     use std::io::Read;
-    // A regular file (a link to one is fine: mounted secrets are links), opened without
-    // blocking so a FIFO put there cannot hang the redaction.
-    let Ok(metadata) = std::fs::metadata(path) else {
-        return Vec::new();
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err),
     };
-    if !metadata.is_file() || metadata.len() > DOCKER_CONFIG_LIMIT {
-        return Vec::new();
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if metadata.len() > DOCKER_CONFIG_LIMIT {
+        return Err(std::io::Error::other(format!(
+            "larger than {DOCKER_CONFIG_LIMIT} bytes"
+        )));
     }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -299,13 +305,21 @@ fn docker_config_secrets(path: &std::path::Path) -> Vec<String> {
         options.custom_flags(libc::O_NONBLOCK);
     }
     let mut text = String::new();
-    let read = options
-        .open(path)
-        .and_then(|file| file.take(DOCKER_CONFIG_LIMIT).read_to_string(&mut text));
-    if read.is_err() {
-        return Vec::new();
+    options
+        .open(path)?
+        .take(DOCKER_CONFIG_LIMIT)
+        .read_to_string(&mut text)?;
+    Ok(Some(text))
+}
+
+/// Every secret of a Docker config file's `auths`: each `auth` (base64 `user:password`) as
+/// written and its password, `password`, `identitytoken` and `registrytoken`. A missing,
+/// unreadable, oversized or malformed file gives none (reading logins reports those).
+fn docker_config_secrets(path: &std::path::Path) -> Vec<String> {
+    match read_docker_config(path) {
+        Ok(Some(text)) => docker_auths_secrets(&text),
+        _ => Vec::new(),
     }
-    docker_auths_secrets(&text)
 }
 
 /// The secrets of a Docker config's text ([`docker_config_secrets`]); none when it is not one.
@@ -335,19 +349,24 @@ fn docker_auths_secrets(text: &str) -> Vec<String> {
     secrets
 }
 
-/// A Docker config `auth`, base64 (standard or URL-safe, padding optional) of `user:password`,
-/// as `(user, password)`; `None` when it is not that.
+/// Standard or URL-safe base64, padding optional (as Docker config `auth`s are written); `None`
+/// for anything else.
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    use base64::engine::general_purpose::{
+        STANDARD_NO_PAD_INDIFFERENT, URL_SAFE_NO_PAD_INDIFFERENT,
+    };
+    let text = text.trim();
+    STANDARD_NO_PAD_INDIFFERENT
+        .decode(text)
+        .or_else(|_| URL_SAFE_NO_PAD_INDIFFERENT.decode(text))
+        .ok()
+}
+
+/// A Docker config `auth`, [`base64_decode`] of `user:password`, as `(user, password)`; `None`
+/// when it is not that.
 pub(crate) fn decode_basic_auth(auth: &str) -> Option<(String, String)> {
-    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-    let config =
-        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
-    let trimmed = auth.trim();
-    let bytes = [base64::alphabet::STANDARD, base64::alphabet::URL_SAFE]
-        .iter()
-        .find_map(|alphabet| {
-            base64::Engine::decode(&GeneralPurpose::new(alphabet, config), trimmed).ok()
-        })?;
-    let text = String::from_utf8(bytes).ok()?;
+    let text = String::from_utf8(base64_decode(auth)?).ok()?;
     let (user, password) = text.split_once(':')?;
     Some((user.to_string(), password.to_string()))
 }

@@ -124,9 +124,9 @@ pub(crate) fn docker_config_login(
     path: &Path,
     registry: &str,
 ) -> Result<Option<(Login, LoginSource)>, OciError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match crate::forge::http::read_docker_config(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
         Err(source) => {
             return Err(OciError::DockerConfig {
                 path: path.to_path_buf(),
@@ -170,7 +170,7 @@ pub(crate) fn docker_config_login(
             .filter(|v| !v.is_empty())
     };
     if let Some(auth) = field("auth") {
-        let decoded = base64_decode(auth)
+        let decoded = crate::forge::http::base64_decode(auth)
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .ok_or_else(|| bad(format!("the `auth` of `{registry}` is not base64 text")))?;
         let Some((user, password)) = decoded.split_once(':') else {
@@ -200,19 +200,6 @@ pub(crate) fn docker_config_login(
         }));
     }
     Ok(None)
-}
-
-/// Standard or URL-safe base64, padding optional; `None` for anything else.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    use base64::Engine;
-    use base64::engine::general_purpose::{
-        STANDARD_NO_PAD_INDIFFERENT, URL_SAFE_NO_PAD_INDIFFERENT,
-    };
-    let text = text.trim();
-    STANDARD_NO_PAD_INDIFFERENT
-        .decode(text)
-        .or_else(|_| URL_SAFE_NO_PAD_INDIFFERENT.decode(text))
-        .ok()
 }
 
 #[cfg(test)]
@@ -344,9 +331,12 @@ mod tests {
     fn base64_round_trips() {
         for text in ["", "a", "ab", "abc", "user:pässword"] {
             let encoded = crate::forge::http::base64_padded(text.as_bytes());
-            assert_eq!(base64_decode(&encoded).unwrap(), text.as_bytes());
+            assert_eq!(
+                crate::forge::http::base64_decode(&encoded).unwrap(),
+                text.as_bytes()
+            );
         }
         assert_eq!(crate::forge::http::base64_padded(b"ab"), "YWI=");
-        assert!(base64_decode("a*b").is_none());
+        assert!(crate::forge::http::base64_decode("a*b").is_none());
     }
 }
