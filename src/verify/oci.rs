@@ -88,6 +88,21 @@ fn registry_reference(
     Ok(reference)
 }
 
+/// The registry the user named (`verify oci://REF`, an OCI target's earlier tags), to read
+/// from with its own login ([`RegistryRole::Named`]).
+fn open_named(reference: &Reference, env: &OciEnv, services: &Services) -> Result<Registry, Error> {
+    let login = Login::resolve(&reference.registry, RegistryRole::Named, &|name| {
+        env.get(name)
+    })
+    .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
+    .map(|(login, _)| login);
+    let http = services
+        .http(None)
+        .map_err(|e| Error::http("start the HTTP client".into(), e))?;
+    Registry::new(&http, reference, login, false)
+        .map_err(|e| registry_error("open the registry", &reference.name(), e))
+}
+
 fn registry_error(what: &str, url: &str, err: OciError) -> Error {
     use crate::error::Classified;
     if err.is_not_found() {
@@ -203,16 +218,7 @@ pub(crate) async fn previous_tag(
     let oci_ref = oci_source(source).unwrap_or(source);
     let parsed = parse_oci_source(oci_ref, "");
     let reference = registry_reference(source, &parsed.repository, parsed.plain_http)?;
-    let login = Login::resolve(&reference.registry, RegistryRole::Named, &|name| {
-        settings.oci_env.get(name)
-    })
-    .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
-    .map(|(login, _)| login);
-    let http = services
-        .http(None)
-        .map_err(|e| Error::http("start the HTTP client".into(), e))?;
-    let registry = Registry::new(&http, &reference, login, false)
-        .map_err(|e| registry_error("open the registry", &reference.name(), e))?;
+    let registry = open_named(&reference, &settings.oci_env, services)?;
     let tags = registry
         .tags()
         .await
@@ -251,16 +257,7 @@ pub(crate) async fn verify(
         spec_version
     };
     let reference = registry_reference(&request.source, &parsed.repository, parsed.plain_http)?;
-    let login = Login::resolve(&reference.registry, RegistryRole::Named, &|name| {
-        env.get(name)
-    })
-    .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
-    .map(|(login, _)| login);
-    let http = services
-        .http(None)
-        .map_err(|e| Error::http("start the HTTP client".into(), e))?;
-    let registry = Registry::new(&http, &reference, login, false)
-        .map_err(|e| registry_error("open the registry", &reference.name(), e))?;
+    let registry = open_named(&reference, env, &services)?;
     let tagged = format!("{}:{}", reference.name(), parsed.tag);
     let (manifest, _) = registry
         .get_manifest(&parsed.tag)
