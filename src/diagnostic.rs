@@ -61,6 +61,15 @@ pub struct Diagnostic {
     pub waived: Option<String>,
 }
 
+/// Serializes findings in their JSON form ([`Diagnostic::to_json`]): the
+/// `#[serde(serialize_with)]` of every report that carries them.
+pub(crate) fn serialize_json<S: serde::Serializer>(
+    diagnostics: &[Diagnostic],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(diagnostics.iter().map(Diagnostic::to_json))
+}
+
 /// Adds `found` to `all`, leaving out a finding `all` already holds (the same rule, file, place
 /// and message): the parts of one release that share a file (`metadata.yaml`) report it once.
 pub(crate) fn extend_unique(

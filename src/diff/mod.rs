@@ -15,7 +15,7 @@ pub(crate) mod schema;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{Release, ReleaseFile};
@@ -191,17 +191,13 @@ pub(crate) struct DiffReport {
     pub old: SideInfo,
     pub new: SideInfo,
     pub changes: Vec<Change>,
-    #[serde(serialize_with = "diagnostics_json")]
+    #[serde(serialize_with = "crate::diagnostic::serialize_json")]
     pub diagnostics: Vec<Diagnostic>,
     pub summary: Summary,
     /// What could not be compared, and what capkg noticed reading the releases.
     pub warnings: Vec<String>,
     /// No error remains after waivers.
     pub ok: bool,
-}
-
-fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(diagnostics.iter().map(Diagnostic::to_json))
 }
 
 impl DiffReport {

@@ -1151,7 +1151,7 @@ pub(crate) struct Outcome {
     /// Every provider of the release.
     pub providers: Vec<ReleaseProviderSummary>,
     pub files: Vec<FileSummary>,
-    #[serde(serialize_with = "diagnostics_json")]
+    #[serde(serialize_with = "crate::diagnostic::serialize_json")]
     pub diagnostics: Vec<Diagnostic>,
     pub lint: Summary,
     pub checks: Checks,
@@ -1178,10 +1178,6 @@ fn chain_text(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(diagnostics.iter().map(Diagnostic::to_json))
 }
 
 impl Outcome {

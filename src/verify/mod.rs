@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use reqwest::Url;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use self::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepository, Repository};
 use self::source::{LATEST, ProviderSource, SourceError};
@@ -169,7 +169,7 @@ pub(crate) struct VerifyReport {
     pub provider_label: Option<String>,
     pub files: Vec<VerifiedFile>,
     pub checks: Vec<Check>,
-    #[serde(serialize_with = "diagnostics_json")]
+    #[serde(serialize_with = "crate::diagnostic::serialize_json")]
     pub diagnostics: Vec<Diagnostic>,
     pub summary: Summary,
     /// What clusterctl would do differently, or what could not be checked.
@@ -179,14 +179,6 @@ pub(crate) struct VerifyReport {
     /// What was read, one entry per provider.
     #[serde(skip)]
     pub releases: Vec<ReadRelease>,
-}
-
-fn diagnostics_json<S: Serializer>(diagnostics: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(
-        diagnostics
-            .iter()
-            .map(crate::diagnostic::Diagnostic::to_json),
-    )
 }
 
 impl VerifyReport {
