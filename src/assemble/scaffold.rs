@@ -287,15 +287,11 @@ fn split_remote(url: &str) -> Result<(String, String), &'static str> {
     if !host_ok {
         return Err(not_a_remote);
     }
-    let part_ok = |part: &str| {
-        !part.is_empty()
-            && part != "."
-            && part != ".."
-            && part
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    };
-    if !path.contains('/') || !path.split('/').all(part_ok) {
+    let name_chars = |c: char| c.is_ascii_alphanumeric() || "._-/".contains(c);
+    if !path.contains('/')
+        || !path.chars().all(name_chars)
+        || crate::forge::url::dot_or_empty_part(path).is_some()
+    {
         return Err(
             "its path is not a project path (OWNER/NAME: no empty, `.` or `..` part, letters, digits, `.`, `_` and `-` only)",
         );
