@@ -1,9 +1,10 @@
 //! `capkg.yaml`: the project's own configuration (which provider, where its release files come
 //! from, where they go).
 //!
-//! The file is read with capkg's YAML loader so that every problem names its line and column:
-//! unknown fields are errors (a typo must not silently drop a setting), and so are values of the
-//! wrong shape. Relative paths resolve against the folder holding the file, which is also where
+//! The file is read with capkg's YAML loader, then by serde into the `Raw*` structs below (the
+//! schema; [`yaml::de`] words errors from their serde names) and checked, so that every problem
+//! names its line and column: unknown fields are errors (a typo must not silently drop a
+//! setting), and so are values of the wrong shape. Relative paths resolve against the folder holding the file, which is also where
 //! a components `command` runs. Flags override fields; that merge is the caller's job
 //! ([`crate::assemble::AssembleOptions`]), this module only reads the file.
 //!
@@ -44,6 +45,9 @@ use std::sync::Arc;
 use crate::provider::ProviderType;
 use crate::units::{parse_duration, parse_size};
 use crate::version::Version;
+use serde::Deserialize;
+
+use crate::yaml::de::{NullableString, OneOrMany, Spanned, Strings};
 use crate::yaml::{self, Limits, Node, Position, Source, Span, Value};
 
 /// The file name capkg looks for.
@@ -259,18 +263,6 @@ pub struct SeveralProviders {
     pub labels: Vec<String>,
 }
 
-/// The key node of `value` in the top-level mapping, for errors about the key.
-fn root_key<'n>(root: &'n Node, value: &Node) -> Option<&'n Node> {
-    let Value::Mapping(mapping) = root.value() else {
-        return None;
-    };
-    mapping
-        .entries
-        .iter()
-        .find(|(_, v)| std::ptr::eq(v, value))
-        .map(|(k, _)| k)
-}
-
 /// Why `capkg.yaml` cannot be used. Messages start with `file:line:column` when there is a place.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -333,108 +325,31 @@ impl Config {
     pub fn parse(name: &Path, text: &str, root: PathBuf) -> Result<Config, ConfigError> {
         let source = Arc::new(Source::new(name.display().to_string(), text));
         let file = yaml::parse_str(source.clone(), Limits::default());
-        let reader = Reader {
+        let checker = Checker {
             path: name,
             source: &source,
         };
         if let Some(error) = file.errors.first() {
-            return Err(reader.error_at(error.span.start, error.message.clone()));
+            return Err(checker.error(error.span.start, error.message.clone()));
         }
         let mut roots = file.documents.iter().filter_map(|d| d.root.as_ref());
-        let Some(root_node) = roots.next() else {
-            return Ok(Config {
-                root,
-                ..Config::default()
-            });
-        };
-        if let Some(extra) = roots.next() {
-            return Err(reader.error(extra, "capkg.yaml holds one document; remove the `---`"));
-        }
         let mut config = Config {
             root,
             ..Config::default()
         };
-        reader.placeholders(root_node, String::new(), &mut config.placeholders);
-        // `provider:` + `components:` (a list of one) or `providers:`, never both.
-        let mut single: Option<ProviderConfig> = None;
-        let mut single_form: Option<(&str, &Node)> = None;
-        let mut providers_node: Option<&Node> = None;
-        for (key, value) in reader.fields(
-            root_node,
-            "the top level",
-            &[
-                "provider",
-                "providers",
-                "components",
-                "metadata",
-                "templates",
-                "namespace",
-                "version",
-                "output",
-                "targets",
-                "images",
-                "lint",
-                "check_images",
-                "previous",
-            ],
-        )? {
-            match key {
-                "provider" | "components" => {
-                    if single_form.is_none() {
-                        single_form = Some((key, value));
-                    }
-                    let entry = single.get_or_insert_with(ProviderConfig::default);
-                    if key == "provider" {
-                        let (name, provider_type) = reader.provider(value)?;
-                        entry.name = name;
-                        entry.provider_type = provider_type;
-                    } else {
-                        entry.components = reader.components(value)?;
-                    }
-                }
-                "providers" => {
-                    providers_node = Some(value);
-                    config.providers = reader.providers(value)?;
-                }
-                "metadata" => config.metadata = Some(reader.path_value(value)?),
-                "templates" => config.templates = reader.strings(value)?,
-                "namespace" => config.namespace = Some(reader.namespace(value)?),
-                "version" => {
-                    let text = reader.string(value)?;
-                    config.version = Some(Version::parse(&text).map_err(|e| {
-                        reader.error(value, format!("`{text}` is not a version: {e}"))
-                    })?);
-                }
-                "output" => config.output = Some(reader.path_value(value)?),
-                "targets" => config.targets = reader.targets(value)?,
-                "images" => config.images = reader.images(value)?,
-                "lint" => config.waivers = reader.lint(value, &source)?,
-                "previous" => config.previous = Some(reader.string(value)?),
-                "check_images" => {
-                    config.check_images = Some(match value.scalar_text() {
-                        Some("true") => true,
-                        Some("false") => false,
-                        _ => {
-                            return Err(reader.error(value, "`check_images` is `true` or `false`"));
-                        }
-                    })
-                }
-                _ => {}
-            }
+        let Some(root_node) = roots.next() else {
+            return Ok(config);
+        };
+        if let Some(extra) = roots.next() {
+            return Err(checker.error(
+                extra.span().start,
+                "capkg.yaml holds one document; remove the `---`",
+            ));
         }
-        match (single, providers_node) {
-            (Some(_), Some(_)) => {
-                let (key, value) = single_form.unwrap_or(("provider", root_node));
-                return Err(reader.error(
-                    root_key(root_node, value).unwrap_or(value),
-                    format!(
-                        "`{key}` and `providers` cannot both be given: move `{key}` into an entry of `providers` (`name`, `type`, `components`)"
-                    ),
-                ));
-            }
-            (Some(entry), None) => config.providers = vec![entry],
-            _ => {}
-        }
+        let raw: RawConfig = yaml::de::from_node(root_node)
+            .map_err(|e| checker.error(e.offset().unwrap_or(0), e.message()))?;
+        checker.placeholders(root_node, String::new(), &mut config.placeholders);
+        checker.fill(raw, &mut config)?;
         Ok(config)
     }
 
@@ -538,14 +453,207 @@ fn clean_join(root: &Path, path: &Path) -> PathBuf {
     }
 }
 
-/// Reads nodes of one file, turning shape problems into positioned errors.
-struct Reader<'a> {
-    path: &'a Path,
-    source: &'a Source,
+// The file's schema, as serde reads it ([`yaml::de`]: unknown fields, wrong shapes and missing
+// fields are errors at their place, worded from the serde names below). What a schema cannot
+// say (a valid namespace, one components source, no two providers writing one file) is
+// [`Checker`]'s, with the places [`Spanned`] keeps.
+
+#[derive(Deserialize)]
+#[serde(rename = "the top level", deny_unknown_fields)]
+struct RawConfig {
+    provider: Option<Spanned<RawIdentity>>,
+    #[serde(default, deserialize_with = "providers_list")]
+    providers: Option<Vec<Spanned<RawProvider>>>,
+    components: Option<Spanned<OneOrMany<Spanned<RawComponents>>>>,
+    metadata: Option<Spanned<String>>,
+    templates: Option<Strings>,
+    namespace: Option<Spanned<String>>,
+    version: Option<Spanned<String>>,
+    output: Option<Spanned<String>>,
+    targets: Option<RawTargets>,
+    #[serde(default, deserialize_with = "images_list")]
+    images: Option<Vec<Spanned<RawImage>>>,
+    lint: Option<RawLint>,
+    check_images: Option<bool>,
+    previous: Option<String>,
 }
 
-impl Reader<'_> {
-    fn error_at(&self, offset: usize, message: impl Into<String>) -> ConfigError {
+/// `provider:` of the single-provider form.
+#[derive(Deserialize)]
+#[serde(rename = "`provider`", deny_unknown_fields)]
+struct RawIdentity {
+    name: Option<Spanned<String>>,
+    #[serde(rename = "type")]
+    provider_type: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "a `providers` entry", deny_unknown_fields)]
+struct RawProvider {
+    name: Option<Spanned<String>>,
+    #[serde(rename = "type")]
+    provider_type: Option<Spanned<String>>,
+    components: Option<Spanned<OneOrMany<Spanned<RawComponents>>>>,
+    namespace: Option<Spanned<String>>,
+    /// `suffix:`, `suffix: ""` or `suffix: ~`: this provider's components file has none.
+    suffix: Option<Spanned<NullableString>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "`components`", deny_unknown_fields)]
+struct RawComponents {
+    file: Option<Spanned<String>>,
+    files: Option<Spanned<Strings>>,
+    command: Option<Spanned<RawCommand>>,
+    suffix: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
+    output_limit: Option<Spanned<String>>,
+}
+
+/// `command:` as a list (an argument vector) or a string (a shell line).
+enum RawCommand {
+    Argv(Vec<String>),
+    Shell(String),
+}
+
+impl<'de> Deserialize<'de> for RawCommand {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct CommandVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for CommandVisitor {
+            type Value = RawCommand;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, line: &str) -> Result<RawCommand, E> {
+                Ok(RawCommand::Shell(line.to_string()))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RawCommand, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(arg) = seq.next_element::<String>()? {
+                    argv.push(arg);
+                }
+                Ok(RawCommand::Argv(argv))
+            }
+        }
+
+        deserializer.deserialize_any(CommandVisitor)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "an `images` entry", deny_unknown_fields)]
+struct RawImage {
+    name: Option<Spanned<String>>,
+    #[serde(rename = "newName")]
+    new_name: Option<Spanned<String>>,
+    #[serde(rename = "newTag")]
+    new_tag: Option<Spanned<String>>,
+    digest: Option<Spanned<String>>,
+    #[serde(rename = "pullPolicy")]
+    pull_policy: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "`lint`", deny_unknown_fields)]
+struct RawLint {
+    #[serde(default, deserialize_with = "waivers_list")]
+    allow: Vec<Spanned<RawWaiver>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "a `lint.allow` entry", deny_unknown_fields)]
+struct RawWaiver {
+    rule: Option<Spanned<String>>,
+    files: Option<Spanned<Strings>>,
+    objects: Option<Spanned<Strings>>,
+    reason: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "`targets`", deny_unknown_fields)]
+struct RawTargets {
+    github: Option<RawGitHub>,
+    gitlab: Option<RawGitLab>,
+    local: Option<RawLocal>,
+    oci: Option<RawOci>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "`targets.github`", deny_unknown_fields)]
+struct RawGitHub {
+    repo: Spanned<String>,
+    api_url: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "`targets.gitlab`", deny_unknown_fields)]
+struct RawGitLab {
+    project: Option<Spanned<String>>,
+    package: Option<Spanned<String>>,
+    api_url: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "`targets.local`", deny_unknown_fields)]
+struct RawLocal {
+    repository: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "`targets.oci`", deny_unknown_fields)]
+struct RawOci {
+    repository: Spanned<String>,
+    tag: Option<String>,
+}
+
+fn providers_list<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<Spanned<RawProvider>>>, D::Error> {
+    yaml::de::list_of(
+        deserializer,
+        "`providers` must be a list of providers (`- name: …`, `type: …`, `components: …`)",
+        Some("`providers` needs at least one provider"),
+    )
+    .map(Some)
+}
+
+fn images_list<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<Spanned<RawImage>>>, D::Error> {
+    yaml::de::list_of(
+        deserializer,
+        "`images` must be a list of `{name, newName, newTag, digest, pullPolicy}` entries",
+        None,
+    )
+    .map(Some)
+}
+
+fn waivers_list<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<Spanned<RawWaiver>>, D::Error> {
+    yaml::de::list_of(
+        deserializer,
+        "`lint.allow` must be a list of `{rule, files, objects, reason}` entries",
+        None,
+    )
+}
+
+/// Turns what serde read into a [`Config`], with the checks a schema cannot express, each error
+/// at its place in the file.
+struct Checker<'a> {
+    path: &'a Path,
+    source: &'a Arc<Source>,
+}
+
+impl Checker<'_> {
+    fn error(&self, offset: usize, message: impl Into<String>) -> ConfigError {
         ConfigError::Invalid {
             path: self.path.to_path_buf(),
             position: self.source.position(offset),
@@ -553,83 +661,95 @@ impl Reader<'_> {
         }
     }
 
-    fn error(&self, node: &Node, message: impl Into<String>) -> ConfigError {
-        self.error_at(node.span().start, message)
+    /// `file:line:column` of an offset, for messages given later.
+    fn at(&self, offset: usize) -> String {
+        format!("{}:{}", self.path.display(), self.source.position(offset))
     }
 
-    /// The entries of a mapping, every key one of `known`.
-    fn fields<'n>(
-        &self,
-        node: &'n Node,
-        what: &str,
-        known: &[&str],
-    ) -> Result<Vec<(&'n str, &'n Node)>, ConfigError> {
-        let Value::Mapping(mapping) = node.value() else {
-            return Err(self.error(node, format!("{what} must be a mapping")));
-        };
-        let mut out = Vec::new();
-        for (key, value) in &mapping.entries {
-            let Some(name) = key.as_str() else {
-                return Err(self.error(key, format!("keys in {what} must be strings")));
-            };
-            if !known.contains(&name) {
-                return Err(self.error(
-                    key,
-                    format!(
-                        "unknown field `{name}` in {what}; expected one of: {}",
-                        known.join(", ")
-                    ),
-                ));
+    fn fill(&self, raw: RawConfig, config: &mut Config) -> Result<(), ConfigError> {
+        // `provider:` + `components:` (a list of one) or `providers:`, never both; the error is
+        // at the first key of the single form.
+        let single_keys = [
+            raw.provider.as_ref().map(|p| ("provider", p.key_start)),
+            raw.components.as_ref().map(|c| ("components", c.key_start)),
+        ];
+        let first_single = single_keys.into_iter().flatten().min_by_key(|(_, at)| *at);
+        if let (Some((key, at)), Some(_)) = (first_single, &raw.providers) {
+            return Err(self.error(
+                at.unwrap_or(0),
+                format!(
+                    "`{key}` and `providers` cannot both be given: move `{key}` into an entry of `providers` (`name`, `type`, `components`)"
+                ),
+            ));
+        }
+        if let Some(entries) = raw.providers {
+            config.providers = self.providers(entries)?;
+        } else if first_single.is_some() {
+            let mut provider = ProviderConfig::default();
+            if let Some(identity) = raw.provider {
+                let identity = identity.value;
+                (provider.name, provider.provider_type) =
+                    self.name_and_type(identity.name, identity.provider_type)?;
             }
-            out.push((name, value));
+            if let Some(components) = raw.components {
+                provider.components = self.components(components.value)?;
+            }
+            config.providers = vec![provider];
         }
-        Ok(out)
-    }
-
-    fn string(&self, node: &Node) -> Result<String, ConfigError> {
-        match node.value() {
-            Value::Scalar { text, .. } if !node.is_null() => Ok(text.to_string()),
-            _ => Err(self.error(node, "expected a string")),
+        config.metadata = raw.metadata.map(|m| self.path_value(m)).transpose()?;
+        config.templates = raw.templates.map(|t| t.0).unwrap_or_default();
+        config.namespace = raw.namespace.map(|n| self.namespace(n)).transpose()?;
+        config.version = raw
+            .version
+            .map(|v| {
+                Version::parse(&v.value).map_err(|e| {
+                    self.error(v.start, format!("`{}` is not a version: {e}", v.value))
+                })
+            })
+            .transpose()?;
+        config.output = raw.output.map(|o| self.path_value(o)).transpose()?;
+        if let Some(targets) = raw.targets {
+            config.targets = self.targets(targets)?;
         }
+        config.images = self.images(raw.images.unwrap_or_default())?;
+        if let Some(lint) = raw.lint {
+            config.waivers = self.waivers(lint.allow)?;
+        }
+        config.check_images = raw.check_images;
+        config.previous = raw.previous;
+        Ok(())
     }
 
     /// Refuses a forge name (`repo`, `project`, `package`) with an empty, `.` or `..` part.
-    fn forge_name(&self, node: &Node, text: &str) -> Result<(), ConfigError> {
-        match crate::forge::url::dot_or_empty_part(text) {
-            Some(reason) if !is_placeholder(text) => {
-                Err(self.error(node, format!("`{text}` cannot be a forge name: {reason}")))
-            }
+    fn forge_name(&self, name: &Spanned<String>) -> Result<(), ConfigError> {
+        match crate::forge::url::dot_or_empty_part(&name.value) {
+            Some(reason) if !is_placeholder(&name.value) => Err(self.error(
+                name.start,
+                format!("`{}` cannot be a forge name: {reason}", name.value),
+            )),
             _ => Ok(()),
         }
     }
 
     /// A namespace: a DNS-1123 label, as Kubernetes requires (a `TODO` placeholder is refused
     /// later, by [`Config::refuse_placeholders`]).
-    fn namespace(&self, node: &Node) -> Result<String, ConfigError> {
-        let text = self.string(node)?;
-        if !is_placeholder(&text)
-            && let Err(reason) = crate::k8s::dns1123_label(&text)
+    fn namespace(&self, namespace: Spanned<String>) -> Result<String, ConfigError> {
+        if !is_placeholder(&namespace.value)
+            && let Err(reason) = crate::k8s::dns1123_label(&namespace.value)
         {
-            return Err(self.error(node, format!("`{text}` cannot be a namespace: {reason}")));
+            return Err(self.error(
+                namespace.start,
+                format!("`{}` cannot be a namespace: {reason}", namespace.value),
+            ));
         }
-        Ok(text)
+        Ok(namespace.value)
     }
 
-    fn path_value(&self, node: &Node) -> Result<PathBuf, ConfigError> {
-        let text = self.string(node)?;
-        if text.is_empty() {
-            return Err(self.error(node, "expected a path, found an empty string"));
+    fn path_value(&self, path: Spanned<String>) -> Result<PathBuf, ConfigError> {
+        if path.value.is_empty() {
+            return Err(self.error(path.start, "expected a path, found an empty string"));
         }
-        Ok(PathBuf::from(text))
-    }
-
-    /// A string or a list of strings.
-    fn strings(&self, node: &Node) -> Result<Vec<String>, ConfigError> {
-        match node.value() {
-            Value::Sequence(items) => items.iter().map(|item| self.string(item)).collect(),
-            Value::Scalar { .. } => Ok(vec![self.string(node)?]),
-            Value::Mapping(_) => Err(self.error(node, "expected a string or a list of strings")),
-        }
+        Ok(PathBuf::from(path.value))
     }
 
     /// Every placeholder string under `node`, with its key path.
@@ -661,112 +781,73 @@ impl Reader<'_> {
         }
     }
 
-    /// `provider:`: its name and type.
-    fn provider(&self, node: &Node) -> Result<(Option<String>, Option<ProviderType>), ConfigError> {
-        let fields = self.fields(node, "`provider`", &["name", "type"])?;
-        self.name_and_type(&fields)
-    }
-
+    /// A provider's `name` and `type`; a `TODO` placeholder in either reads as unknown (and is
+    /// refused later, with its own message).
     fn name_and_type(
         &self,
-        fields: &[(&str, &Node)],
+        name: Option<Spanned<String>>,
+        provider_type: Option<Spanned<String>>,
     ) -> Result<(Option<String>, Option<ProviderType>), ConfigError> {
-        let mut provider_type = None;
-        let mut name_node = None;
-        for (key, value) in fields {
-            match *key {
-                "name" => name_node = Some(*value),
-                "type" => {
-                    let text = self.string(value)?;
-                    // A placeholder is refused later, with its own message.
-                    if is_placeholder(&text) {
-                        continue;
-                    }
-                    provider_type = Some(text.parse().map_err(
-                        |e: crate::provider::UnknownProviderType| self.error(value, e.to_string()),
-                    )?);
-                }
-                _ => {}
+        let provider_type = match provider_type {
+            Some(t) if !is_placeholder(&t.value) => Some(t.value.parse().map_err(
+                |e: crate::provider::UnknownProviderType| self.error(t.start, e.to_string()),
+            )?),
+            _ => None,
+        };
+        let name = match name {
+            Some(name) if !is_placeholder(&name.value) => {
+                crate::provider::validate_name(provider_type, &name.value)
+                    .map_err(|e| self.error(name.start, e.to_string()))?;
+                Some(name.value)
             }
-        }
-        let mut name = None;
-        if let Some(value) = name_node {
-            let text = self.string(value)?;
-            if is_placeholder(&text) {
-                return Ok((None, provider_type));
-            }
-            crate::provider::validate_name(provider_type, &text)
-                .map_err(|e| self.error(value, e.to_string()))?;
-            name = Some(text);
-        }
+            _ => None,
+        };
         Ok((name, provider_type))
     }
 
-    /// `providers:`: a list of providers with their components, released under one tag.
-    fn providers(&self, node: &Node) -> Result<Vec<ProviderConfig>, ConfigError> {
-        let Value::Sequence(items) = node.value() else {
-            return Err(self.error(
-                node,
-                "`providers` must be a list of providers (`- name: …`, `type: …`, `components: …`)",
-            ));
-        };
-        if items.is_empty() {
-            return Err(self.error(node, "`providers` needs at least one provider"));
-        }
+    /// `providers:`: providers with their components, released under one tag.
+    fn providers(
+        &self,
+        entries: Vec<Spanned<RawProvider>>,
+    ) -> Result<Vec<ProviderConfig>, ConfigError> {
         let mut out: Vec<ProviderConfig> = Vec::new();
         // The components file names each provider writes, when its type is known.
         let mut file_names: Vec<(String, String)> = Vec::new();
-        for item in items {
-            let fields = self.fields(
-                item,
-                "a `providers` entry",
-                &["name", "type", "components", "namespace", "suffix"],
-            )?;
-            let (name, provider_type) = self.name_and_type(&fields)?;
+        for entry in entries {
+            let at = entry.start;
+            let raw = entry.value;
+            let (name, provider_type) = self.name_and_type(raw.name, raw.provider_type)?;
             let mut provider = ProviderConfig {
                 name,
                 provider_type,
                 ..ProviderConfig::default()
             };
-            let mut suffix: Option<(Option<String>, &Node)> = None;
-            for (key, value) in &fields {
-                match *key {
-                    "components" => provider.components = self.components(value)?,
-                    "namespace" => provider.namespace = Some(self.namespace(value)?),
-                    "suffix" => {
-                        let text = match value.value() {
-                            Value::Scalar { text, .. } if text.is_empty() => String::new(),
-                            _ => self.string(value)?,
-                        };
-                        let suffix_value = if text.is_empty() {
-                            None
-                        } else {
-                            Some(self.suffix(value, text)?)
-                        };
-                        suffix = Some((suffix_value, *value));
-                    }
-                    _ => {}
-                }
+            if let Some(components) = raw.components {
+                provider.components = self.components(components.value)?;
             }
+            provider.namespace = raw.namespace.map(|n| self.namespace(n)).transpose()?;
             if provider.components.is_empty() {
                 return Err(self.error(
-                    item,
+                    at,
                     format!(
                         "the provider `{}` needs `components` (a `file`, `files` or a `command`)",
                         provider.describe()
                     ),
                 ));
             }
-            if let Some((suffix, value)) = suffix {
-                // The entry's suffix names its components file (the one without a suffix of
-                // its own, when `components` is a list).
-                let unsuffixed = provider.components.iter_mut().find(|c| c.suffix.is_none());
-                match unsuffixed {
-                    Some(entry) => entry.suffix = suffix,
-                    None if suffix.is_none() => {}
+            if let Some(suffix) = raw.suffix {
+                // `suffix: ""` says "no suffix"; otherwise it names the entry's components
+                // file (the one without a suffix of its own, when `components` is a list).
+                let value = match suffix.value.0.filter(|text| !text.is_empty()) {
+                    None => None,
+                    Some(text) => Some(self.suffix(suffix.start, text)?),
+                };
+                match provider.components.iter_mut().find(|c| c.suffix.is_none()) {
+                    Some(components) => components.suffix = value,
+                    None if value.is_none() => {}
                     None => {
                         return Err(self.error(
-                            value,
+                            suffix.start,
                             "every `components` entry of this provider has its own `suffix`; remove this one",
                         ));
                     }
@@ -779,7 +860,7 @@ impl Reader<'_> {
                     && p.name == provider.name
             }) {
                 return Err(self.error(
-                    item,
+                    at,
                     format!(
                         "the provider `{}` is listed twice in `providers`",
                         earlier.describe()
@@ -791,7 +872,7 @@ impl Reader<'_> {
                     let file = components_file_name(provider_type, components.suffix.as_deref());
                     if let Some((_, other)) = file_names.iter().find(|(f, _)| *f == file) {
                         return Err(self.error(
-                            item,
+                            at,
                             format!(
                                 "the providers `{other}` and `{}` would both write `{file}` into the one release; give one of them a `suffix` (`{}-components-<suffix>.yaml`)",
                                 provider.describe(),
@@ -808,14 +889,14 @@ impl Reader<'_> {
     }
 
     /// A components file suffix: lower-case letters, digits and `-`.
-    fn suffix(&self, node: &Node, text: String) -> Result<String, ConfigError> {
+    fn suffix(&self, at: usize, text: String) -> Result<String, ConfigError> {
         let valid = !text.is_empty()
             && text
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
         if !valid {
             return Err(self.error(
-                node,
+                at,
                 format!("suffix `{text}` must be lower-case letters, digits and `-`"),
             ));
         }
@@ -823,17 +904,17 @@ impl Reader<'_> {
     }
 
     /// `components:` is one source or a list of sources with distinct suffixes.
-    fn components(&self, node: &Node) -> Result<Vec<ComponentsConfig>, ConfigError> {
-        let items: Vec<&Node> = match node.value() {
-            Value::Sequence(items) => items.iter().collect(),
-            _ => vec![node],
-        };
+    fn components(
+        &self,
+        entries: OneOrMany<Spanned<RawComponents>>,
+    ) -> Result<Vec<ComponentsConfig>, ConfigError> {
         let mut out: Vec<ComponentsConfig> = Vec::new();
-        for item in items {
-            let components = self.components_entry(item)?;
+        for entry in entries.0 {
+            let at = entry.start;
+            let components = self.components_entry(entry)?;
             if out.iter().any(|c| c.suffix == components.suffix) {
                 return Err(self.error(
-                    item,
+                    at,
                     match &components.suffix {
                         Some(s) => format!("two components entries have the suffix `{s}`"),
                         None => "two components entries have no `suffix`; give all but one a suffix (`infrastructure-components-{suffix}.yaml`)".to_string(),
@@ -845,101 +926,91 @@ impl Reader<'_> {
         Ok(out)
     }
 
-    fn components_entry(&self, node: &Node) -> Result<ComponentsConfig, ConfigError> {
-        let fields = self.fields(
-            node,
-            "`components`",
-            &[
-                "file",
-                "files",
-                "command",
-                "suffix",
-                "timeout",
-                "output_limit",
-            ],
-        )?;
-        let mut suffix = None;
+    fn components_entry(
+        &self,
+        entry: Spanned<RawComponents>,
+    ) -> Result<ComponentsConfig, ConfigError> {
+        let raw = entry.value;
+        let suffix = raw
+            .suffix
+            .map(|s| self.suffix(s.start, s.value))
+            .transpose()?;
         let mut limits = CommandLimits::default();
-        let mut limit_node = None;
-        let mut source: Option<ComponentsSource> = None;
-        for (key, value) in fields {
-            let next = match key {
-                "suffix" => {
-                    let text = self.string(value)?;
-                    suffix = Some(self.suffix(value, text)?);
-                    continue;
-                }
-                "timeout" => {
-                    let text = self.string(value)?;
-                    limits.timeout = parse_duration(&text)
-                        .ok()
-                        .filter(|d| !d.is_zero())
-                        .ok_or_else(|| {
-                            self.error(
-                                value,
-                                format!("`timeout: {text}` is not a duration (`30s`, `10m`, `1h`)"),
-                            )
-                        })?;
-                    limit_node = Some(value);
-                    continue;
-                }
-                "output_limit" => {
-                    let text = self.string(value)?;
-                    limits.output_limit =
-                        parse_size(&text).ok().filter(|n| *n > 0).ok_or_else(|| {
-                            self.error(
-                                value,
-                                format!(
-                                    "`output_limit: {text}` is not a size (`64MiB`, `1GiB`, bytes)"
-                                ),
-                            )
-                        })?;
-                    limit_node = Some(value);
-                    continue;
-                }
-                "file" => ComponentsSource::File(self.path_value(value)?),
-                "files" => {
-                    let paths: Vec<PathBuf> = self
-                        .strings(value)?
-                        .into_iter()
-                        .map(PathBuf::from)
-                        .collect();
-                    if paths.is_empty() {
-                        return Err(self.error(value, "`files` needs at least one path"));
-                    }
-                    ComponentsSource::Files(paths)
-                }
-                "command" => ComponentsSource::Command(match value.value() {
-                    Value::Sequence(_) => {
-                        let argv = self.strings(value)?;
-                        if argv.is_empty() {
-                            return Err(self.error(value, "`command` needs a program to run"));
-                        }
-                        Command::Argv(argv)
-                    }
-                    _ => Command::Shell(self.string(value)?),
-                }),
-                _ => continue,
-            };
-            if source.is_some() {
-                return Err(self.error(
-                    value,
-                    "give one of `file`, `files` or `command` per components entry",
-                ));
-            }
-            source = Some(next);
+        if let Some(timeout) = &raw.timeout {
+            limits.timeout = parse_duration(&timeout.value)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    self.error(
+                        timeout.start,
+                        format!(
+                            "`timeout: {}` is not a duration (`30s`, `10m`, `1h`)",
+                            timeout.value
+                        ),
+                    )
+                })?;
         }
-        let source = source.ok_or_else(|| {
-            self.error(
-                node,
+        if let Some(output_limit) = &raw.output_limit {
+            limits.output_limit = parse_size(&output_limit.value)
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| {
+                    self.error(
+                        output_limit.start,
+                        format!(
+                            "`output_limit: {}` is not a size (`64MiB`, `1GiB`, bytes)",
+                            output_limit.value
+                        ),
+                    )
+                })?;
+        }
+        // The sources given, in the order written: one is needed, a second is an error at it.
+        let mut sources: Vec<(usize, ComponentsSource)> = Vec::new();
+        if let Some(file) = raw.file {
+            let at = file.start;
+            sources.push((at, ComponentsSource::File(self.path_value(file)?)));
+        }
+        if let Some(files) = raw.files {
+            if files.value.0.is_empty() {
+                return Err(self.error(files.start, "`files` needs at least one path"));
+            }
+            let paths = files.value.0.into_iter().map(PathBuf::from).collect();
+            sources.push((files.start, ComponentsSource::Files(paths)));
+        }
+        if let Some(command) = raw.command {
+            let source = match command.value {
+                RawCommand::Argv(argv) if argv.is_empty() => {
+                    return Err(self.error(command.start, "`command` needs a program to run"));
+                }
+                RawCommand::Argv(argv) => Command::Argv(argv),
+                RawCommand::Shell(line) => Command::Shell(line),
+            };
+            sources.push((command.start, ComponentsSource::Command(source)));
+        }
+        sources.sort_by_key(|(at, _)| *at);
+        let mut sources = sources.into_iter();
+        let Some((_, source)) = sources.next() else {
+            return Err(self.error(
+                entry.start,
                 "`components` needs one of `file`, `files` or `command`",
-            )
-        })?;
-        if let Some(value) = limit_node
+            ));
+        };
+        if let Some((at, _)) = sources.next() {
+            return Err(self.error(
+                at,
+                "give one of `file`, `files` or `command` per components entry",
+            ));
+        }
+        let last_limit = [&raw.timeout, &raw.output_limit]
+            .into_iter()
+            .flatten()
+            .map(|limit| limit.start)
+            .max();
+        if let Some(at) = last_limit
             && !matches!(source, ComponentsSource::Command(_))
         {
             return Err(self.error(
-                value,
+                at,
                 "`timeout` and `output_limit` bound a `command`; this components entry has none",
             ));
         }
@@ -950,114 +1021,86 @@ impl Reader<'_> {
         })
     }
 
-    fn at(&self, node: &Node) -> String {
-        format!(
-            "{}:{}",
-            self.path.display(),
-            self.source.position(node.span().start)
-        )
-    }
-
-    /// `images:`: a list of kustomize-style entries.
-    fn images(&self, node: &Node) -> Result<Vec<ImagePin>, ConfigError> {
-        let Value::Sequence(items) = node.value() else {
-            return Err(self.error(
-                node,
-                "`images` must be a list of `{name, newName, newTag, digest, pullPolicy}` entries",
-            ));
-        };
+    /// `images:`: kustomize-style entries.
+    fn images(&self, entries: Vec<Spanned<RawImage>>) -> Result<Vec<ImagePin>, ConfigError> {
         let mut out: Vec<ImagePin> = Vec::new();
-        for item in items {
-            let mut pin = ImagePin {
-                name: String::new(),
-                new_name: None,
-                new_tag: None,
-                digest: None,
-                pull_policy: None,
-                at: self.at(item),
-            };
-            let mut name_node = None;
-            for (key, value) in self.fields(
-                item,
-                "an `images` entry",
-                &["name", "newName", "newTag", "digest", "pullPolicy"],
-            )? {
-                let text = self.string(value)?;
-                match key {
-                    "name" => {
-                        name_node = Some(value);
-                        pin.name = text;
-                    }
-                    "newName" => {
-                        let parts = crate::image_ref::Parts::parse(&text);
-                        if !matches!(parts, Ok(p) if p.tag.is_none() && p.digest.is_none()) {
-                            return Err(self.error(value, format!("`newName: {text}` must be an image name without tag or digest (give those as `newTag` and `digest`)")));
-                        }
-                        pin.new_name = Some(text);
-                    }
-                    "newTag" => {
-                        let example = text
-                            .replace("{version}", "v1.2.3")
-                            .replace("{semver}", "1.2.3");
-                        if example.contains(['{', '}']) {
-                            return Err(self.error(value, format!("`newTag: {text}`: the placeholders are `{{version}}` (v1.2.3) and `{{semver}}` (1.2.3)")));
-                        }
-                        if crate::image_ref::Parts::parse(&format!("x:{example}"))
-                            .ok()
-                            .and_then(|p| p.tag)
-                            != Some(example.as_str())
-                        {
-                            return Err(self.error(value, format!("`newTag: {text}` is not a valid image tag (letters, digits, `_`, `.`, `-`; at most 128)")));
-                        }
-                        pin.new_tag = Some(text);
-                    }
-                    "digest" => {
-                        if crate::image_ref::Parts::parse(&format!("x@{text}")).is_err() {
-                            return Err(self.error(
-                                value,
-                                format!(
-                                    "`digest: {text}` is not a digest (`sha256:` and 64 hex digits)"
-                                ),
-                            ));
-                        }
-                        pin.digest = Some(text);
-                    }
-                    "pullPolicy" => {
-                        if !PULL_POLICIES.contains(&text.as_str()) {
-                            return Err(self.error(
-                                value,
-                                format!(
-                                    "`pullPolicy: {text}` is not an image pull policy; use one of {}",
-                                    PULL_POLICIES.join(", ")
-                                ),
-                            ));
-                        }
-                        pin.pull_policy = Some(text);
-                    }
-                    _ => {}
+        for entry in entries {
+            let raw = entry.value;
+            if let Some(new_name) = &raw.new_name {
+                let parts = crate::image_ref::Parts::parse(&new_name.value);
+                if !matches!(parts, Ok(p) if p.tag.is_none() && p.digest.is_none()) {
+                    return Err(self.error(new_name.start, format!("`newName: {}` must be an image name without tag or digest (give those as `newTag` and `digest`)", new_name.value)));
                 }
             }
-            let Some(name_node) = name_node else {
+            if let Some(new_tag) = &raw.new_tag {
+                let text = &new_tag.value;
+                let example = text
+                    .replace("{version}", "v1.2.3")
+                    .replace("{semver}", "1.2.3");
+                if example.contains(['{', '}']) {
+                    return Err(self.error(new_tag.start, format!("`newTag: {text}`: the placeholders are `{{version}}` (v1.2.3) and `{{semver}}` (1.2.3)")));
+                }
+                if crate::image_ref::Parts::parse(&format!("x:{example}"))
+                    .ok()
+                    .and_then(|p| p.tag)
+                    != Some(example.as_str())
+                {
+                    return Err(self.error(new_tag.start, format!("`newTag: {text}` is not a valid image tag (letters, digits, `_`, `.`, `-`; at most 128)")));
+                }
+            }
+            if let Some(digest) = &raw.digest
+                && crate::image_ref::Parts::parse(&format!("x@{}", digest.value)).is_err()
+            {
                 return Err(self.error(
-                    item,
+                    digest.start,
+                    format!(
+                        "`digest: {}` is not a digest (`sha256:` and 64 hex digits)",
+                        digest.value
+                    ),
+                ));
+            }
+            if let Some(policy) = &raw.pull_policy
+                && !PULL_POLICIES.contains(&policy.value.as_str())
+            {
+                return Err(self.error(
+                    policy.start,
+                    format!(
+                        "`pullPolicy: {}` is not an image pull policy; use one of {}",
+                        policy.value,
+                        PULL_POLICIES.join(", ")
+                    ),
+                ));
+            }
+            let Some(name) = raw.name else {
+                return Err(self.error(
+                    entry.start,
                     "an `images` entry needs `name`: the image as written in the manifests",
                 ));
             };
-            if crate::image_ref::Parts::parse(&pin.name)
+            if crate::image_ref::Parts::parse(&name.value)
                 .map_or(true, |p| p.tag.is_some() || p.digest.is_some())
             {
-                return Err(self.error(name_node, format!("`name: {}` must be the image without tag or digest, as kustomize matches it", pin.name)));
+                return Err(self.error(name.start, format!("`name: {}` must be the image without tag or digest, as kustomize matches it", name.value)));
             }
+            let value = |field: Option<Spanned<String>>| field.map(|f| f.value);
+            let pin = ImagePin {
+                name: name.value,
+                new_name: value(raw.new_name),
+                new_tag: value(raw.new_tag),
+                digest: value(raw.digest),
+                pull_policy: value(raw.pull_policy),
+                at: self.at(entry.start),
+            };
             if pin.new_name.is_none()
                 && pin.new_tag.is_none()
                 && pin.digest.is_none()
                 && pin.pull_policy.is_none()
             {
-                return Err(self.error(item, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag`, `digest` or `pullPolicy`", pin.name)));
+                return Err(self.error(entry.start, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag`, `digest` or `pullPolicy`", pin.name)));
             }
             if out.iter().any(|p| p.name == pin.name) {
                 return Err(self.error(
-                    name_node,
+                    name.start,
                     format!("two `images` entries for `{}`", pin.name),
                 ));
             }
@@ -1066,181 +1109,110 @@ impl Reader<'_> {
         Ok(out)
     }
 
-    /// `lint:`: only `allow:` so far.
-    fn lint(
+    /// `lint.allow:`: the findings the maintainer accepts, each with a reason.
+    fn waivers(
         &self,
-        node: &Node,
-        source: &Arc<Source>,
+        entries: Vec<Spanned<RawWaiver>>,
     ) -> Result<Vec<crate::rules::Waiver>, ConfigError> {
         let mut waivers = Vec::new();
-        for (key, value) in self.fields(node, "`lint`", &["allow"])? {
-            if key != "allow" {
-                continue;
+        for entry in entries {
+            let raw = entry.value;
+            let check =
+                |result: Result<(), String>, at: usize| result.map_err(|e| self.error(at, e));
+            if let Some(rule) = &raw.rule {
+                check(crate::rules::waivers::check_rule(&rule.value), rule.start)?;
             }
-            let Value::Sequence(items) = value.value() else {
-                return Err(self.error(
-                    value,
-                    "`lint.allow` must be a list of `{rule, files, objects, reason}` entries",
-                ));
-            };
-            for item in items {
-                let mut rule = None;
-                let mut files = Vec::new();
-                let mut objects = Vec::new();
-                let mut reason = None;
-                for (k, v) in self.fields(
-                    item,
-                    "a `lint.allow` entry",
-                    &["rule", "files", "objects", "reason"],
-                )? {
-                    match k {
-                        "rule" => {
-                            let text = self.string(v)?;
-                            crate::rules::waivers::check_rule(&text)
-                                .map_err(|e| self.error(v, e))?;
-                            rule = Some(text);
-                        }
-                        "files" => {
-                            files = self.strings(v)?;
-                            for glob in &files {
-                                crate::rules::waivers::check_glob(glob)
-                                    .map_err(|e| self.error(v, e))?;
-                            }
-                        }
-                        "objects" => {
-                            objects = self.strings(v)?;
-                            for glob in &objects {
-                                if !glob.contains('/') {
-                                    return Err(self.error(v, format!("`{glob}` names no object: write `Kind/name` (`CustomResourceDefinition/foos.infrastructure.cluster.x-k8s.io`; globs allowed)")));
-                                }
-                                crate::rules::waivers::check_glob(glob)
-                                    .map_err(|e| self.error(v, e))?;
-                            }
-                        }
-                        "reason" => {
-                            let text = self.string(v)?;
-                            if text.trim().is_empty() {
-                                return Err(self.error(
-                                    v,
-                                    "a waiver's `reason` must say why the finding is accepted",
-                                ));
-                            }
-                            reason = Some(text);
-                        }
-                        _ => {}
+            let files = match raw.files {
+                Some(files) => {
+                    for glob in &files.value.0 {
+                        check(crate::rules::waivers::check_glob(glob), files.start)?;
                     }
+                    files.value.0
                 }
-                let rule = rule.ok_or_else(|| {
-                    self.error(
-                        item,
-                        "a `lint.allow` entry needs `rule`: the rule id to accept",
-                    )
-                })?;
-                let reason = reason.ok_or_else(|| {
-                    self.error(item, format!("the waiver of `{rule}` needs a `reason`: say why the finding is accepted, for whoever reads the release"))
-                })?;
-                waivers.push(crate::rules::Waiver {
-                    rule,
-                    files,
-                    objects,
-                    reason,
-                    origin: crate::rules::waivers::Origin::Config {
-                        file: source.clone(),
-                        span: Span::new(item.span().start, item.span().start),
-                    },
-                });
+                None => Vec::new(),
+            };
+            let objects = match raw.objects {
+                Some(objects) => {
+                    for glob in &objects.value.0 {
+                        if !glob.contains('/') {
+                            return Err(self.error(objects.start, format!("`{glob}` names no object: write `Kind/name` (`CustomResourceDefinition/foos.infrastructure.cluster.x-k8s.io`; globs allowed)")));
+                        }
+                        check(crate::rules::waivers::check_glob(glob), objects.start)?;
+                    }
+                    objects.value.0
+                }
+                None => Vec::new(),
+            };
+            if let Some(reason) = &raw.reason
+                && reason.value.trim().is_empty()
+            {
+                return Err(self.error(
+                    reason.start,
+                    "a waiver's `reason` must say why the finding is accepted",
+                ));
             }
+            let rule = raw.rule.map(|r| r.value).ok_or_else(|| {
+                self.error(
+                    entry.start,
+                    "a `lint.allow` entry needs `rule`: the rule id to accept",
+                )
+            })?;
+            let reason = raw.reason.map(|r| r.value).ok_or_else(|| {
+                self.error(entry.start, format!("the waiver of `{rule}` needs a `reason`: say why the finding is accepted, for whoever reads the release"))
+            })?;
+            waivers.push(crate::rules::Waiver {
+                rule,
+                files,
+                objects,
+                reason,
+                origin: crate::rules::waivers::Origin::Config {
+                    file: self.source.clone(),
+                    span: Span::new(entry.start, entry.start),
+                },
+            });
         }
         Ok(waivers)
     }
 
-    fn targets(&self, node: &Node) -> Result<Targets, ConfigError> {
+    fn targets(&self, raw: RawTargets) -> Result<Targets, ConfigError> {
         let mut targets = Targets::default();
-        for (key, value) in self.fields(node, "`targets`", &["github", "gitlab", "local", "oci"])? {
-            match key {
-                "github" => {
-                    let mut repo = None;
-                    let mut api_url = None;
-                    for (k, v) in self.fields(value, "`targets.github`", &["repo", "api_url"])? {
-                        match k {
-                            "repo" => {
-                                let text = self.string(v)?;
-                                let valid = text.split_once('/').is_some_and(|(o, n)| {
-                                    !o.is_empty() && !n.is_empty() && !n.contains('/')
-                                });
-                                if !valid {
-                                    return Err(
-                                        self.error(v, format!("`{text}` is not OWNER/NAME"))
-                                    );
-                                }
-                                self.forge_name(v, &text)?;
-                                repo = Some(text);
-                            }
-                            "api_url" => api_url = Some(self.string(v)?),
-                            _ => {}
-                        }
-                    }
-                    let repo =
-                        repo.ok_or_else(|| self.error(value, "`targets.github` needs `repo`"))?;
-                    targets.github = Some(GitHubTarget { repo, api_url });
-                }
-                "gitlab" => {
-                    let mut gitlab = GitLabTarget {
-                        project: None,
-                        package: None,
-                        api_url: None,
-                    };
-                    for (k, v) in self.fields(
-                        value,
-                        "`targets.gitlab`",
-                        &["project", "package", "api_url"],
-                    )? {
-                        let text = self.string(v)?;
-                        if k != "api_url" {
-                            self.forge_name(v, &text)?;
-                        }
-                        let text = Some(text);
-                        match k {
-                            "project" => gitlab.project = text,
-                            "package" => gitlab.package = text,
-                            "api_url" => gitlab.api_url = text,
-                            _ => {}
-                        }
-                    }
-                    targets.gitlab = Some(gitlab);
-                }
-                "local" => {
-                    let mut repository = None;
-                    for (k, v) in self.fields(value, "`targets.local`", &["repository"])? {
-                        if k == "repository" {
-                            repository = Some(self.path_value(v)?);
-                        }
-                    }
-                    let repository = repository
-                        .ok_or_else(|| self.error(value, "`targets.local` needs `repository`"))?;
-                    targets.local = Some(LocalTarget { repository });
-                }
-                "oci" => {
-                    let mut repository = None;
-                    let mut tag = None;
-                    for (k, v) in self.fields(value, "`targets.oci`", &["repository", "tag"])? {
-                        let text = self.string(v)?;
-                        match k {
-                            "repository" => {
-                                crate::forge::oci::Reference::parse(&text)
-                                    .map_err(|e| self.error(v, e.to_string()))?;
-                                repository = Some(text);
-                            }
-                            "tag" => tag = Some(text),
-                            _ => {}
-                        }
-                    }
-                    let repository = repository
-                        .ok_or_else(|| self.error(value, "`targets.oci` needs `repository`"))?;
-                    targets.oci = Some(OciTarget { repository, tag });
-                }
-                _ => {}
+        if let Some(github) = raw.github {
+            let repo = &github.repo;
+            let valid = repo
+                .value
+                .split_once('/')
+                .is_some_and(|(o, n)| !o.is_empty() && !n.is_empty() && !n.contains('/'));
+            if !valid {
+                return Err(self.error(repo.start, format!("`{}` is not OWNER/NAME", repo.value)));
             }
+            self.forge_name(repo)?;
+            targets.github = Some(GitHubTarget {
+                repo: github.repo.value,
+                api_url: github.api_url,
+            });
+        }
+        if let Some(gitlab) = raw.gitlab {
+            for name in [&gitlab.project, &gitlab.package].into_iter().flatten() {
+                self.forge_name(name)?;
+            }
+            targets.gitlab = Some(GitLabTarget {
+                project: gitlab.project.map(|p| p.value),
+                package: gitlab.package.map(|p| p.value),
+                api_url: gitlab.api_url,
+            });
+        }
+        if let Some(local) = raw.local {
+            targets.local = Some(LocalTarget {
+                repository: self.path_value(local.repository)?,
+            });
+        }
+        if let Some(oci) = raw.oci {
+            crate::forge::oci::Reference::parse(&oci.repository.value)
+                .map_err(|e| self.error(oci.repository.start, e.to_string()))?;
+            targets.oci = Some(OciTarget {
+                repository: oci.repository.value,
+                tag: oci.tag,
+            });
         }
         Ok(targets)
     }
@@ -1611,6 +1583,20 @@ mod tests {
         assert_eq!(
             error("providers:\n  - {name: a, type: ipam, components: {file: a.yaml}, suffix: A}\n"),
             "capkg.yaml:2:63: suffix `A` must be lower-case letters, digits and `-`"
+        );
+        // No value, an empty string or a null: the provider's components file has no suffix.
+        for none in ["suffix:", "suffix: \"\"", "suffix: ~"] {
+            let config = parse(&format!(
+                "providers:\n  - name: a\n    type: ipam\n    components: {{file: a.yaml}}\n    {none}\n"
+            ))
+            .unwrap();
+            assert_eq!(config.providers[0].components[0].suffix, None, "{none}");
+        }
+        assert_eq!(
+            error(
+                "providers:\n  - {name: a, type: ipam, components: {file: a.yaml}, suffix: [b]}\n"
+            ),
+            "capkg.yaml:2:63: expected a string"
         );
     }
 

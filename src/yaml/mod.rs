@@ -13,6 +13,7 @@
 // The one module of the library with `unsafe`: the packed node layout (its docs say why).
 #[allow(unsafe_code)]
 mod compact;
+pub mod de;
 mod go_float;
 pub mod json_value;
 mod key_order;
