@@ -302,7 +302,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--images-timeout', '--images-timeout', [CompletionResultType]::ParameterName, 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing: no network access, nothing written')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')

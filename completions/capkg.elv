@@ -280,7 +280,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --images-timeout 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)'
             cand --format 'Output format'
             cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
-            cand --dry-run 'Print the plan and touch nothing: no network access, nothing written'
+            cand --dry-run 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)'
             cand -q 'Print only errors and the data asked for'
             cand --quiet 'Print only errors and the data asked for'
             cand -v 'Say more about what is happening (repeat for more)'

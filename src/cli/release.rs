@@ -57,7 +57,8 @@ pub struct ReleaseArgs {
     /// Publish only to these targets of the configuration (repeatable).
     #[arg(long, value_enum, value_name = "TARGET")]
     pub target: Vec<TargetKind>,
-    /// Print the plan and touch nothing: no network access, nothing written.
+    /// Print the plan and touch nothing: no network access, nothing written (the upgrade check
+    /// runs where the previous release is on this machine).
     #[arg(long)]
     pub dry_run: bool,
     /// The release to compare with before publishing (`capkg diff`): a version looked up at

@@ -7,7 +7,8 @@
 //!    for every tag `clusterctl upgrade plan` will ask about ([`tags`]).
 //! 4. **Plan** every target ([`destinations`]): each looks at its destination and decides per
 //!    file. Conflicts (a different file already published) stop the run here. `--dry-run`
-//!    stops before this step and prints plans made without network access.
+//!    stops before this step and prints plans made without network access, compared with the
+//!    previous release where that is on this machine.
 //! 5. **Publish** to each target in turn: apply, read back, make visible.
 //! 6. **Verify** each target's clusterctl URL as clusterctl reads it ([`crate::verify`]).
 //!
@@ -449,8 +450,10 @@ pub(crate) async fn dry_run(
     for spec in &plan.destinations {
         let mut report = TargetReport::new(spec.kind());
         // Every target plans offline: the real plan code, no network requests.
+        let mut destination_providers = Vec::new();
         let planned = match targets::open(spec.clone(), env, services.clone(), Reach::Offline) {
             Ok(target) => target.plan(release).await.map(|p| {
+                destination_providers = p.destination.providers.clone();
                 let mut target_plan = TargetPlan::from(&p);
                 let reader = match spec.kind() {
                     TargetKind::Oci => "cluster-api-operator",
@@ -472,6 +475,37 @@ pub(crate) async fn dry_run(
                 report.clusterctl_url = Some(target_plan.clusterctl_url.clone());
                 report.set_providers(&target_plan.providers);
                 report.plan = Some(target_plan);
+                // The upgrade check a real run makes, where the previous release is on this
+                // machine; a break refuses the dry run as it would the release.
+                let index = outcome.targets.len();
+                let compared = match verify::Settings::resolve(None, env)
+                    .and_then(|default| target_settings(plan, index, env, &default))
+                {
+                    Ok(settings) => {
+                        upgrade_from_previous(
+                            plan,
+                            spec.kind(),
+                            &destination_providers,
+                            &settings,
+                            &services,
+                            Reach::Offline,
+                        )
+                        .await
+                    }
+                    Err(source) => Err(Error::Previous {
+                        target: spec.kind(),
+                        source,
+                    }),
+                };
+                match compared {
+                    Ok(upgrades) => {
+                        if let Some(error) = upgrade_break(spec.kind(), &upgrades) {
+                            outcome.set_error_once(Stage::Plan, &error);
+                        }
+                        report.upgrade = upgrades;
+                    }
+                    Err(error) => outcome.set_error_once(Stage::Plan, &error),
+                }
             }
             Err(err) => {
                 report.state = TargetState::Failed;
@@ -610,6 +644,7 @@ pub(crate) async fn publish_after_checks(
                     &target_plan.destination.providers,
                     &settings,
                     &services,
+                    Reach::Remote,
                 )
                 .await
             }
@@ -625,21 +660,7 @@ pub(crate) async fn publish_after_checks(
                 return outcome;
             }
         };
-        let broken = upgrades.iter().find_map(|u| {
-            let diff = u.diff.as_ref().filter(|d| !d.ok)?;
-            Some(Error::UpgradeBreaks {
-                target: kind,
-                label: u.label.clone(),
-                previous: u.previous.clone().unwrap_or_default(),
-                errors: diff.summary.errors,
-                first: diff
-                    .diagnostics
-                    .iter()
-                    .find(|d| d.is_blocking_error())
-                    .map(|d| format!("{}: {}", d.rule, d.message))
-                    .unwrap_or_default(),
-            })
-        });
+        let broken = upgrade_break(kind, &upgrades);
         if let Some(report) = outcome.targets.get_mut(index) {
             report.upgrade = upgrades;
         }
@@ -785,13 +806,17 @@ fn target_settings(
     }
 }
 
-/// The previous release of each provider at one target, compared with this one.
+/// The previous release of each provider at one target, compared with this one. With
+/// `Reach::Offline` (a dry run) only a previous release on this machine is read (a local
+/// repository, a folder or `file://` given as `--previous`); for one behind the network the
+/// report says it was not compared.
 async fn upgrade_from_previous(
     plan: &ReleasePlan,
     kind: TargetKind,
     providers: &[ProviderDestination],
     settings: &verify::Settings,
     services: &Services,
+    reach: Reach,
 ) -> Result<Vec<UpgradeReport>, Error> {
     let this = &plan.version.version;
     let mut reports = Vec::new();
@@ -812,6 +837,16 @@ async fn upgrade_from_previous(
             source,
         };
         let this_text = this.to_string();
+        if reach == Reach::Offline
+            && kind != TargetKind::Memory
+            && previous_needs_network(&plan.previous, url)
+        {
+            report.note = Some(
+                "not compared with the previous release: a dry run makes no network requests (`capkg diff` compares two releases wherever they are)".into(),
+            );
+            reports.push(report);
+            continue;
+        }
         // Where the previous release is, and its version where the source does not say it.
         let source: Option<(String, Option<String>)> = match (&plan.previous, kind) {
             (_, TargetKind::Memory) => continue,
@@ -880,6 +915,38 @@ async fn upgrade_from_previous(
         reports.push(report);
     }
     Ok(reports)
+}
+
+/// The first upgrade at one target that an error (after waivers) breaks, as the error that
+/// refuses the release.
+fn upgrade_break(kind: TargetKind, upgrades: &[UpgradeReport]) -> Option<Error> {
+    upgrades.iter().find_map(|u| {
+        let diff = u.diff.as_ref().filter(|d| !d.ok)?;
+        Some(Error::UpgradeBreaks {
+            target: kind,
+            label: u.label.clone(),
+            previous: u.previous.clone().unwrap_or_default(),
+            errors: diff.summary.errors,
+            first: diff
+                .diagnostics
+                .iter()
+                .find(|d| d.is_blocking_error())
+                .map(|d| format!("{}: {}", d.rule, d.message))
+                .unwrap_or_default(),
+        })
+    })
+}
+
+/// Reading the previous release needs the network: a source given by URL other than `file://`,
+/// or, for a version or the newest one, a target that is not on this machine (`target_url`, the
+/// new release's clusterctl URL there).
+fn previous_needs_network(previous: &Previous, target_url: &str) -> bool {
+    let remote = |url: &str| url.contains("://") && !url.starts_with("file://");
+    match previous {
+        Previous::Skip => false,
+        Previous::Given(given) if is_source(given) => remote(given),
+        Previous::Given(_) | Previous::Newest => remote(target_url),
+    }
 }
 
 /// `--previous` names a source rather than a version.

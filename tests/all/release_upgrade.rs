@@ -422,3 +422,79 @@ fn gitlab_compares_with_the_newest_older_package_version() {
         "every page of the list is read: {listed} requests"
     );
 }
+
+/// `--dry-run` makes the comparison a real run makes where the previous release is on this
+/// machine, and refuses what the release would be refused for; where it is behind the network
+/// the dry run says it did not compare, without a request.
+#[test]
+fn a_dry_run_compares_with_a_previous_release_on_this_machine() {
+    let provider = provider("  local:\n    repository: repo\n");
+    let run = Run {
+        provider: &provider,
+        env: Vec::new(),
+    };
+    let (output, _, _) = run.release("v1.2.3", &components(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let (output, report, _) = run.release("v1.2.4", &unserved(), &["--dry-run"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(report["status"], "refused");
+    assert_eq!(report["dry_run"], true);
+    assert_eq!(upgrade(&report)["previous"], "v1.2.3");
+    assert_eq!(
+        rules(upgrade(&report)),
+        [("upgrade/served-version-removed".to_string(), Value::Null)]
+    );
+    assert!(
+        report["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("upgrading infrastructure-azure from v1.2.3 breaks"),
+        "{}",
+        report["error"]
+    );
+
+    // A compatible one is a dry run that would publish, with its diff.
+    let (output, report, _) = run.release("v1.2.4", &compatible(), &["--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(report["status"], "dry-run");
+    assert_eq!(upgrade(&report)["diff"]["ok"], true);
+    assert!(
+        !provider
+            .root()
+            .join("repo/infrastructure-azure/v1.2.4")
+            .exists(),
+        "a dry run writes nothing"
+    );
+
+    // `--previous FOLDER` is read offline too, whatever the target.
+    let folder = provider.root().join("repo/infrastructure-azure/v1.2.3");
+    let (output, report, _) = run.release(
+        "v1.2.4",
+        &unserved(),
+        &["--dry-run", "--previous", folder.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(report["status"], "refused");
+}
+
+#[test]
+fn a_dry_run_does_not_reach_for_a_previous_release_behind_the_network() {
+    let fake = FakeGitHub::start();
+    let provider = provider("  github:\n    repo: o/r\n");
+    let run = Run {
+        provider: &provider,
+        env: vec![("GITHUB_API_URL", fake.api.clone())],
+    };
+    let (output, report, _) = run.release("v1.2.4", &unserved(), &["--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(report["status"], "dry-run");
+    assert!(
+        upgrade(&report)["note"].as_str().unwrap().starts_with(
+            "not compared with the previous release: a dry run makes no network requests"
+        ),
+        "{}",
+        upgrade(&report)
+    );
+    assert!(fake.requests().is_empty(), "a dry run sends no request");
+}
