@@ -17,6 +17,18 @@ const SECTIONS: [Section; 5] = [
     Section::Images,
 ];
 
+/// The report's changes grouped by section, in [`SECTIONS`] order, empty sections left out.
+fn by_section(report: &DiffReport) -> impl Iterator<Item = (Section, Vec<&Change>)> {
+    SECTIONS.into_iter().filter_map(|section| {
+        let changes: Vec<&Change> = report
+            .changes
+            .iter()
+            .filter(|c| c.section == section)
+            .collect();
+        (!changes.is_empty()).then_some((section, changes))
+    })
+}
+
 fn side_name(side: &SideInfo) -> String {
     match (&side.provider_label, &side.version) {
         (Some(label), Some(version)) => format!("{label} {version}"),
@@ -85,15 +97,7 @@ pub(crate) fn write_changes(out: &mut dyn Write, report: &DiffReport) -> io::Res
         writeln!(out, "\nNo changes.")?;
     }
     let several = several_providers(report);
-    for section in SECTIONS {
-        let changes: Vec<&Change> = report
-            .changes
-            .iter()
-            .filter(|c| c.section == section)
-            .collect();
-        if changes.is_empty() {
-            continue;
-        }
+    for (section, changes) in by_section(report) {
         writeln!(out, "\n{}", section.title())?;
         for change in changes {
             writeln!(out, "  {} {}", mark(change.change), line(change, several))?;
@@ -112,8 +116,8 @@ pub(crate) fn write_compact(
     indent: &str,
 ) -> io::Result<()> {
     let several = several_providers(report);
-    for section in SECTIONS {
-        for change in report.changes.iter().filter(|c| c.section == section) {
+    for (section, changes) in by_section(report) {
+        for change in changes {
             writeln!(
                 out,
                 "{indent}{} {} {}",
@@ -200,15 +204,7 @@ pub(crate) fn markdown(report: &DiffReport, heading: &str) -> String {
         md.push('\n');
     }
     let several = several_providers(report);
-    for section in SECTIONS {
-        let changes: Vec<&Change> = report
-            .changes
-            .iter()
-            .filter(|c| c.section == section)
-            .collect();
-        if changes.is_empty() {
-            continue;
-        }
+    for (section, changes) in by_section(report) {
         let _ = writeln!(
             md,
             "{heading}# {} ({})\n\n| | change |\n| --- | --- |",

@@ -919,13 +919,7 @@ mod tests {
             )
             .mount(&storage)
             .await;
-        let http = Http::new(
-            crate::forge::http::RetryPolicy::default(),
-            std::sync::Arc::new(crate::forge::http::SystemClock),
-            std::sync::Arc::new(crate::forge::progress::NoProgress),
-            None,
-        )
-        .unwrap();
+        let http = crate::forge::Services::default().http(None).unwrap();
         let reference = Reference::parse(&format!("{}/pause", front.uri())).unwrap();
         let registry = Registry::new(&http, &reference, None, false).unwrap();
         let found = registry.head_manifest("3.9").await.unwrap();
@@ -985,13 +979,7 @@ mod tests {
             )))
             .mount(&registry_server)
             .await;
-        let http = Http::new(
-            crate::forge::http::RetryPolicy::default(),
-            std::sync::Arc::new(crate::forge::http::SystemClock),
-            std::sync::Arc::new(crate::forge::progress::NoProgress),
-            None,
-        )
-        .unwrap();
+        let http = crate::forge::Services::default().http(None).unwrap();
         let open = |name: &str| {
             let reference =
                 Reference::parse(&format!("{}/capi/{name}", registry_server.uri())).unwrap();
@@ -1006,13 +994,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_remote_registry_cannot_name_a_token_realm_on_this_machine() {
-        let http = Http::new(
-            crate::forge::http::RetryPolicy::default(),
-            std::sync::Arc::new(crate::forge::http::SystemClock),
-            std::sync::Arc::new(crate::forge::progress::NoProgress),
-            None,
-        )
-        .unwrap();
+        let http = crate::forge::Services::default().http(None).unwrap();
         let reference = Reference::parse("registry.example/o/a").unwrap();
         let login = Login::Basic {
             user: "u".into(),

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::files::Release;
 use crate::forge::Services;
-use crate::forge::http::{Http, RetryPolicy};
+use crate::forge::http::RetryPolicy;
 use crate::forge::login::{Login, RegistryRole};
 use crate::forge::oci::{OciError, Reference, Registry};
 use crate::image_ref::Parts;
@@ -181,16 +181,14 @@ pub(crate) async fn check(
     let mut result = ImageCheck::default();
     // A lookup is a courtesy check: an unreachable registry is a warning, so it gets two tries,
     // not the publishing retries.
-    let policy = RetryPolicy {
-        attempts: services.policy.attempts.min(2),
-        ..services.policy.clone()
+    let lookups = Services {
+        policy: RetryPolicy {
+            attempts: services.policy.attempts.min(2),
+            ..services.policy.clone()
+        },
+        ..services.clone()
     };
-    let http = match Http::new(
-        policy,
-        services.clock.clone(),
-        services.progress.clone(),
-        None,
-    ) {
+    let http = match lookups.http(None) {
         Ok(http) => http,
         Err(err) => {
             result.unchecked = uses

@@ -573,13 +573,7 @@ mod tests {
             )
             .mount(&gitlab)
             .await;
-        let http = Http::new(
-            crate::forge::http::RetryPolicy::default(),
-            std::sync::Arc::new(crate::forge::http::SystemClock),
-            std::sync::Arc::new(crate::forge::progress::NoProgress),
-            None,
-        )
-        .unwrap();
+        let http = crate::forge::Services::default().http(None).unwrap();
         let repository = |project: &str| {
             GitLabRepository::new(
                 GitLabSource {
