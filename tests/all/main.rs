@@ -16,6 +16,7 @@ mod docs_links;
 mod first_run;
 mod forge_facts;
 mod hostile_files;
+mod hostile_init;
 mod hostile_network;
 mod hostile_oci;
 mod hostile_previous;
