@@ -647,6 +647,19 @@ mod tests {
         assert_eq!(escape_segment("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
     }
 
+    /// `{base}/infrastructure-x`, read with `max_bytes` per file.
+    fn local_repository(base: &std::path::Path, max_bytes: u64) -> LocalRepository {
+        LocalRepository::new(
+            LocalSource {
+                base: base.to_path_buf(),
+                label: "infrastructure-x".into(),
+                version: "latest".into(),
+                components_path: "infrastructure-components.yaml".into(),
+            },
+            max_bytes,
+        )
+    }
+
     /// A local repository is read as a download is: regular files only, bounded, and no folder
     /// below its base through a link; each refusal names the path.
     #[cfg(unix)]
@@ -675,15 +688,7 @@ mod tests {
             dir.path().join("infrastructure-x/v2.0.0"),
         )
         .unwrap();
-        let repo = LocalRepository::new(
-            LocalSource {
-                base: dir.path().to_path_buf(),
-                label: "infrastructure-x".into(),
-                version: "latest".into(),
-                components_path: "infrastructure-components.yaml".into(),
-            },
-            64,
-        );
+        let repo = local_repository(dir.path(), 64);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
@@ -724,15 +729,7 @@ mod tests {
             std::fs::create_dir_all(label.join(name)).unwrap();
         }
         std::fs::write(label.join("v9.9.9"), "a file, not a folder").unwrap();
-        let repo = LocalRepository::new(
-            LocalSource {
-                base: dir.path().to_path_buf(),
-                label: "infrastructure-x".into(),
-                version: "latest".into(),
-                components_path: "infrastructure-components.yaml".into(),
-            },
-            u64::MAX,
-        );
+        let repo = local_repository(dir.path(), u64::MAX);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();

@@ -25,8 +25,8 @@ const RELEASE_COMMIT: Option<&str> = option_env!("CAPKG_RELEASE_COMMIT");
 pub enum ActionPin<'a> {
     /// The commit the release tag names (40 hex digits), with the version in a comment.
     Commit(&'a str),
-    /// The release tag, with a comment saying how to pin it: this capkg was not built from the
-    /// commit of its release.
+    /// The release tag, with a comment saying how to pin it: the build of this capkg did not
+    /// know the commit its release tag names.
     Tag,
 }
 
