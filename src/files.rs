@@ -142,9 +142,9 @@ pub struct BadName {
     pub reason: String,
 }
 
-/// A release file larger than capkg reads of one (`--max-download`): `/dev/zero` behind a hard
-/// link, a file a hostile release made huge. Refused before it is read, or as soon as it grows
-/// past the limit while being read.
+/// A release file larger than capkg reads of one (`--max-download`): a (sparse) file a hostile
+/// release made huge, a `/proc` file whose size says 0. Refused before it is read, or as soon as
+/// it grows past the limit while being read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "`{}` is {}, more than the {} capkg reads of one release file (`--max-download`, CAPKG_MAX_DOWNLOAD)",
