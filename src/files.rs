@@ -118,6 +118,8 @@ pub enum Error {
     NotRegular(#[from] NotRegular),
     #[error(transparent)]
     BadName(#[from] BadName),
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
 }
 
 /// A release file that is a symbolic link, a folder, a FIFO, a device or a socket. capkg never
@@ -138,6 +140,23 @@ pub struct NotRegular {
 pub struct BadName {
     pub name: String,
     pub reason: String,
+}
+
+/// A release file larger than capkg reads of one (`--max-download`): a (sparse) file a hostile
+/// release made huge, a `/proc` file whose size says 0. Refused before it is read, or as soon as
+/// it grows past the limit while being read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{}` is {}, more than the {} capkg reads of one release file (`--max-download`, CAPKG_MAX_DOWNLOAD)",
+    path.display(),
+    size.map_or_else(|| "larger".to_string(), crate::units::format_size),
+    crate::units::format_size(*limit)
+)]
+pub struct TooLarge {
+    pub path: PathBuf,
+    /// The size the file system gave, `None` when the file grew past the limit while read.
+    pub size: Option<u64>,
+    pub limit: u64,
 }
 
 /// Why a file could not be read as a regular file.
@@ -164,6 +183,21 @@ impl Classified for NotRegular {
 impl Classified for BadName {
     fn class(&self) -> ErrorClass {
         ErrorClass::Refusal
+    }
+}
+
+/// Past a limit the user sets: capkg could not do its job within it, as for a download
+/// (`HttpError::TooLarge`).
+impl Classified for TooLarge {
+    fn class(&self) -> ErrorClass {
+        ErrorClass::Fault
+    }
+
+    fn hint(&self) -> Option<String> {
+        Some(format!(
+            "a release file this large is seldom a manifest: check what `{}` is; if it is the release, raise the limit (`--max-download 1GiB`, or CAPKG_MAX_DOWNLOAD)",
+            self.path.display()
+        ))
     }
 }
 
@@ -282,12 +316,38 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), R
 /// Reads `path`, which must be a regular file itself: a symbolic link (even to a regular file), a
 /// FIFO or a device is refused, naming it ([`open_regular`]).
 pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
+    read_regular_within(path, u64::MAX).map_err(|error| match error {
+        Error::NotRegular(not_regular) => ReadError::NotRegular(not_regular),
+        Error::Read { path, source } => ReadError::Io { path, source },
+        // Not reached: no file holds more than `u64::MAX` bytes.
+        other => ReadError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    })
+}
+
+/// [`read_regular`], refusing a file of more than `limit` bytes ([`Error::TooLarge`]): before
+/// reading when the file system says so, else (a file growing while read, a `/proc` file) after
+/// `limit + 1` bytes, so that no more than that is ever held. Its errors are
+/// [`Error::NotRegular`], [`Error::TooLarge`] and [`Error::Read`].
+pub fn read_regular_within(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
     use std::io::Read;
-    let io = |source| ReadError::Io {
+    let io = |source| Error::Read {
         path: path.to_path_buf(),
         source,
     };
-    let (mut file, opened) = open_regular(path)?;
+    let too_large = |size| {
+        Error::TooLarge(TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit,
+        })
+    };
+    let (file, opened) = open_regular(path)?;
+    if opened.len() > limit {
+        return Err(too_large(Some(opened.len())));
+    }
     // The hook before the workers start: each thread's first small objects would otherwise
     // hold a whole 2 MiB huge page.
     if opened.len() >= LARGE_INPUT
@@ -297,7 +357,12 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
     }
     crate::threads::start_for(opened.len());
     let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes).map_err(io)?;
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(None));
+    }
     Ok(bytes)
 }
 
@@ -358,7 +423,7 @@ pub fn check_release_name(name: &str) -> Result<(), BadName> {
 }
 
 /// `a newline`, `` `#` ``, `U+00A0`: a character as a message shows it.
-fn describe_char(c: char) -> String {
+pub(crate) fn describe_char(c: char) -> String {
     match c {
         '\n' => "a newline".to_string(),
         '\r' => "a carriage return".to_string(),
@@ -387,6 +452,7 @@ impl Classified for Error {
         match self {
             Error::NotRegular(not_regular) => not_regular.class(),
             Error::BadName(bad_name) => bad_name.class(),
+            Error::TooLarge(too_large) => too_large.class(),
             Error::NotFound { .. }
             | Error::Read { .. }
             | Error::NoReleaseFiles { .. }
@@ -399,6 +465,7 @@ impl Classified for Error {
             Error::NoReleaseFiles { .. } => Some(
                 "capkg looks for `*-components.yaml`, `metadata.yaml`, `cluster-template*.yaml` and `clusterclass-*.yaml`; point it at the folder that holds them".to_string(),
             ),
+            Error::TooLarge(too_large) => too_large.hint(),
             _ => None,
         }
     }
@@ -413,6 +480,16 @@ const SKIPPED_DIRS: [&str; 4] = ["target", "node_modules", "vendor", "bin"];
 pub fn load_releases(
     paths: &[PathBuf],
     default_type: Option<ProviderType>,
+) -> Result<Vec<Release>, Error> {
+    load_releases_within(paths, default_type, u64::MAX)
+}
+
+/// [`load_releases`], refusing a file of more than `limit` bytes ([`TooLarge`]): a release read
+/// for comparison (`--previous FOLDER`, `capkg diff`), bounded as a download is.
+pub fn load_releases_within(
+    paths: &[PathBuf],
+    default_type: Option<ProviderType>,
+    limit: u64,
 ) -> Result<Vec<Release>, Error> {
     let mut found: BTreeMap<PathBuf, Vec<(PathBuf, Option<FileRole>)>> = BTreeMap::new();
     let mut near: BTreeMap<PathBuf, Vec<NearMiss>> = BTreeMap::new();
@@ -464,7 +541,7 @@ pub fn load_releases(
         .iter()
         .flat_map(|(_, entries)| entries.iter().cloned())
         .collect();
-    let mut loaded = load_parallel(&all, default_type).into_iter();
+    let mut loaded = load_parallel(&all, default_type, limit).into_iter();
     let mut releases = Vec::new();
     for (dir, entries) in jobs {
         let mut files = Vec::with_capacity(entries.len());
@@ -495,11 +572,12 @@ pub fn load_releases(
 fn load_parallel(
     entries: &[(PathBuf, Option<FileRole>)],
     default_type: Option<ProviderType>,
+    limit: u64,
 ) -> Vec<Result<ReleaseFile, Error>> {
     if entries.len() < 2 {
         return entries
             .iter()
-            .map(|(path, role)| load_file(path, role.clone(), default_type))
+            .map(|(path, role)| load_file_within(path, role.clone(), default_type, limit))
             .collect();
     }
     let sizes: Vec<u64> = entries
@@ -513,7 +591,7 @@ fn load_parallel(
         &order,
         crate::threads::workers(),
         || (),
-        |(), _, (path, role)| Some(load_file(path, role.clone(), default_type)),
+        |(), _, (path, role)| Some(load_file_within(path, role.clone(), default_type, limit)),
     )
     .into_iter()
     .flatten()
@@ -647,7 +725,16 @@ pub fn load_file(
     role: Option<FileRole>,
     default_type: Option<ProviderType>,
 ) -> Result<ReleaseFile, Error> {
-    let bytes = read_regular(path)?;
+    load_file_within(path, role, default_type, u64::MAX)
+}
+
+fn load_file_within(
+    path: &Path,
+    role: Option<FileRole>,
+    default_type: Option<ProviderType>,
+    limit: u64,
+) -> Result<ReleaseFile, Error> {
+    let bytes = read_regular_within(path, limit)?;
     let name = path.display().to_string();
     let yaml = yaml::parse_file(name, bytes, Limits::default());
     let role = match role {
@@ -746,6 +833,72 @@ mod tests {
             LARGE_INPUT
         );
         assert_eq!(CALLS.with(std::cell::Cell::get), 1);
+    }
+
+    /// A file past the limit is refused before it is read when its size says so, and after
+    /// `limit + 1` bytes when it does not (a `/proc` file has size 0); a FIFO is refused without
+    /// blocking.
+    #[test]
+    fn bounded_reads_refuse_what_is_larger_than_the_limit() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join("infrastructure-components.yaml");
+        let file = std::fs::File::create(&path).expect("creates");
+        file.set_len(4096).expect("sizes");
+        drop(file);
+        assert_eq!(read_regular_within(&path, 4096).expect("reads").len(), 4096);
+        let refused = read_regular_within(&path, 4095).expect_err("too large");
+        assert!(
+            matches!(
+                &refused,
+                Error::TooLarge(TooLarge {
+                    size: Some(4096),
+                    limit: 4095,
+                    ..
+                })
+            ),
+            "{refused:?}"
+        );
+        let message = refused.to_string();
+        assert!(
+            message.contains("infrastructure-components.yaml")
+                && message.contains("--max-download"),
+            "{message}"
+        );
+        assert_eq!(refused.class(), ErrorClass::Fault);
+        assert!(
+            refused
+                .hint()
+                .unwrap_or_default()
+                .contains("CAPKG_MAX_DOWNLOAD")
+        );
+        let releases = load_releases_within(&[dir.path().to_path_buf()], None, 100).unwrap_err();
+        assert!(matches!(releases, Error::TooLarge(_)), "{releases:?}");
+
+        #[cfg(target_os = "linux")]
+        {
+            // Its size says 0, its reads give the environment.
+            let grown = read_regular_within(Path::new("/proc/self/environ"), 1);
+            if std::env::vars_os().next().is_some() {
+                assert!(
+                    matches!(grown, Err(Error::TooLarge(TooLarge { size: None, .. }))),
+                    "{grown:?}"
+                );
+            }
+        }
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("metadata.yaml");
+            let made = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .expect("mkfifo runs");
+            assert!(made.success());
+            let refused = read_regular_within(&fifo, 1 << 20).expect_err("a FIFO");
+            assert!(matches!(
+                refused,
+                Error::NotRegular(NotRegular { kind: "a FIFO", .. })
+            ));
+        }
     }
 
     #[test]

@@ -31,6 +31,31 @@ pub(crate) fn check_canonical(image: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Why `name`, an image name without tag or digest, is not one docker accepts, or `Ok`: an
+/// optional registry host (`gcr.io`, `localhost:5000`), then path components of lower-case
+/// letters and digits joined by separators, 255 characters at most.
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the name is empty".into());
+    }
+    if name.len() > 255 {
+        return Err("the name is longer than 255 characters".into());
+    }
+    let (domain, path) = split_domain(name);
+    if let Some(domain) = domain
+        && !valid_domain(domain)
+    {
+        return Err("its registry is not a host name".into());
+    }
+    if !path.split('/').all(valid_path_component) {
+        return Err(
+            "its path must be lower-case letters and digits, joined by `.`, `_`, `__` or `-`"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// The canonical form docker would give a reference, when it differs.
 pub(crate) fn canonical_form(image: &str) -> Option<String> {
     let (name, _, _) = split(image).ok()?;
@@ -359,6 +384,30 @@ fn valid_digest(digest: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_docker_accepts() {
+        for good in [
+            "controller",
+            "gcr.io/k8s-staging-x/manager",
+            "localhost:5000/x/manager",
+            "registry.example.com:443/a__b/c-d.e",
+        ] {
+            assert_eq!(check_name(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "",
+            "gcr.io/x/Manager",
+            "controller\n    newName: evil.example/x",
+            "gcr.io/x/manager:v1",
+            "bad host/x",
+            "${REGISTRY}/manager",
+            "x//y",
+        ] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+        assert!(check_name(&"a".repeat(256)).is_err());
+    }
 
     #[test]
     fn canonical_references() {

@@ -29,18 +29,17 @@
 mod builtin;
 mod kustomize;
 mod makefile;
+mod render;
 pub mod repository;
 mod workflows;
+
+pub use render::{ActionPin, render, render_pinned};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::provider::{CORE_PROVIDER_NAME, FileRole, ProviderType};
 use repository::Repository;
-
-const CAPKG_YAML: &str = include_str!("../../templates/capkg.yaml");
-const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-release.yaml");
-const GITLAB_JOB: &str = include_str!("../../templates/gitlab-ci.yml");
 
 /// Where the GitHub workflow is written.
 pub const GITHUB_WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
@@ -685,9 +684,19 @@ fn propose_images(
         if detected.images.iter().any(|i| i.name == name) {
             continue;
         }
+        // capkg.yaml gets only a name an image can have: a line break in one would write keys.
+        if crate::image_ref::check_name(&name).is_err() {
+            detected.notes.push(format!(
+                "manager image `{}` ({}:{}) is not an image name docker accepts (an optional registry host, then lower-case letters, digits and separators): not written under `images:`; fix it in the manifest, or pin the release's image there by hand (`- name: IMAGE`, `newTag: \"{{version}}\"`)",
+                container.image.escape_debug(),
+                container.file.escape_debug(),
+                container.line
+            ));
+            continue;
+        }
         let last = |image: &str| image.rsplit('/').next().unwrap_or(image).to_string();
         let base = last(&name);
-        let matched = recipe
+        let mut matched = recipe
             .images
             .iter()
             .find(|(i, _)| without_arch(&last(i)) == without_arch(&base))
@@ -695,7 +704,7 @@ fn propose_images(
                 ([only], 1) => Some(only),
                 _ => None,
             });
-        let (new_name, evidence) = match matched {
+        let (mut new_name, mut evidence) = match matched {
             Some((released, line)) => (
                 (released != &name).then(|| released.clone()),
                 format!("the Makefile's release sets it, Makefile:{line}"),
@@ -710,6 +719,17 @@ fn propose_images(
                 _ => (None, String::new()),
             },
         };
+        if let Some(bad) = new_name.as_deref()
+            && crate::image_ref::check_name(bad).is_err()
+        {
+            detected.notes.push(format!(
+                "manager image {name} ({}:{}): the name the release gives it, `{}` ({evidence}), is not an image name docker accepts: `newName` not written; set it by hand under `images:`",
+                container.file.escape_debug(),
+                container.line,
+                bad.escape_debug()
+            ));
+            (new_name, evidence, matched) = (None, String::new(), None);
+        }
         detected.found.push(format!(
             "manager image {} ({}:{}){}{tag_note}{policy_note}",
             container.image,
@@ -998,14 +1018,14 @@ fn copied_globs(
             .collect();
         let (target, maker) = match (built.first(), recipe.scripts.first()) {
             (Some(build), _) => (
-                Some(&build.target),
+                Some((&build.target, build.line)),
                 format!(
                     "`make {}` builds them with kustomize, Makefile:{}",
                     build.target, build.line
                 ),
             ),
             (None, Some(script)) => (
-                Some(&script.target),
+                Some((&script.target, script.line)),
                 format!(
                     "`make {}` runs `{}`, Makefile:{}",
                     script.target, script.command, script.line
@@ -1013,15 +1033,28 @@ fn copied_globs(
             ),
             (None, None) => (None, "the release makes them before copying".to_string()),
         };
-        if let Some(target) = target {
-            match detected.prepare.iter_mut().find(|(t, _)| t == target) {
-                Some((_, what)) => what.push_str(&format!(", {glob}")),
-                None => detected.prepare.push((target.clone(), glob.clone())),
+        let refused = target.and_then(|(target, line)| {
+            let reason = workflow_safe_target(target).err()?;
+            Some(format!(
+                "templates: {glob} is made by the make target `{}` (Makefile:{line}), whose name holds {reason}: capkg writes no such name into a workflow (GitHub expands `${{{{ }}}}` in it, the shell `$(...)`), so no step runs it; add one that makes {glob} before `capkg release` by hand",
+                target.escape_debug()
+            ))
+        });
+        match (target, refused) {
+            (_, Some(refused)) => detected.notes.push(refused),
+            (Some((target, _)), None) => {
+                match detected.prepare.iter_mut().find(|(t, _)| t == target) {
+                    Some((_, what)) => what.push_str(&format!(", {glob}")),
+                    None => detected.prepare.push((target.clone(), glob.clone())),
+                }
+                detected.notes.push(format!(
+                    "templates: {glob} matches nothing in the repository yet: {maker}; the release job runs it before `capkg release` (which refuses a glob matching nothing)"
+                ));
             }
+            (None, None) => detected.notes.push(format!(
+                "templates: {glob} matches nothing in the repository yet: {maker}; make them before `capkg release` (which refuses a glob matching nothing)"
+            )),
         }
-        detected.notes.push(format!(
-            "templates: {glob} matches nothing in the repository yet: {maker}; the release job runs it before `capkg release` (which refuses a glob matching nothing)"
-        ));
         detected
             .template_comments
             .insert(glob.clone(), format!("made by the release first: {maker}"));
@@ -1030,195 +1063,31 @@ fn copied_globs(
     globbed.push((glob, why));
 }
 
+/// Whether a make target can be written into the generated GitHub workflow (as an `env:` value
+/// its step passes to `make "$MAKE_TARGET"`): ASCII letters, digits and `._/+-`, not starting
+/// with `-` (which make reads as an option). Anything else, `$` above all (GitHub expands
+/// `${{ }}` anywhere in a workflow, before any quoting), is refused with what it holds.
+pub(super) fn workflow_safe_target(target: &str) -> Result<(), String> {
+    if target.is_empty() {
+        return Err("nothing".to_string());
+    }
+    if let Some(c) = target
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "._/+-".contains(*c)))
+    {
+        return Err(crate::files::describe_char(c));
+    }
+    if target.starts_with('-') {
+        return Err("a leading `-` (an option to make)".to_string());
+    }
+    Ok(())
+}
+
 /// Whether a file name matches a shell pattern of `*`s (`cluster-template*`).
 fn glob_matches(pattern: &str, name: &str) -> bool {
     globset::Glob::new(pattern)
         .map(|glob| glob.compile_matcher().is_match(name))
         .unwrap_or(false)
-}
-
-/// A YAML string, quoted when plain style would read as something else.
-fn quoted(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./*".contains(c))
-        && !text.starts_with(['*', '-', '.']);
-    if plain {
-        text.to_string()
-    } else {
-        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
-    }
-}
-
-const TODO_NAME: &str = "TODO: the provider name (clusterctl's `--infrastructure NAME`)";
-const TODO_TYPE: &str =
-    "TODO: infrastructure, bootstrap, control-plane, core, ipam, runtime-extension or addon";
-const TODO_COMPONENTS: &str =
-    "TODO: a command printing the components YAML (kubectl kustomize config/default)";
-const TODO_METADATA: &str = "TODO: the release's metadata.yaml";
-
-fn components_lines(components: &[Components], indent: &str) -> String {
-    let command = |dir: &str| format!("command: [kubectl, kustomize, {}]", quoted(dir));
-    match components {
-        [] => format!("{indent}  command: {}", quoted(TODO_COMPONENTS)),
-        [only] if only.suffix.is_none() => format!("{indent}  {}", command(&only.dir)),
-        many => many
-            .iter()
-            .map(|c| match &c.suffix {
-                Some(suffix) => format!(
-                    "{indent}  - suffix: {}\n{indent}    {}",
-                    quoted(suffix),
-                    command(&c.dir)
-                ),
-                None => format!("{indent}  - {}", command(&c.dir)),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
-}
-
-fn provider_lines(detected: &Detected) -> String {
-    let name = |p: &Provider| quoted(p.name.as_deref().unwrap_or(TODO_NAME));
-    let provider_type = |p: &Provider| {
-        p.provider_type
-            .map(|t| t.short_name().to_string())
-            .unwrap_or_else(|| quoted(TODO_TYPE))
-    };
-    match &detected.providers[..] {
-        [] => String::new(),
-        [only] => format!(
-            "provider:\n  # clusterctl's provider name and type; the manifest label is {{type}}-{{name}}{}.\n  name: {}\n  type: {}\n\n# Where the components YAML comes from: a `command` whose standard output is the YAML, a `file`,\n# or `files` (files and folders of manifests, concatenated).\ncomponents:\n{}",
-            only.label()
-                .map(|l| format!(" (`{l}`)"))
-                .unwrap_or_default(),
-            name(only),
-            provider_type(only),
-            components_lines(&only.components, "")
-        ),
-        many => {
-            let mut text = "# Every provider released under one tag, each with its components (clusterctl's\n# name and type; the manifest label is {type}-{name}).\nproviders:".to_string();
-            for provider in many {
-                text.push_str(&format!(
-                    "\n  - name: {}\n    type: {}\n    components:\n{}",
-                    name(provider),
-                    provider_type(provider),
-                    components_lines(&provider.components, "    ")
-                ));
-            }
-            text
-        }
-    }
-}
-
-fn image_lines(detected: &Detected) -> String {
-    if detected.images.is_empty() {
-        return "# Release-pinned images (kustomize `images` semantics): the manifests' development image,\n# rewritten for the release.\n# images:\n#   - name: REGISTRY/MANAGER\n#     newTag: \"{version}\"".to_string();
-    }
-    let mut text = "# The manager images as the manifests name them, pinned to the release: `{version}` is the\n# tag being released (v1.2.3), `{semver}` the same without `v`. Check `newName`: the registry\n# the release's images are pushed to.\nimages:".to_string();
-    for image in &detected.images {
-        text.push_str(&format!("\n  - name: {}  # {}", image.name, image.file));
-        if let Some(new_name) = &image.new_name {
-            text.push_str(&format!("\n    newName: {new_name}"));
-        }
-        text.push_str(&format!("\n    newTag: \"{}\"", image.new_tag));
-        if let Some(policy) = &image.pull_policy {
-            text.push_str(&format!("\n    pullPolicy: {policy}"));
-        }
-    }
-    text
-}
-
-fn template_lines(detected: &Detected) -> String {
-    if detected.templates.is_empty() {
-        return "# templates:\n#   - templates/cluster-template*.yaml\n#   - templates/clusterclass-*.yaml".to_string();
-    }
-    let mut text = "templates:".to_string();
-    for glob in &detected.templates {
-        if let Some(comment) = detected.template_comments.get(glob) {
-            text.push_str(&format!("\n  # {comment}"));
-        }
-        text.push_str(&format!("\n  - {}", quoted(glob)));
-    }
-    text
-}
-
-fn target_lines(detected: &Detected) -> String {
-    let local = "  # local:\n  #   repository: ../clusterctl-repository";
-    match &detected.forge {
-        Forge::GitHub(repo) => format!("targets:\n  github:\n    repo: {repo}\n{local}"),
-        Forge::GitLab(Some(project)) => {
-            format!(
-                "targets:\n  gitlab:\n    project: {}\n{local}",
-                quoted(project)
-            )
-        }
-        Forge::GitLab(None) => format!(
-            "targets:\n  gitlab: {{}} # the project of the pipeline (CI_PROJECT_ID)\n{local}"
-        ),
-        Forge::Unknown => format!(
-            "# No GitHub or GitLab remote was found: name where releases go, then `capkg release` publishes.\ntargets: {{}}\n  # github:\n  #   repo: OWNER/NAME\n  # gitlab:\n  #   project: GROUP/PROJECT\n{local}"
-        ),
-    }
-}
-
-/// GitHub steps running the make targets that write files the release publishes.
-fn prepare_steps(detected: &Detected) -> String {
-    detected
-        .prepare
-        .iter()
-        .map(|(target, what)| {
-            format!(
-                "      - name: make {target}\n        run: make {}  # writes {what}, as the Makefile's release does\n",
-                quoted(target)
-            )
-        })
-        .collect()
-}
-
-/// The files `init` writes, with their content, relative to the repository root.
-pub fn render(detected: &Detected) -> Vec<(PathBuf, String)> {
-    let labels: Vec<String> = detected
-        .providers
-        .iter()
-        .filter_map(Provider::label)
-        .collect();
-    let label = if labels.is_empty() {
-        "the provider".to_string()
-    } else {
-        labels.join(", ")
-    };
-    let metadata = detected.metadata.as_deref().unwrap_or(TODO_METADATA);
-    let fill = |template: &str| {
-        template
-            .replace("{{{label}}}", &label)
-            .replace("{{{providers}}}", &provider_lines(detected))
-            .replace("{{{images}}}", &image_lines(detected))
-            .replace("{{{metadata}}}", &quoted(metadata))
-            .replace("{{{templates}}}", &template_lines(detected))
-            .replace("{{{output}}}", OUTPUT_DIR)
-            .replace("{{{targets}}}", &target_lines(detected))
-            .replace("{{{prepare}}}", &prepare_steps(detected))
-            // The CI files pin capkg's action and image to the capkg that wrote them.
-            .replace("{{{version}}}", env!("CARGO_PKG_VERSION"))
-    };
-    let mut files = vec![(PathBuf::from(crate::config::FILE_NAME), fill(CAPKG_YAML))];
-    match &detected.forge {
-        Forge::GitHub(_) => {
-            files.push((PathBuf::from(GITHUB_WORKFLOW_PATH), fill(GITHUB_WORKFLOW)))
-        }
-        Forge::GitLab(_) => {
-            files.push((PathBuf::from(GITLAB_JOB_PATH), fill(GITLAB_JOB)));
-            if !detected.gitlab_ci_exists {
-                files.push((
-                    PathBuf::from(".gitlab-ci.yml"),
-                    format!("include:\n  - local: {GITLAB_JOB_PATH}\n"),
-                ));
-            }
-        }
-        Forge::Unknown => {}
-    }
-    files
 }
 
 /// The folders `capkg assemble` writes beside the sources: the release, and the release it
@@ -1311,6 +1180,29 @@ mod tests {
     }
 
     #[test]
+    fn only_plain_make_targets_are_written_into_a_workflow() {
+        for safe in [
+            "cluster-templates",
+            "generate-flavors",
+            "templates/all",
+            "v1.2+x",
+        ] {
+            assert_eq!(workflow_safe_target(safe), Ok(()), "{safe}");
+        }
+        for (unsafe_target, reason) in [
+            ("gen${{github.token}}x$(id)", "`$`"),
+            ("a b", "a space"),
+            ("a\nb", "a newline"),
+            ("-x", "a leading `-`"),
+            ("a;b", "`;`"),
+            ("", "nothing"),
+        ] {
+            let refused = workflow_safe_target(unsafe_target).unwrap_err();
+            assert!(refused.contains(reason), "{unsafe_target:?}: {refused}");
+        }
+    }
+
+    #[test]
     fn development_image_names_are_bare_or_on_loopback() {
         for development in ["controller", "localhost:5000/x/manager", "127.0.0.1:5001/m"] {
             assert!(development_name(development), "{development}");
@@ -1371,21 +1263,5 @@ mod tests {
             IGNORED_DIRS[1],
             format!("{OUTPUT_DIR}{}", crate::release_dir::REJECTED_SUFFIX)
         );
-    }
-
-    #[test]
-    fn an_undetected_repository_renders_placeholders_capkg_reads_and_refuses() {
-        let detected = Detected {
-            providers: vec![Provider::default()],
-            ..Detected::default()
-        };
-        let files = render(&detected);
-        assert_eq!(files.len(), 1, "no forge, no CI files");
-        let (_, text) = &files[0];
-        let config =
-            crate::config::Config::parse(Path::new("capkg.yaml"), text, PathBuf::from("."))
-                .unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let refused = config.refuse_placeholders().unwrap_err().to_string();
-        assert!(refused.contains("`provider.name`"), "{refused}");
     }
 }

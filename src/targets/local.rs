@@ -119,7 +119,7 @@ impl LocalTarget {
         for index in 0..release.providers.len() {
             let part = release.for_provider(index);
             let label = part.provider_label();
-            let label_dir = repository.join(&label);
+            let label_dir = label_folder(&repository, &label)?;
             let version_dir = label_dir.join(&version);
             let url_of = |name: &str| file_url(&version_dir.join(name));
             let shown = |name: &str| {
@@ -137,7 +137,8 @@ impl LocalTarget {
             } else {
                 None
             };
-            let existing = read_existing(&version_dir)?;
+            let largest = part.files.iter().map(|f| f.size).max().unwrap_or(0);
+            let existing = read_existing(&version_dir, largest)?;
             let mut differences = Vec::new();
             for file in &part.files {
                 let (action, reason) = match existing.as_ref().and_then(|e| e.get(&file.name)) {
@@ -147,12 +148,16 @@ impl LocalTarget {
                         }
                         (Action::Upload, None)
                     }
-                    Some(sha) if *sha == file.sha256 => {
+                    Some(Existing::Read(sha)) if *sha == file.sha256 => {
                         (Action::Skip, Some("identical".to_string()))
                     }
-                    Some(_) => {
+                    Some(Existing::Read(_)) => {
                         differences.push(format!("`{}` differs", file.name));
                         (Action::Replace, Some("different content".to_string()))
+                    }
+                    Some(Existing::NotRead(what)) => {
+                        differences.push(format!("`{}` {what}", file.name));
+                        (Action::Replace, Some(what.clone()))
                     }
                 };
                 files.push(PlannedFile {
@@ -502,9 +507,24 @@ fn remove_stale_staging(label_dir: &Path, version: &str) {
     }
 }
 
-/// The files of an existing version folder by name, with their SHA-256; `None` when there is no
-/// folder.
-fn read_existing(version_dir: &Path) -> Result<Option<BTreeMap<String, String>>, Error> {
+/// A file found in an existing version folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Existing {
+    /// A regular file, by its SHA-256.
+    Read(String),
+    /// Not read, and so different from any file of the release: why, for the message.
+    NotRead(String),
+}
+
+/// The files of an existing version folder by name; `None` when there is no folder. A file is
+/// read only when it is a regular file itself (opened as release files are,
+/// [`crate::files::open_regular`]) of at most `largest` bytes, the size of the release's largest
+/// file: a larger one cannot be any of them, and a link, a FIFO, a device or a sub-folder is
+/// no release file; each is a difference, not read.
+fn read_existing(
+    version_dir: &Path,
+    largest: u64,
+) -> Result<Option<BTreeMap<String, Existing>>, Error> {
     let metadata = match std::fs::symlink_metadata(version_dir) {
         Ok(metadata) => metadata,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -529,16 +549,41 @@ fn read_existing(version_dir: &Path) -> Result<Option<BTreeMap<String, String>>,
         let entry = entry.map_err(read_error(version_dir))?;
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        let is_file = entry.file_type().map_err(read_error(&path))?.is_file();
-        let bytes = if is_file {
-            std::fs::read(&path).map_err(read_error(&path))?
-        } else {
-            // A sub-folder is not part of any release; it counts as a difference.
-            Vec::from(b"\0folder".as_slice())
+        let found = match crate::files::read_regular_within(&path, largest) {
+            Ok(bytes) => Existing::Read(sha256_hex(&bytes)),
+            Err(crate::files::Error::NotRegular(not_regular)) => {
+                Existing::NotRead(format!("is {}", not_regular.kind))
+            }
+            Err(crate::files::Error::TooLarge(_)) => {
+                Existing::NotRead("is larger than any file of the release".to_string())
+            }
+            Err(crate::files::Error::Read { path, source }) => {
+                return Err(Error::Read { path, source });
+            }
+            Err(other) => {
+                return Err(Error::Read {
+                    path,
+                    source: std::io::Error::other(other.to_string()),
+                });
+            }
         };
-        files.insert(name, sha256_hex(&bytes));
+        files.insert(name, found);
     }
     Ok(Some(files))
+}
+
+/// The provider's folder of a local repository, where capkg reads and writes its versions:
+/// refused when it is a symbolic link, which could lead anywhere on this machine.
+fn label_folder(repository: &Path, label: &str) -> Result<PathBuf, Error> {
+    let label_dir = repository.join(label);
+    if std::fs::symlink_metadata(&label_dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Error::Invalid {
+            what: "provider folder of a local repository",
+            value: label_dir.display().to_string(),
+            reason: "it is a symbolic link: capkg neither reads nor writes a release through a link below the repository; make it a folder, or set `repository` to the folder above the one it leads to".into(),
+        });
+    }
+    Ok(label_dir)
 }
 
 fn absolute(path: &Path) -> Result<PathBuf, Error> {
@@ -658,6 +703,69 @@ mod tests {
             .unwrap()
             .collect();
         assert_eq!(entries.len(), 1, "the old folder is removed");
+    }
+
+    /// What the version folder already holds is compared without reading through a link, a
+    /// FIFO or a device, and without reading more than the release's largest file: each is a
+    /// difference, replaced with `--force`.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn an_existing_folder_is_read_as_regular_files_within_the_release_size() {
+        use std::os::unix::fs::symlink;
+        let repo = tempfile::tempdir().unwrap();
+        let folder = repo.path().join("infrastructure-aws/v1.2.3");
+        std::fs::create_dir_all(&folder).unwrap();
+        symlink("/proc/self/environ", folder.join("metadata.yaml")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(folder.join("infrastructure-components.yaml"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Sparse: larger than any file of the release, never read.
+        let huge = std::fs::File::create(folder.join("cluster-template.yaml")).unwrap();
+        huge.set_len(1 << 40).unwrap();
+        drop(huge);
+        let err = target(repo.path(), false)
+            .plan_now(&release("v1.2.3", "m"))
+            .unwrap_err()
+            .to_string();
+        for expected in [
+            "`metadata.yaml` is a symbolic link",
+            "`infrastructure-components.yaml` is a FIFO",
+            "`cluster-template.yaml` is not in the release",
+        ] {
+            assert!(err.contains(expected), "{expected}: {err}");
+        }
+        let outcome = publish(&target(repo.path(), true), &release("v1.2.3", "m"))
+            .await
+            .unwrap();
+        assert_eq!(outcome.count(FileResult::Replaced), 2);
+        assert_eq!(
+            std::fs::read_to_string(folder.join("metadata.yaml")).unwrap(),
+            "m"
+        );
+
+        let existing = read_existing(&folder, 0).unwrap().unwrap();
+        assert_eq!(
+            existing.get("metadata.yaml"),
+            Some(&Existing::NotRead(
+                "is larger than any file of the release".into()
+            ))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_provider_folder_is_refused() {
+        let repo = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), repo.path().join("infrastructure-aws"))
+            .unwrap();
+        let err = target(repo.path(), false)
+            .plan_now(&release("v1.2.3", "m"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("symbolic link"), "{err}");
     }
 
     #[test]

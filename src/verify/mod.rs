@@ -435,7 +435,8 @@ async fn read_and_check(
 ) -> Result<VerifyReport, Error> {
     let opened = match parsed.source {
         ProviderSource::Directory(dir) => {
-            return verify_directory(request, &dir, parsed.warnings);
+            let limit = services.policy.max_download;
+            return verify_directory(request, &dir, parsed.warnings, limit);
         }
         source => open(source, settings, &services)?,
     };
@@ -695,7 +696,7 @@ fn open(source: ProviderSource, settings: &Settings, services: &Services) -> Res
             components: source.components_path.clone(),
             kind: RepositoryKind::Local,
             local_provider: source.provider().map(|(t, n)| (t, n.to_string())),
-            repository: Box::new(LocalRepository::new(source)),
+            repository: Box::new(LocalRepository::new(source, services.policy.max_download)),
         },
     })
 }
@@ -789,13 +790,15 @@ pub(crate) async fn images_check(
     });
 }
 
-/// A folder: lint it; a `{label}/{version}/` folder also gets the series check.
+/// A folder: lint it; a `{label}/{version}/` folder also gets the series check. Each file is
+/// read as a download is: a regular file, at most `limit` bytes.
 fn verify_directory(
     request: &VerifyRequest,
     dir: &Path,
     warnings: Vec<String>,
+    limit: u64,
 ) -> Result<VerifyReport, Error> {
-    let releases = files::load_releases(&[dir.to_path_buf()], request.provider_type)?;
+    let releases = files::load_releases_within(&[dir.to_path_buf()], request.provider_type, limit)?;
     let mut diagnostics = Vec::new();
     let mut checks = Vec::new();
     let mut files = Vec::new();

@@ -24,9 +24,11 @@ use reqwest::{Method, StatusCode, Url};
 
 use super::Error;
 use super::source::{GitHubSource, GitLabSource, LocalSource};
+use crate::checksums::CHECKSUMS_FILE;
 use crate::forge::github::{self as forge, Release};
 use crate::forge::http::{BoxFuture, Http, HttpError, Request};
 use crate::forge::url::file_url;
+use crate::provider::FileRole;
 use crate::version::Version;
 
 /// Why a file could not be read; `NotFound` is what clusterctl's latest resolution skips.
@@ -434,13 +436,19 @@ impl Repository for GitLabRepository {
 
 // --- local ---
 
+/// A local repository, `{base}/{provider-label}/{version}/{file}`, read as a download is: nothing
+/// below the base through a link (the provider and version folders are folders, each file a
+/// regular file, opened as [`crate::files::open_regular`] opens release files), and no file of
+/// more than `max_bytes` (`--max-download`). A release in a folder is input like a download: a
+/// link to `/proc/self/environ`, a FIFO or `/dev/zero` is refused, naming it.
 pub(crate) struct LocalRepository {
     source: LocalSource,
+    max_bytes: u64,
 }
 
 impl LocalRepository {
-    pub(crate) fn new(source: LocalSource) -> Self {
-        Self { source }
+    pub(crate) fn new(source: LocalSource, max_bytes: u64) -> Self {
+        Self { source, max_bytes }
     }
 
     fn path(&self, version: &str, name: &str) -> PathBuf {
@@ -451,11 +459,33 @@ impl LocalRepository {
             .join(name)
     }
 
+    /// The provider's folder, or one of its version folders: refused when it, or the provider
+    /// folder above it, is a symbolic link. A missing folder is left to the read that follows,
+    /// which says so in clusterctl's words.
+    fn folder(&self, version: Option<&str>) -> Result<PathBuf, Error> {
+        let mut path = self.source.base.clone();
+        for part in std::iter::once(self.source.label.as_str()).chain(version) {
+            path.push(part);
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(Error::Refused {
+                    message: format!(
+                        "`{}` is a symbolic link: capkg reads a local repository's provider and version folders only where they are folders themselves, never through a link (which could lead anywhere on this machine)",
+                        path.display()
+                    ),
+                    hint: Some(
+                        "put the release itself in the repository (`cp -R`), or name the folder the link leads to: `--previous FOLDER`, `capkg diff FOLDER NEW`".into(),
+                    ),
+                });
+            }
+        }
+        Ok(path)
+    }
+
     fn fetch(&self, version: &str, name: &str) -> Result<Bytes, Fetch> {
         let path = self.path(version, name);
         // Every failure is a hard error here: clusterctl's local repository never reports
         // "not found", so a candidate without `metadata.yaml` stops latest resolution.
-        let metadata = std::fs::metadata(&path).map_err(|source| {
+        let unreadable = |source| {
             Fetch::Failed(Error::Local {
                 message: format!(
                     "failed to read file {:?} from local release {version}",
@@ -464,8 +494,9 @@ impl LocalRepository {
                 path: path.clone(),
                 source,
             })
-        })?;
-        if metadata.is_dir() {
+        };
+        self.folder(Some(version)).map_err(Fetch::Failed)?;
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
             return Err(Fetch::Failed(Error::NotFound {
                 what: format!(
                     "invalid path: file {name:?} is actually a directory {:?}",
@@ -474,23 +505,18 @@ impl LocalRepository {
                 url: file_url(&path),
             }));
         }
-        std::fs::read(&path).map(Bytes::from).map_err(|source| {
-            Fetch::Failed(Error::Local {
-                message: format!(
-                    "failed to read file {:?} from local release {version}",
-                    path.display().to_string()
-                ),
-                path: path.clone(),
-                source,
-            })
-        })
+        match crate::files::read_regular_within(&path, self.max_bytes) {
+            Ok(bytes) => Ok(Bytes::from(bytes)),
+            Err(crate::files::Error::Read { source, .. }) => Err(unreadable(source)),
+            Err(refused) => Err(Fetch::Failed(Error::Files(refused))),
+        }
     }
 }
 
 impl Repository for LocalRepository {
     fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
-        let dir = self.source.base.join(&self.source.label);
         Box::pin(async move {
+            let dir = self.folder(None)?;
             let entries = std::fs::read_dir(&dir).map_err(|source| Error::Local {
                 message: "failed to list release directories".into(),
                 path: dir.clone(),
@@ -498,6 +524,8 @@ impl Repository for LocalRepository {
             })?;
             let mut versions = Vec::new();
             for entry in entries.flatten() {
+                // A linked version folder is not a version here (nor for clusterctl, whose
+                // listing does not follow links either).
                 let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
                 if let (true, Some(name)) = (is_dir, entry.file_name().to_str())
                     && Version::parse(name).is_ok()
@@ -514,17 +542,35 @@ impl Repository for LocalRepository {
         Box::pin(async move { self.fetch(version, name) })
     }
 
+    /// The regular files of the version folder; a release file (a name clusterctl fetches, or
+    /// `checksums.txt`) that is a link, a FIFO or a device is refused, not skipped.
     fn list<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<Option<Vec<String>>, Error>> {
-        let dir = self.source.base.join(&self.source.label).join(version);
         Box::pin(async move {
+            let dir = self.folder(Some(version))?;
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 return Ok(None);
             };
-            let mut names: Vec<String> = entries
-                .flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                .filter_map(|e| e.file_name().to_str().map(str::to_string))
-                .collect();
+            let mut names = Vec::new();
+            for entry in entries.flatten() {
+                let (Ok(file_type), Some(name)) = (
+                    entry.file_type(),
+                    entry.file_name().to_str().map(str::to_string),
+                ) else {
+                    continue;
+                };
+                if file_type.is_file() {
+                    names.push(name);
+                } else if !file_type.is_dir()
+                    && (FileRole::from_file_name(&name).is_some() || name == CHECKSUMS_FILE)
+                {
+                    return Err(Error::Files(crate::files::Error::NotRegular(
+                        crate::files::NotRegular {
+                            path: entry.path(),
+                            kind: crate::files::kind_of(file_type),
+                        },
+                    )));
+                }
+            }
             names.sort();
             Ok(Some(names))
         })
@@ -601,6 +647,80 @@ mod tests {
         assert_eq!(escape_segment("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
     }
 
+    /// `{base}/infrastructure-x`, read with `max_bytes` per file.
+    fn local_repository(base: &std::path::Path, max_bytes: u64) -> LocalRepository {
+        LocalRepository::new(
+            LocalSource {
+                base: base.to_path_buf(),
+                label: "infrastructure-x".into(),
+                version: "latest".into(),
+                components_path: "infrastructure-components.yaml".into(),
+            },
+            max_bytes,
+        )
+    }
+
+    /// A local repository is read as a download is: regular files only, bounded, and no folder
+    /// below its base through a link; each refusal names the path.
+    #[cfg(unix)]
+    #[test]
+    fn local_releases_are_read_through_no_link_fifo_or_device_and_bounded() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let version = dir.path().join("infrastructure-x/v1.0.0");
+        std::fs::create_dir_all(&version).unwrap();
+        std::fs::write(version.join("metadata.yaml"), "kind: Metadata\n").unwrap();
+        symlink(
+            "/proc/self/environ",
+            version.join("infrastructure-components.yaml"),
+        )
+        .unwrap();
+        symlink("/dev/zero", version.join("cluster-template.yaml")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(version.join("checksums.txt"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        std::fs::write(version.join("cluster-template-big.yaml"), "x".repeat(100)).unwrap();
+        std::fs::create_dir_all(dir.path().join("elsewhere/v2.0.0")).unwrap();
+        symlink(
+            dir.path().join("elsewhere/v2.0.0"),
+            dir.path().join("infrastructure-x/v2.0.0"),
+        )
+        .unwrap();
+        let repo = local_repository(dir.path(), 64);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let read = |name: &str, version: &str| {
+            runtime
+                .block_on(repo.file(version, name))
+                .map(|b| b.len())
+                .map_err(|e| e.into_error().to_string())
+        };
+        assert_eq!(read("metadata.yaml", "v1.0.0"), Ok(15));
+        for (name, kind) in [
+            ("infrastructure-components.yaml", "a symbolic link"),
+            ("cluster-template.yaml", "a symbolic link"),
+            ("checksums.txt", "a FIFO"),
+        ] {
+            let refused = read(name, "v1.0.0").unwrap_err();
+            assert!(refused.contains(&format!("{name}` is {kind}")), "{refused}");
+        }
+        let large = read("cluster-template-big.yaml", "v1.0.0").unwrap_err();
+        assert!(large.contains("--max-download"), "{large}");
+        let linked = read("metadata.yaml", "v2.0.0").unwrap_err();
+        assert!(linked.contains("v2.0.0` is a symbolic link"), "{linked}");
+        // The listing refuses a release file that is not a regular file, and lists no linked
+        // version.
+        let listed = runtime
+            .block_on(repo.list("v1.0.0"))
+            .unwrap_err()
+            .to_string();
+        assert!(listed.contains("not a regular file"), "{listed}");
+        assert_eq!(runtime.block_on(repo.versions()).unwrap(), ["v1.0.0"]);
+    }
+
     #[test]
     fn local_versions_are_the_semver_folders() {
         let dir = tempfile::tempdir().unwrap();
@@ -609,12 +729,7 @@ mod tests {
             std::fs::create_dir_all(label.join(name)).unwrap();
         }
         std::fs::write(label.join("v9.9.9"), "a file, not a folder").unwrap();
-        let repo = LocalRepository::new(LocalSource {
-            base: dir.path().to_path_buf(),
-            label: "infrastructure-x".into(),
-            version: "latest".into(),
-            components_path: "infrastructure-components.yaml".into(),
-        });
+        let repo = local_repository(dir.path(), u64::MAX);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();

@@ -909,7 +909,7 @@ fn char_count(text: &str) -> usize {
 }
 
 /// A double-quoted scalar with YAML escapes for everything that is not printable.
-fn double_quoted(text: &str) -> String {
+pub(crate) fn double_quoted(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');

@@ -294,12 +294,22 @@ fn every_repository_is_read_as_its_maintainer_would() {
         // GitHub remote: the workflow, and no GitLab files.
         let workflow =
             std::fs::read_to_string(root.join(".github/workflows/capkg-release.yaml")).unwrap();
+        // Each make step passes its target through `env:`, never pasted into the script.
         let steps: Vec<&str> = workflow
             .lines()
-            .filter_map(|l| l.trim().strip_prefix("run: make "))
-            .map(|rest| rest.split_whitespace().next().unwrap_or_default())
+            .filter_map(|l| l.trim().strip_prefix("MAKE_TARGET: "))
             .collect();
         assert_eq!(steps, expected.prepare, "{}: {workflow}", expected.name);
+        let runs: Vec<&str> = workflow
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("run: "))
+            .collect();
+        assert_eq!(runs.len(), steps.len(), "{workflow}");
+        assert!(
+            runs.iter()
+                .all(|r| r.starts_with("make \"$MAKE_TARGET\" #")),
+            "{workflow}"
+        );
         assert!(!root.join(".gitlab").exists() && !root.join(".gitlab-ci.yml").exists());
         let gitignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
         // Added, or already ignored by the repository's own rules (`/out`).

@@ -15,23 +15,31 @@ use capkg::provider::ProviderType;
 
 const WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
 
-/// What `capkg init` writes for the README's example provider, `infrastructure-foo`.
+/// What `capkg init` writes for the README's example provider, `infrastructure-foo`, from a
+/// build that does not know its release commit (capkg's action by tag, as the book shows it).
 fn rendered(path: &str) -> String {
+    rendered_pinned(path, scaffold::ActionPin::Tag)
+}
+
+fn rendered_pinned(path: &str, pin: scaffold::ActionPin<'_>) -> String {
     // init writes only the CI files of the repository's forge.
     let forge = if path == WORKFLOW_PATH {
         scaffold::Forge::GitHub("acme/cluster-api-provider-foo".into())
     } else {
         scaffold::Forge::GitLab(None)
     };
-    scaffold::render(&Detected {
-        providers: vec![scaffold::Provider {
-            name: Some("foo".into()),
-            provider_type: Some(ProviderType::Infrastructure),
-            components: Vec::new(),
-        }],
-        forge,
-        ..Detected::default()
-    })
+    scaffold::render_pinned(
+        &Detected {
+            providers: vec![scaffold::Provider {
+                name: Some("foo".into()),
+                provider_type: Some(ProviderType::Infrastructure),
+                components: Vec::new(),
+            }],
+            forge,
+            ..Detected::default()
+        },
+        pin,
+    )
     .into_iter()
     .find(|(p, _)| p == Path::new(path))
     .map(|(_, text)| text)
@@ -75,6 +83,28 @@ fn the_ci_files_pin_the_capkg_that_wrote_them() {
         workflow.contains(&format!("uses: capkg/capkg@v{version}\n")),
         "{workflow}"
     );
+    // A build that knows the commit its release tag names pins the action to it, the version
+    // in a comment; the rest of the file is the same.
+    let commit = "3d3c42e5aac5ba805825da76410c181273ba90b1";
+    let pinned = rendered_pinned(WORKFLOW_PATH, scaffold::ActionPin::Commit(commit));
+    assert!(
+        pinned.contains(&format!(
+            "        uses: capkg/capkg@{commit} # v{version}\n"
+        )),
+        "{pinned}"
+    );
+    let unpinned_lines = |text: &str| {
+        text.lines()
+            .filter(|l| {
+                !l.contains("capkg/capkg@")
+                    && !l.contains("By tag")
+                    && !l.contains("git ls-remote")
+                    && !l.contains("could not write it here")
+            })
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(unpinned_lines(&pinned), unpinned_lines(&workflow));
     assert!(
         workflow.contains(&format!("#   - run: {fallback}\n")),
         "{workflow}"

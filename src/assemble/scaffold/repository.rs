@@ -9,10 +9,9 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-use crate::files::{ReadError, kind_of};
+use crate::files::{Error as FilesError, kind_of};
 
 /// The most `init` reads of one file: Makefiles, kustomizations and manifests are far smaller.
 pub const MAX_FILE: u64 = 4 * 1024 * 1024;
@@ -154,33 +153,28 @@ impl Repository {
     pub fn read(&self, path: &Path, why: &str) -> Option<String> {
         let real = self.inside(path, why)?;
         let shown = self.shown(path);
-        let (file, metadata) = match crate::files::open_regular(&real) {
-            Ok(opened) => opened,
-            Err(ReadError::NotRegular(not_regular)) => {
+        let bytes = match crate::files::read_regular_within(&real, MAX_FILE) {
+            Ok(bytes) => bytes,
+            Err(FilesError::NotRegular(not_regular)) => {
                 self.note(format!(
                     "`{shown}` is {}, not a regular file: not read",
                     not_regular.kind
                 ));
                 return None;
             }
-            Err(ReadError::Io { source, .. }) => {
-                self.note(format!("`{shown}` cannot be read ({source}): not read"));
+            Err(FilesError::TooLarge(_)) => {
+                self.note(too_large(&shown));
+                return None;
+            }
+            Err(other) => {
+                let reason = match other {
+                    FilesError::Read { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                };
+                self.note(format!("`{shown}` cannot be read ({reason}): not read"));
                 return None;
             }
         };
-        if metadata.len() > MAX_FILE {
-            self.note(too_large(&shown));
-            return None;
-        }
-        let mut bytes = Vec::new();
-        if let Err(source) = file.take(MAX_FILE + 1).read_to_end(&mut bytes) {
-            self.note(format!("`{shown}` cannot be read ({source}): not read"));
-            return None;
-        }
-        if bytes.len() as u64 > MAX_FILE {
-            self.note(too_large(&shown));
-            return None;
-        }
         match String::from_utf8(bytes) {
             Ok(text) => Some(text),
             Err(_) => {
