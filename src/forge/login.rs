@@ -1,15 +1,15 @@
-//! Registry logins, and which registry each may go to. One rule, decided here:
+//! Registry logins: where each comes from, in which order ([`Login::resolve`]):
 //!
 //! - the variables (`OCI_ACCESS_TOKEN`, `OCI_USERNAME` and `OCI_PASSWORD`, and `GITHUB_TOKEN` for
-//!   `ghcr.io` in GitHub Actions) are the login of the registry the user named: the OCI target,
-//!   or the REF of `verify oci://REF` ([`RegistryRole::Named`]);
-//! - a registry that a release names (an image of its components) gets only the Docker config
-//!   file's entry for that very registry, else nothing: anonymous tokens from its own realm
-//!   ([`RegistryRole::FromContent`]).
+//!   `ghcr.io` in GitHub Actions) are the login of the registry the user named
+//!   ([`RegistryRole::Named`]);
+//! - any other registry gets only the Docker config file's entry for that very registry, else
+//!   nothing: anonymous tokens from its own realm ([`RegistryRole::FromContent`]).
 //!
-//! Where a login is then sent is [`crate::forge::oci::Registry`]'s part: to the registry's own
-//! origin, and (Basic) to the token realm that registry's own challenge names, over https or to
-//! loopback; never to an origin a redirect or a `Location` leads to.
+//! Which role a registry has for a request is [`crate::forge::origin`]'s decision, the one every
+//! credential follows. Where a login is then sent is [`crate::forge::oci::Registry`]'s part: to
+//! the registry's own origin, and (Basic) to the token realm that registry's own challenge names,
+//! over https or to loopback; never to an origin a redirect or a `Location` leads to.
 
 use std::path::{Path, PathBuf};
 

@@ -8,6 +8,8 @@ pub(crate) mod gitlab;
 pub(crate) mod http;
 pub(crate) mod login;
 pub(crate) mod oci;
+pub(crate) mod origin;
+pub(crate) mod pages;
 pub(crate) mod progress;
 pub(crate) mod url;
 
