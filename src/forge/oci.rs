@@ -990,6 +990,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_endless_tag_list_ends_at_the_page_bound_with_an_error() {
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/v2/capi/x/tags/list"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header("link", r#"</v2/capi/x/tags/list?last=a>; rel="next""#)
+                    .set_body_json(serde_json::json!({"name": "capi/x", "tags": ["a"]})),
+            )
+            .mount(&server)
+            .await;
+        let services = crate::forge::Services {
+            policy: crate::forge::http::RetryPolicy {
+                max_list_pages: 4,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let http = services.http(None).unwrap();
+        let reference = Reference::parse(&format!("{}/capi/x", server.uri())).unwrap();
+        let registry = Registry::new(&http, &reference, None, false).unwrap();
+        let err = registry.tags().await.unwrap_err().to_string();
+        assert!(err.contains("list the tags of"), "{err}");
+        assert!(err.contains("past 4 pages"), "{err}");
+        assert_eq!(server.received_requests().await.unwrap().len(), 4);
+    }
+
+    #[tokio::test]
     async fn a_remote_registry_cannot_name_a_token_realm_on_this_machine() {
         let http = crate::forge::Services::default().http(None).unwrap();
         let reference = Reference::parse("registry.example/o/a").unwrap();

@@ -82,9 +82,20 @@ fn release_through(
     tag: &str,
     env: &[(&str, &str)],
 ) -> (Output, String) {
+    release_as(provider, front, tag, env, "json")
+}
+
+/// [`release_through`] with output in `format`.
+fn release_as(
+    provider: &Provider,
+    front: &TlsFront,
+    tag: &str,
+    env: &[(&str, &str)],
+    format: &str,
+) -> (Output, String) {
     let actions = Actions::new();
     let mut command = release(provider);
-    command.args(["--format", "json"]);
+    command.args(["--format", format]);
     actions.apply(&mut command, tag);
     front.apply(&mut command);
     for (name, value) in env {
@@ -159,6 +170,22 @@ fn an_oci_previous_on_another_registry_gets_no_oci_login() {
         summary.contains("Read without a login: OCI_ACCESS_TOKEN"),
         "{summary}"
     );
+
+    // The human report says it too.
+    let (output, _) = release_as(
+        &provider,
+        &front,
+        "v1.2.5",
+        &[("OCI_ACCESS_TOKEN", OCI_TOKEN)],
+        "human",
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("read without a login: OCI_ACCESS_TOKEN not sent to `evil.example`"),
+        "{stdout}"
+    );
+    assert!(!front.reached("evil.example", OCI_TOKEN, &[]));
 }
 
 /// A registry whose every answer is a `401` naming a token realm on itself: a login that went
