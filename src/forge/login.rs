@@ -203,7 +203,7 @@ pub(crate) fn docker_config_login(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -287,15 +287,21 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_registry_named_by_content_gets_only_its_own_docker_config_entry() {
+    /// A Docker config folder whose one `auths` entry, for `registry`, is `user:password`.
+    pub(crate) fn docker_config_with(registry: &str, user_password: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        let auth = crate::forge::http::base64_padded(b"carol:docker-pass-123");
+        let auth = crate::forge::http::base64_padded(user_password.as_bytes());
         std::fs::write(
             dir.path().join("config.json"),
-            format!(r#"{{"auths":{{"images.example":{{"auth":"{auth}"}}}}}}"#),
+            format!(r#"{{"auths":{{"{registry}":{{"auth":"{auth}"}}}}}}"#),
         )
         .unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_registry_named_by_content_gets_only_its_own_docker_config_entry() {
+        let dir = docker_config_with("images.example", "carol:docker-pass-123");
         let docker_config = dir.path().display().to_string();
         let env = |name: &str| match name {
             "OCI_ACCESS_TOKEN" => Some("tok-123456789".to_string()),

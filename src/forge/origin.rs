@@ -1,5 +1,7 @@
-//! Which credential goes where: the one decision every request for a release, a list of
-//! versions or a file asks, in every command ([`Origins::allows`]).
+//! Which credential goes where: the one decision every read of a release, a list of versions, a
+//! file or an image asks, in `verify`, `diff` and `release` ([`Origins::allows`]). Publishing
+//! binds a target's credential to that target's own API (`crate::targets`), the publish column
+//! of the book's table.
 //!
 //! A credential has homes, the places it belongs to, and goes nowhere else. A place named by a
 //! file a pull request can change (capkg.yaml `previous:`), by `--previous`, by a release (an
@@ -446,13 +448,8 @@ mod tests {
 
     #[test]
     fn registry_variables_stay_home_and_a_docker_config_entry_goes_to_its_registry() {
-        let dir = tempfile::tempdir().unwrap();
-        let auth = crate::forge::http::base64_padded(b"carol:docker-pass-777");
-        std::fs::write(
-            dir.path().join("config.json"),
-            format!(r#"{{"auths":{{"evil.example":{{"auth":"{auth}"}}}}}}"#),
-        )
-        .unwrap();
+        let dir =
+            crate::forge::login::tests::docker_config_with("evil.example", "carol:docker-pass-777");
         let config = dir.path().display().to_string();
         let env = move |name: &str| match name {
             "OCI_ACCESS_TOKEN" => Some("oci-access-token-2".to_string()),
