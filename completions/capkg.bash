@@ -305,7 +305,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__diff)
-            opts="-q -v -h --api-url --provider --type --allow --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --provider --type --allow --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -352,6 +352,10 @@ _capkg() {
                     return 0
                     ;;
                 --images-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-list-pages)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1047,7 +1051,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --previous --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --dry-run --previous --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1094,6 +1098,10 @@ _capkg() {
                     return 0
                     ;;
                 --images-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-list-pages)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1253,7 +1261,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --version --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1300,6 +1308,10 @@ _capkg() {
                     return 0
                     ;;
                 --images-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-list-pages)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

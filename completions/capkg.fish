@@ -273,6 +273,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l min-transfer-rat
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-list-pages -d 'The most pages capkg reads of one list (a repository\'s releases, a project\'s packages, a registry\'s tags); a longer list is an error. A list is also held to `--max-download` bytes in all' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'
@@ -295,6 +296,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand verify" -l min-transfer-rate
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-list-pages -d 'The most pages capkg reads of one list (a repository\'s releases, a project\'s packages, a registry\'s tags); a longer list is an error. A list is also held to `--max-download` bytes in all' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'
@@ -316,6 +318,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand diff" -l min-transfer-rate -
 complete -c capkg -n "__fish_capkg_using_subcommand diff" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand diff" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
 complete -c capkg -n "__fish_capkg_using_subcommand diff" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l max-list-pages -d 'The most pages capkg reads of one list (a repository\'s releases, a project\'s packages, a registry\'s tags); a longer list is an error. A list is also held to `--max-download` bytes in all' -r
 complete -c capkg -n "__fish_capkg_using_subcommand diff" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'

@@ -33,8 +33,8 @@
 //! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps, OCI layers).
 //!
 //! Publish and read back:
-//! - [`forge`]: the HTTP client publish and verify share: retries, credentials, redaction; the
-//!   GitHub, GitLab and OCI registry models.
+//! - [`forge`]: the HTTP client publish and verify share: retries, credentials, redaction; which
+//!   credential goes where; bounded lists; the GitHub, GitLab and OCI registry models.
 //! - [`targets`]: where a release goes: a local repository, a GitHub release, a GitLab package, an
 //!   OCI registry.
 //! - [`verify`]: reads a published release as clusterctl or the operator does and checks it.

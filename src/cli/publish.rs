@@ -93,6 +93,11 @@ pub struct ReadLimitArgs {
     /// reported as not checked (`30s`, `2m`).
     #[arg(long, value_name = "DURATION", env = "CAPKG_IMAGES_TIMEOUT", default_value = "60s", value_parser = parse_timeout)]
     pub images_timeout: Duration,
+    /// The most pages capkg reads of one list (a repository's releases, a project's packages, a
+    /// registry's tags); a longer list is an error. A list is also held to `--max-download`
+    /// bytes in all.
+    #[arg(long, value_name = "N", env = "CAPKG_MAX_LIST_PAGES", default_value_t = crate::forge::pages::DEFAULT_MAX_LIST_PAGES, value_parser = parse_pages)]
+    pub max_list_pages: usize,
 }
 
 impl ReadLimitArgs {
@@ -101,6 +106,7 @@ impl ReadLimitArgs {
         RetryPolicy {
             max_layers: self.max_layers,
             images_deadline: self.images_timeout,
+            max_list_pages: self.max_list_pages,
             ..policy
         }
     }
@@ -115,6 +121,14 @@ impl HttpLimitArgs {
             max_download: self.max_download,
             ..policy
         }
+    }
+}
+
+/// A number of pages above zero: a list of no page cannot be read.
+fn parse_pages(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) | Err(_) => Err(format!("`{text}`: give a number of pages above zero")),
+        Ok(pages) => Ok(pages),
     }
 }
 

@@ -384,6 +384,9 @@ fn write_target(
             (None, Some(note)) => writeln!(out, "  upgrade {prefix}{note}")?,
             (None, None) => {}
         }
+        if let Some(withheld) = upgrade.access.as_ref().and_then(|a| a.withheld.as_ref()) {
+            writeln!(out, "    read without a login: {withheld}")?;
+        }
     }
     write_urls(out, target)
 }

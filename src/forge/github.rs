@@ -1,11 +1,9 @@
 //! GitHub's REST API as publish and verify both use it: the default API, the headers every call
-//! carries, URL building, the token, pagination and the parts of the release and asset objects
-//! capkg reads.
+//! carries, URL building, the token and the parts of the release and asset objects capkg reads
+//! (its lists are read by [`super::pages`]).
 //!
 //! The models are capkg's own, with only the fields read (GitHub sends many more; serde ignores
 //! them), so a response that lacks a field capkg does not need still parses.
-
-use std::future::Future;
 
 use reqwest::header::{ACCEPT, HeaderName};
 use reqwest::{Method, Url};
@@ -19,8 +17,6 @@ pub(crate) const DEFAULT_API: &str = "https://api.github.com";
 pub(crate) const API_VERSION: &str = "2022-11-28";
 /// The variables [`token`] reads, in its order, for messages.
 pub(crate) const TOKEN_VARIABLES: &str = "GITHUB_TOKEN or GH_TOKEN";
-/// How many pages [`all_pages`] reads at most (100 items each): a bound on a runaway `Link`.
-const MAX_PAGES: usize = 100;
 
 /// A release, as `GET /repos/{o}/{r}/releases` and friends return it.
 #[derive(Debug, Clone, Deserialize)]
@@ -67,9 +63,16 @@ impl Asset {
 /// The token for GitHub: `GITHUB_TOKEN`, else `GH_TOKEN` (the GitHub CLI's). Empty values count
 /// as unset. The one place the order is decided, for publish, release and verify.
 pub(crate) fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<Secret> {
-    env("GITHUB_TOKEN")
-        .and_then(Secret::new)
-        .or_else(|| env("GH_TOKEN").and_then(Secret::new))
+    token_and_variable(env).map(|(token, _)| token)
+}
+
+/// [`token`] and the variable it came from, for reports.
+pub(crate) fn token_and_variable(
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<(Secret, &'static str)> {
+    ["GITHUB_TOKEN", "GH_TOKEN"]
+        .into_iter()
+        .find_map(|name| env(name).and_then(Secret::new).map(|token| (token, name)))
 }
 
 /// The API root: the flag, else `GITHUB_API_URL` (set in GitHub Actions), else [`DEFAULT_API`].
@@ -133,62 +136,9 @@ pub(crate) fn request(method: Method, url: Url, what: String) -> Request {
         .header(HeaderName::from_static("x-github-api-version"), API_VERSION)
 }
 
-/// The `rel="next"` URL of a `Link` header.
-pub(crate) fn next_page(link: Option<&str>) -> Option<String> {
-    link?.split(',').find_map(|part| {
-        let (target, params) = part.split_once(';')?;
-        params
-            .split(';')
-            .any(|p| p.trim() == "rel=\"next\"")
-            .then(|| {
-                target
-                    .trim()
-                    .trim_start_matches('<')
-                    .trim_end_matches('>')
-                    .to_string()
-            })
-    })
-}
-
-/// Every item of a paginated list: `fetch` reads one page and returns its items and `Link`
-/// header; pages are followed through `rel="next"` (at most [`MAX_PAGES`]). A `next` that is not
-/// a URL ends the list with `bad_link`'s error.
-pub(crate) async fn all_pages<T, E, F, Fut>(
-    first: Url,
-    mut fetch: F,
-    bad_link: impl Fn(String, String) -> E,
-) -> Result<Vec<T>, E>
-where
-    F: FnMut(Url) -> Fut,
-    Fut: Future<Output = Result<(Vec<T>, Option<String>), E>>,
-{
-    let mut url = first;
-    let mut items = Vec::new();
-    for _page in 0..MAX_PAGES {
-        let (page, link) = fetch(url).await?;
-        items.extend(page);
-        match next_page(link.as_deref()) {
-            Some(next) => url = Url::parse(&next).map_err(|err| bad_link(next, err.to_string()))?,
-            None => break,
-        }
-    }
-    Ok(items)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn link_headers_give_the_next_page() {
-        let link = r#"<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last""#;
-        assert_eq!(
-            next_page(Some(link)).as_deref(),
-            Some("https://api.github.com/x?page=2")
-        );
-        assert_eq!(next_page(Some(r#"<https://x>; rel="prev""#)), None);
-        assert_eq!(next_page(None), None);
-    }
 
     #[test]
     fn github_token_is_github_token_then_gh_token() {

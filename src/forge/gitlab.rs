@@ -18,6 +18,15 @@ pub(crate) enum GitLabToken {
 }
 
 impl GitLabToken {
+    /// The variable it came from, for reports.
+    pub(crate) fn variable(&self) -> &'static str {
+        match self {
+            GitLabToken::Private(_) => "GITLAB_TOKEN",
+            GitLabToken::Bearer(_) => "GITLAB_ACCESS_TOKEN",
+            GitLabToken::Job(_) => "CI_JOB_TOKEN",
+        }
+    }
+
     /// The token in its header; bind it to an origin with [`Credential::for_origin`].
     pub(crate) fn credential(&self) -> Credential {
         match self {

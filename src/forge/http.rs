@@ -103,6 +103,9 @@ pub struct RetryPolicy {
     pub max_download: u64,
     /// The most layers `verify oci://` reads from one artifact (`--max-layers`).
     pub max_layers: usize,
+    /// The most pages capkg reads of one list: releases, packages, tags (`--max-list-pages`;
+    /// [`super::pages`] holds a list to `max_download` bytes in all too).
+    pub max_list_pages: usize,
     /// The time every image lookup of one check shares (`--images-timeout`).
     pub images_deadline: Duration,
 }
@@ -121,6 +124,7 @@ impl Default for RetryPolicy {
             rate_window: Duration::from_secs(30),
             max_download: DEFAULT_MAX_DOWNLOAD,
             max_layers: DEFAULT_MAX_LAYERS,
+            max_list_pages: super::pages::DEFAULT_MAX_LIST_PAGES,
             images_deadline: DEFAULT_IMAGES_DEADLINE,
         }
     }

@@ -1,15 +1,15 @@
-//! Registry logins, and which registry each may go to. One rule, decided here:
+//! Registry logins: where each comes from, in which order ([`Login::resolve`]):
 //!
 //! - the variables (`OCI_ACCESS_TOKEN`, `OCI_USERNAME` and `OCI_PASSWORD`, and `GITHUB_TOKEN` for
-//!   `ghcr.io` in GitHub Actions) are the login of the registry the user named: the OCI target,
-//!   or the REF of `verify oci://REF` ([`RegistryRole::Named`]);
-//! - a registry that a release names (an image of its components) gets only the Docker config
-//!   file's entry for that very registry, else nothing: anonymous tokens from its own realm
-//!   ([`RegistryRole::FromContent`]).
+//!   `ghcr.io` in GitHub Actions) are the login of the registry the user named
+//!   ([`RegistryRole::Named`]);
+//! - any other registry gets only the Docker config file's entry for that very registry, else
+//!   nothing: anonymous tokens from its own realm ([`RegistryRole::FromContent`]).
 //!
-//! Where a login is then sent is [`crate::forge::oci::Registry`]'s part: to the registry's own
-//! origin, and (Basic) to the token realm that registry's own challenge names, over https or to
-//! loopback; never to an origin a redirect or a `Location` leads to.
+//! Which role a registry has for a request is [`crate::forge::origin`]'s decision, the one every
+//! credential follows. Where a login is then sent is [`crate::forge::oci::Registry`]'s part: to
+//! the registry's own origin, and (Basic) to the token realm that registry's own challenge names,
+//! over https or to loopback; never to an origin a redirect or a `Location` leads to.
 
 use std::path::{Path, PathBuf};
 
@@ -203,7 +203,7 @@ pub(crate) fn docker_config_login(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -287,15 +287,21 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_registry_named_by_content_gets_only_its_own_docker_config_entry() {
+    /// A Docker config folder whose one `auths` entry, for `registry`, is `user:password`.
+    pub(crate) fn docker_config_with(registry: &str, user_password: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        let auth = crate::forge::http::base64_padded(b"carol:docker-pass-123");
+        let auth = crate::forge::http::base64_padded(user_password.as_bytes());
         std::fs::write(
             dir.path().join("config.json"),
-            format!(r#"{{"auths":{{"images.example":{{"auth":"{auth}"}}}}}}"#),
+            format!(r#"{{"auths":{{"{registry}":{{"auth":"{auth}"}}}}}}"#),
         )
         .unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_registry_named_by_content_gets_only_its_own_docker_config_entry() {
+        let dir = docker_config_with("images.example", "carol:docker-pass-123");
         let docker_config = dir.path().display().to_string();
         let env = |name: &str| match name {
             "OCI_ACCESS_TOKEN" => Some("tok-123456789".to_string()),

@@ -1,13 +1,16 @@
 //! What publish and verify both need to talk to a forge or registry: the HTTP client with its
-//! retries, credentials bound to origins and redaction ([`http`]), progress events
-//! ([`progress`]), and per forge its API's defaults, URL building, token resolution, pagination
-//! and the response models capkg reads ([`github`], [`gitlab`]). Nothing here imports
-//! `targets` or `verify`: both build on this layer.
+//! retries, credentials bound to origins and redaction ([`http`]), which credential may go where
+//! ([`origin`], the one rule every read follows), lists read in bounded pages ([`pages`]),
+//! progress events ([`progress`]), and per forge its API's defaults, URL building, token
+//! resolution and the response models capkg reads ([`github`], [`gitlab`], [`oci`], registry
+//! logins in [`login`]). Nothing here imports `targets` or `verify`: both build on this layer.
 pub(crate) mod github;
 pub(crate) mod gitlab;
 pub(crate) mod http;
 pub(crate) mod login;
 pub(crate) mod oci;
+pub(crate) mod origin;
+pub(crate) mod pages;
 pub(crate) mod progress;
 pub(crate) mod url;
 

@@ -30,6 +30,7 @@ use reqwest::{Method, StatusCode, Url};
 use crate::error::{Classified, ErrorClass};
 use crate::forge::http::{Credential, Http, HttpError, Request, Retry, Secret};
 use crate::forge::login::{LOGIN_SOURCES, Login};
+use crate::forge::pages::{self, Page};
 
 /// An OCI image manifest.
 pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
@@ -37,8 +38,6 @@ pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+jso
 pub(crate) const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v1+prettyjws";
 
 const DIGEST_HEADER: &str = "docker-content-digest";
-/// How many pages of tags [`Registry::tags`] reads at most: a bound on a runaway `Link`.
-const MAX_TAG_PAGES: usize = 1000;
 
 /// A repository in a registry, as `capkg publish oci --repository` and `targets: oci:` name it:
 /// `[http://]HOST[:PORT]/PATH[:TAG]` (an `oci://` or `https://` prefix is accepted too).
@@ -506,9 +505,9 @@ impl Registry {
         Ok(response.header(DIGEST_HEADER).map(str::to_string))
     }
 
-    /// Every tag of the repository (`GET /v2/<name>/tags/list`), following `Link: <…>;
-    /// rel="next"` on the registry's own origin only (the login goes nowhere else); empty when
-    /// the repository does not exist yet (`404 NAME_UNKNOWN`).
+    /// Every tag of the repository (`GET /v2/<name>/tags/list`), every page of its `Link: <…>;
+    /// rel="next"` within [`pages`]' bounds, on the registry's own origin only (the login goes
+    /// nowhere else); empty when the repository does not exist yet (`404 NAME_UNKNOWN`).
     pub(crate) async fn tags(&self) -> Result<Vec<String>, OciError> {
         #[derive(serde::Deserialize)]
         struct TagList {
@@ -517,44 +516,40 @@ impl Registry {
             tags: Option<Vec<String>>,
         }
         let what = format!("list the tags of `{}`", self.reference.name());
-        let mut url = self.url("tags/list")?;
-        let mut tags = Vec::new();
-        for _page in 0..MAX_TAG_PAGES {
-            let request = Request::new(Method::GET, url.clone(), what.clone());
-            let response = match self.send(request).await {
-                Ok(response) => response,
-                Err(err) if err.is_not_found() && tags.is_empty() => return Ok(tags),
-                Err(err) => return Err(err),
-            };
-            let page: TagList =
-                serde_json::from_slice(&response.body).map_err(|err| OciError::Unexpected {
-                    url: without_query(&url),
-                    reason: format!("the tag list is not JSON with `tags`: {err}"),
-                })?;
-            tags.extend(page.tags.unwrap_or_default());
-            let Some(next) = crate::forge::github::next_page(response.header("link")) else {
-                return Ok(tags);
-            };
-            // Distribution writes the next page as a path (`</v2/…/tags/list?last=…&n=…>`).
-            let next = url.join(&next).map_err(|err| OciError::Unexpected {
-                url: without_query(&url),
-                reason: format!("its next page of tags `{next}` is not a URL: {err}"),
-            })?;
-            if !crate::forge::http::same_origin(&next, &self.base) {
-                return Err(OciError::Unexpected {
-                    url: without_query(&url),
-                    reason: format!(
-                        "its next page of tags is on another host ({}); capkg reads a registry's tags from the registry only",
-                        origin_text(&next)
-                    ),
-                });
-            }
-            url = next;
-        }
-        Err(OciError::Unexpected {
-            url: without_query(&url),
-            reason: format!("it lists more than {MAX_TAG_PAGES} pages of tags"),
-        })
+        let first = self.url("tags/list")?;
+        let what = what.as_str();
+        let first_page = &first;
+        pages::all_pages(
+            first.clone(),
+            what,
+            self.http.policy(),
+            |url| async move {
+                let request = Request::new(Method::GET, url.clone(), what.to_string());
+                let response = match self.send(request).await {
+                    Ok(response) => response,
+                    Err(err) if err.is_not_found() && url == *first_page => {
+                        return Ok(Page {
+                            items: Vec::new(),
+                            bytes: 0,
+                            link: None,
+                        });
+                    }
+                    Err(err) => return Err(err),
+                };
+                let page: TagList =
+                    serde_json::from_slice(&response.body).map_err(|err| OciError::Unexpected {
+                        url: without_query(&url),
+                        reason: format!("the tag list is not JSON with `tags`: {err}"),
+                    })?;
+                Ok(Page {
+                    items: page.tags.unwrap_or_default(),
+                    bytes: response.body.len(),
+                    link: response.header("link").map(str::to_string),
+                })
+            },
+            OciError::List,
+        )
+        .await
     }
 
     /// Whether the repository holds the blob.
@@ -745,6 +740,8 @@ pub(crate) enum OciError {
     BadDigest { digest: String },
     #[error(transparent)]
     Http(Box<HttpError>),
+    #[error(transparent)]
+    List(pages::ListError),
 }
 
 impl OciError {
@@ -988,8 +985,38 @@ mod tests {
         assert_eq!(open("x").tags().await.unwrap(), ["v1.0.0", "v1.1.0"]);
         assert!(open("none").tags().await.unwrap().is_empty());
         let err = open("away").tags().await.unwrap_err().to_string();
-        assert!(err.contains("on another host"), "{err}");
+        assert!(err.contains("where the list began"), "{err}");
         assert!(elsewhere.received_requests().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_endless_tag_list_ends_at_the_page_bound_with_an_error() {
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/v2/capi/x/tags/list"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header("link", r#"</v2/capi/x/tags/list?last=a>; rel="next""#)
+                    .set_body_json(serde_json::json!({"name": "capi/x", "tags": ["a"]})),
+            )
+            .mount(&server)
+            .await;
+        let services = crate::forge::Services {
+            policy: crate::forge::http::RetryPolicy {
+                max_list_pages: 4,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let http = services.http(None).unwrap();
+        let reference = Reference::parse(&format!("{}/capi/x", server.uri())).unwrap();
+        let registry = Registry::new(&http, &reference, None, false).unwrap();
+        let err = registry.tags().await.unwrap_err().to_string();
+        assert!(err.contains("list the tags of"), "{err}");
+        assert!(err.contains("past 4 pages"), "{err}");
+        assert_eq!(server.received_requests().await.unwrap().len(), 4);
     }
 
     #[tokio::test]

@@ -580,7 +580,7 @@ pub(crate) async fn publish_after_checks(
 
     // Every image exists, before anything is made public.
     if plan.images_off.is_none() {
-        let found = images_exist::check(&plan.images, env, &services).await;
+        let found = images_exist::check(&plan.images, &verify_settings.origins, &services).await;
         outcome.warnings.extend(found.warnings());
         let missing = (!found.ok()).then(|| Error::ImagesMissing {
             count: found.missing.len(),
@@ -825,10 +825,13 @@ async fn upgrade_from_previous(
             label: destination.label.clone(),
             previous: None,
             source: None,
+            access: None,
             note: None,
             diff: None,
         };
         let url = &destination.clusterctl_url;
+        // Credentials go to this target's own origin only ([`verify::Settings::for_previous`]).
+        let settings = &settings.for_previous(url);
         // The version's path segment of the URL, for another version.
         let at_version =
             |version: &str| url.replacen(&format!("/{this}/"), &format!("/{version}/"), 1);
@@ -896,6 +899,7 @@ async fn upgrade_from_previous(
             version,
             ..crate::diff::DiffRequest::default()
         };
+        report.access = settings.access(&source);
         let old = crate::diff::read(&source, &request, settings, services.clone())
             .await
             .map_err(|source| Error::Previous {
@@ -1050,6 +1054,10 @@ pub(crate) struct UpgradeReport {
     pub previous: Option<String>,
     /// Where the previous release was read.
     pub source: Option<String>,
+    /// With which credential it was read, and which was kept back and why (over the network
+    /// only: a previous release on this machine has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access: Option<crate::forge::origin::Access>,
     /// Why nothing was compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

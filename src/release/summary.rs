@@ -127,6 +127,11 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             match (&upgrade.diff, &upgrade.note) {
                 (Some(diff), _) => {
                     md.push_str(&format!("{target}:\n\n"));
+                    if let Some(withheld) =
+                        upgrade.access.as_ref().and_then(|a| a.withheld.as_ref())
+                    {
+                        md.push_str(&format!("Read without a login: {withheld}\n\n"));
+                    }
                     md.push_str(&crate::diff::render::markdown(diff, "####"));
                     md.push('\n');
                 }

@@ -304,17 +304,24 @@ impl GitHubTarget {
         first: Url,
         action: &str,
     ) -> Result<Vec<T>, Error> {
-        forge::all_pages(
+        let list = first.to_string();
+        crate::forge::pages::all_pages(
             first,
+            action,
+            self.http.policy(),
             |url| async move {
                 let request = self.call(Method::GET, url, action.to_string());
-                let (page, response): (Vec<T>, _) = self.send_json(request, action).await?;
-                Ok((page, response.header("link").map(str::to_string)))
+                let (items, response): (Vec<T>, _) = self.send_json(request, action).await?;
+                Ok(crate::forge::pages::Page {
+                    items,
+                    bytes: response.body.len(),
+                    link: response.header("link").map(str::to_string),
+                })
             },
-            |url, reason| Error::Unexpected {
+            |err| Error::Unexpected {
                 forge: FORGE,
-                url,
-                reason,
+                url: list.clone(),
+                reason: err.to_string(),
             },
         )
         .await

@@ -328,7 +328,7 @@ fn from_oci_doing(action: &str, err: OciError) -> Error {
             url,
             reason,
         },
-        bad @ OciError::BadDigest { .. } => Error::Unexpected {
+        bad @ (OciError::BadDigest { .. } | OciError::List(_)) => Error::Unexpected {
             forge: FORGE,
             url: String::new(),
             reason: bad.to_string(),

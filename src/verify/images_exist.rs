@@ -2,8 +2,8 @@
 //! image the components name is looked up in its registry with a manifest `HEAD` by tag or
 //! digest ([`crate::forge::oci::Registry::head_manifest`]): anonymously through the registry's
 //! token flow for public registries, with the Docker config file's entry for the image's own
-//! registry for private ones ([`RegistryRole::FromContent`]: never the `OCI_*` variables, which
-//! are the login of the registry the user named).
+//! registry for private ones ([`Purpose::Content`]: never the `OCI_*` variables, which are the
+//! login of the registry the user named).
 //!
 //! - a missing image (`404`) is an error naming the object and the image;
 //! - a registry that cannot be reached, fails, or refuses without a login is a warning saying
@@ -25,8 +25,8 @@ use serde::Serialize;
 use crate::files::Release;
 use crate::forge::Services;
 use crate::forge::http::RetryPolicy;
-use crate::forge::login::{Login, RegistryRole};
 use crate::forge::oci::{OciError, Reference, Registry};
+use crate::forge::origin::{Origins, Purpose};
 use crate::image_ref::Parts;
 use crate::k8s::Object;
 
@@ -172,12 +172,8 @@ fn locate(image: &str) -> Result<(Reference, String), String> {
     Ok((reference, wanted))
 }
 
-/// Looks every image up. `env` gives the Docker config file ([`Login::resolve`]).
-pub(crate) async fn check(
-    uses: &[ImageUse],
-    env: &(dyn Fn(&str) -> Option<String> + Sync),
-    services: &Services,
-) -> ImageCheck {
+/// Looks every image up, with the logins `origins` lets go to an image's registry.
+pub(crate) async fn check(uses: &[ImageUse], origins: &Origins, services: &Services) -> ImageCheck {
     let mut result = ImageCheck::default();
     // A lookup is a courtesy check: an unreachable registry is a warning, so it gets two tries,
     // not the publishing retries.
@@ -225,8 +221,8 @@ pub(crate) async fn check(
                 continue;
             }
         };
-        let login = match Login::resolve(&reference.registry, RegistryRole::FromContent, env) {
-            Ok(login) => login.map(|(login, _)| login),
+        let login = match origins.registry(&reference.registry, Purpose::Content) {
+            Ok((login, _)) => login,
             Err(err) => {
                 result.unchecked.push(Unchecked {
                     image: image.to_string(),
@@ -330,7 +326,11 @@ mod tests {
             ..Services::default()
         };
         let started = tokio::time::Instant::now();
-        let found = check(&uses, &|_| None, &services).await;
+        let origins = Origins::new(
+            reqwest::Url::parse(crate::forge::github::DEFAULT_API).unwrap(),
+            &|_| None,
+        );
+        let found = check(&uses, &origins, &services).await;
         let waited = started.elapsed();
         assert!(waited < std::time::Duration::from_secs(30), "{waited:?}");
         let unchecked: Vec<&str> = found.unchecked.iter().map(|u| u.image.as_str()).collect();

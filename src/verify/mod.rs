@@ -41,7 +41,8 @@ use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
 use crate::forge::Services;
-use crate::forge::http::{Credential, HttpError, Secret};
+use crate::forge::http::{Credential, HttpError};
+use crate::forge::origin::{Access, Origins, Place, Purpose};
 use crate::forge::{self};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::{self};
@@ -74,34 +75,69 @@ pub(crate) struct ReadRelease {
     pub options: rules::Options,
 }
 
-/// Where verify reads from and with which tokens; built from flags and the environment by
+/// Where verify reads from and with which credentials; built from flags and the environment by
 /// [`Settings::resolve`].
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
     /// The GitHub API for github.com URLs.
     pub github_api: Url,
-    pub github_token: Option<Secret>,
-    /// Not yet bound to an origin: it is sent only to the origin of the GitLab URL verified.
-    pub gitlab_credential: Option<Credential>,
-    /// Where an `oci://` registry's login comes from.
-    pub oci_env: oci::OciEnv,
+    /// The run's credentials and where each may go ([`crate::forge::origin`]).
+    pub origins: Origins,
+    /// Why the release is read: named by the user (the default), or the one before a release.
+    pub purpose: Purpose,
 }
 
 impl Settings {
-    /// The GitHub API and both tokens as [`crate::forge::github::api_url`],
-    /// [`crate::forge::github::token`] and [`crate::forge::gitlab::token`] find them (the order
-    /// publish uses too). Tokens are optional: public releases need none.
+    /// The GitHub API as [`crate::forge::github::api_url`] finds it, and the credentials
+    /// ([`Origins::new`], the order publish uses too), for a release the user names. Tokens are
+    /// optional: public releases need none.
     pub(crate) fn resolve(
         api_url: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, Error> {
         let github_api = forge::github::api_url(api_url, env).map_err(Error::ApiUrl)?;
         Ok(Self {
+            origins: Origins::new(github_api.clone(), env),
             github_api,
-            github_token: forge::github::token(env),
-            gitlab_credential: forge::gitlab::token(env).map(|token| token.credential()),
-            oci_env: oci::OciEnv::capture(env),
+            purpose: Purpose::Named,
         })
+    }
+
+    /// These settings for reading the release before the one published at `target` (its
+    /// clusterctl URL, or `oci://REF:TAG`): a credential goes where it would for publishing
+    /// there, to that target's own origin, and to the environment's ([`Purpose::Previous`]);
+    /// anywhere else a `previous:` or `--previous` names, the release is read anonymously.
+    pub(crate) fn for_previous(&self, target: &str) -> Self {
+        Self {
+            github_api: self.github_api.clone(),
+            origins: self.origins.with_target(self.place(target)),
+            purpose: Purpose::Previous,
+        }
+    }
+
+    /// Where reading `source` sends requests; `None` for a folder or a local repository.
+    fn place(&self, source: &str) -> Option<Place> {
+        if let Some(reference) = oci::oci_source(source) {
+            return oci::registry_of(reference).map(Place::Registry);
+        }
+        match source::parse(source, &|p: &Path| p.is_dir()).ok()?.source {
+            ProviderSource::GitHub(_) => Some(Place::GitHub(self.github_api.clone())),
+            ProviderSource::GitLab(gitlab) => Url::parse(&gitlab.origin).ok().map(Place::GitLab),
+            ProviderSource::Local(_) | ProviderSource::Directory(_) => None,
+        }
+    }
+
+    /// Which credential reading `source` sends, and which it keeps back, without a request;
+    /// `None` when it is read from this machine.
+    pub(crate) fn access(&self, source: &str) -> Option<Access> {
+        match self.place(source)? {
+            Place::Registry(host) => self
+                .origins
+                .registry(&host, self.purpose)
+                .ok()
+                .map(|(_, access)| access),
+            place => Some(self.origins.forge(&place, self.purpose).1),
+        }
     }
 }
 
@@ -316,6 +352,32 @@ pub(crate) enum Error {
     Files(#[from] files::Error),
     #[error("invalid `--api-url`")]
     ApiUrl(#[source] HttpError),
+    /// A list (releases, packages, tags) past a bound, or turning elsewhere.
+    #[error(transparent)]
+    List(#[from] crate::forge::pages::ListError),
+    /// A read made anonymously because the credential capkg holds does not go there, failed.
+    #[error(transparent)]
+    Withheld(Withheld),
+}
+
+/// A failed read of a place a credential capkg holds does not go to: the failure as it is, and
+/// the hint says which credential was kept back and why.
+#[derive(Debug)]
+pub(crate) struct Withheld {
+    pub withheld: String,
+    pub error: Box<Error>,
+}
+
+impl std::fmt::Display for Withheld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Withheld {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&*self.error)
+    }
 }
 
 impl Error {
@@ -349,8 +411,10 @@ impl Error {
             Error::Metadata { source, .. } | Error::Components { source, .. } => {
                 source.is_refusal()
             }
+            Error::Withheld(withheld) => withheld.error.is_refusal(),
             Error::Files(source) => crate::error::Classified::is_refusal(source),
-            Error::Unexpected { .. } | Error::ApiUrl(_) => false,
+            // A list past capkg's bounds, as an answer past `--max-download`: exit 2.
+            Error::Unexpected { .. } | Error::ApiUrl(_) | Error::List(_) => false,
         }
     }
 
@@ -376,6 +440,10 @@ impl Error {
                 _ => None,
             },
             Error::Files(e) => crate::error::Classified::hint(e),
+            Error::Withheld(Withheld { withheld, error }) => Some(format!(
+                "it was read without a login: {withheld}{}",
+                error.hint().map(|hint| format!("; {hint}")).unwrap_or_default()
+            )),
             _ => None,
         }
     }
@@ -412,18 +480,38 @@ pub(crate) async fn verify(
     if let (Some(provider_type), Some(name)) = (request.provider_type, &request.provider_name) {
         crate::provider::validate_name(Some(provider_type), name)?;
     }
-    if let Some(reference) = oci::oci_source(&request.source) {
-        return oci::verify(request, reference, settings, services).await;
-    }
-    let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
-    let refusal = source::clusterctl_refusal(&parsed).map(str::to_string);
-    let result = read_and_check(request, parsed, settings, services).await;
-    match (result, refusal) {
-        (Err(error), Some(refusal)) => Err(Error::ClusterctlRefuses {
+    let withheld = settings
+        .access(&request.source)
+        .and_then(|access| access.withheld);
+    let result = if let Some(reference) = oci::oci_source(&request.source) {
+        oci::verify(request, reference, settings, services).await
+    } else {
+        let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
+        let refusal = source::clusterctl_refusal(&parsed).map(str::to_string);
+        match (
+            read_and_check(request, parsed, settings, services).await,
             refusal,
-            source: Box::new(error),
-        }),
-        (result, _) => result,
+        ) {
+            (Err(error), Some(refusal)) => Err(Error::ClusterctlRefuses {
+                refusal,
+                source: Box::new(error),
+            }),
+            (result, _) => result,
+        }
+    };
+    // A credential kept back from the place read is said: as a warning, or in the failure.
+    match (result, withheld) {
+        (Ok(mut report), Some(withheld)) => {
+            report
+                .warnings
+                .push(format!("read without a login: {withheld}"));
+            Ok(report)
+        }
+        (Err(error), Some(withheld)) => Err(Error::Withheld(Withheld {
+            withheld,
+            error: Box::new(error),
+        })),
+        (result, None) => result,
     }
 }
 
@@ -657,32 +745,29 @@ fn open(source: ProviderSource, settings: &Settings, services: &Services) -> Res
                 hint: None,
             }));
         }
-        ProviderSource::GitHub(source) => Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Github,
-            local_provider: None,
-            repository: Box::new(GitHubRepository::new(
-                source,
-                settings.github_api.clone(),
-                http(
-                    settings
-                        .github_token
-                        .clone()
-                        .map(|token| Credential::bearer(token).for_origin(&settings.github_api)),
-                )?,
-            )),
-        },
+        ProviderSource::GitHub(source) => {
+            let place = Place::GitHub(settings.github_api.clone());
+            let (credential, _) = settings.origins.forge(&place, settings.purpose);
+            Opened {
+                version: source.version.clone(),
+                components: source.components_path.clone(),
+                kind: RepositoryKind::Github,
+                local_provider: None,
+                repository: Box::new(GitHubRepository::new(
+                    source,
+                    settings.github_api.clone(),
+                    http(credential)?,
+                )),
+            }
+        }
         ProviderSource::GitLab(source) => {
-            // The token goes to the origin of the URL verified, and nowhere else.
             let origin = Url::parse(&source.origin).map_err(|e| Error::Unexpected {
                 url: source.origin.clone(),
                 reason: e.to_string(),
             })?;
-            let credential = settings
-                .gitlab_credential
-                .clone()
-                .map(|c| c.for_origin(&origin));
+            let (credential, _) = settings
+                .origins
+                .forge(&Place::GitLab(origin), settings.purpose);
             Opened {
                 version: source.version.clone(),
                 components: source.components_path.clone(),
@@ -766,8 +851,7 @@ pub(crate) async fn images_check(
     warnings: &mut Vec<String>,
 ) {
     let uses = images_exist::image_uses(releases);
-    let env = |name: &str| settings.oci_env.get(name);
-    let found = images_exist::check(&uses, &env, services).await;
+    let found = images_exist::check(&uses, &settings.origins, services).await;
     warnings.extend(found.warnings());
     // `ok` only when an image was found: a check that looked nothing up passes nothing.
     if found.found.is_empty() && found.missing.is_empty() {

@@ -22,47 +22,11 @@ use crate::diagnostic::Summary;
 use crate::files::{self, Release};
 use crate::forge::Services;
 use crate::forge::http::HttpError;
-use crate::forge::login::{Login, RegistryRole};
 use crate::forge::oci::{OciError, Reference, Registry, digest_of, valid_digest};
 use crate::operator::oci::{TITLE_ANNOTATION, parse_oci_source, select};
 use crate::provider::{FileRole, ProviderType};
 use crate::rules;
 use crate::version::Version;
-
-/// The variables a registry login may come from, captured once ([`Login::resolve`]).
-#[derive(Clone, Default)]
-pub(crate) struct OciEnv(BTreeMap<String, String>);
-
-impl std::fmt::Debug for OciEnv {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("OciEnv([redacted])")
-    }
-}
-
-impl OciEnv {
-    pub(crate) fn capture(env: &dyn Fn(&str) -> Option<String>) -> Self {
-        let names = [
-            "OCI_USERNAME",
-            "OCI_PASSWORD",
-            "OCI_ACCESS_TOKEN",
-            "GITHUB_ACTIONS",
-            "GITHUB_TOKEN",
-            "GITHUB_ACTOR",
-            "DOCKER_CONFIG",
-            "HOME",
-        ];
-        Self(
-            names
-                .iter()
-                .filter_map(|name| env(name).map(|value| (name.to_string(), value)))
-                .collect(),
-        )
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<String> {
-        self.0.get(name).cloned()
-    }
-}
 
 /// `REF` of `oci://REF`, when SOURCE is one.
 pub(crate) fn oci_source(source: &str) -> Option<&str> {
@@ -88,14 +52,25 @@ fn registry_reference(
     Ok(reference)
 }
 
-/// The registry the user named (`verify oci://REF`, an OCI target's earlier tags), to read
-/// from with its own login ([`RegistryRole::Named`]).
-fn open_named(reference: &Reference, env: &OciEnv, services: &Services) -> Result<Registry, Error> {
-    let login = Login::resolve(&reference.registry, RegistryRole::Named, &|name| {
-        env.get(name)
-    })
-    .map_err(|e| registry_error("read the registry login", &reference.registry, e))?
-    .map(|(login, _)| login);
+/// The registry (`host[:port]`) of `oci://REF`'s REF, as the operator parses it.
+pub(crate) fn registry_of(oci_ref: &str) -> Option<String> {
+    let parsed = parse_oci_source(oci_ref, "");
+    Reference::parse(&parsed.repository)
+        .ok()
+        .map(|reference| reference.registry)
+}
+
+/// The registry of `reference`, with the login [`crate::forge::origin`] lets go there for the
+/// settings' purpose (`verify oci://REF`, an OCI target's earlier tags, a previous release).
+fn open_registry(
+    reference: &Reference,
+    settings: &super::Settings,
+    services: &Services,
+) -> Result<Registry, Error> {
+    let (login, _) = settings
+        .origins
+        .registry(&reference.registry, settings.purpose)
+        .map_err(|e| registry_error("read the registry login", &reference.registry, e))?;
     let http = services
         .http(None)
         .map_err(|e| Error::http("start the HTTP client".into(), e))?;
@@ -117,6 +92,7 @@ fn registry_error(what: &str, url: &str, err: OciError) -> Error {
             what: what.to_string(),
             source,
         },
+        OciError::List(list) => Error::List(list),
         other if other.is_refusal() => Error::Refused {
             message: other.to_string(),
             hint,
@@ -205,7 +181,7 @@ pub(crate) fn previous_at(source: &str, this: &str, version: &str) -> Result<Pre
 
 /// The newest release older than `than` among the tags of the repository that `source`
 /// (`oci://REF:TAG`, the release about to be published) names, listed with the distribution API
-/// and the login `verify oci://` uses: what `capkg release` compares an OCI release with.
+/// and the login [`open_registry`] gives it: what `capkg release` compares an OCI release with.
 /// Tags are read as TAG spells `than`; pre-releases are skipped unless `than` is one. `None`
 /// for the first release (no repository, or no older tag).
 pub(crate) async fn previous_tag(
@@ -218,7 +194,7 @@ pub(crate) async fn previous_tag(
     let oci_ref = oci_source(source).unwrap_or(source);
     let parsed = parse_oci_source(oci_ref, "");
     let reference = registry_reference(source, &parsed.repository, parsed.plain_http)?;
-    let registry = open_named(&reference, &settings.oci_env, services)?;
+    let registry = open_registry(&reference, settings, services)?;
     let tags = registry
         .tags()
         .await
@@ -241,7 +217,6 @@ pub(crate) async fn verify(
     settings: &super::Settings,
     services: Services,
 ) -> Result<VerifyReport, Error> {
-    let env = &settings.oci_env;
     let spec_version = request.version.clone().unwrap_or_default();
     let parsed = parse_oci_source(oci_ref, &spec_version);
     if parsed.tag.is_empty() {
@@ -257,7 +232,7 @@ pub(crate) async fn verify(
         spec_version
     };
     let reference = registry_reference(&request.source, &parsed.repository, parsed.plain_http)?;
-    let registry = open_named(&reference, env, &services)?;
+    let registry = open_registry(&reference, settings, &services)?;
     let tagged = format!("{}:{}", reference.name(), parsed.tag);
     let (manifest, _) = registry
         .get_manifest(&parsed.tag)

@@ -27,6 +27,7 @@ use super::source::{GitHubSource, GitLabSource, LocalSource};
 use crate::checksums::CHECKSUMS_FILE;
 use crate::forge::github::{self as forge, Release};
 use crate::forge::http::{BoxFuture, Http, HttpError, Request};
+use crate::forge::pages::{self, Page};
 use crate::forge::url::file_url;
 use crate::provider::FileRole;
 use crate::version::Version;
@@ -186,21 +187,31 @@ impl GitHubRepository {
     }
 
     async fn list_versions(&self) -> Result<Vec<String>, Error> {
+        /// Only the tag of each release is kept: the list is held in memory whole.
+        #[derive(serde::Deserialize)]
+        struct Tagged {
+            tag_name: String,
+        }
         let what = format!("list the releases of `{}`", self.repo());
         let first = self.api_url("/releases?per_page=100")?;
         let what = what.as_str();
-        let releases: Vec<Release> = forge::all_pages(
+        let releases: Vec<Tagged> = pages::all_pages(
             first,
+            what,
+            self.http.policy(),
             |url| async move {
                 let response = self
                     .http
                     .send(self.call(url, what.to_string()))
                     .await
                     .map_err(|e| github_error(what.to_string(), e))?;
-                let page: Vec<Release> = json(&response.body, &response.url)?;
-                Ok((page, response.header("link").map(str::to_string)))
+                Ok(Page {
+                    items: json(&response.body, &response.url)?,
+                    bytes: response.body.len(),
+                    link: response.header("link").map(str::to_string),
+                })
             },
-            |url, reason| Error::Unexpected { url, reason },
+            Error::List,
         )
         .await?;
         Ok(releases
@@ -333,7 +344,7 @@ impl GitLabRepository {
 
     /// The versions of the project's generic packages named as this one, through the packages
     /// API (`GET {api}/projects/:id/packages?package_type=generic&package_name=NAME`, every page
-    /// of its `Link: rel="next"`, on the URL's own origin): GitLab matches the name fuzzily, so
+    /// of its `Link: rel="next"`, within [`pages`]' bounds): GitLab matches the name fuzzily, so
     /// only exact names count, and only packages in the `default` state (not hidden, still
     /// processing, failed or being deleted).
     async fn package_versions(&self) -> Result<Vec<String>, Error> {
@@ -357,28 +368,23 @@ impl GitLabRepository {
         })?;
         let what = format!("list the versions of package `{}`", source.package);
         let what = what.as_str();
-        let origin = first.clone();
-        let packages: Vec<Package> = forge::all_pages(
+        let packages: Vec<Package> = pages::all_pages(
             first,
-            |url| {
-                let origin = &origin;
-                async move {
-                    if !crate::forge::http::same_origin(&url, origin) {
-                        return Err(Error::Unexpected {
-                            url: origin.origin().ascii_serialization(),
-                            reason: "its next page of packages is on another host; capkg sends the token to the URL's own host only".into(),
-                        });
-                    }
-                    let response = self
-                        .http
-                        .send(Request::new(Method::GET, url, what.to_string()))
-                        .await
-                        .map_err(|e| gitlab_error(what, e))?;
-                    let page: Vec<Package> = json(&response.body, &response.url)?;
-                    Ok((page, response.header("link").map(str::to_string)))
-                }
+            what,
+            self.http.policy(),
+            |url| async move {
+                let response = self
+                    .http
+                    .send(Request::new(Method::GET, url, what.to_string()))
+                    .await
+                    .map_err(|e| gitlab_error(what, e))?;
+                Ok(Page {
+                    items: json(&response.body, &response.url)?,
+                    bytes: response.body.len(),
+                    link: response.header("link").map(str::to_string),
+                })
             },
-            |url, reason| Error::Unexpected { url, reason },
+            Error::List,
         )
         .await?;
         Ok(packages
@@ -633,7 +639,7 @@ mod tests {
             )
         };
         let err = repository("42").published().await.unwrap_err().to_string();
-        assert!(err.contains("on another host"), "{err}");
+        assert!(err.contains("where the list began"), "{err}");
         assert!(elsewhere.received_requests().await.unwrap().is_empty());
         let err = repository("7").published().await.unwrap_err();
         assert!(err.to_string().contains("403"), "{err}");

@@ -332,6 +332,7 @@ fn github_spaced_asset(_: &Path) -> Output {
 fn gitlab_on_loopback_without_files(_: &Path) -> Output {
     let gitlab = FakeGitLab::start();
     capkg()
+        .env("CI_API_V4_URL", &gitlab.api)
         .env("CI_JOB_TOKEN", JOB_TOKEN)
         .args([
             "verify",

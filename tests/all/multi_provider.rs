@@ -339,6 +339,7 @@ fn release_to_gitlab_is_one_package_with_every_providers_files() {
         assert!(text.contains(&url), "{text}");
         let verified = capkg()
             .args(["verify", &url])
+            .env("CI_API_V4_URL", &fake.api)
             .env("CI_JOB_TOKEN", gitlab::JOB_TOKEN)
             .output()
             .unwrap();

@@ -183,6 +183,7 @@ fn gitlab_target_release_verify_and_rerun() {
 
     let verified = capkg()
         .args(["verify", &url])
+        .env("CI_API_V4_URL", &fake.api)
         .env("CI_JOB_TOKEN", gitlab::JOB_TOKEN)
         .output()
         .unwrap();

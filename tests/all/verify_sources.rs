@@ -228,6 +228,7 @@ fn a_gitlab_package_is_listed_through_its_checksums() {
     );
     let output = capkg()
         .args(["--format", "json", "verify", &url])
+        .env("CI_API_V4_URL", &gitlab.api)
         .env("CI_JOB_TOKEN", JOB_TOKEN)
         .output()
         .unwrap();

@@ -101,6 +101,7 @@ pub(crate) fn capkg() -> Command {
         "CAPKG_HTTP_MIN_RATE",
         "CAPKG_MAX_DOWNLOAD",
         "CAPKG_MAX_LAYERS",
+        "CAPKG_MAX_LIST_PAGES",
         "CAPKG_IMAGES_TIMEOUT",
     ] {
         command.env_remove(name);
