@@ -6,11 +6,16 @@
 //! (apiGroup, resource, verb) ([`rbac`]); images; `metadata.yaml`'s release series. What breaks
 //! users is reported as findings of the `upgrade/…` rules ([`crate::rules::upgrade`]), waivable
 //! like lint's.
+//!
+//! Cluster templates and ClusterClass files are compared as `clusterctl generate cluster` users
+//! and Cluster API's ClusterClass checks meet them ([`templates`], [`clusterclass`]).
 
+pub(crate) mod clusterclass;
 pub(crate) mod crd;
 pub(crate) mod rbac;
 pub(crate) mod render;
 pub(crate) mod schema;
+pub(crate) mod templates;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,6 +43,8 @@ pub(crate) enum Section {
     Crds,
     Rbac,
     Images,
+    /// Cluster templates and ClusterClasses ([`templates`], [`clusterclass`]).
+    Templates,
 }
 
 impl Section {
@@ -48,6 +55,7 @@ impl Section {
             Section::Crds => "CRDs",
             Section::Rbac => "RBAC",
             Section::Images => "Images",
+            Section::Templates => "Templates and ClusterClasses",
         }
     }
 }
@@ -409,6 +417,7 @@ fn compare_release(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {
     }
     rbac::compare(&old.release, &new.release, sink);
     images(&old_objects, &new_objects, sink);
+    templates::compare(old, new, sink);
 }
 
 /// An object as written.

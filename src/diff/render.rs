@@ -9,12 +9,13 @@ use std::io::{self, Write};
 use super::{Change, ChangeKind, DiffReport, Section, SideInfo};
 use crate::diagnostic::Diagnostic;
 
-const SECTIONS: [Section; 5] = [
+const SECTIONS: [Section; 6] = [
     Section::Metadata,
     Section::Objects,
     Section::Crds,
     Section::Rbac,
     Section::Images,
+    Section::Templates,
 ];
 
 /// The report's changes grouped by section, in [`SECTIONS`] order, empty sections left out.

@@ -330,16 +330,19 @@ pub(crate) fn plan(
     })
 }
 
-/// Each provider's part of the release: `metadata.yaml` and its components files.
+/// Each provider's part of the release: `metadata.yaml`, its components files, and the templates
+/// and ClusterClass files for the provider they belong to, as a local repository keeps them.
 fn compared_releases(
     release: &ReleaseDir,
     files: &files::Release,
     version: &Version,
 ) -> Vec<verify::ReadRelease> {
+    let templates_owner = crate::provider::templates_owner(&release.providers);
     release
         .providers
         .iter()
-        .map(|provider| verify::ReadRelease {
+        .enumerate()
+        .map(|(index, provider)| verify::ReadRelease {
             release: files::Release {
                 dir: files.dir.clone(),
                 files: files
@@ -348,6 +351,7 @@ fn compared_releases(
                     .filter(|f| {
                         f.role == crate::provider::FileRole::Metadata
                             || provider.components.iter().any(|c| c == f.file_name())
+                            || (f.role.is_template() && templates_owner == Some(index))
                     })
                     .cloned()
                     .collect(),

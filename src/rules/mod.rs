@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
+pub(crate) use templates::class_reference;
 pub use waivers::Waiver;
 
 use crate::files::{Release, ReleaseFile};

@@ -119,7 +119,7 @@ pub(super) static SINGLE_NAMESPACE: Rule = Rule {
 
 /// The ClusterClass a Cluster names: `spec.topology.classRef.name` (v1beta2) or
 /// `spec.topology.class` (v1beta1).
-fn class_reference<'a>(object: &Object<'a>) -> Option<&'a Node> {
+pub(crate) fn class_reference<'a>(object: &Object<'a>) -> Option<&'a Node> {
     let topology = object.root.path(&["spec", "topology"])?;
     topology
         .path(&["classRef", "name"])

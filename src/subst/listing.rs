@@ -52,6 +52,26 @@ impl ClusterVariablesOptions {
     }
 }
 
+/// The variables `clusterctl generate cluster` always sets itself (from its arguments and flags,
+/// else the environment, else `1` and `0` for the counts), so templates may use them without a
+/// default; `KUBERNETES_VERSION` is set only when `--kubernetes-version` is given.
+pub const SET_BY_GENERATE_CLUSTER: [&str; 4] = [
+    "CLUSTER_NAME",
+    "NAMESPACE",
+    "CONTROL_PLANE_MACHINE_COUNT",
+    "WORKER_MACHINE_COUNT",
+];
+
+/// A variable's default as `--list-variables` shows it: Go-quoted (`%q`) unless it already
+/// starts with `"`.
+pub fn shown_default(default: &[u8]) -> Vec<u8> {
+    if !default.is_empty() && !default.starts_with(b"\"") {
+        quote_bytes(default).into_bytes()
+    } else {
+        default.to_vec()
+    }
+}
+
 /// Renders `clusterctl generate cluster --list-variables` for a variable map (name to default,
 /// `None` = required; see [`super::Inventory::variable_map`]).
 pub fn render_cluster_variables(
@@ -61,13 +81,7 @@ pub fn render_cluster_variables(
     let mut required: Vec<&str> = Vec::new();
     let mut optional: Vec<(&str, Vec<u8>)> = Vec::new();
     for (name, default) in vars {
-        let mut shown: Option<Vec<u8>> = default.as_ref().map(|v| {
-            if !v.is_empty() && !v.starts_with(b"\"") {
-                quote_bytes(v).into_bytes()
-            } else {
-                v.clone()
-            }
-        });
+        let mut shown: Option<Vec<u8>> = default.as_deref().map(shown_default);
         match name.as_str() {
             _ if opts.without_generate_cluster_values => {}
             "CLUSTER_NAME" => shown = Some(opts.cluster_name.clone().into_bytes()),

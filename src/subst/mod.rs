@@ -34,7 +34,8 @@ pub use clusterctl::{
 };
 pub use eval::{MAX_EXPANSION, apply};
 pub use listing::{
-    ClusterVariablesOptions, go_quote, render_cluster_variables, render_yaml_variables,
+    ClusterVariablesOptions, SET_BY_GENERATE_CLUSTER, go_quote, render_cluster_variables,
+    render_yaml_variables, shown_default,
 };
 pub use parse::{
     CaseOp, DefaultOp, Func, MAX_NESTING, Node, Op, ReplaceOp, Template, Text, TrimOp, parse,
