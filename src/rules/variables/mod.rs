@@ -4,6 +4,8 @@
 //! drone/envsubst over the raw text, comments included, before it parses any YAML. These rules
 //! run capkg's port of it ([`crate::subst`]), so a position points at the exact `${`.
 
+mod breaks_yaml;
+
 use super::{CLUSTERCTL_CONTRACT, Reference, Rule, Severity};
 use crate::files::ReleaseFile;
 use crate::provider::FileRole;
@@ -12,6 +14,9 @@ use crate::yaml::{Node, Span, Value};
 
 pub(super) const RULES: &[&Rule] = &[
     &SYNTAX,
+    &UNCLOSED,
+    &SUBSTRING_AS_DEFAULT,
+    &breaks_yaml::BREAKS_YAML,
     &LEGACY_SPACING,
     &NAME_CASE,
     &IN_COMMENT,
@@ -58,12 +63,217 @@ pub(super) static SYNTAX: Rule = Rule {
                 continue;
             }
             if let Err(error) = subst::inventory(text.as_bytes()) {
+                if runs_to_the_end(&error, text) {
+                    continue; // `variables/unclosed` reports it at its `${`
+                }
                 let at = error.offset().unwrap_or(0).min(text.len());
                 findings.at(
                     file,
                     Span::new(at, (at + 1).min(text.len())),
                     format!("clusterctl cannot substitute this file: {error}"),
                 );
+            }
+        }
+    },
+};
+
+/// True when a parse error is an expression that reached the end of the input looking for its
+/// `}`.
+fn runs_to_the_end(error: &subst::Error, text: &str) -> bool {
+    matches!(error, subst::Error::Parse { offset, .. } if *offset >= text.len())
+}
+
+/// The text of the line that holds `at`, without its line break, trimmed.
+fn line_text(text: &str, at: usize) -> &str {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    text[start..end].trim()
+}
+
+/// The expression as written up to the end of its first line.
+fn first_line(text: &str, span: subst::Span) -> &str {
+    let written = &text[span.start..span.end];
+    written.split('\n').next().unwrap_or(written).trim_end()
+}
+
+pub(super) static UNCLOSED: Rule = Rule {
+    id: "variables/unclosed",
+    severity: Severity::Error,
+    summary: "a `${` is not closed on its line",
+    explanation: "drone/envsubst, clusterctl's substitution, does not end an expression at the end \
+        of a line: a `${VAR:=default` whose `}` was forgotten runs on to the next `}` in the \
+        file, however far, and everything in between becomes part of it. A default's text \
+        stops only at `}` (or at a nested `${`), so CAPZ's `${AZURE_SYNC_PERIOD:=\"\"` took \
+        the 270 lines down to `selfSigned: {}` as its default: with the variable unset, \
+        clusterctl writes those lines back without the `}` that closed the expression, and the \
+        YAML no longer parses (`capkg render` fails the same way); with it set, the lines \
+        vanish from what is installed. The file is valid YAML as written, so only this rule \
+        sees it. When no `}` follows at all, clusterctl refuses the whole file (`unable to \
+        parse substitution within function`, `missing closing brace`). No expression needs \
+        to span lines, so every one that does is reported, at its `${`.",
+    help: "close the expression on its line (`${VAR:=default}`)",
+    reference: VARIABLES,
+    check: |cx, findings| {
+        for file in substituted_files(cx.release) {
+            let text = file.source().text();
+            if !text.contains("${") {
+                continue;
+            }
+            let inventory = match subst::inventory(text.as_bytes()) {
+                Ok(inventory) => inventory,
+                Err(error) => {
+                    if let subst::Error::Parse { expression, .. } = error
+                        && runs_to_the_end(&error, text)
+                    {
+                        let at = expression.min(text.len());
+                        let written = first_line(
+                            text,
+                            subst::Span {
+                                start: at,
+                                end: text.len(),
+                            },
+                        );
+                        findings.at(
+                            file,
+                            Span::new(at, at + written.len()),
+                            format!(
+                                "`{written}` is never closed: drone/envsubst reaches the end of the \
+                                 file looking for its `}}`, and clusterctl refuses the file \
+                                 (`{error}`)"
+                            ),
+                        );
+                    }
+                    continue;
+                }
+            };
+            for reference in inventory.references.iter().filter(|r| r.depth == 0) {
+                let span = reference.span;
+                let written = &text[span.start..span.end];
+                if !written.contains('\n') {
+                    continue;
+                }
+                let opened = first_line(text, span);
+                let close = span.end.saturating_sub(1);
+                let close_line = file.source().position(close).line;
+                let lines = close_line - file.source().position(span.start).line;
+                let effect = match reference.op {
+                    subst::Op::Default(_) => format!(
+                        "the {lines} line(s) up to it are its default: unset, clusterctl writes \
+                         them back without that `}}`; set, they disappear"
+                    ),
+                    _ => format!("the {lines} line(s) up to it are part of the expression"),
+                };
+                findings.at(
+                    file,
+                    Span::new(span.start, span.start + opened.len()),
+                    format!(
+                        "`{opened}` is not closed on its line: drone/envsubst ends it at the `}}` \
+                         on line {close_line} (`{}`), so {effect}",
+                        line_text(text, close)
+                    ),
+                );
+            }
+        }
+    },
+};
+
+/// Go's `strconv.Atoi` of a substring argument written as text; `None` for a nested expression.
+fn literal_number(node: &subst::Node<'_>) -> Option<(String, bool)> {
+    match node {
+        subst::Node::Text(t) => {
+            let value = t.value();
+            Some((
+                String::from_utf8_lossy(&value).into_owned(),
+                subst::go_atoi(&value).is_some(),
+            ))
+        }
+        subst::Node::Func(_) => None,
+    }
+}
+
+pub(super) static SUBSTRING_AS_DEFAULT: Rule = Rule {
+    id: "variables/substring-as-default",
+    severity: Severity::Error,
+    summary: "`${VAR:word}` is a substring, not a default: the `=` is missing",
+    explanation: "In drone/envsubst a `:` after the name is a default only when `=`, `-`, `?` \
+        or `+` follows; anything else is bash's substring `${VAR:offset:length}`. \
+        `${EXP_EDGEZONE:false}` (the `=` forgotten) therefore has the offset `false`, which is \
+        not a number, so it gives the whole value: nothing when the variable is unset, and \
+        the manager was started with `EdgeZone=`. clusterctl still counts the variable as \
+        optional and lists `false` as its default (`--list-variables`), so nobody is told. An \
+        offset or a length that is not a number never does anything useful: an error. A \
+        numeric offset without a length (`${REPLICAS:3}`) is a warning: it may be a real \
+        substring (`${KUBERNETES_VERSION:1}` drops the `v`), but it is also what a forgotten \
+        `=` before a numeric default looks like, and it gives nothing when the variable is \
+        unset. `${VAR:offset:length}` with two numbers is a substring on purpose (CAPA's \
+        `${CLUSTER_NAME:0:54}`) and is not reported.",
+    help: "write `${VAR:=default}` for a default",
+    reference: VARIABLES,
+    check: |cx, findings| {
+        for file in substituted_files(cx.release) {
+            let text = file.source().text();
+            if !text.contains("${") {
+                continue;
+            }
+            let Some(inventory) = inventory(file) else {
+                continue;
+            };
+            for reference in &inventory.references {
+                if reference.op != subst::Op::Substring {
+                    continue;
+                }
+                let at = reference.span;
+                let written = &text[at.start..at.end];
+                // The expression alone parses as it did in place (no escapes reach a substring).
+                let Ok(template) = subst::parse(written.as_bytes()) else {
+                    continue;
+                };
+                let Some(func) = template.funcs().next() else {
+                    continue;
+                };
+                let name = func.name;
+                let offset = func.args.first().and_then(literal_number);
+                let length = func.args.get(1).map(literal_number);
+                let (message, help, severity) = match (offset, length) {
+                    (Some((word, false)), _) => (
+                        format!(
+                            "`{written}` is a substring with the offset `{word}`, not a default: \
+                             `{word}` is not a number, so it gives the whole value of `{name}` \
+                             (nothing when it is unset), while clusterctl lists `{name}` as \
+                             optional with the default `{}`",
+                            String::from_utf8_lossy(&reference.default)
+                        ),
+                        format!("write `${{{name}:={word}}}` for the default `{word}`"),
+                        Severity::Error,
+                    ),
+                    (Some(_), Some(Some((word, false)))) => (
+                        format!(
+                            "`{written}` is a substring whose length `{word}` is not a number, \
+                             so it gives the whole value of `{name}`"
+                        ),
+                        format!(
+                            "write `${{{name}:=…}}` for a default, or give the substring a \
+                             numeric length"
+                        ),
+                        Severity::Error,
+                    ),
+                    (Some((word, true)), None) => (
+                        format!(
+                            "`{written}` is the substring of `{name}` from byte {word}, not a \
+                             default: it gives nothing when `{name}` is unset"
+                        ),
+                        format!(
+                            "write `${{{name}:={word}}}` for the default `{word}`; waive this \
+                             finding when the substring is meant"
+                        ),
+                        Severity::Warning,
+                    ),
+                    _ => continue,
+                };
+                findings
+                    .at(file, span(at), message)
+                    .with_help(help)
+                    .with_severity(severity);
             }
         }
     },
@@ -292,6 +502,77 @@ mod tests {
         assert!(found[0].message.contains("missing closing brace"));
         // metadata.yaml is not substituted.
         assert!(check_files(&SYNTAX, &[("metadata.yaml", "a: ${A-x}\n")]).is_empty());
+    }
+
+    #[test]
+    fn unclosed() {
+        assert!(check_files(&UNCLOSED, &[(T, "a: ${A:=\"\"}\nb: {}\n")]).is_empty());
+        // CAPZ's Secret: the `}` of `selfSigned: {}` two lines later closes the expression.
+        let text = "stringData:\n  AZURE_SYNC_PERIOD: ${AZURE_SYNC_PERIOD:=\"\"\n  AZURE_TENANT_ID: ''\nspec:\n  selfSigned: {}\n";
+        let found = check_files(&UNCLOSED, &[(T, text)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, "variables/unclosed");
+        assert_eq!(found[0].severity, Severity::Error);
+        assert_eq!(at(&found[0]), (2, 22));
+        let message = &found[0].message;
+        assert!(message.contains("`${AZURE_SYNC_PERIOD:=\"\"`"), "{message}");
+        assert!(message.contains("line 5 (`selfSigned: {}`)"), "{message}");
+        assert!(message.contains("the 3 line(s)"), "{message}");
+        assert_eq!(found[0].span.map(|s| s.len()), Some(23));
+        // No `}` after it at all: clusterctl refuses the file; reported at the `${`, once.
+        let text = "a: x\nb: ${B:-x\nc: y\n";
+        let found = check_files(&UNCLOSED, &[(T, text)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (2, 4));
+        assert!(
+            found[0].message.contains("never closed"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0]
+                .message
+                .contains("unable to parse substitution within function")
+        );
+        assert!(check_files(&SYNTAX, &[(T, text)]).is_empty());
+    }
+
+    #[test]
+    fn substring_as_default() {
+        // CAPA's real substring, and defaults, are fine.
+        let good = "name: ${CLUSTER_NAME:0:54}\na: ${A:=false}\nb: ${B:-x}\n";
+        assert!(check_files(&SUBSTRING_AS_DEFAULT, &[(T, good)]).is_empty());
+        let text = "args:\n- --feature-gates=EdgeZone=${EXP_EDGEZONE:false},X=${X:=true}\n";
+        let found = check_files(&SUBSTRING_AS_DEFAULT, &[(T, text)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Error);
+        assert_eq!(at(&found[0]), (2, 28));
+        assert!(
+            found[0].message.contains("offset `false`"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0].message.contains("default `false`"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(
+            found[0].help,
+            "write `${EXP_EDGEZONE:=false}` for the default `false`"
+        );
+        let found = check_files(&SUBSTRING_AS_DEFAULT, &[(T, "replicas: ${REPLICAS:3}\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert!(found[0].help.contains("`${REPLICAS:=3}`"));
+        let found = check_files(&SUBSTRING_AS_DEFAULT, &[(T, "a: ${A:0:x}\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Error);
+        assert!(found[0].message.contains("length `x`"));
+        // Nested inside a default, too.
+        let found = check_files(&SUBSTRING_AS_DEFAULT, &[(T, "a: ${A:=${B:no}}\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(at(&found[0]), (1, 9));
     }
 
     #[test]
