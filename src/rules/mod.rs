@@ -6,6 +6,7 @@
 //! never fails: it reads a [`Context`] (one release folder, the provider, the version being
 //! released) and reports [`Diagnostic`]s, which are values, not errors.
 
+mod build;
 mod clusterclass;
 mod components;
 mod contract;
@@ -16,11 +17,15 @@ mod templates;
 pub(crate) mod upgrade;
 mod variables;
 pub mod waivers;
+mod webhook;
 mod yaml;
 
 use std::sync::Arc;
 
 pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
+pub use build::{
+    PinnedImage, SourceVar, dev_image_values, kustomize_vars_in, rewritten_kustomize_vars,
+};
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
 pub use waivers::Waiver;
 
@@ -69,6 +74,8 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         yaml::RULES,
         files::RULES,
         components::RULES,
+        webhook::RULES,
+        build::RULES,
         metadata::RULES,
         templates::RULES,
         clusterclass::RULES,
