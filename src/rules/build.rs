@@ -433,8 +433,8 @@ pub fn dev_image_values(file: &ReleaseFile, pins: &[PinnedImage]) -> Vec<Diagnos
                     file,
                     node,
                     format!(
-                        "`{}` of {} is `{value}`, which {reason}; the release pins that image to \
-                         `{}` ({}), and kustomize copied this value from it before the pin",
+                        "`{}` of {} is `{value}`, which {reason}; the release runs `{}` instead \
+                         (pinned at {}), and this value was not pinned with it",
                         path_text(path),
                         object.display(),
                         pin.to,
@@ -546,7 +546,7 @@ mod tests {
         assert_eq!(at(&found[0]), (5, 28));
         assert_eq!(
             found[0].message,
-            "`stringData.AZURE_USER_AGENT_SUFFIX` of Secret `aso-controller-settings` is `cluster-api-provider-azure/main`, which ends in `main`, the tag of the development image `gcr.io/staging/controller:main`; the release pins that image to `reg.io/capz/controller:v1.2.0` (capkg.yaml:7:5), and kustomize copied this value from it before the pin"
+            "`stringData.AZURE_USER_AGENT_SUFFIX` of Secret `aso-controller-settings` is `cluster-api-provider-azure/main`, which ends in `main`, the tag of the development image `gcr.io/staging/controller:main`; the release runs `reg.io/capz/controller:v1.2.0` instead (pinned at capkg.yaml:7:5), and this value was not pinned with it"
         );
         assert!(found[1].message.contains("holds the development image"));
         assert!(

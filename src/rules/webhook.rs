@@ -577,3 +577,239 @@ pub(super) static CERTIFICATE_SECRET: Rule = Rule {
         }
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{at, check_files};
+
+    const FILE: &str = "infrastructure-components.yaml";
+
+    /// CAPD's webhook wiring, trimmed: one conversion webhook, one admission webhook, their
+    /// Service, the manager behind it, its Certificate.
+    const WIRED: &str = "apiVersion: v1
+kind: Namespace
+metadata:
+  name: capd-system
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    cert-manager.io/inject-ca-from: capd-system/capd-serving-cert
+  name: devclusters.infrastructure.cluster.x-k8s.io
+spec:
+  conversion:
+    strategy: Webhook
+    webhook:
+      clientConfig:
+        service:
+          name: capd-webhook-service
+          namespace: capd-system
+          path: /convert
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: capd-webhook-service
+  namespace: capd-system
+spec:
+  ports:
+  - port: 443
+    targetPort: webhook-server
+  selector:
+    cluster.x-k8s.io/provider: infrastructure-docker
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: capd-controller-manager
+  namespace: capd-system
+spec:
+  template:
+    metadata:
+      labels:
+        cluster.x-k8s.io/provider: infrastructure-docker
+        control-plane: controller-manager
+    spec:
+      containers:
+      - name: manager
+        image: gcr.io/k8s-staging-cluster-api/capd-manager:main
+        ports:
+        - containerPort: 9443
+          name: webhook-server
+          protocol: TCP
+        volumeMounts:
+        - mountPath: /tmp/k8s-webhook-server/serving-certs
+          name: cert
+          readOnly: true
+      volumes:
+      - name: cert
+        secret:
+          secretName: capd-webhook-service-cert
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: capd-serving-cert
+  namespace: capd-system
+spec:
+  dnsNames:
+  - capd-webhook-service.capd-system.svc
+  - capd-webhook-service.capd-system.svc.cluster.local
+  issuerRef:
+    kind: Issuer
+    name: capd-selfsigned-issuer
+  secretName: capd-webhook-service-cert
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  annotations:
+    cert-manager.io/inject-ca-from: capd-system/capd-serving-cert
+  name: capd-validating-webhook-configuration
+webhooks:
+- clientConfig:
+    service:
+      name: capd-webhook-service
+      namespace: capd-system
+      path: /validate-a
+  name: validation.devcluster.infrastructure.cluster.x-k8s.io
+- clientConfig:
+    service:
+      name: capd-webhook-service
+      namespace: capd-system
+      path: /validate-b
+  name: validation.devmachine.infrastructure.cluster.x-k8s.io
+";
+
+    fn with(from: &str, to: &str) -> String {
+        assert!(WIRED.contains(from), "{from}");
+        WIRED.replace(from, to)
+    }
+
+    fn all(text: &str) -> Vec<crate::rules::Diagnostic> {
+        let mut found = Vec::new();
+        for rule in RULES {
+            found.extend(check_files(rule, &[(FILE, text)]));
+        }
+        found
+    }
+
+    #[test]
+    fn the_wiring_of_a_real_provider_is_clean() {
+        assert!(all(WIRED).is_empty(), "{:?}", all(WIRED));
+        // As clusterctl installs it elsewhere: the Certificate's own namespace is rewritten.
+        let moved = WIRED.replace("capd-system", "capx-system");
+        assert!(all(&moved).is_empty());
+        // A wildcard covers every Service of the namespace.
+        let wildcard = with(
+            "  - capd-webhook-service.capd-system.svc\n",
+            "  - '*.capd-system.svc'\n",
+        );
+        assert!(all(&wildcard).is_empty(), "{:?}", all(&wildcard));
+    }
+
+    #[test]
+    fn a_missing_service_is_reported_once_per_object() {
+        let text = WIRED.replace(
+            "  name: capd-webhook-service\n  namespace",
+            "  name: capd-webhook\n  namespace",
+        );
+        let found = check_files(&SERVICE, &[(FILE, &text)]);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].rule, "webhook/service");
+        assert_eq!(at(&found[0]), (18, 17));
+        assert_eq!(
+            found[0].message,
+            "CustomResourceDefinition `devclusters.infrastructure.cluster.x-k8s.io` conversion webhook calls Service `capd-webhook-service`, which the components do not hold (Services: `capd-webhook`)"
+        );
+        assert!(found[1].message.contains("webhook `validation.devcluster"));
+    }
+
+    #[test]
+    fn ports_selectors_and_target_ports_are_followed() {
+        let text = with("  - port: 443\n", "  - port: 9443\n");
+        let found = check_files(&SERVICE, &[(FILE, &text)]);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            found[0]
+                .message
+                .contains("calls port 443 of Service `capd-webhook-service`, which exposes `9443`")
+        );
+        let text = with(
+            "    cluster.x-k8s.io/provider: infrastructure-docker\n---\napiVersion: apps/v1",
+            "    cluster.x-k8s.io/provider: docker\n---\napiVersion: apps/v1",
+        );
+        let found = check_files(&SERVICE, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(at(&found[0]), (31, 3));
+        assert!(found[0].message.contains("selects the pods of no workload"));
+        let text = with(
+            "    targetPort: webhook-server\n",
+            "    targetPort: webhook\n",
+        );
+        let found = check_files(&SERVICE, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(at(&found[0]), (30, 17));
+        assert!(found[0].message.contains("container port named `webhook`, which no container of Deployment `capd-controller-manager` declares (port names: `webhook-server`)"), "{}", found[0].message);
+        let text = with("    targetPort: webhook-server\n", "    targetPort: 9444\n");
+        let found = check_files(&SERVICE, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert!(found[0].message.contains("to port 9444"));
+    }
+
+    #[test]
+    fn the_certificate_names_the_service_host() {
+        let text = with(
+            "  - capd-webhook-service.capd-system.svc\n",
+            "  - capd-webhook.capd-system.svc\n",
+        );
+        let found = check_files(&CERTIFICATE_DNS_NAMES, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, "webhook/certificate-dns-names");
+        assert_eq!(at(&found[0]), (68, 3));
+        assert_eq!(
+            found[0].message,
+            "Certificate `capd-serving-cert` does not name `capd-webhook-service.capd-system.svc`, the host the API server calls for CustomResourceDefinition `devclusters.infrastructure.cluster.x-k8s.io` conversion webhook: once installed its dnsNames are `capd-webhook.capd-system.svc`, `capd-webhook-service.capd-system.svc.cluster.local`"
+        );
+        // Written for another namespace than the Certificate's own: clusterctl does not move it.
+        let text = with(
+            "  - capd-webhook-service.capd-system.svc\n",
+            "  - capd-webhook-service.system.svc\n",
+        );
+        let found = check_files(&CERTIFICATE_DNS_NAMES, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // A kustomize var is `build/kustomize-var`'s.
+        let text = with(
+            "  - capd-webhook-service.capd-system.svc\n",
+            "  - $(SERVICE_NAME).$(SERVICE_NAMESPACE).svc\n",
+        );
+        assert!(check_files(&CERTIFICATE_DNS_NAMES, &[(FILE, &text)]).is_empty());
+    }
+
+    #[test]
+    fn the_manager_mounts_the_certificate_secret() {
+        let text = with(
+            "  secretName: capd-webhook-service-cert\n---\napiVersion: admission",
+            "  secretName: capd-webhook-tls\n---\napiVersion: admission",
+        );
+        let found = check_files(&CERTIFICATE_SECRET, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, "webhook/certificate-secret");
+        assert_eq!(at(&found[0]), (74, 15));
+        assert_eq!(
+            found[0].message,
+            "Certificate `capd-serving-cert` writes its key pair to Secret `capd-webhook-tls`, but Deployment `capd-controller-manager` behind Service `capd-webhook-service` (called by CustomResourceDefinition `devclusters.infrastructure.cluster.x-k8s.io` conversion webhook) mounts Secret `capd-webhook-service-cert`"
+        );
+        // A volume that no container mounts serves nothing.
+        let text = with(
+            "          name: cert\n          readOnly",
+            "          name: certs\n          readOnly",
+        );
+        let found = check_files(&CERTIFICATE_SECRET, &[(FILE, &text)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.ends_with("mounts no Secret"));
+    }
+}
