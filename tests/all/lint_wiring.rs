@@ -430,3 +430,21 @@ fn a_value_copied_from_the_development_image_is_reported_after_pinning() {
     let (_, report) = lint(dir.path());
     assert!(of(&report, "build/dev-image-value").is_empty());
 }
+
+#[test]
+fn capkg_rules_explains_each_new_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    for rule in RULES {
+        let output = run(dir.path(), &["rules", rule]);
+        assert_eq!(output.status.code(), Some(0), "{rule}: {}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.starts_with(rule), "{rule}: {text}");
+        assert!(text.contains("https://"), "{rule}: {text}");
+    }
+    let text = stdout(&run(dir.path(), &["rules", "build/dev-image-value"]));
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("`capkg lint` alone does not know the pins"),
+        "{text}"
+    );
+}
