@@ -180,14 +180,6 @@ fn vars_of(object: &Node) -> Vec<(Vec<Segment>, &Node, Vec<String>)> {
     found
 }
 
-fn listed(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{i}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 pub(super) static KUSTOMIZE_VAR: Rule = Rule {
     id: "build/kustomize-var",
     severity: Severity::Error,
@@ -228,7 +220,7 @@ pub(super) static KUSTOMIZE_VAR: Rule = Rule {
                             "`{}` of {} holds {}, never substituted by the kustomize build",
                             path_text(&path),
                             object.display(),
-                            listed(&vars)
+                            super::backticked(&vars)
                         ),
                     );
                 }
@@ -320,7 +312,7 @@ pub fn rewritten_kustomize_vars(file: &ReleaseFile, found: &[SourceVar]) -> Vec<
                      release is right but the build output is not",
                     path_text(&var.path),
                     var.value,
-                    listed(&var.vars)
+                    super::backticked(&var.vars)
                 ),
             )
             .with_severity(Severity::Warning);

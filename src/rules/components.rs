@@ -431,13 +431,7 @@ pub(super) static INJECT_CA: Rule = Rule {
                 if super::webhook::is_literal(certificate) && !certificates.contains(&certificate) {
                     let held = match certificates.as_slice() {
                         [] => "it holds none".to_string(),
-                        some => format!(
-                            "it holds {}",
-                            some.iter()
-                                .map(|c| format!("`{c}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
+                        some => format!("it holds {}", super::backticked(some)),
                     };
                     findings.at_node(
                         components.file,
@@ -496,14 +490,7 @@ pub(super) static MANAGER_CONTAINER: Rule = Rule {
                 let listed = if names.is_empty() {
                     "no containers".to_string()
                 } else {
-                    format!(
-                        "containers {}",
-                        names
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
+                    format!("containers {}", super::backticked(&names))
                 };
                 let anchor = object
                     .pod_spec()

@@ -261,6 +261,15 @@ pub fn describe(file: &ReleaseFile, object: &Object<'_>) -> String {
     }
 }
 
+/// Values for a message, each in backticks, comma-separated (`` `a`, `b` ``); empty for none.
+pub(crate) fn backticked<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|item| format!("`{item}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A span reduced to its first line, so that a label on a whole mapping does not underline it all.
 pub fn head(span: Span) -> Span {
     span

@@ -209,7 +209,10 @@ fn service_port<'a>(service: &Object<'a>, port: i128) -> Option<&'a Node> {
 
 /// Values for a message, each in backticks: `` `a`, `b` ``, or `none`.
 fn listed(items: impl IntoIterator<Item = String>) -> String {
-    joined(items.into_iter().map(|i| format!("`{i}`")))
+    match super::backticked(items) {
+        none if none.is_empty() => "none".to_string(),
+        some => some,
+    }
 }
 
 /// Descriptions for a message (`Deployment `a`, Deployment `b``), or `none`.
@@ -273,14 +276,16 @@ pub(super) static SERVICE: Rule = Rule {
                 let Some((port_node, port)) = caller.port() else {
                     continue;
                 };
+                let seen = |entry: &Node| {
+                    called.iter().any(|(s, e, _)| {
+                        s.root.span() == service.root.span() && e.span() == entry.span()
+                    })
+                };
                 match service_port(&service, port) {
-                    Some(entry) => {
-                        if !called.iter().any(|(s, e, _)| {
-                            s.root.span() == service.root.span() && e.span() == entry.span()
-                        }) {
-                            called.push((service, entry, caller.describe()));
-                        }
+                    Some(entry) if !seen(entry) => {
+                        called.push((service, entry, caller.describe()));
                     }
+                    Some(_) => {}
                     None if reported.insert(key) => {
                         let exposed = service
                             .root

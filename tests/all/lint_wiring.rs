@@ -270,46 +270,62 @@ fn a_default_that_breaks_the_yaml_is_an_error_at_its_variable() {
     );
 }
 
+/// A defect written into CAPZ's components: `(from, to)`, and the finding it makes: rule,
+/// position, words of the message.
+type Case = (
+    (&'static str, &'static str),
+    &'static str,
+    (u64, u64),
+    &'static str,
+);
+
 #[test]
 fn the_webhook_wiring_is_followed_to_the_certificate_and_the_pods() {
-    let cases: [(&str, &str, &str, (u64, u64), &str); 5] = [
+    let cases: [Case; 5] = [
         (
-            "    cert-manager.io/inject-ca-from: capz-system/capz-serving-cert",
-            "    cert-manager.io/inject-ca-from: capz-system/serving-cert",
+            (
+                "    cert-manager.io/inject-ca-from: capz-system/capz-serving-cert",
+                "    cert-manager.io/inject-ca-from: capz-system/serving-cert",
+            ),
             "components/inject-ca-from",
             (196, 37),
             "injects its CA from Certificate `serving-cert`, which the components do not hold (it holds `capz-serving-cert`)",
         ),
         (
-            "  name: capz-webhook-service\n  namespace: capz-system\nspec:",
-            "  name: capz-webhook\n  namespace: capz-system\nspec:",
+            (
+                "  name: capz-webhook-service\n  namespace: capz-system\nspec:",
+                "  name: capz-webhook\n  namespace: capz-system\nspec:",
+            ),
             "webhook/service",
             (206, 13),
             "calls Service `capz-webhook-service`, which the components do not hold (Services: `capz-webhook`)",
         ),
         (
-            "  - capz-webhook-service.capz-system.svc\n",
-            "  - capz-webhooks.capz-system.svc\n",
+            (
+                "  - capz-webhook-service.capz-system.svc\n",
+                "  - capz-webhooks.capz-system.svc\n",
+            ),
             "webhook/certificate-dns-names",
             (174, 3),
             "does not name `capz-webhook-service.capz-system.svc`, the host the API server calls",
         ),
         (
-            "    name: capz-selfsigned-issuer\n  secretName: capz-webhook-service-cert",
-            "    name: capz-selfsigned-issuer\n  secretName: capz-webhook-cert",
+            (
+                "    name: capz-selfsigned-issuer\n  secretName: capz-webhook-service-cert",
+                "    name: capz-selfsigned-issuer\n  secretName: capz-webhook-cert",
+            ),
             "webhook/certificate-secret",
             (180, 15),
             "writes its key pair to Secret `capz-webhook-cert`, but Deployment `capz-controller-manager` behind Service `capz-webhook-service`",
         ),
         (
-            "    targetPort: webhook-server",
-            "    targetPort: webhook",
+            ("    targetPort: webhook-server", "    targetPort: webhook"),
             "webhook/service",
             (46, 17),
             "to the container port named `webhook`, which no container of Deployment `capz-controller-manager` declares",
         ),
     ];
-    for (from, to, rule, position, words) in cases {
+    for ((from, to), rule, position, words) in cases {
         let dir = copy("capz", &[(from, to)]);
         let (code, report) = lint(dir.path());
         assert_eq!(code, Some(1), "{rule}: {report}");
