@@ -20,6 +20,7 @@ pub mod waivers;
 mod webhook;
 mod yaml;
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
@@ -32,6 +33,7 @@ pub use waivers::Waiver;
 use crate::files::{Release, ReleaseFile};
 use crate::k8s::Object;
 use crate::provider::{PROVIDER_LABEL, Provider, ProviderType};
+use crate::subst::{self, Inventory};
 use crate::version::Version;
 use crate::yaml::{Node, Span};
 
@@ -112,6 +114,9 @@ pub struct Context<'a> {
     /// What `--type` and `--provider` (or the configuration) said, before file names and labels.
     pub given: Provider,
     pub version: Option<&'a Version>,
+    /// Each file's variable inventory, taken once when a rule first asks: parsing a components
+    /// file's `${…}` was most of lint's time when every `variables/…` rule did it again.
+    inventories: Vec<OnceCell<Result<Inventory, subst::Error>>>,
 }
 
 impl<'a> Context<'a> {
@@ -134,7 +139,23 @@ impl<'a> Context<'a> {
                 name: options.provider_name.clone(),
             },
             version: options.version.as_ref(),
+            inventories: release.files.iter().map(|_| OnceCell::new()).collect(),
         }
+    }
+
+    /// clusterctl's variable inventory of one of the release's files ([`subst::inventory`]),
+    /// or why its `${…}` do not parse; `None` for a file that is not the release's.
+    pub fn inventory(&self, file: &ReleaseFile) -> Option<Result<&Inventory, &subst::Error>> {
+        let index = self
+            .release
+            .files
+            .iter()
+            .position(|f| std::ptr::eq(f, file))?;
+        let cell = self.inventories.get(index)?;
+        Some(
+            cell.get_or_init(|| subst::inventory(file.source().text().as_bytes()))
+                .as_ref(),
+        )
     }
 
     /// Every object of every file with its file, in file then document order.

@@ -46,7 +46,9 @@ pub(in crate::rules) static BREAKS_YAML: Rule = Rule {
     reference: VARIABLES,
     check: |cx, findings| {
         for file in substituted_files(cx.release) {
-            check_file(file, findings);
+            if let Some(Ok(inventory)) = cx.inventory(file) {
+                check_file(file, inventory, findings);
+            }
         }
     },
 };
@@ -64,15 +66,12 @@ impl Lookup for RenderValues<'_> {
     }
 }
 
-fn check_file(file: &ReleaseFile, findings: &mut Findings<'_>) {
+fn check_file(file: &ReleaseFile, inventory: &Inventory, findings: &mut Findings<'_>) {
     let text = file.source().text();
     // A file not valid as written is the `yaml/` rules' (or was loaded substituted already).
     if file.substituted || !file.yaml.errors.is_empty() || !text.contains("${") {
         return;
     }
-    let Ok(inventory) = subst::inventory(text.as_bytes()) else {
-        return; // `variables/syntax` or `variables/unclosed`
-    };
     let top: Vec<subst::Span> = inventory
         .references
         .iter()
@@ -82,7 +81,7 @@ fn check_file(file: &ReleaseFile, findings: &mut Findings<'_>) {
     if top.iter().any(|s| text[s.start..s.end].contains('\n')) {
         return; // `variables/unclosed` explains what happens to the lines it swallows
     }
-    let values = RenderValues(&inventory);
+    let values = RenderValues(inventory);
     for document in &file.yaml.documents {
         let Some(root) = &document.root else { continue };
         let base = document.span.start;

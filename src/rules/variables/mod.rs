@@ -6,7 +6,7 @@
 
 mod breaks_yaml;
 
-use super::{CLUSTERCTL_CONTRACT, Reference, Rule, Severity};
+use super::{CLUSTERCTL_CONTRACT, Context, Reference, Rule, Severity};
 use crate::files::ReleaseFile;
 use crate::provider::FileRole;
 use crate::subst::{self, Inventory};
@@ -40,8 +40,9 @@ fn span(s: subst::Span) -> Span {
     Span::new(s.start, s.end)
 }
 
-fn inventory(file: &ReleaseFile) -> Option<Inventory> {
-    subst::inventory(file.source().text().as_bytes()).ok()
+/// The file's inventory, when its `${…}` parse (shared by every rule of the run).
+fn inventory<'c>(cx: &'c Context<'_>, file: &ReleaseFile) -> Option<&'c Inventory> {
+    cx.inventory(file)?.ok()
 }
 
 pub(super) static SYNTAX: Rule = Rule {
@@ -62,8 +63,8 @@ pub(super) static SYNTAX: Rule = Rule {
             if !text.contains("${") {
                 continue;
             }
-            if let Err(error) = subst::inventory(text.as_bytes()) {
-                if runs_to_the_end(&error, text) {
+            if let Some(Err(error)) = cx.inventory(file) {
+                if runs_to_the_end(error, text) {
                     continue; // `variables/unclosed` reports it at its `${`
                 }
                 let at = error.offset().unwrap_or(0).min(text.len());
@@ -119,11 +120,12 @@ pub(super) static UNCLOSED: Rule = Rule {
             if !text.contains("${") {
                 continue;
             }
-            let inventory = match subst::inventory(text.as_bytes()) {
-                Ok(inventory) => inventory,
-                Err(error) => {
-                    if let subst::Error::Parse { expression, .. } = error
-                        && runs_to_the_end(&error, text)
+            let inventory = match cx.inventory(file) {
+                Some(Ok(inventory)) => inventory,
+                None => continue,
+                Some(Err(error)) => {
+                    if let subst::Error::Parse { expression, .. } = *error
+                        && runs_to_the_end(error, text)
                     {
                         let at = expression.min(text.len());
                         let written = first_line(
@@ -215,7 +217,7 @@ pub(super) static SUBSTRING_AS_DEFAULT: Rule = Rule {
             if !text.contains("${") {
                 continue;
             }
-            let Some(inventory) = inventory(file) else {
+            let Some(inventory) = inventory(cx, file) else {
                 continue;
             };
             for reference in &inventory.references {
@@ -290,7 +292,7 @@ pub(super) static LEGACY_SPACING: Rule = Rule {
     reference: VARIABLES,
     check: |cx, findings| {
         for file in substituted_files(cx.release) {
-            let Some(inventory) = inventory(file) else {
+            let Some(inventory) = inventory(cx, file) else {
                 continue;
             };
             for legacy in &inventory.legacy {
@@ -320,7 +322,7 @@ pub(super) static NAME_CASE: Rule = Rule {
     reference: VARIABLES,
     check: |cx, findings| {
         for file in substituted_files(cx.release) {
-            let Some(inventory) = inventory(file) else {
+            let Some(inventory) = inventory(cx, file) else {
                 continue;
             };
             for variable in inventory.variables.values() {
@@ -410,7 +412,7 @@ pub(super) static IN_COMMENT: Rule = Rule {
             if !text.contains("${") {
                 continue;
             }
-            let Some(inventory) = inventory(file) else {
+            let Some(inventory) = inventory(cx, file) else {
                 continue;
             };
             let mut marked: Vec<Span> = inventory
@@ -460,7 +462,7 @@ pub(super) static DOLLAR_ESCAPE: Rule = Rule {
             if !text.contains("$$") {
                 continue;
             }
-            let Some(inventory) = inventory(file) else {
+            let Some(inventory) = inventory(cx, file) else {
                 continue;
             };
             // `$${` is the documented way to write a literal `${`.
