@@ -18,6 +18,7 @@
 use super::transform::ChangeLog;
 use crate::config::ImagePin;
 use crate::image_ref::Parts;
+use crate::rules::PinnedImage;
 use crate::version::Version;
 use crate::yaml::Node;
 
@@ -102,6 +103,9 @@ pub struct Applied {
     /// The same images, to tell a new one in constant time: a components file with thousands
     /// of distinct images made the linear search quadratic (most of a 100 MB assemble).
     seen_set: std::collections::HashSet<String>,
+    /// Each image an entry replaced, once, with what replaced it: where `build/dev-image-value`
+    /// looks for values the build copied from the development image.
+    pub pinned: Vec<PinnedImage>,
 }
 
 impl Applied {
@@ -110,6 +114,7 @@ impl Applied {
             used: vec![false; pins.len()],
             seen: Vec::new(),
             seen_set: std::collections::HashSet::new(),
+            pinned: Vec::new(),
         }
     }
 
@@ -209,6 +214,14 @@ pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes:
                 {
                     changes.note(|| format!("{what}: image `{image}` -> `{new}`"));
                     *image_node = Node::string(new.clone());
+                    let pinned = PinnedImage {
+                        from: image.clone(),
+                        to: new.clone(),
+                        at: pins[index].at.clone(),
+                    };
+                    if !applied.pinned.contains(&pinned) {
+                        applied.pinned.push(pinned);
+                    }
                 }
                 if let Some(policy) = &pins[index].pull_policy {
                     set_pull_policy(container, policy, &new, what, changes);
@@ -355,6 +368,16 @@ mod tests {
             "a ConfigMap is not a workload: {yaml}"
         );
         assert_eq!(applied.used, vec![true, false]);
+        // Each replaced image once, for `build/dev-image-value`.
+        let pinned: Vec<(&str, &str)> = applied
+            .pinned
+            .iter()
+            .map(|p| (p.from.as_str(), p.to.as_str()))
+            .collect();
+        assert_eq!(
+            pinned,
+            [("a.io/m:dev", "a.io/m:v1"), ("a.io/m", "a.io/m:v1")]
+        );
         assert!(!yaml.contains("imagePullPolicy"), "{yaml}");
         let err = applied.check(&pins).unwrap_err().to_string();
         assert_eq!(

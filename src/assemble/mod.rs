@@ -323,6 +323,8 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     // Each provider's components as lint loads them, by provider.
     let mut components_lint: Vec<Vec<ReleaseFile>> = Vec::new();
     let mut changes = Vec::new();
+    // Findings only assembling can make: what the transformations and pins replaced.
+    let mut replaced = Vec::new();
     // One set of pins for the whole release: an entry that matches no image of any provider is
     // an error (a typo must not publish the development image).
     let pins = images::resolve(&config.images, options.version.as_ref())?;
@@ -353,11 +355,15 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
             }
         }
         files.extend(assembled.files);
+        replaced.extend(assembled.replaced);
         components_lint.push(assembled.lint_files);
         changes.extend(assembled.changes);
         providers.push(provider);
     }
     applied.check(&pins)?;
+    for file in components_lint.iter().flatten() {
+        replaced.extend(rules::dev_image_values(file, &applied.pinned));
+    }
 
     let metadata_path = config.resolve(
         config
@@ -432,6 +438,10 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     // A panic while hashing would be a bug; hash again on this thread.
     let checksums = checksums.unwrap_or_else(|_| checksums_of(&files))?;
     let mut diagnostics = diagnostics;
+    if !replaced.is_empty() {
+        diagnostics.extend(replaced);
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
     rules::waivers::apply(&mut diagnostics, &config.waivers, &config.root);
     if total >= parallel::PARALLEL_FROM {
         // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
@@ -471,6 +481,8 @@ struct AssembledProvider {
     files: Vec<AssembledFile>,
     lint_files: Vec<ReleaseFile>,
     changes: Vec<(String, Vec<String>)>,
+    /// Kustomize vars of the sources that a transformation rewrote away.
+    replaced: Vec<Diagnostic>,
 }
 
 /// Reads, transforms and writes one provider's components files.
@@ -501,6 +513,7 @@ fn assemble_provider(
         })?;
 
     let mut image_changes = Vec::new();
+    let mut source_vars = Vec::new();
     let mut parsed = Vec::new();
     // The files of each components source, for positions ([`sources::ComponentsText::parts`]).
     let mut origins = Vec::new();
@@ -521,6 +534,8 @@ fn assemble_provider(
         let mut changed = transform::ChangeLog::new(record_changes);
         images::apply(&mut objects, pins, applied, &mut changed);
         image_changes.push(changed.into_lines());
+        // Before the transformations, which rewrite some of the fields kustomize vars fill.
+        source_vars.push(rules::kustomize_vars_in(&objects));
         parsed.push((components.suffix.clone(), text.origin, source, objects));
         origins.push(parts);
     }
@@ -559,7 +574,9 @@ fn assemble_provider(
     let mut files = Vec::new();
     let mut lint_files = Vec::new();
     let mut changes = Vec::new();
-    for ((suffix, origin, source, objects), image_changes) in parsed.into_iter().zip(image_changes)
+    let mut replaced = Vec::new();
+    for (((suffix, origin, source, objects), image_changes), vars) in
+        parsed.into_iter().zip(image_changes).zip(source_vars)
     {
         let name = config::components_file_name(provider_type, suffix.as_deref());
         let transformed = transform::transform(
@@ -600,7 +617,7 @@ fn assemble_provider(
             },
             None => parallel::parse(written.clone()),
         };
-        lint_files.push(ReleaseFile {
+        let lint_file = ReleaseFile {
             path: shown,
             role: FileRole::Components {
                 provider_type,
@@ -608,7 +625,9 @@ fn assemble_provider(
             },
             yaml: loaded,
             substituted: false,
-        });
+        };
+        replaced.extend(rules::rewritten_kustomize_vars(&lint_file, &vars));
+        lint_files.push(lint_file);
         files.push(AssembledFile {
             name,
             text: written,
@@ -628,6 +647,7 @@ fn assemble_provider(
         files,
         lint_files,
         changes,
+        replaced,
     })
 }
 

@@ -182,9 +182,8 @@ pub(super) static VARIABLES: Rule = Rule {
     reference: VARIABLES_REFERENCE,
     check: |cx, findings| {
         for file in cx.release.cluster_classes() {
-            let text = file.source().text();
             // A malformed expression is `variables/syntax`'s to report.
-            let Ok(inventory) = crate::subst::inventory(text.as_bytes()) else {
+            let Some(Ok(inventory)) = cx.inventory(file) else {
                 continue;
             };
             // One finding per variable, at its first use.

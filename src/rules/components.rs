@@ -383,18 +383,29 @@ pub(super) static WEBHOOK_NAMESPACE: Rule = Rule {
 pub(super) static INJECT_CA: Rule = Rule {
     id: "components/inject-ca-from",
     severity: Severity::Error,
-    summary: "a `cert-manager.io/inject-ca-from` annotation is malformed or points outside the Namespace",
+    summary: "a `cert-manager.io/inject-ca-from` annotation is malformed, names a Certificate the components do not hold, or points outside the Namespace",
     explanation: "On webhook configurations and CRDs clusterctl rewrites \
         `cert-manager.io/inject-ca-from: <namespace>/<certificate>` to the target namespace; a \
         value that is not exactly `<namespace>/<name>` stops `clusterctl init` with `does not have \
-        a correct value for cert-manager.io/inject-ca-from` (an error), and one pointing \
-        elsewhere leaves the webhook without a CA bundle for every other installer (a warning: \
-        clusterctl rewrites it).",
-    help: "write the annotation as `<components namespace>/<certificate name>`",
+        a correct value for cert-manager.io/inject-ca-from` (an error). cert-manager's CA \
+        injector then copies the CA of that Certificate, in the target namespace, into the \
+        `caBundle`: a Certificate the components do not hold (a name kustomize prefixed on \
+        one side only, a Certificate renamed or dropped) leaves the `caBundle` empty, and the \
+        API server refuses every call to the webhook (an error). A namespace pointing \
+        elsewhere leaves the webhook without a CA bundle for every other installer (a \
+        warning: clusterctl rewrites it). A value holding a kustomize var (`$(CERTIFICATE_NAME)`) \
+        is `build/kustomize-var`'s to report.",
+    help: "write the annotation as `<components namespace>/<certificate name>`, naming a Certificate of the components",
     reference: TRANSFORMATIONS,
     check: |cx, findings| {
         for components in Components::all(cx) {
             let target = components.target_namespace();
+            let certificates: Vec<&str> = components
+                .objects
+                .iter()
+                .filter(|o| o.is_kind("Certificate") && o.group() == "cert-manager.io")
+                .filter_map(Object::name)
+                .collect();
             for object in components.objects_of_kind(&[
                 "MutatingWebhookConfiguration",
                 "ValidatingWebhookConfiguration",
@@ -416,10 +427,27 @@ pub(super) static INJECT_CA: Rule = Rule {
                     );
                     continue;
                 }
+                let certificate = parts[1];
+                if super::webhook::is_literal(certificate) && !certificates.contains(&certificate) {
+                    let held = match certificates.as_slice() {
+                        [] => "it holds none".to_string(),
+                        some => format!("it holds {}", super::backticked(some)),
+                    };
+                    findings.at_node(
+                        components.file,
+                        value,
+                        format!(
+                            "{} injects its CA from Certificate `{certificate}`, which the components do not hold ({held}): its `caBundle` stays empty and every call to it fails",
+                            object.display()
+                        ),
+                    );
+                    continue;
+                }
                 if let Some(target) = target
                     && parts[0] != target
                     && !has_variable(parts[0])
                     && !has_variable(target)
+                    && !parts[0].contains("$(")
                 {
                     findings
                         .at_node(
@@ -462,14 +490,7 @@ pub(super) static MANAGER_CONTAINER: Rule = Rule {
                 let listed = if names.is_empty() {
                     "no containers".to_string()
                 } else {
-                    format!(
-                        "containers {}",
-                        names
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
+                    format!("containers {}", super::backticked(&names))
                 };
                 let anchor = object
                     .pod_spec()
@@ -1106,23 +1127,50 @@ mod tests {
                 "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.b\n  annotations:\n    cert-manager.io/inject-ca-from: {value}\n"
             )
         };
+        const CERT: &str = "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: serving-cert\n  namespace: capx-system\n";
         assert!(
             check_files(
                 &INJECT_CA,
-                &[(FILE, &lines(&[NS, &crd("capx-system/serving-cert")]))]
+                &[(FILE, &lines(&[NS, CERT, &crd("capx-system/serving-cert")]))]
             )
             .is_empty()
         );
-        let found = check_files(&INJECT_CA, &[(FILE, &lines(&[NS, &crd("serving-cert")]))]);
+        let found = check_files(
+            &INJECT_CA,
+            &[(FILE, &lines(&[NS, CERT, &crd("serving-cert")]))],
+        );
         assert_eq!(found.len(), 1);
-        assert_eq!(at(&found[0]), (11, 37));
+        assert_eq!(at(&found[0]), (17, 37));
         assert!(found[0].message.contains("`<namespace>/<name>`"));
         let found = check_files(
             &INJECT_CA,
-            &[(FILE, &lines(&[NS, &crd("system/serving-cert")]))],
+            &[(FILE, &lines(&[NS, CERT, &crd("system/serving-cert")]))],
         );
         assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Warning);
         assert!(found[0].message.contains("namespace `system`"));
+        // A Certificate the components do not hold: the `caBundle` is never filled.
+        let found = check_files(
+            &INJECT_CA,
+            &[(
+                FILE,
+                &lines(&[NS, CERT, &crd("capx-system/capx-serving-cert")]),
+            )],
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Error);
+        assert_eq!(at(&found[0]), (17, 37));
+        assert_eq!(
+            found[0].message,
+            "CustomResourceDefinition `a.b` injects its CA from Certificate `capx-serving-cert`, which the components do not hold (it holds `serving-cert`): its `caBundle` stays empty and every call to it fails"
+        );
+        // A kustomize var is `build/kustomize-var`'s, in either part.
+        let var = lines(&[
+            NS,
+            CERT,
+            &crd("$(CERTIFICATE_NAMESPACE)/$(CERTIFICATE_NAME)"),
+        ]);
+        assert!(check_files(&INJECT_CA, &[(FILE, &var)]).is_empty());
     }
 
     fn deployment(container: &str, image: &str) -> String {

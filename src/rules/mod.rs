@@ -6,6 +6,7 @@
 //! never fails: it reads a [`Context`] (one release folder, the provider, the version being
 //! released) and reports [`Diagnostic`]s, which are values, not errors.
 
+mod build;
 mod clusterclass;
 mod components;
 mod contract;
@@ -16,11 +17,16 @@ mod templates;
 pub(crate) mod upgrade;
 mod variables;
 pub mod waivers;
+mod webhook;
 mod yaml;
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
+pub use build::{
+    PinnedImage, SourceVar, dev_image_values, kustomize_vars_in, rewritten_kustomize_vars,
+};
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
 pub(crate) use templates::class_reference;
 pub use waivers::Waiver;
@@ -28,6 +34,7 @@ pub use waivers::Waiver;
 use crate::files::{Release, ReleaseFile};
 use crate::k8s::Object;
 use crate::provider::{PROVIDER_LABEL, Provider, ProviderType};
+use crate::subst::{self, Inventory};
 use crate::version::Version;
 use crate::yaml::{Node, Span};
 
@@ -70,6 +77,8 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         yaml::RULES,
         files::RULES,
         components::RULES,
+        webhook::RULES,
+        build::RULES,
         metadata::RULES,
         templates::RULES,
         clusterclass::RULES,
@@ -106,6 +115,9 @@ pub struct Context<'a> {
     /// What `--type` and `--provider` (or the configuration) said, before file names and labels.
     pub given: Provider,
     pub version: Option<&'a Version>,
+    /// Each file's variable inventory, taken once when a rule first asks: parsing a components
+    /// file's `${…}` was most of lint's time when every `variables/…` rule did it again.
+    inventories: Vec<OnceCell<Result<Inventory, subst::Error>>>,
 }
 
 impl<'a> Context<'a> {
@@ -128,7 +140,23 @@ impl<'a> Context<'a> {
                 name: options.provider_name.clone(),
             },
             version: options.version.as_ref(),
+            inventories: release.files.iter().map(|_| OnceCell::new()).collect(),
         }
+    }
+
+    /// clusterctl's variable inventory of one of the release's files ([`subst::inventory`]),
+    /// or why its `${…}` do not parse; `None` for a file that is not the release's.
+    pub fn inventory(&self, file: &ReleaseFile) -> Option<Result<&Inventory, &subst::Error>> {
+        let index = self
+            .release
+            .files
+            .iter()
+            .position(|f| std::ptr::eq(f, file))?;
+        let cell = self.inventories.get(index)?;
+        Some(
+            cell.get_or_init(|| subst::inventory(file.source().text().as_bytes()))
+                .as_ref(),
+        )
     }
 
     /// Every object of every file with its file, in file then document order.
@@ -253,6 +281,15 @@ pub fn describe(file: &ReleaseFile, object: &Object<'_>) -> String {
         (Some(kind), Some(name)) if !name.is_empty() => format!("{kind} `{name}`"),
         _ => object.display(),
     }
+}
+
+/// Values for a message, each in backticks, comma-separated (`` `a`, `b` ``); empty for none.
+pub(crate) fn backticked<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|item| format!("`{item}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A span reduced to its first line, so that a label on a whole mapping does not underline it all.

@@ -152,9 +152,14 @@ impl Prepass<'_> {
     /// Rewrites the offsets inside an error to the original input.
     pub fn map_error(&self, e: Error) -> Error {
         match e {
-            Error::Parse { kind, offset } => Error::Parse {
+            Error::Parse {
+                kind,
+                offset,
+                expression,
+            } => Error::Parse {
                 kind,
                 offset: self.to_original(offset),
+                expression: self.to_original(expression),
             },
             Error::SubstringOutOfRange {
                 name,

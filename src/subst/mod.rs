@@ -32,6 +32,7 @@ pub use clusterctl::{
     Inventory, Prepass, Reference, Values, Variable, convert_legacy_vars, inventory, process,
     process_env,
 };
+pub(crate) use eval::go_atoi;
 pub use eval::{MAX_EXPANSION, apply};
 pub use listing::{
     ClusterVariablesOptions, SET_BY_GENERATE_CLUSTER, go_quote, render_cluster_variables,
@@ -40,7 +41,9 @@ pub use listing::{
 pub use parse::{
     CaseOp, DefaultOp, Func, MAX_NESTING, Node, Op, ReplaceOp, Template, Text, TrimOp, parse,
 };
-pub use placeholders::{reparse_with_placeholders, substitute_defaults};
+pub use placeholders::{
+    Replaced, Substituted, reparse_with_placeholders, substitute_defaults, substitute_mapped,
+};
 
 /// A byte range `start..end` in the original input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -99,6 +102,9 @@ pub enum Error {
         kind: ParseErrorKind,
         /// Byte offset into the original input.
         offset: usize,
+        /// The `$` of the top-level `${` whose expression did not parse: where an expression
+        /// left open to the end of the input starts.
+        expression: usize,
     },
     /// A substring expansion that makes Go panic (`slice bounds out of range`), for example
     /// `${A:0:-1}` with `A=abc` or `${A:9223372036854775807:1}`. clusterctl would crash here.

@@ -320,7 +320,14 @@ pub(super) fn parse_each<'a>(input: &'a [u8], mut each: impl FnMut(Node<'a>)) ->
             }
             sc.start = pos;
             sc.pos = pos + 2;
-            let f = sc.parse_func(1)?;
+            let f = sc.parse_func(1).map_err(|e| match e {
+                Error::Parse { kind, offset, .. } => Error::Parse {
+                    kind,
+                    offset,
+                    expression: pos,
+                },
+                other => other,
+            })?;
             each(Node::Func(f));
             pos = sc.pos;
         } else {
@@ -468,8 +475,13 @@ struct Scanner<'a> {
     skipped: Vec<usize>,
 }
 
+/// An error inside the expression being parsed; [`parse_each`] sets which top-level expression.
 fn err(kind: ParseErrorKind, offset: usize) -> Error {
-    Error::Parse { kind, offset }
+    Error::Parse {
+        kind,
+        offset,
+        expression: offset,
+    }
 }
 
 impl<'a> Scanner<'a> {
@@ -860,6 +872,32 @@ impl<'a> Scanner<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A parse error names the top-level `${` it happened in, wherever inside it the parser
+    /// stopped: what points a maintainer at an expression left open.
+    #[test]
+    fn errors_name_their_top_level_expression() {
+        for (input, offset, expression) in [
+            ("a: ${B:-x\n", 10, 3),
+            ("${A} and ${B:=${C:-", 19, 9),
+            ("x ${A", 5, 2),
+            ("${A-x}", 3, 0),
+        ] {
+            match parse(input.as_bytes()) {
+                Err(Error::Parse {
+                    offset: o,
+                    expression: e,
+                    ..
+                }) => assert_eq!((o, e), (offset, expression), "{input:?}"),
+                other => panic!("{input:?}: {other:?}"),
+            }
+        }
+        // Offsets of the original input, through the legacy pre-pass.
+        match super::super::inventory(b"${ A } ${B:=x") {
+            Err(Error::Parse { expression, .. }) => assert_eq!(expression, 7),
+            other => panic!("{other:?}"),
+        }
+    }
 
     /// Top-level text keeps its `$$` until asked: its value, length and appended output are what
     /// the escapes stand for, wherever they are.

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{Node, Template, convert_legacy_vars, parse};
+use super::{Lookup, Node, Span, Template, convert_legacy_vars, parse};
 use crate::yaml::{self, Limits, OffsetMap, YamlFile};
 
 /// Re-parses a template whose raw text is not YAML, with its placeholders substituted. Returns
@@ -46,11 +46,41 @@ pub fn reparse_with_placeholders(file: YamlFile) -> (YamlFile, bool) {
 /// The text with every top-level expression replaced by its value when no variable is set, and
 /// the map from the new text back to the original.
 pub fn substitute_defaults(text: &str) -> Option<(String, OffsetMap)> {
+    let unset: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let substituted = substitute_mapped(text, &unset)?;
+    Some((substituted.text, substituted.map))
+}
+
+/// A text substituted with every position kept: what [`substitute_mapped`] gives.
+#[derive(Debug, Clone)]
+pub struct Substituted {
+    /// The substituted text.
+    pub text: String,
+    /// From the substituted text back to the original.
+    pub map: OffsetMap,
+    /// Each top-level expression, in order: where it was and where its value is.
+    pub values: Vec<Replaced>,
+}
+
+/// One top-level expression and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replaced {
+    /// The expression in the original text.
+    pub expression: Span,
+    /// Its value in the substituted text.
+    pub value: Span,
+}
+
+/// clusterctl's substitution of `text` (legacy pre-pass, then drone's evaluation with `lookup`,
+/// unset variables reading as empty; no missing check) with a map back to the original and the
+/// place of every expression's value. `None` when the text does not parse, an expression cannot
+/// be evaluated, or the result is not UTF-8.
+pub fn substitute_mapped(text: &str, lookup: &dyn Lookup) -> Option<Substituted> {
     let prepass = convert_legacy_vars(text.as_bytes());
     let template = parse(&prepass.text).ok()?;
-    let unset: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut map = OffsetMap::identity();
+    let mut values = Vec::new();
     for node in &template.nodes {
         let original = prepass.span_to_original(node.span());
         match node {
@@ -64,20 +94,29 @@ pub fn substitute_defaults(text: &str) -> Option<(String, OffsetMap)> {
                 t.write_to(&mut out);
             }
             Node::Func(_) => {
+                // One node evaluates as it would within the whole text: drone concatenates.
                 let value = Template {
                     nodes: vec![node.clone()],
                 }
-                .eval(&unset)
+                .eval(lookup)
                 .ok()?;
-                map.push_replacement(out.len(), original.start);
+                let start = out.len();
+                map.push_replacement(start, original.start);
                 out.extend_from_slice(&value);
+                values.push(Replaced {
+                    expression: original,
+                    value: Span {
+                        start,
+                        end: out.len(),
+                    },
+                });
                 // The text after the expression continues at its end.
                 map.push_copy(out.len(), original.end, 0);
             }
         }
     }
-    let rewritten = String::from_utf8(out).ok()?;
-    Some((rewritten, map))
+    let text = String::from_utf8(out).ok()?;
+    Some(Substituted { text, map, values })
 }
 
 #[cfg(test)]
@@ -113,6 +152,28 @@ mod tests {
         let next = root.get("next").unwrap();
         // The scalar is the text after the (empty) placeholder.
         assert_eq!(&text[next.span().start..next.span().start + 7], "-suffix");
+    }
+
+    #[test]
+    fn each_value_is_placed_and_mapped_back() {
+        let values: BTreeMap<String, Vec<u8>> =
+            BTreeMap::from([("NAME".to_string(), b"capx".to_vec())]);
+        let text = "a: ${ NAME }-x\nb: $$${B:=yes}\n";
+        let done = substitute_mapped(text, &values).unwrap();
+        assert_eq!(done.text, "a: capx-x\nb: $yes\n");
+        let spans: Vec<(&str, &str)> = done
+            .values
+            .iter()
+            .map(|r| {
+                (
+                    &text[r.expression.start..r.expression.end],
+                    &done.text[r.value.start..r.value.end],
+                )
+            })
+            .collect();
+        assert_eq!(spans, [("${ NAME }", "capx"), ("${B:=yes}", "yes")]);
+        assert_eq!(done.map.to_original(done.values[1].value.start), 20);
+        assert!(substitute_mapped("a: ${A-x}", &values).is_none());
     }
 
     #[test]

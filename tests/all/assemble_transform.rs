@@ -128,6 +128,15 @@ metadata:
   name: selfsigned
 spec:
   selfSigned: {}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: webhook-service
+  namespace: wrong
+spec:
+  ports:
+  - port: 443
 "#;
 
 const METADATA: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta2\n";
@@ -198,6 +207,7 @@ fn every_object_is_moved_labelled_and_ordered() {
         ),
         ("Certificate", "serving-cert"),
         ("Issuer", "selfsigned"),
+        ("Service", "webhook-service"),
     ]
     .iter()
     .map(|(k, n)| (k.to_string(), n.to_string()))

@@ -1,5 +1,6 @@
 //! `capkg lint` over the real provider corpus (`testdata/corpus`): which providers the contract
-//! rules (`crd/…`, `rbac/…`, `runtime/…`) flag, and that they flag nothing else.
+//! rules (`crd/…`, `rbac/…`, `runtime/…`, `webhook/…`, `build/…`) flag, and that they flag nothing
+//! else.
 //!
 //! The expected table is the judgement recorded when the rules were written: every entry is a
 //! real defect or a real contract "should" of that provider's files, and every provider absent
@@ -39,7 +40,9 @@ fn contract_findings(json: &Value) -> BTreeMap<(String, String, String), usize> 
     let mut counts = BTreeMap::new();
     for diagnostic in json["diagnostics"].as_array().expect("diagnostics") {
         let rule = diagnostic["rule"].as_str().expect("rule");
-        if !["crd/", "rbac/", "runtime/"]
+        // The webhook wiring and the build leftovers are contracts too (of the API server and of
+        // cert-manager): the corpus has none, and a finding there would be a false positive.
+        if !["crd/", "rbac/", "runtime/", "webhook/", "build/"]
             .iter()
             .any(|group| rule.starts_with(group))
         {

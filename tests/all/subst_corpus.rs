@@ -116,3 +116,46 @@ fn every_corpus_file_lists_its_variables_like_clusterctl() {
     assert_eq!(compared, golden.len(), "records without a file");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// What lint substitutes to check the YAML around each value (`variables/breaks-yaml`) is
+/// clusterctl's substitution, byte for byte, on every corpus file, with each value placed where
+/// its expression was.
+#[test]
+fn substitution_with_positions_is_clusterctls_on_every_corpus_file() {
+    let dir = crate::common::corpus();
+    let lookup = FnLookup(|name: &str| Some(format!("v-{name}").into_bytes()));
+    let mut checked = 0;
+    for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+        let entry = entry.expect("walk corpus");
+        let path = entry.path();
+        if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).expect("UTF-8 corpus file");
+        let Ok(expected) = subst::process(text.as_bytes(), &lookup) else {
+            continue;
+        };
+        let mapped = subst::substitute_mapped(&text, &lookup)
+            .unwrap_or_else(|| panic!("{}: not substituted", path.display()));
+        assert_eq!(
+            mapped.text.as_bytes(),
+            expected.as_slice(),
+            "{}",
+            path.display()
+        );
+        for replaced in &mapped.values {
+            let written = &text[replaced.expression.start..replaced.expression.end];
+            assert!(
+                written.starts_with("${") && written.ends_with('}'),
+                "{}: {written}",
+                path.display()
+            );
+            assert_eq!(
+                mapped.map.to_original(replaced.value.start),
+                replaced.expression.start
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked} files");
+}

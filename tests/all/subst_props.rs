@@ -212,7 +212,9 @@ fn nesting_up_to_the_cap_works_and_beyond_is_an_error() {
                 Err(Error::Parse {
                     kind: ParseErrorKind::NestingTooDeep,
                     offset,
+                    expression,
                 }) => {
+                    assert_eq!(expression, 0);
                     assert_eq!(offset, MAX_NESTING * open.len());
                 }
                 other => panic!("{open} x{depth}: {other:?}"),

@@ -55,6 +55,7 @@ mod resource;
 mod runtime;
 
 use resource::{ContractResource, Role};
+pub(super) use runtime::selects;
 
 use super::Rule;
 

@@ -332,7 +332,7 @@ fn extension_configs<'a>(
 }
 
 /// True when the Service's non-empty selector matches the pod labels.
-fn selects(service: &Object<'_>, pod_labels: Option<&Node>) -> bool {
+pub(in crate::rules) fn selects(service: &Object<'_>, pod_labels: Option<&Node>) -> bool {
     let Some(selector) = service
         .root
         .path(&["spec", "selector"])
