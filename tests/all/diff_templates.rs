@@ -562,6 +562,8 @@ fn gitlab_packages_give_diff_their_templates_through_their_checksums() {
     };
     let output = capkg()
         .args(["--format", "json", "diff", &url("v1.13.0"), &url("v1.14.0")])
+        // A job token goes to its own instance only (the Security chapter's credential table).
+        .env("CI_API_V4_URL", &gitlab.api)
         .env("CI_JOB_TOKEN", JOB_TOKEN)
         .output()
         .unwrap();
