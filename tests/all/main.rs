@@ -15,6 +15,7 @@ mod docs_commands;
 mod docs_links;
 mod first_run;
 mod forge_facts;
+mod hermetic;
 mod hostile_files;
 mod hostile_network;
 mod hostile_oci;
