@@ -109,8 +109,10 @@ trap 'rm -rf "$work"' EXIT
 # The checksum the release publishes, always fetched afresh: a kept archive is judged by it too.
 fetch "$url/$archive.sha256" "$work/$archive.sha256" \
   || fail "cannot download $url/$archive.sha256 (is there a capkg $version for $target?); nothing was installed"
-expected=$(sed -n '1s/^\([0-9A-Fa-f]\{64\}\)[ *].*$/\1/p;1s/^\([0-9A-Fa-f]\{64\}\)$/\1/p' "$work/$archive.sha256" | tr 'A-F' 'a-f')
-[ -n "$expected" ] || fail "$url/$archive.sha256 holds no SHA-256; nothing was installed"
+# `HASH *NAME` (or `HASH  NAME`, or the hash alone) on the first line.
+expected=$(head -n 1 "$work/$archive.sha256" | cut -d ' ' -f 1 | tr 'A-F' 'a-f')
+case $expected in *[!0-9a-f]* | '') expected= ;; esac
+[ "${#expected}" -eq 64 ] || fail "$url/$archive.sha256 holds no SHA-256; nothing was installed"
 
 checked=
 cache=${CAPKG_CACHE_DIR:-}

@@ -156,20 +156,18 @@ grep -q "checksum mismatch" "$work/corrupt.log" || fail "no checksum message: $(
 [ ! -e "$work/corrupt/bin/capkg" ] || fail "a corrupted archive was installed"
 passed=$((passed + 1))
 
-# 5. scripts/install.sh, README's installer. PATHs of this machine's tools without
-# `sha256sum`, without both checksum tools, and with a `curl` that only records being called.
-for tools in no-sha256sum no-sum recording-curl; do
+# 5. scripts/install.sh, README's installer. PATHs of this machine's tools without `sha256sum`,
+# and without both checksum tools (links, the first folder of PATH's order winning); a `curl`
+# that only records being called.
+for tools in no-sha256sum no-sum; do
   mkdir "$work/$tools"
-  for dir in /usr/local/bin /usr/bin /bin; do
-    for tool in "$dir"/*; do
-      name=$(basename "$tool")
-      case $tools/$name in
-        */sha256sum | no-sum/shasum | recording-curl/curl) continue ;;
-      esac
-      [ -e "$work/$tools/$name" ] || ln -s "$tool" "$work/$tools/$name"
-    done
+  for dir in /bin /usr/bin /usr/local/bin; do
+    [ -d "$dir" ] && ln -sf "$dir"/* "$work/$tools/"
   done
+  rm -f "$work/$tools/sha256sum"
 done
+rm -f "$work/no-sum/shasum"
+mkdir "$work/recording-curl"
 printf '#!/bin/sh\necho "$*" >>"%s"\nexit 7\n' "$work/curl-calls" >"$work/recording-curl/curl"
 chmod +x "$work/recording-curl/curl"
 install_with() { # PATH release target-folder
@@ -199,11 +197,11 @@ for url in "http://127.0.0.1:1@evil.example" "http://127.0.0.1:1@evil.example/v$
   "http://127.0.0.1:80.evil.example/v$version" "http://localhost.evil.example:80/v$version" \
   "http://127.0.0.1/v$version" "http://[::1]:80#@evil.example" "http://evil.example/v$version" \
   "ftp://127.0.0.1:21/v$version"; do
-  if PATH="$work/recording-curl" CAPKG_DOWNLOAD_URL=$url CAPKG_INSTALL_DIR="$work/evil" \
+  if PATH="$work/recording-curl:$PATH" CAPKG_DOWNLOAD_URL=$url CAPKG_INSTALL_DIR="$work/evil" \
     HOME="$work/home" sh scripts/install.sh >/dev/null 2>"$work/evil.log"; then
     fail "install.sh accepted $url"
   fi
-  grep -q "refusing \`$url\`" "$work/evil.log" || fail "$url: $(cat "$work/evil.log")"
+  grep -qF "refusing \`$url\`" "$work/evil.log" || fail "$url: $(cat "$work/evil.log")"
 done
 [ ! -e "$work/curl-calls" ] || fail "install.sh made requests for a refused URL: $(cat "$work/curl-calls")"
 [ ! -e "$work/evil" ] || fail "install.sh installed from a refused URL"
