@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The release job on the example provider as CI runs it, whole-process wall time:
-#   installer: the action's install step (scripts/action-install.sh: the release's installer from
-#              a local server standing in for GitHub, checksum check, unpack) into an empty tool
-#              cache, then `capkg release --target local`; RUNS times, each from scratch;
+#   installer: the action's install step (scripts/action-install.sh: the archive and its
+#              checksum from a local server standing in for GitHub, checksum check, unpack) into
+#              an empty tool cache, then `capkg release --target local`; RUNS times, each from
+#              scratch;
 #   compile:   (with --cargo-install) `cargo install --locked --path .` into an empty root with a
 #              fresh target folder, then the same release; once (minutes).
 # Needs target/distrib from `dist build --artifacts=host` (scripts/installer-test.sh makes it).
@@ -32,6 +33,9 @@ python3 scripts/serve-dir.py "$work/srv" "$work/port" 3600 2>/dev/null &
 server_pid=$!
 for _ in $(seq 100); do [ -f "$work/port" ] && break; sleep 0.1; done
 releases="http://127.0.0.1:$(cat "$work/port")"
+# The archive dist built for this machine (install.sh would pick the static musl build on Linux).
+archive=$(basename "$(ls target/distrib/capkg-*.tar.xz | head -n 1)" .tar.xz)
+export CAPKG_TARGET=${archive#capkg-}
 
 # A provider checkout as CI has it: the example provider, committed and tagged.
 provider() {
@@ -54,7 +58,7 @@ for run in $(seq "$runs"); do
     export CAPKG_RELEASES_URL=$releases CAPKG_INSTALL_ROOT="$work/tool-cache" HOME="$work/home"
     CAPKG_VERSION=$version "$root/scripts/action-install.sh" install
     cd "$work/provider"
-    "$work/tool-cache/$version/bin/capkg" release --target local
+    "$work/tool-cache/.run/capkg-$version/bin/capkg" release --target local
   ) >"$work/installer-$run.log" 2>&1
   end=$(now)
   grep -q "^Published\.$" "$work/installer-$run.log" || { cat "$work/installer-$run.log"; exit 1; }

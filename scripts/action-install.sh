@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # The install step of capkg's GitHub Action (action.yml), kept here so that it runs the same way
-# in .ci/run's offline installer test: resolves the version, runs the release's own installer
-# through scripts/install.sh (which makes sure the archive's SHA-256 is checked before unpacking)
-# into a folder per version that actions/cache keeps, and puts that folder on PATH.
+# in .ci/run's offline installer test: resolves the version, installs through scripts/install.sh
+# (which checks the archive against the SHA-256 the release publishes before unpacking anything),
+# and puts capkg on PATH.
+#
+# What actions/cache keeps between runs is only the checked archive, in a folder per version
+# (DIR below). A cache can be written by another workflow of the repository, so nothing in it is
+# trusted: on every run install.sh fetches the release's published SHA-256 afresh, uses a kept
+# archive only when it matches (and downloads it again when it does not), and unpacks the binary
+# the run executes into a folder outside the cache (RUNNER_TEMP).
 #
 # Environment:
 #   CAPKG_VERSION       `0.2.0`, `v0.2.0` or `latest`; empty: the version in Cargo.toml of the
 #                       action's own checkout (GITHUB_ACTION_PATH), i.e. the tag the action is pinned to
-#   CAPKG_INSTALL_ROOT  where versions are installed (the action: the runner's tool cache)
+#   CAPKG_INSTALL_ROOT  where the kept archives are, a folder per version (the action: the
+#                       runner's tool cache)
 #   CAPKG_RELEASES_URL  where releases are downloaded from (default
 #                       https://github.com/capkg/capkg/releases/download; tests serve their own)
-#   GITHUB_OUTPUT, GITHUB_PATH  the runner's files; without them (a shell), the lines are printed
+#   CAPKG_TARGET        passed to install.sh (the archive's target triple; default this machine's)
+#   GITHUB_OUTPUT, GITHUB_PATH, RUNNER_TEMP  the runner's; without them (a shell), the lines are
+#                       printed and the binary goes under CAPKG_INSTALL_ROOT/.run
 # Usage: action-install.sh resolve   prints version=, dir= and cacheable= lines to GITHUB_OUTPUT
-#        action-install.sh install   installs unless DIR/bin/capkg is there (a cache hit), puts
-#                                    DIR/bin on PATH
+#        action-install.sh install   installs (from DIR's archive when it matches the release's
+#                                    SHA-256), puts the binary's folder on PATH
 #        action-install.sh run       runs capkg with CAPKG_ARGS split on whitespace, newlines
 #                                    included (a multi-line `args:`), without shell expansion
 set -euo pipefail
@@ -53,23 +62,16 @@ case ${1:-} in
     ;;
   install)
     version=$(resolve_version)
-    dir=$root/$version
-    # The installer's cargo-home layout: DIR/bin/capkg.
-    bin=$dir/bin
-    if [ -x "$bin/capkg" ] || [ -x "$bin/capkg.exe" ]; then
-      echo "capkg $version: restored from the cache ($dir)"
+    if [ "$version" = latest ]; then
+      url=${releases%/download}/latest/download
     else
-      if [ "$version" = latest ]; then
-        url=${releases%/download}/latest/download
-      else
-        url=$releases/v$version
-      fi
-      # scripts/install.sh downloads the release's installer from the same place, which checks
-      # the archive's SHA-256 (with `shasum -a 256` where `sha256sum` is missing; nothing is
-      # installed where neither is) and installs into $dir only (no profile or PATH edits).
-      CAPKG_DOWNLOAD_URL=$url CAPKG_INSTALL_DIR=$dir CAPKG_NO_MODIFY_PATH=1 \
-        sh "$(dirname "$0")/install.sh"
+      url=$releases/v$version
     fi
+    # The binary this run executes: unpacked afresh, outside what the cache restores.
+    home=${RUNNER_TEMP:-$root/.run}/capkg-$version
+    bin=$home/bin
+    CAPKG_VERSION=$version CAPKG_DOWNLOAD_URL=$url CAPKG_CACHE_DIR=$root/$version \
+      CAPKG_INSTALL_DIR=$home sh "$(dirname "$0")/install.sh"
     if [ -n "${GITHUB_PATH:-}" ]; then echo "$bin" >>"$GITHUB_PATH"; fi
     "$bin/capkg" --version
     ;;

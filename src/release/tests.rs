@@ -1,8 +1,12 @@
 //! The orchestration with a hand-built release and in-memory targets: the order of the steps,
-//! what blocks a release, what a failure midway reports, and idempotent re-runs.
+//! what blocks a release, what a failure midway reports, and idempotent re-runs. The image check
+//! runs for real, against a registry fake on loopback ([`registry`]): no test reaches another host.
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
+use std::sync::{Mutex, OnceLock};
 
 use super::assembly::{Assembled, Assembler};
 use super::destinations::TargetsConfig;
@@ -33,6 +37,43 @@ spec:
       - name: manager
         image: registry.k8s.io/capz:v1.2.3
 ";
+
+/// A registry on loopback that has every manifest it is asked for, started once for the test
+/// process: its address, and the first line of each request it received.
+struct FakeRegistry {
+    address: String,
+    requests: Mutex<Vec<String>>,
+}
+
+fn registry() -> &'static FakeRegistry {
+    static REGISTRY: OnceLock<&'static FakeRegistry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let fake: &'static FakeRegistry = Box::leak(Box::new(FakeRegistry {
+            address: listener.local_addr().unwrap().to_string(),
+            requests: Mutex::new(Vec::new()),
+        }));
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    if head.is_empty() {
+                        head = line.trim_end().to_string();
+                    }
+                    line.clear();
+                }
+                fake.requests.lock().unwrap().push(head);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/vnd.oci.image.index.v1+json\r\ndocker-content-digest: sha256:0000000000000000000000000000000000000000000000000000000000000000\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                );
+            }
+        });
+        fake
+    })
+}
 
 const METADATA: &str = "\
 apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
@@ -109,14 +150,20 @@ fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
         .block_on(future)
 }
 
+/// The plan, with its image check asking [`registry`] for the manager image (the components
+/// keep a public registry: lint refuses a loopback one in a release).
 fn plan_for(root: &Path, metadata: &'static str, tag: &str) -> ReleasePlan {
-    plan(
+    let mut plan = plan(
         &ReleaseRequest::default(),
         &on_tag(tag),
         &fixed(root, metadata),
         &no_env,
     )
-    .unwrap()
+    .unwrap();
+    for image in &mut plan.images {
+        image.image = image.image.replace("registry.k8s.io", &registry().address);
+    }
+    plan
 }
 
 #[test]
@@ -140,6 +187,17 @@ fn a_clean_release_is_published_then_left_alone() {
     let first = block_on(publish(&plan, &no_env, Services::default()));
     assert_eq!(first.status, Status::Published, "{:?}", first.error);
     assert_eq!(first.exit_code(), 0);
+    // The image check ran, against the loopback registry.
+    let image = format!("{}/capz:v1.2.3", registry().address);
+    assert_eq!(first.checks.images.as_ref().unwrap().found, [image]);
+    assert!(first.warnings.is_empty(), "{:?}", first.warnings);
+    assert!(
+        registry()
+            .requests
+            .lock()
+            .unwrap()
+            .contains(&"HEAD /v2/capz/manifests/v1.2.3 HTTP/1.1".to_string())
+    );
     assert!(
         store
             .release("infrastructure-azure", "v1.2.3")

@@ -180,23 +180,30 @@ fn copy_examples(to: &Path) {
 }
 
 /// `sh -c LINE` in `dir`, with only the variables a reader's shell would need: the built capkg
-/// first on PATH, HOME and XDG_CONFIG_HOME in the copy, no CI, token or CAPKG_ variable.
+/// first on PATH, HOME and XDG_CONFIG_HOME in the copy, no CI, token or CAPKG_ variable; and the
+/// proxy variables of the test run, which keep every host but loopback out of reach
+/// (tests/all/hermetic.rs).
 fn shell(line: &str, dir: &Path, root: &Path) -> std::process::Output {
     let path = format!(
         "{}:{}",
         root.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg(line)
         .current_dir(dir)
         .env_clear()
         .env("PATH", path)
         .env("HOME", root.join("home"))
-        .env("XDG_CONFIG_HOME", root.join("home/.config"))
-        .output()
-        .unwrap()
+        .env("XDG_CONFIG_HOME", root.join("home/.config"));
+    for (name, value) in std::env::vars() {
+        if name.to_ascii_lowercase().ends_with("_proxy") {
+            command.env(name, value);
+        }
+    }
+    command.output().unwrap()
 }
 
 /// Runs one block in a fresh copy; returns the capkg subcommands it ran, or what went wrong.

@@ -16,6 +16,7 @@ mod docs_commands;
 mod docs_links;
 mod first_run;
 mod forge_facts;
+mod hermetic;
 mod hostile_files;
 mod hostile_init;
 mod hostile_network;

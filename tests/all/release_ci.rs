@@ -161,9 +161,9 @@ fn readme_install_leads_with_the_prebuilt_binaries_of_this_version() {
             .find(needle)
             .unwrap_or_else(|| panic!("`## Install` does not name {needle}"))
     };
-    // scripts/install.sh, which makes the release's installer check the archive everywhere.
+    // scripts/install.sh, which checks the archive before anything runs: downloaded, then run.
     let installer = at(&format!(
-        "https://raw.githubusercontent.com/capkg/capkg/v{version}/scripts/install.sh | CAPKG_VERSION={version} sh"
+        "-o install.sh https://raw.githubusercontent.com/capkg/capkg/v{version}/scripts/install.sh\n  CAPKG_VERSION={version} sh install.sh"
     ));
     let action = at(&format!("uses: capkg/capkg@v{version}"));
     let image = at(&format!("ghcr.io/capkg/capkg:{version}"));
