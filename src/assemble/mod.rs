@@ -7,7 +7,7 @@
 //!    templates byte for byte, computes `checksums.txt`, and lints the result with the version
 //!    being released. The [`AssembledRelease`] holds every file's name and bytes and the lint
 //!    diagnostics; nothing is written.
-//! 2. [`AssembledRelease::write`] writes the folder atomically ([`write`]) and refuses when the lint
+//! 2. [`AssembledRelease::write`] writes the folder atomically ([`write`](mod@write)) and refuses when the lint
 //!    found an error.
 //!
 //! [`clusterctl`] is the other half of the story: what clusterctl itself does to these files at

@@ -305,7 +305,7 @@ pub fn round_trip(
     round_trip_owned(object.clone(), type_name, api_version, kind)
 }
 
-/// [`round_trip`], consuming the object: its strings and lists move into the result instead of
+/// `round_trip`, consuming the object: its strings and lists move into the result instead of
 /// being copied (a components file's CRDs are most of its bytes).
 pub fn round_trip_owned(
     object: JsonValue,

@@ -5,7 +5,7 @@
 //! private to the machine; an OCI tag and a GitHub release stay invisible until their last step;
 //! a GitLab package has no drafts, so it goes last, when everything before it has worked.
 //!
-//! A dry run never touches the network: every target plans [`Reach::Offline`], the same plan
+//! A dry run never touches the network: every target plans [`crate::targets::Reach::Offline`], the same plan
 //! code as a real run with the questions to the remote left out (the local target's plan reads
 //! only the file system, so it is complete). Files the remote was not asked about have no action
 //! and the reason "upload unless an identical file is there", with `remote_checked: false` and a

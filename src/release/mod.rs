@@ -16,7 +16,7 @@
 //! what is done, what is not, and that running the same command again finishes the job:
 //! publishing skips identical files, so a re-run only does what is missing.
 //!
-//! The library never prints: [`plan`], [`dry_run`] and [`publish`] return an [`Outcome`], the
+//! The library never prints: [`plan`], [`dry_run`] and [`publish_after_checks`] return an [`Outcome`], the
 //! object `capkg release --format json` prints; [`summary`] renders it as Markdown for a CI step
 //! summary and as CI outputs.
 //!
@@ -542,7 +542,7 @@ pub(crate) async fn publish(
     publish_after_checks(plan, env, services, &|_| {}).await
 }
 
-/// [`publish`], calling `checked` with the outcome so far once every check passed (lint, series,
+/// Steps 4–6 as `publish` runs them, calling `checked` with the outcome so far once every check passed (lint, series,
 /// tags, images) and before any target is opened: the command prints the checks then, before
 /// the upload progress.
 pub(crate) async fn publish_after_checks(

@@ -7,8 +7,8 @@
 //! for byte. The rules are in `docs/envsubst-semantics.md`; the tests replay drone's and
 //! clusterctl's own test rows from `testdata/subst/`.
 //!
-//! Two levels, as in drone: [`parse`] turns the whole input into a [`Template`] (a parse error
-//! means no output at all), then [`Template::eval`] substitutes. [`eval`] is drone's `Eval`
+//! Two levels, as in drone: [`parse()`] turns the whole input into a [`Template`] (a parse error
+//! means no output at all), then [`Template::eval`] substitutes. [`eval()`] is drone's `Eval`
 //! (`capkg subst --plain`): names looked up as written, unset reads as empty. The clusterctl layer
 //! ([`process`], [`inventory`], [`Values`], the `--list-variables` rendering) lives in
 //! `clusterctl.rs` and `listing.rs`.
@@ -159,7 +159,7 @@ impl Error {
 }
 
 /// Where variable values come from. `None` means "not set"; drone cannot tell unset from empty,
-/// so [`eval`] reads `None` as empty, while [`process`] uses it for the missing check.
+/// so [`eval()`] reads `None` as empty, while [`process`] uses it for the missing check.
 pub trait Lookup {
     /// The value of `name`, as written in the template.
     fn lookup(&self, name: &str) -> Option<Cow<'_, [u8]>>;

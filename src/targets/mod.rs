@@ -100,7 +100,7 @@ impl fmt::Display for TargetKind {
 }
 
 /// A place a release can be published to. Implementations: [`local::LocalTarget`],
-/// [`github::GitHubTarget`], [`gitlab::GitLabTarget`], [`memory::MemoryTarget`].
+/// [`github::GitHubTarget`], [`gitlab::GitLabTarget`], `memory::MemoryTarget` (tests).
 pub(crate) trait Target: Send + Sync {
     fn kind(&self) -> TargetKind;
 
