@@ -21,8 +21,9 @@ input="${1:-$(ls -S "$corpus"/*/*-components*.yaml | head -1)}"
 runs="${2:-5}"
 command -v kubectl >/dev/null || { echo "kubectl not installed" >&2; exit 2; }
 
-cargo build --release --quiet --manifest-path "$here/Cargo.toml"
-capkg="$here/target/release/capkg"
+# The profile a release ships (Cargo.toml's [profile.dist]).
+cargo build --profile dist --quiet --manifest-path "$here/Cargo.toml"
+capkg="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/dist/capkg"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -10,8 +10,9 @@ set -euo pipefail
 
 rounds="${1:-3}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
-cargo build --quiet --release --bin capkg --manifest-path "$here/Cargo.toml"
-bin="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/capkg"
+# The profile a release ships (Cargo.toml's [profile.dist]).
+cargo build --quiet --profile dist --bin capkg --manifest-path "$here/Cargo.toml"
+bin="$(cargo metadata --format-version 1 --no-deps --manifest-path "$here/Cargo.toml" | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/dist/capkg"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
