@@ -1,10 +1,12 @@
 //! The commands of README's quick start and of the book run as written: every ```` ```sh ````
-//! block of README.md, `docs/book/src/*.md` and `docs/*.md` marked by a `<!-- test ... -->`
-//! comment on the line before it runs against the built binary, in a fresh copy of the example
-//! providers, each command with the exit code the comment names. The convention is written in
-//! the book's contributing chapter, "Commands in the book are tests".
+//! or ```` ```console ```` block of README.md, `docs/book/src/*.md` and `docs/*.md` marked by a
+//! `<!-- test ... -->` comment on the line before it runs against the built binary, in a fresh
+//! copy of the example providers, each command with the exit code the comment names; where a
+//! `console` block shows what a command prints, the output is compared too. The convention is
+//! written in the book's contributing chapter, "Commands in the book are tests".
 
 use std::collections::BTreeSet;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,13 +17,31 @@ struct Block {
     at: String,
     /// Where the commands run, relative to the copy's root.
     cwd: Option<String>,
+    /// Folders of `testdata/` copied beside the example providers (`copy=`).
+    copy: Vec<String>,
+    /// How the output shows the folder the block runs in (`pwd=`), in place of its real path.
+    pwd: Option<String>,
     /// Commands run first, each of which must exit 0.
     setup: Vec<String>,
-    /// Each command with the exit code it must give; `None`: documented, not run here.
-    commands: Vec<(String, Option<i32>)>,
+    /// The commands, in order.
+    commands: Vec<Step>,
+}
+
+/// One command of a block.
+#[derive(Debug, PartialEq)]
+struct Step {
+    line: String,
+    /// The exit code it must give; `None`: documented, not run here.
+    exit: Option<i32>,
+    /// What it prints (stdout and stderr as a terminal shows them), as a `console` block shows
+    /// it; `None` in a `sh` block.
+    output: Option<Vec<String>>,
 }
 
 const MARKER: &str = "<!-- test";
+
+/// The folders of `testdata/` every block's copy holds.
+const EXAMPLES: [&str; 2] = ["example-provider", "example-multi-provider"];
 
 /// The marked blocks of one Markdown file, or what is wrong with a marker.
 fn marked_blocks(name: &str, text: &str) -> Result<Vec<Block>, String> {
@@ -69,21 +89,37 @@ fn marked_blocks(name: &str, text: &str) -> Result<Vec<Block>, String> {
         };
         setup.retain(|s| !s.is_empty());
         i += 1;
-        if lines.get(i).map(|l| l.trim()) != Some("```sh") {
-            return Err(format!("{at}: the marker is not followed by a ```sh block"));
-        }
+        let console = match lines.get(i).map(|l| l.trim()) {
+            Some("```sh") => false,
+            Some("```console") => true,
+            _ => {
+                return Err(format!(
+                    "{at}: the marker is not followed by a ```sh or ```console block"
+                ));
+            }
+        };
         let mut body = Vec::new();
         i += 1;
         while lines.get(i).map(|l| l.trim()) != Some("```") {
             body.push(*lines.get(i).ok_or(format!("{at}: the block never ends"))?);
             i += 1;
         }
-        let commands = commands(&body);
+        let commands = if console {
+            console_commands(&body).ok_or(format!(
+                "{at}: a ```console block starts with its first command (`$ ...`)"
+            ))?
+        } else {
+            commands(&body).into_iter().map(|c| (c, None)).collect()
+        };
         let mut cwd = None;
+        let mut copy = Vec::new();
+        let mut pwd = None;
         let mut exits = vec![Some(0)];
         for option in options.split_whitespace() {
             match option.split_once('=') {
                 Some(("cwd", dir)) => cwd = Some(dir.to_string()),
+                Some(("copy", dirs)) => copy = dirs.split(',').map(str::to_string).collect(),
+                Some(("pwd", shown)) => pwd = Some(shown.to_string()),
                 Some(("exit", list)) => {
                     exits = list
                         .split(',')
@@ -95,7 +131,11 @@ fn marked_blocks(name: &str, text: &str) -> Result<Vec<Block>, String> {
                         })
                         .collect::<Result<_, _>>()?;
                 }
-                _ => return Err(format!("{at}: unknown option `{option}` (cwd=, exit=)")),
+                _ => {
+                    return Err(format!(
+                        "{at}: unknown option `{option}` (cwd=, copy=, pwd=, exit=)"
+                    ));
+                }
             }
         }
         if exits.len() == 1 {
@@ -111,8 +151,14 @@ fn marked_blocks(name: &str, text: &str) -> Result<Vec<Block>, String> {
         blocks.push(Block {
             at,
             cwd,
+            copy,
+            pwd,
             setup,
-            commands: commands.into_iter().zip(exits).collect(),
+            commands: commands
+                .into_iter()
+                .zip(exits)
+                .map(|((line, output), exit)| Step { line, exit, output })
+                .collect(),
         });
         i += 1;
     }
@@ -142,6 +188,76 @@ fn commands(body: &[&str]) -> Vec<String> {
     commands
 }
 
+/// The commands of a `console` block and what each prints: `$ ` starts a command (a trailing
+/// `\` continues it on the next line), the lines up to the next command are its output. `None`
+/// when the block does not start with a command.
+fn console_commands(body: &[&str]) -> Option<Vec<(String, Option<Vec<String>>)>> {
+    let mut commands: Vec<(String, Option<Vec<String>>)> = Vec::new();
+    let mut continued = false;
+    for line in body {
+        if let Some(command) = line.strip_prefix("$ ").filter(|_| !continued) {
+            continued = command.ends_with('\\');
+            let command = command.trim_end_matches('\\').trim_end();
+            commands.push((command.to_string(), Some(Vec::new())));
+        } else if continued {
+            let (command, _) = commands.last_mut()?;
+            continued = line.ends_with('\\');
+            command.push(' ');
+            command.push_str(line.trim().trim_end_matches('\\').trim_end());
+        } else {
+            let (_, output) = commands.last_mut()?;
+            output.as_mut()?.push(line.to_string());
+        }
+    }
+    (!commands.is_empty()).then_some(commands)
+}
+
+/// Whether `actual` is what the book shows as `expected`. Trailing spaces and blank lines at the
+/// end do not count. A line `...` (or `... ` and a note for the reader) stands for any number
+/// of lines, and `...` within a line for any text on that line.
+fn output_matches(expected: &[String], actual: &[&str]) -> bool {
+    fn trimmed<S: AsRef<str>>(lines: &[S]) -> Vec<&str> {
+        let mut lines: Vec<&str> = lines.iter().map(|l| l.as_ref().trim_end()).collect();
+        while lines.last() == Some(&"") {
+            lines.pop();
+        }
+        lines
+    }
+    fn is_elision(line: &str) -> bool {
+        line.trim() == "..." || line.trim_start().starts_with("... ")
+    }
+    fn line_matches(expected: &str, actual: &str) -> bool {
+        let mut parts = expected.split("...");
+        let first = parts.next().unwrap_or_default();
+        let Some(mut rest) = actual.strip_prefix(first) else {
+            return false;
+        };
+        let parts: Vec<&str> = parts.collect();
+        for (i, part) in parts.iter().enumerate() {
+            if i + 1 == parts.len() {
+                return rest.ends_with(part);
+            }
+            match rest.find(part) {
+                Some(at) => rest = &rest[at + part.len()..],
+                None => return false,
+            }
+        }
+        rest.is_empty()
+    }
+    fn lines_match(expected: &[&str], actual: &[&str]) -> bool {
+        match expected.split_first() {
+            None => actual.is_empty(),
+            Some((line, rest)) if is_elision(line) => {
+                (0..=actual.len()).any(|skip| lines_match(rest, &actual[skip..]))
+            }
+            Some((line, rest)) => actual
+                .split_first()
+                .is_some_and(|(first, more)| line_matches(line, first) && lines_match(rest, more)),
+        }
+    }
+    lines_match(&trimmed(expected), &trimmed(actual))
+}
+
 /// The Markdown files whose blocks may be marked.
 fn sources() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -158,10 +274,11 @@ fn sources() -> Vec<PathBuf> {
     files
 }
 
-/// Copies the example providers into `to/testdata/`, without what runs of capkg write there.
-fn copy_examples(to: &Path) {
+/// Copies the example providers and the `testdata/` folders a block asks for into
+/// `to/testdata/`, without what runs of capkg write there.
+fn copy_testdata(to: &Path, extra: &[String]) {
     let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    for example in ["example-provider", "example-multi-provider"] {
+    for example in EXAMPLES.iter().copied().chain(extra.iter().map(String::as_str)) {
         let from = testdata.join(example);
         for entry in walkdir::WalkDir::new(&from) {
             let entry = entry.unwrap();
@@ -182,13 +299,9 @@ fn copy_examples(to: &Path) {
 /// `sh -c LINE` in `dir`, with only the variables a reader's shell would need: the built capkg
 /// first on PATH, HOME and XDG_CONFIG_HOME in the copy, no CI, token or CAPKG_ variable; and the
 /// proxy variables of the test run, which keep every host but loopback out of reach
-/// (tests/all/hermetic.rs).
-fn shell(line: &str, dir: &Path, root: &Path) -> std::process::Output {
-    let path = format!(
-        "{}:{}",
-        root.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+/// (tests/all/hermetic.rs). Its stdout and stderr go to one pipe, as a terminal shows them.
+fn shell(line: &str, dir: &Path, root: &Path) -> (std::process::ExitStatus, String) {
+    let path = crate::common::path_with(&root.join("bin"));
     let mut command = Command::new("sh");
     command
         .arg("-c")
@@ -203,54 +316,64 @@ fn shell(line: &str, dir: &Path, root: &Path) -> std::process::Output {
             command.env(name, value);
         }
     }
-    command.output().unwrap()
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    command.stdout(writer.try_clone().unwrap()).stderr(writer);
+    let mut child = command.spawn().unwrap();
+    // The command holds the pipe's writing ends: dropped, the read ends when the child exits.
+    drop(command);
+    let mut output = Vec::new();
+    reader.read_to_end(&mut output).unwrap();
+    let status = child.wait().unwrap();
+    (status, String::from_utf8_lossy(&output).into_owned())
 }
 
 /// Runs one block in a fresh copy; returns the capkg subcommands it ran, or what went wrong.
 fn run(block: &Block) -> Result<BTreeSet<String>, String> {
     let copy = tempfile::tempdir().unwrap();
     let root = copy.path();
-    copy_examples(root);
+    copy_testdata(root, &block.copy);
     std::fs::create_dir_all(root.join("bin")).unwrap();
     std::fs::create_dir_all(root.join("home")).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capkg"), root.join("bin/capkg")).unwrap();
     let cwd = root.join(block.cwd.as_deref().unwrap_or("."));
-    let shown = |o: &std::process::Output| {
-        format!(
-            "stdout:\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    };
     for step in &block.setup {
-        let output = shell(step, &cwd, root);
-        if !output.status.success() {
+        let (status, output) = shell(step, &cwd, root);
+        if !status.success() {
             return Err(format!(
-                "{}: set-up `{step}` failed ({})\n{}",
-                block.at,
-                output.status,
-                shown(&output)
+                "{}: set-up `{step}` failed ({status})\n{output}",
+                block.at
             ));
         }
     }
     let mut ran = BTreeSet::new();
-    for (command, expected) in &block.commands {
-        let Some(expected) = expected else { continue };
+    for step in &block.commands {
+        let Some(expected) = step.exit else { continue };
         // `cargo run --release -- ARGS` is the built capkg, run where the checkout's root is.
-        let (line, dir) = match command.strip_prefix("cargo run --release -- ") {
+        let (line, dir) = match step.line.strip_prefix("cargo run --release -- ") {
             Some(args) => (format!("capkg {args}"), root.to_path_buf()),
-            None => (command.clone(), cwd.clone()),
+            None => (step.line.clone(), cwd.clone()),
         };
         if let Some(sub) = line.split_whitespace().skip_while(|w| *w != "capkg").nth(1) {
             ran.insert(sub.to_string());
         }
-        let output = shell(&line, &dir, root);
-        if output.status.code() != Some(*expected) {
+        let (status, mut output) = shell(&line, &dir, root);
+        if status.code() != Some(expected) {
             return Err(format!(
-                "{}: `{command}` exited {}, the marker says {expected}\n{}",
+                "{}: `{}` exited {status}, the marker says {expected}\n{output}",
+                block.at, step.line
+            ));
+        }
+        let Some(shown) = &step.output else { continue };
+        if let Some(as_shown) = &block.pwd {
+            output = output.replace(&cwd.display().to_string(), as_shown);
+        }
+        let actual: Vec<&str> = output.lines().collect();
+        if !output_matches(shown, &actual) {
+            return Err(format!(
+                "{}: `{}` printed something else than the book shows.\n--- the book:\n{}\n--- printed:\n{output}",
                 block.at,
-                output.status,
-                shown(&output)
+                step.line,
+                shown.join("\n")
             ));
         }
     }
@@ -282,7 +405,10 @@ fn the_marked_commands_of_readme_and_the_book_exit_as_marked() {
     let quick_start = "cargo run --release -- release --config testdata/example-provider/capkg.yaml --target local";
     assert!(
         blocks.iter().any(|b| b.at.starts_with("README.md:")
-            && b.commands.contains(&(quick_start.to_string(), Some(0)))),
+            && b
+                .commands
+                .iter()
+                .any(|c| c.line == quick_start && c.exit == Some(0))),
         "README's quick start is not a marked block that runs `{quick_start}`"
     );
     let covered = [
@@ -297,12 +423,22 @@ fn the_marked_commands_of_readme_and_the_book_exit_as_marked() {
         "release",
         "verify",
         "configmaps",
+        "diff",
     ];
     let missing: Vec<_> = covered.iter().filter(|c| !ran.contains(**c)).collect();
     assert!(
         missing.is_empty(),
         "no marked example runs {missing:?} (ran {ran:?})"
     );
+}
+
+/// A step of a `sh` block.
+fn step(line: &str, exit: Option<i32>) -> Step {
+    Step {
+        line: line.to_string(),
+        exit,
+        output: None,
+    }
 }
 
 #[test]
@@ -313,11 +449,13 @@ fn a_marker_reads_its_options_set_up_and_commands() {
         [Block {
             at: "f.md:2".into(),
             cwd: Some("testdata/x".into()),
+            copy: Vec::new(),
+            pwd: None,
             setup: vec!["capkg assemble".into()],
             commands: vec![
-                ("capkg lint out/   # trailing".into(), Some(0)),
-                ("capkg verify https://example.com/x".into(), None),
-                ("scripts/other.sh".into(), Some(1)),
+                step("capkg lint out/   # trailing", Some(0)),
+                step("capkg verify https://example.com/x", None),
+                step("scripts/other.sh", Some(1)),
             ],
         }]
     );
@@ -325,10 +463,53 @@ fn a_marker_reads_its_options_set_up_and_commands() {
     let text = "````text\n<!-- test exit=1 -->\n```sh\nx\n```\n````\n<!-- testing -->\n```sh\ny\n```\n<!-- test exit=2 -->\n```sh\na\nb\n```\n";
     let blocks = marked_blocks("f.md", text).unwrap();
     assert_eq!(blocks.len(), 1);
+    assert_eq!(blocks[0].commands, [step("a", Some(2)), step("b", Some(2))]);
+}
+
+#[test]
+fn a_console_block_pairs_each_command_with_what_it_prints() {
+    let text = "<!-- test copy=diff,repos/x pwd=/src exit=1,0 -->\n```console\n$ capkg diff a \\\n    b\nline one\n\n  indented\n$ capkg rules\n```\n";
+    let blocks = marked_blocks("f.md", text).unwrap();
+    assert_eq!(blocks[0].copy, ["diff", "repos/x"]);
+    assert_eq!(blocks[0].pwd.as_deref(), Some("/src"));
     assert_eq!(
         blocks[0].commands,
-        [("a".to_string(), Some(2)), ("b".to_string(), Some(2))]
+        [
+            Step {
+                line: "capkg diff a b".into(),
+                exit: Some(1),
+                output: Some(vec!["line one".into(), "".into(), "  indented".into()]),
+            },
+            Step {
+                line: "capkg rules".into(),
+                exit: Some(0),
+                output: Some(Vec::new()),
+            },
+        ]
     );
+}
+
+#[test]
+fn shown_output_matches_with_elisions_and_nothing_else() {
+    let shown = |text: &str| text.lines().map(str::to_string).collect::<Vec<_>>();
+    let book = shown("head\n...\nfound: a (...)\n... (the same for b)\ntail");
+    for (printed, expected) in [
+        ("head\nfound: a (x, y)\ntail\n", true),
+        ("head\n1\n2\nfound: a (x)\nmore\ntail   \n\n", true),
+        ("head\nfound: a (x)\nfound: b (y)\ntail", true),
+        ("head\nfound: b (x)\ntail", false),
+        ("head\nfound: a (x)\ntail\nextra", false),
+        ("head\nfound: a\ntail", false),
+        ("found: a (x)\ntail", false),
+    ] {
+        let lines: Vec<&str> = printed.lines().collect();
+        assert_eq!(output_matches(&book, &lines), expected, "{printed:?}");
+    }
+    // Without elisions, every line counts, spaces at the start included.
+    let book = shown("a\n  b");
+    assert!(output_matches(&book, &["a", "  b"]));
+    assert!(!output_matches(&book, &["a", "b"]));
+    assert!(!output_matches(&book, &["a", "  b", "c"]));
 }
 
 #[test]
@@ -340,11 +521,15 @@ fn a_marker_that_cannot_be_read_is_an_error() {
         ),
         (
             "<!-- test -->\n\n```sh\ncapkg lint\n```\n",
-            "not followed by a ```sh block",
+            "not followed by a ```sh or ```console block",
         ),
         (
             "<!-- test -->\n```yaml\na: b\n```\n",
-            "not followed by a ```sh block",
+            "not followed by a ```sh or ```console block",
+        ),
+        (
+            "<!-- test -->\n```console\noutput first\n$ capkg lint\n```\n",
+            "starts with its first command",
         ),
         (
             "<!-- test exit=x -->\n```sh\ncapkg lint\n```\n",
