@@ -383,6 +383,7 @@ fn output_files_are_written_whole_or_left_alone() {
     assert_eq!(document["config_maps"][0]["compressed"], false);
 }
 
+#[cfg(unix)] // file modes and the umask: Unix only
 #[test]
 fn output_files_get_the_mode_the_umask_gives_like_every_other_file() {
     use std::os::unix::fs::PermissionsExt;

@@ -112,6 +112,7 @@ fn a_release_against_itself_has_no_changes() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
 fn an_unserved_version_is_an_error_with_its_place_and_the_version_change() {
     let pair = Pair::new(unserve_v1beta1);
     let output = pair.diff(&["--format", "json"]);
@@ -353,6 +354,7 @@ fn github_format_annotates_and_writes_the_step_summary() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: file:// URLs of local repositories")]
 fn file_urls_are_read_as_local_repositories() {
     let pair = Pair::new(unserve_v1beta1);
     let url = |version: &str| {

@@ -152,11 +152,7 @@ fn the_actions_multi_line_args_are_one_command() {
     // action.yml took `args` with `read -r -a`, which stops at the first newline: a YAML block
     // `args: |` ran `capkg rules` without `--format json`.
     let capkg = Path::new(env!("CARGO_BIN_EXE_capkg"));
-    let path = format!(
-        "{}:{}",
-        capkg.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = crate::common::path_with(capkg.parent().unwrap());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/action-install.sh");
     let output = std::process::Command::new("bash")
         .arg(script)

@@ -3,12 +3,15 @@
 //! read as regular files only, never through a link, and no more than `--max-download`. Every
 //! run is stopped after a minute (a FIFO would hang it), so a hang fails the test, not the suite.
 
+#[cfg(unix)]
 use std::os::unix::fs::symlink;
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
 use crate::publish_fakes::{COMPONENTS, METADATA, capkg};
+#[cfg(unix)]
 use crate::release_common::{Provider, release};
 
 /// In capkg's environment: what a link to `/proc/self/environ` would read.
@@ -30,6 +33,7 @@ fn text(output: &Output) -> String {
     )
 }
 
+#[cfg(unix)] // FIFOs, /proc and /dev: Unix only
 /// What a hostile previous release holds in place of its components file.
 #[derive(Clone, Copy, Debug)]
 enum Hostile {
@@ -38,6 +42,7 @@ enum Hostile {
     Zero,
 }
 
+#[cfg(unix)] // FIFOs, /proc and /dev: Unix only
 impl Hostile {
     const ALL: [Hostile; 3] = [Hostile::Fifo, Hostile::Environ, Hostile::Zero];
 
@@ -61,6 +66,7 @@ impl Hostile {
     }
 }
 
+#[cfg(unix)] // FIFOs, /proc and /dev: Unix only
 /// `{repository}/infrastructure-azure/v1.2.3/` with a real `metadata.yaml` and a hostile
 /// components file; the version folder.
 fn hostile_version(repository: &Path, hostile: Hostile) -> PathBuf {
@@ -71,6 +77,7 @@ fn hostile_version(repository: &Path, hostile: Hostile) -> PathBuf {
     version
 }
 
+#[cfg(unix)] // FIFOs, /proc and /dev: Unix only
 fn assert_refused(output: &Output, path: &Path, hostile: Hostile) {
     let shown = text(output);
     assert_eq!(output.status.code(), Some(2), "{hostile:?}: {shown}");
@@ -81,6 +88,7 @@ fn assert_refused(output: &Output, path: &Path, hostile: Hostile) {
     assert!(!shown.contains(SECRET), "{hostile:?}: {shown}");
 }
 
+#[cfg(unix)] // FIFOs, /proc and /dev: Unix only
 /// `capkg release` at a local target compares with the newest older version there: one whose
 /// components file is a FIFO, a link to the environment or to `/dev/zero` is refused before
 /// anything is published, naming the file.
@@ -107,6 +115,7 @@ fn release_refuses_a_previous_local_release_read_through_special_files() {
     }
 }
 
+#[cfg(unix)] // FIFOs, /proc and /dev: Unix only
 /// `capkg diff` of a local repository (`file://`, or the path) reads its files the same way, and
 /// so does `release --previous` naming one.
 #[test]
@@ -137,6 +146,7 @@ fn diff_and_previous_refuse_a_local_release_read_through_special_files() {
     }
 }
 
+#[cfg(unix)] // FIFOs, /proc and /dev: Unix only
 /// A provider or version folder that is a link is not read through either: the release it leads
 /// to is elsewhere on this machine.
 #[test]
@@ -169,6 +179,7 @@ fn a_linked_version_folder_is_refused_naming_it() {
 /// A previous release's file larger than `--max-download` is refused before it is read, in a
 /// local repository and in a folder, with what to do.
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: file:// URLs of local repositories")]
 fn a_previous_release_is_read_within_max_download() {
     let root = tempfile::tempdir().unwrap();
     let version = root.path().join("repo/infrastructure-azure/v1.2.3");

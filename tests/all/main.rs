@@ -12,6 +12,7 @@ mod completions;
 mod configmaps;
 mod diff;
 mod diff_templates;
+#[cfg(unix)] // the book's commands are POSIX shell (contributing.md, "Tests on macOS and Windows")
 mod docs_commands;
 mod docs_links;
 mod first_run;

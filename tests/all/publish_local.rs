@@ -87,6 +87,7 @@ fn none_or_complete(version_dir: &Path, release: &Path) -> bool {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: file:// URLs of local repositories")]
 fn writes_the_layout_clusterctl_reads_and_prints_its_configuration() {
     let (root, dir) = release_dir();
     let repo = root.path().join("repo");
@@ -193,6 +194,7 @@ fn an_identical_existing_version_is_a_no_op() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: replacing a published version folder")]
 fn a_different_existing_version_needs_force() {
     let (root, dir) = release_dir();
     let repo = root.path().join("repo");

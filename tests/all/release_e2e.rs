@@ -12,6 +12,7 @@ use crate::publish_fakes::{METADATA, capkg};
 use crate::release_common::{Actions, Provider, json, release, stderr, stdout};
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: file:// URLs of local repositories")]
 fn local_target_release_verify_and_rerun() {
     let provider = Provider::new("  local:\n    repository: repo\n", METADATA);
     let actions = Actions::new();
@@ -268,6 +269,7 @@ fn a_git_tag_without_a_release_series_refuses_the_release_by_name() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: file:// URLs of local repositories")]
 fn dry_run_on_the_example_provider_plans_everything_without_network() {
     // A server that records every request stands in for GitHub: it must see none.
     let fake = FakeGitHub::start();
@@ -387,6 +389,7 @@ fn annotations_stay_within_githubs_caps_and_the_summary_lists_everything() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: file:// URLs of local repositories")]
 fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
     use crate::publish_fakes::github::FaultAction;
     use crate::publish_fakes::server::Reply;

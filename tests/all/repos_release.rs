@@ -278,13 +278,12 @@ fn fix_and_prepare(repository: &Repository, root: &Path) {
             "#!/bin/sh\n[ \"$1\" = build ] && shift\nexec kubectl kustomize \"$@\"\n",
         )
         .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&kustomize, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let path = format!(
-            "{}:{}",
-            shims.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&kustomize, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = crate::common::path_with(&shims);
         let ran = std::process::Command::new("bash")
             .arg(script)
             .env("PATH", path)

@@ -269,6 +269,7 @@ fn local_release(base: &Path, version: &str, metadata: Option<&str>) {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "Windows gap: file:// URLs of local repositories")]
 fn a_local_repository_resolves_latest_and_stops_at_a_candidate_without_metadata() {
     let repo = tempfile::tempdir().unwrap();
     local_release(repo.path(), "v1.2.3", Some(METADATA));

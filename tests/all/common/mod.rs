@@ -55,6 +55,14 @@ pub(crate) fn copy_example_provider(to: &Path) {
     }
 }
 
+/// `PATH` with `first` before the test run's own, joined as the system joins it (`;` on
+/// Windows).
+pub(crate) fn path_with(first: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(first.to_path_buf()).chain(std::env::split_paths(&rest)))
+        .expect("no separator in a test folder's path")
+}
+
 /// Loads a `capkg.yaml` that `capkg init` wrote; capkg must read all of it.
 pub(crate) fn load_written_config(path: &Path) -> capkg::config::Config {
     capkg::config::Config::load(path).unwrap_or_else(|e| panic!("{e}"))
