@@ -18,6 +18,7 @@ mod forge_facts;
 mod hostile_files;
 mod hostile_network;
 mod hostile_oci;
+mod hostile_output;
 mod hostile_secrets;
 mod hostile_yaml;
 mod images_waivers;
