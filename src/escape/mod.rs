@@ -67,22 +67,37 @@ pub(crate) fn push_escape(out: &mut String, c: char) {
 /// without decoding a character.
 pub(crate) fn holds_escaped(text: &str, tabs_too: bool) -> bool {
     let bytes = text.as_bytes();
+    let control = |b: u8| (b < 0x20 && (tabs_too || b != b'\t')) || b == 0x7f;
+    // A fold, not `any`: without an early exit the compiler checks many bytes at once.
+    if bytes.iter().fold(false, |found, &b| found | control(b)) {
+        return true;
+    }
+    if bytes.is_ascii() {
+        return false;
+    }
     let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    bytes.iter().enumerate().any(|(i, &b)| match b {
-        b'\t' => tabs_too,
-        0x00..=0x1f | 0x7f => true,
+    // Only the lead bytes of the characters looked for are looked at: box drawing (`E2 94`) and
+    // `·` (`C2 B7`) are passed over after one byte.
+    memchr::memchr3_iter(0xc2, 0xd8, 0xe2, bytes).any(|i| match bytes[i] {
         // C1 controls: U+0080 to U+009F.
         0xc2 => (0x80..0xa0).contains(&at(i + 1)),
         // U+061C.
         0xd8 => at(i + 1) == 0x9c,
         // U+200E, U+200F, U+2028 to U+202E; U+2066 to U+2069.
-        0xe2 => match at(i + 1) {
+        _ => match at(i + 1) {
             0x80 => matches!(at(i + 2), 0x8e | 0x8f | 0xa8..=0xae),
             0x81 => matches!(at(i + 2), 0xa6..=0xa9),
             _ => false,
         },
-        _ => false,
     })
+}
+
+/// Whether `text` holds `##[`, the GitHub runner's legacy workflow command (looked for only
+/// where a `#` is: most text has none).
+pub(crate) fn holds_legacy_command(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr(b'#', bytes)
+        .is_some_and(|at| memchr::memmem::find(&bytes[at..], b"##[").is_some())
 }
 
 /// `text` for a plain line of output: every character [`is_escaped`] is true for shown as an
@@ -335,7 +350,7 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for JsonEscapes<F
 /// The first character of `text` that [`JsonEscapes`] escapes: its offset, itself and its
 /// length in bytes.
 fn next_json_escape(text: &str) -> Option<(usize, char, usize)> {
-    if !holds_escaped(text, true) && !text.contains("##[") {
+    if !holds_escaped(text, true) && !holds_legacy_command(text) {
         return None;
     }
     text.char_indices().find_map(|(at, c)| {

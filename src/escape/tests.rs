@@ -366,6 +366,31 @@ fn the_guard_keeps_colours_and_escapes_every_other_sequence() {
     );
 }
 
+/// The block test lets through only what the line by line check leaves as it is.
+#[test]
+fn a_block_passed_as_it_is_is_one_the_checks_would_not_change() {
+    let mut lines = vec![
+        "  │ ordinary ─── line · with box drawing\n".to_string(),
+        "tab\there\n".to_string(),
+        "a::b\n".to_string(),
+        "x ##[y\n".to_string(),
+        "\u{1b}[31mred\u{1b}[0m\n".to_string(),
+        "… ellipsis\n".to_string(),
+    ];
+    for code in (0u32..0xa0).chain([0x61c, 0x200e, 0x2028, 0x202e, 0x2066, 0x2069]) {
+        if code != u32::from(b'\n') {
+            lines.push(format!("c{}d\n", char::from_u32(code).unwrap()));
+        }
+    }
+    for line in &lines {
+        if guard::plain_lines(line.as_bytes()) {
+            assert_eq!(guard::checked_line(line, false), line.as_str(), "{line:?}");
+        }
+    }
+    assert!(guard::plain_lines(lines[0].as_bytes()));
+    assert!(guard::plain_lines(lines[1].as_bytes()));
+}
+
 #[test]
 fn the_guard_passes_ordinary_lines_unchanged_however_they_are_cut() {
     let text = "Deployment `capz` ⚠️ é\n  │ line two\n\nlast without a break";

@@ -474,3 +474,49 @@ fn a_reference_read_with_a_login_in_it_is_shown_without_it() {
         );
     }
 }
+
+/// Every line capkg prints passes the guard (`src/escape/guard.rs`): only `src/cli/mod.rs`, which
+/// hands out the guarded stdout and stderr (and the unguarded stdout for data asked for as it is),
+/// may name the process's streams; nothing prints past it.
+#[test]
+fn every_print_goes_through_the_guard() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut offenders = Vec::new();
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        let relative = path.strip_prefix(&src).unwrap().display().to_string();
+        let name = path.file_name().unwrap().to_string_lossy();
+        if path.extension().is_none_or(|e| e != "rs")
+            || relative == "cli/mod.rs"
+            || name == "tests.rs"
+            || name.ends_with("_tests.rs")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for (index, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("#[cfg(test)]") {
+                break;
+            }
+            if trimmed.starts_with("//") || line.contains("is_terminal()") {
+                continue;
+            }
+            let prints = ["println!", "print!(", "eprintln!", "eprint!(", "dbg!("]
+                .iter()
+                .any(|p| line.contains(p));
+            let streams = ["io::stdout()", "io::stderr()"]
+                .iter()
+                .any(|p| line.contains(p));
+            if prints || streams {
+                offenders.push(format!("src/{relative}:{}: {}", index + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "print through `cli::stdout()` / `cli::stderr()` (escape::Guard):\n{}",
+        offenders.join("\n")
+    );
+}
