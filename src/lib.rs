@@ -17,6 +17,8 @@
 //! - [`k8s`]: views of Kubernetes objects and clusterctl's notions about them (scope by kind).
 //! - [`provider`]: provider types, names, manifest labels and the roles files play in a release.
 //! - [`diagnostic`]: a finding (rule, severity, place, message, help) and a run's summary.
+//! - [`escape`]: what capkg prints of text a release, a server or a repository holds: visible
+//!   escapes, GitHub workflow commands, Markdown and JSON, and the guard on stdout and stderr.
 //! - [`subst`]: drone/envsubst's grammar and evaluation, plus clusterctl's variable layer.
 //! - [`checksums`]: `checksums.txt` written and read.
 //!
@@ -54,6 +56,7 @@ pub mod config;
 pub(crate) mod diagnostic;
 pub(crate) mod diff;
 pub(crate) mod error;
+pub(crate) mod escape;
 pub mod files;
 pub(crate) mod flect;
 pub(crate) mod forge;

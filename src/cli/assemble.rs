@@ -14,6 +14,7 @@ use clap::Args;
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::assemble::{self, AssembleOptions};
 use crate::config::{Command, ComponentsConfig, ComponentsSource, Config};
+use crate::escape;
 use crate::report::{self, Format, Style};
 use crate::version::Version;
 
@@ -166,7 +167,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     ) {
         Ok(resolved) => {
             if let Some(warning) = &resolved.warning {
-                eprintln!("warning: {warning}");
+                let _ = writeln!(super::stderr(), "warning: {}", escape::text(warning));
             }
             Some(resolved.version)
         }
@@ -211,11 +212,12 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         ),
     });
 
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = super::stderr();
     if global.verbose > 0 {
         for (name, changes) in &release.changes {
             for change in changes {
-                let _ = writeln!(stderr, "{name}: {change}");
+                let change = change.to_string();
+                let _ = writeln!(stderr, "{}: {}", escape::text(name), escape::text(&change));
             }
         }
     }
@@ -260,7 +262,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         let _ = writeln!(
             stderr,
             "assembled {} {} into `{}`: {} files{}",
-            release.provider_label(),
+            escape::text(&release.provider_label()),
             version
                 .as_ref()
                 .map(ToString::to_string)
@@ -278,7 +280,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         );
         if global.format != Format::Json {
             for file in release.all_files() {
-                let _ = writeln!(stderr, "  {}", file.0);
+                let _ = writeln!(stderr, "  {}", escape::text(file.0));
             }
         }
     }

@@ -69,9 +69,11 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         None => (Vec::new(), PathBuf::from(".")),
     };
     waivers.extend(args.allow.iter().cloned());
+    let (old, old_warning) = super::given_reference(&args.old);
+    let (new, new_warning) = super::given_reference(&args.new);
     let request = DiffRequest {
-        old: args.old,
-        new: args.new,
+        old,
+        new,
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
         version: None,
@@ -88,6 +90,10 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
             CommandError::fault(anyhow::Error::new(e)).with_hint(hint)
         })?
         .waive(&waivers, &root);
+    let mut report = report;
+    report
+        .warnings
+        .extend(old_warning.into_iter().chain(new_warning));
     write(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
         ci::append_step_summary(path, &diff::render::markdown(&report, "###"))

@@ -1,13 +1,15 @@
 //! A diff as a reviewer reads it: the changes as plain text grouped by section, or the whole
 //! report as Markdown (a pull request comment, release notes, the CI step summary), as
 //! [`crate::verify::VerifyReport::markdown`] is verify's. Findings in text are rendered by
-//! [`crate::report`].
+//! [`crate::report`]. What the releases hold (names, images, labels, versions) is shown as
+//! [`crate::escape`] says: [`escape::text`] in text, Markdown's escapes in Markdown.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::{Change, ChangeKind, DiffReport, Section, SideInfo};
 use crate::diagnostic::Diagnostic;
+use crate::escape;
 
 const SECTIONS: [Section; 6] = [
     Section::Metadata,
@@ -31,21 +33,23 @@ fn by_section(report: &DiffReport) -> impl Iterator<Item = (Section, Vec<&Change
 }
 
 fn side_name(side: &SideInfo) -> String {
+    let text = escape::text;
     match (&side.provider_label, &side.version) {
-        (Some(label), Some(version)) => format!("{label} {version}"),
-        (None, Some(version)) => version.clone(),
-        (Some(label), None) => format!("{label} `{}`", side.source),
-        (None, None) => format!("`{}`", side.source),
+        (Some(label), Some(version)) => format!("{} {}", text(label), text(version)),
+        (None, Some(version)) => text(version).into_owned(),
+        (Some(label), None) => format!("{} `{}`", text(label), text(&side.source)),
+        (None, None) => format!("`{}`", text(&side.source)),
     }
 }
 
-/// `infrastructure-x v1.0.0 -> v1.1.0`.
+/// `infrastructure-x v1.0.0 -> v1.1.0`, as text.
 pub(crate) fn title(report: &DiffReport) -> String {
     match (&report.old.provider_label, &report.new.provider_label) {
         (Some(a), Some(b)) if a == b => format!(
-            "{a} {} -> {}",
-            report.old.version.as_deref().unwrap_or("(old)"),
-            report.new.version.as_deref().unwrap_or("(new)")
+            "{} {} -> {}",
+            escape::text(a),
+            escape::text(report.old.version.as_deref().unwrap_or("(old)")),
+            escape::text(report.new.version.as_deref().unwrap_or("(new)"))
         ),
         _ => format!("{} -> {}", side_name(&report.old), side_name(&report.new)),
     }
@@ -59,16 +63,18 @@ fn mark(change: ChangeKind) -> &'static str {
     }
 }
 
-/// `subject: old -> new` without empty halves.
+/// `subject: old -> new` without empty halves, as text.
 fn line(change: &Change, several_providers: bool) -> String {
     let mut text = String::new();
     if several_providers && !change.provider.is_empty() {
-        let _ = write!(text, "[{}] ", change.provider);
+        let _ = write!(text, "[{}] ", escape::text(&change.provider));
     }
-    text.push_str(&change.subject);
-    let old = change.old.as_deref().filter(|s| !s.is_empty());
-    let new = change.new.as_deref().filter(|s| !s.is_empty());
-    match (change.change, old, new) {
+    text.push_str(&escape::text(&change.subject));
+    fn shown(half: &Option<String>) -> Option<std::borrow::Cow<'_, str>> {
+        half.as_deref().filter(|s| !s.is_empty()).map(escape::text)
+    }
+    let (old, new) = (shown(&change.old), shown(&change.new));
+    match (change.change, old.as_deref(), new.as_deref()) {
         (_, Some(old), Some(new)) => {
             let _ = write!(text, ": {old} -> {new}");
         }
@@ -92,8 +98,8 @@ fn several_providers(report: &DiffReport) -> bool {
 /// The changes as text: a header, then one block per section.
 pub(crate) fn write_changes(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
     writeln!(out, "capkg diff: {}", title(report))?;
-    writeln!(out, "  old: {}", report.old.source)?;
-    writeln!(out, "  new: {}", report.new.source)?;
+    writeln!(out, "  old: {}", escape::text(&report.old.source))?;
+    writeln!(out, "  new: {}", escape::text(&report.new.source))?;
     if report.changes.is_empty() {
         writeln!(out, "\nNo changes.")?;
     }
@@ -105,7 +111,7 @@ pub(crate) fn write_changes(out: &mut dyn Write, report: &DiffReport) -> io::Res
         }
     }
     for warning in &report.warnings {
-        writeln!(out, "warning: {warning}")?;
+        writeln!(out, "warning: {}", escape::text(warning))?;
     }
     writeln!(out)
 }
@@ -129,17 +135,20 @@ pub(crate) fn write_compact(
         }
     }
     for d in &report.diagnostics {
-        let waived = d
-            .waived
-            .as_deref()
-            .map_or_else(String::new, |reason| format!(" (waived: {reason})"));
+        let waived = d.waived.as_deref().map_or_else(String::new, |reason| {
+            format!(" (waived: {})", escape::text(reason))
+        });
+        let place = match (d.file_name(), d.position()) {
+            (Some(file), Some(p)) => format!(" ({}:{})", escape::text(file), p.line),
+            (Some(file), None) => format!(" ({})", escape::text(file)),
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "{indent}{} {}: {}{}{waived}",
+            "{indent}{} {}: {}{place}{waived}",
             d.severity,
             d.rule,
-            d.message,
-            place(d).replace('`', "")
+            escape::text(&d.message),
         )?;
     }
     Ok(())
@@ -169,23 +178,30 @@ pub(crate) fn verdict(report: &DiffReport) -> String {
     }
 }
 
+/// ` (`file:line`)` in Markdown.
 fn place(d: &Diagnostic) -> String {
-    match (d.file_name(), d.position()) {
-        (Some(file), Some(p)) => format!(" (`{file}:{}`)", p.line),
-        (Some(file), None) => format!(" (`{file}`)"),
-        _ => String::new(),
-    }
+    let place = match (d.file_name(), d.position()) {
+        (Some(file), Some(p)) => format!("{file}:{}", p.line),
+        (Some(file), None) => file.to_string(),
+        _ => return String::new(),
+    };
+    format!(" ({})", escape::code_span(&place))
 }
 
 /// The whole report as Markdown, `heading` levels deep (`###` in a step summary).
 pub(crate) fn markdown(report: &DiffReport, heading: &str) -> String {
     let mut md = String::new();
-    let _ = writeln!(md, "{heading} capkg diff: {}\n", title(report));
-    let _ = writeln!(md, "{}\n", verdict(report));
     let _ = writeln!(
         md,
-        "Old: `{}`  \nNew: `{}`\n",
-        report.old.source, report.new.source
+        "{heading} capkg diff: {}\n",
+        escape::inline(&title(report))
+    );
+    let _ = writeln!(md, "{}\n", escape::inline(&verdict(report)));
+    let _ = writeln!(
+        md,
+        "Old: {}  \nNew: {}\n",
+        escape::code_span(&report.old.source),
+        escape::code_span(&report.new.source)
     );
     if !report.diagnostics.is_empty() {
         let _ = writeln!(md, "{heading}# Findings\n");
@@ -196,9 +212,10 @@ pub(crate) fn markdown(report: &DiffReport, heading: &str) -> String {
                 (None, crate::diagnostic::Severity::Warning) => "⚠️",
                 (None, crate::diagnostic::Severity::Info) => "ℹ️",
             };
-            let _ = write!(md, "- {icon} `{}` {}{}", d.rule, d.message, place(d));
+            let message = escape::inline(&d.message);
+            let _ = write!(md, "- {icon} `{}` {message}{}", d.rule, place(d));
             if let Some(reason) = &d.waived {
-                let _ = write!(md, " — waived: {reason}");
+                let _ = write!(md, " — waived: {}", escape::inline(reason));
             }
             md.push('\n');
         }
@@ -217,7 +234,7 @@ pub(crate) fn markdown(report: &DiffReport, heading: &str) -> String {
                 md,
                 "| {} | {} |",
                 mark(change.change),
-                crate::ci::table_cell(&line(change, several))
+                escape::cell(&escape::inline(&line(change, several)))
             );
         }
         md.push('\n');
@@ -226,7 +243,7 @@ pub(crate) fn markdown(report: &DiffReport, heading: &str) -> String {
         md.push_str("No changes.\n\n");
     }
     for warning in &report.warnings {
-        let _ = writeln!(md, "- ⚠️ {warning}");
+        let _ = writeln!(md, "- ⚠️ {}", escape::inline(warning));
     }
     md
 }

@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, JsonDiagnostic, Summary};
+use crate::escape::JsonEscapes;
 
 #[derive(Serialize)]
 struct LintReport<'a> {
@@ -47,10 +48,29 @@ pub(crate) fn write_lint(
     write_value(out, &report)
 }
 
-/// Writes any serialisable value as one line of JSON.
+/// Writes any serialisable value as one line of JSON, with what a terminal or a CI runner acts
+/// on escaped too ([`JsonEscapes`]): the text decodes to the same values.
 pub(crate) fn write_value<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
-    writeln!(out)
+    write_with(out, value, serde_json::ser::CompactFormatter)
+}
+
+/// [`write_value`], indented over several lines.
+pub(crate) fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+    write_with(out, value, serde_json::ser::PrettyFormatter::new())
+}
+
+/// serde_json writes a document in many small pieces: they reach `out` in blocks.
+fn write_with<T: Serialize>(
+    out: &mut dyn Write,
+    value: &T,
+    formatter: impl serde_json::ser::Formatter,
+) -> io::Result<()> {
+    let mut buffered = io::BufWriter::with_capacity(64 * 1024, out);
+    let formatter = JsonEscapes(formatter);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut buffered, formatter);
+    value.serialize(&mut serializer).map_err(io::Error::other)?;
+    writeln!(buffered)?;
+    buffered.flush()
 }
 
 #[cfg(test)]

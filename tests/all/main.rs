@@ -22,6 +22,7 @@ mod hostile_init;
 mod hostile_network;
 mod hostile_oci;
 mod hostile_origins;
+mod hostile_output;
 mod hostile_previous;
 mod hostile_secrets;
 mod hostile_yaml;
