@@ -1,10 +1,13 @@
 //! A CustomResourceDefinition as an upgrade sees it: versions (served, storage, deprecated),
 //! conversion, scope, contract labels; and the checks between an old and a new one.
 
+use std::collections::{HashMap, HashSet};
+
 use super::schema::{self, Delta};
 use super::{Change, ChangeKind, Section, Sink};
 use crate::files::ReleaseFile;
 use crate::k8s::Object;
+use crate::rules::Rule;
 use crate::rules::upgrade as rules;
 use crate::yaml::Node;
 use crate::yaml::resolve::Resolved;
@@ -17,6 +20,8 @@ pub(crate) struct Crd<'a> {
     pub object: Object<'a>,
     pub name: &'a str,
     pub versions: Vec<Version<'a>>,
+    /// Each version name's first place in `versions`: lookups stay constant with thousands.
+    index: HashMap<&'a str, usize>,
 }
 
 pub(crate) struct Version<'a> {
@@ -54,7 +59,7 @@ impl<'a> Crd<'a> {
             return None;
         }
         let name = object.name()?;
-        let versions = object
+        let versions: Vec<Version<'a>> = object
             .root
             .path(&["spec", "versions"])
             .map(Node::items)
@@ -71,16 +76,21 @@ impl<'a> Crd<'a> {
                 })
             })
             .collect();
+        let mut index = HashMap::with_capacity(versions.len());
+        for (i, version) in versions.iter().enumerate() {
+            index.entry(version.name).or_insert(i);
+        }
         Some(Crd {
             file,
             object,
             name,
             versions,
+            index,
         })
     }
 
     fn version(&self, name: &str) -> Option<&Version<'a>> {
-        self.versions.iter().find(|v| v.name == name)
+        self.index.get(name).and_then(|&i| self.versions.get(i))
     }
 
     fn served(&self) -> impl Iterator<Item = &Version<'a>> {
@@ -187,24 +197,61 @@ impl Migrator<'_> {
     /// The migrator rewrites the CRD's objects and then its `status.storedVersions`: it needs
     /// both permissions on it.
     fn runs_for(&self, crd: &str) -> bool {
+        !self.storage_phase_skipped && self.may_write(crd)
+    }
+
+    fn may_write(&self, crd: &str) -> bool {
         let covers =
             |names: &[Option<&str>]| names.iter().any(|name| name.is_none_or(|n| n == crd));
-        !self.storage_phase_skipped && covers(&self.writable) && covers(&self.status_writable)
+        covers(&self.writable) && covers(&self.status_writable)
+    }
+
+    /// Why the migrator does not run for `crd`, as the end of a sentence.
+    fn why_not(&self, crd: &str) -> &'static str {
+        if self.storage_phase_skipped && self.may_write(crd) {
+            "`--skip-crd-migration-phases` skips StorageVersionMigration"
+        } else {
+            "the manager may not patch the CRD and its `customresourcedefinitions/status`, so Cluster API's CRD migrator cannot run"
+        }
     }
 }
 
-/// Everything that changed between two CRDs of the same name, and what it breaks.
+/// The migrators of the two releases' managers: the old one's is what moved objects out of a
+/// version before the upgrade, the new one's what moves them after.
+pub(crate) struct Migrators<'a> {
+    pub old: Migrator<'a>,
+    pub new: Migrator<'a>,
+}
+
+/// Everything that changed between two CRDs of the same name, and what it breaks. Findings come
+/// in the order an upgrade meets them: what makes the API server refuse the CRD, then what
+/// users lose, then the schemas version by version, then between served versions.
 pub(crate) fn compare<'a>(
     old: &Crd<'_>,
     new: &Crd<'a>,
     claimed_contracts: &[&str],
-    migrator: &Migrator<'_>,
+    migrators: &Migrators<'_>,
     sink: &mut Sink,
 ) {
     let subject = |rest: &str| format!("CRD {} {rest}", new.name);
+    if let (Some(before), Some(after)) = (old.scope(), new.scope())
+        && before != after
+    {
+        let at = new
+            .object
+            .root
+            .path(&["spec", "scope"])
+            .unwrap_or(new.anchor());
+        sink.finding(
+            &rules::SCOPE_CHANGED,
+            new.file,
+            at,
+            format!("{}: scope changed from {before} to {after}", new.name),
+        );
+    }
+    removed_versions(old, new, &migrators.old, sink);
     // Versions: state and removals.
-    let mut names: Vec<&str> = old.versions.iter().map(|v| v.name).collect();
-    names.extend(
+    let names = old.versions.iter().map(|v| v.name).chain(
         new.versions
             .iter()
             .map(|v| v.name)
@@ -249,34 +296,6 @@ pub(crate) fn compare<'a>(
             Some(new.strategy().to_string()),
         ));
     }
-    if let (Some(before), Some(after)) = (old.scope(), new.scope())
-        && before != after
-    {
-        let at = new
-            .object
-            .root
-            .path(&["spec", "scope"])
-            .unwrap_or(new.anchor());
-        sink.finding(
-            &rules::SCOPE_CHANGED,
-            new.file,
-            at,
-            format!("{}: scope changed from {before} to {after}", new.name),
-        );
-    }
-    for stored in old.stored_versions() {
-        if new.version(stored).is_none() {
-            sink.finding(
-                &rules::STORED_VERSION_REMOVED,
-                new.file,
-                new.versions_node(),
-                format!(
-                    "{}: version {stored} is in the old CRD's status.storedVersions and not in the new CRD",
-                    new.name
-                ),
-            );
-        }
-    }
     // The schema of each version in both.
     for after in &new.versions {
         let Some(before) = old.version(after.name) else {
@@ -285,89 +304,232 @@ pub(crate) fn compare<'a>(
         let (Some(old_schema), Some(new_schema)) = (before.schema, after.schema) else {
             continue;
         };
-        for delta in schema::compare(old_schema, new_schema) {
-            report_delta(new, &format!("{} {}", new.name, after.name), delta, sink);
+        let deltas = schema::compare(old_schema, new_schema);
+        let what = format!("{} {}", new.name, after.name);
+        for delta in &deltas {
+            sink.change(as_change(&what, delta));
+        }
+        let mut breaking: Vec<&Delta<'a>> = deltas.iter().filter(|d| d.rule.is_some()).collect();
+        breaking.sort_by(|a, b| most_specific_first(a, b));
+        for delta in breaking {
+            if let Some(rule) = delta.rule {
+                sink.finding(
+                    rule,
+                    new.file,
+                    delta.at,
+                    format!("{what} {}: {}", delta.path, delta.what),
+                );
+            }
         }
     }
     served_pairs(old, new, sink);
-    storage_move(old, new, migrator, sink);
+    storage_move(old, new, &migrators.new, sink);
     contracts(old, new, claimed_contracts, sink);
 }
 
-fn report_delta<'a>(new: &Crd<'a>, what: &str, delta: Delta<'a>, sink: &mut Sink) {
-    let subject = format!("CRD {what} {}", delta.path);
-    sink.change(match delta.what.as_str() {
-        schema::FIELD_ADDED => Change::bare(ChangeKind::Added, Section::Crds, subject),
-        schema::FIELD_REMOVED => Change::bare(ChangeKind::Removed, Section::Crds, subject),
-        _ => Change::described(Section::Crds, subject, delta.what.clone()),
-    });
-    if let Some(rule) = delta.rule {
+/// A version the new CRD drops, where objects may still be stored. `status.storedVersions`
+/// says which versions hold objects, but only a CRD read from a cluster carries it; without
+/// it, every version of the previous CRD may (an unserved one too: objects stored while it was
+/// the storage version stay in it until rewritten).
+fn removed_versions(old: &Crd<'_>, new: &Crd<'_>, old_migrator: &Migrator<'_>, sink: &mut Sink) {
+    let stored = old.stored_versions();
+    if !stored.is_empty() {
+        // The cluster's own record, where there is one.
+        for name in stored.into_iter().filter(|n| new.version(n).is_none()) {
+            sink.finding(
+                &rules::STORED_VERSION_REMOVED,
+                new.file,
+                new.versions_node(),
+                format!(
+                    "{}: version {name} is in the old CRD's status.storedVersions and not in the new CRD",
+                    new.name
+                ),
+            );
+        }
+        return;
+    }
+    let storage = old.storage().map(|v| v.name);
+    for version in &old.versions {
+        if new.version(version.name).is_some() {
+            continue;
+        }
+        let name = version.name;
+        let message = if storage == Some(name) {
+            format!(
+                "{}: version {name}, the previous release's storage version, was removed from spec.versions: objects are stored in it, so the API server refuses the new CRD (`status.storedVersions` lists {name}) and `clusterctl upgrade` stops after the old controllers are gone. Make another version the storage version in one release, let its manager run Cluster API's CRD migrator, and remove {name} in a later release",
+                new.name
+            )
+        } else if old_migrator.runs_for(old.name) {
+            continue;
+        } else {
+            let was = if version.served {
+                "served"
+            } else {
+                "unserved but present"
+            };
+            format!(
+                "{}: version {name} ({was} in the previous release) was removed from spec.versions, but objects may still be stored in it, and in the previous release {}: the API server refuses the new CRD while `status.storedVersions` lists {name}, and `clusterctl upgrade` no longer migrates provider CRDs (since v1.10). Keep {name} in spec.versions (`served: false`) until a release whose manager runs the CRD migrator, or tell users in the release notes how to migrate storage with kubectl before upgrading",
+                new.name,
+                old_migrator.why_not(old.name)
+            )
+        };
         sink.finding(
-            rule,
+            &rules::VERSION_REMOVED_WITHOUT_MIGRATOR,
             new.file,
-            delta.at,
-            format!("{what} {}: {}", delta.path, delta.what),
+            new.versions_node(),
+            message,
         );
     }
 }
 
-/// crdify's served-version check: with no webhook, every pair of served versions must be
-/// compatible (lower to higher), except for incompatibilities the old CRD had too, without a
-/// webhook. A removed webhook exposes them all.
+/// The change a schema difference shows as.
+fn as_change(what: &str, delta: &Delta<'_>) -> Change {
+    let subject = format!("CRD {what} {}", delta.path);
+    match delta.what.as_str() {
+        schema::FIELD_ADDED => Change::bare(ChangeKind::Added, Section::Crds, subject),
+        schema::FIELD_REMOVED => Change::bare(ChangeKind::Removed, Section::Crds, subject),
+        _ => Change::described(Section::Crds, subject, delta.what.clone()),
+    }
+}
+
+/// The rules in the order their findings are shown: what surely makes existing objects invalid
+/// first (a newly required field, another type), then lost data, then narrowed values, then
+/// changes capkg cannot judge.
+const SPECIFICITY: [&Rule; 11] = [
+    &rules::REQUIRED_ADDED,
+    &rules::TYPE_CHANGED,
+    &rules::FIELD_REMOVED,
+    &rules::ENUM_NARROWED,
+    &rules::MINIMUM_RAISED,
+    &rules::MAXIMUM_LOWERED,
+    &rules::PATTERN_CHANGED,
+    &rules::NULLABLE_CHANGED,
+    &rules::ONE_OF_CHANGED,
+    &rules::DEFAULT_CHANGED,
+    &rules::SCHEMA_CHANGED,
+];
+
+/// Most specific first: by [`SPECIFICITY`], then the deeper property (it names the field),
+/// then by path.
+fn most_specific_first(a: &Delta<'_>, b: &Delta<'_>) -> std::cmp::Ordering {
+    let rank = |d: &Delta<'_>| {
+        d.rule
+            .and_then(|r| SPECIFICITY.iter().position(|s| s.id == r.id))
+            .unwrap_or(SPECIFICITY.len())
+    };
+    let depth = |d: &Delta<'_>| d.path.matches(['.', '[']).count();
+    rank(a)
+        .cmp(&rank(b))
+        .then_with(|| depth(b).cmp(&depth(a)))
+        .then_with(|| a.path.cmp(&b.path))
+}
+
+/// crdify's served-version check: with no webhook, served versions must be compatible (lower
+/// to higher), except for incompatibilities the old CRD had too, without a webhook. A removed
+/// webhook exposes them all.
+///
+/// Served versions are compared with their neighbour in Kubernetes' order, not every pair with
+/// every other: every incompatibility between two versions shows between some two neighbours
+/// (a limit lowered from A to C is lowered from A to B or from B to C), and the cost stays
+/// linear in the versions. One finding per pair: the differences are one cause (no webhook),
+/// listed most specific first.
 fn served_pairs<'a>(old: &Crd<'_>, new: &Crd<'a>, sink: &mut Sink) {
     if new.converts_by_webhook() {
         return;
     }
-    let known: Vec<(String, &'static str)> = if old.converts_by_webhook() {
-        Vec::new()
+    let known: HashSet<(String, String, &'static str)> = if old.converts_by_webhook() {
+        HashSet::new()
     } else {
-        pair_problems(old)
+        neighbour_problems(old)
             .into_iter()
-            .filter_map(|(pair, d)| Some((format!("{pair} {}", d.path), d.rule?.id)))
+            .flat_map(|(pair, deltas)| {
+                let pair = pair.to_string();
+                deltas
+                    .into_iter()
+                    .filter_map(move |d| Some((pair.clone(), d.path, d.rule?.id)))
+            })
             .collect()
     };
-    for (pair, delta) in pair_problems(new) {
-        let Some(rule) = delta.rule else { continue };
-        let key = (format!("{pair} {}", delta.path), rule.id);
-        if known.contains(&key) {
+    let why = if old.converts_by_webhook() {
+        "the previous release converted them with a webhook, this one has none"
+    } else {
+        "there is no conversion webhook"
+    };
+    for (pair, deltas) in neighbour_problems(new) {
+        let pair_text = pair.to_string();
+        let mut deltas: Vec<Delta<'a>> = deltas
+            .into_iter()
+            .filter(|d| {
+                d.rule.is_some_and(|rule| {
+                    !known.contains(&(pair_text.clone(), d.path.clone(), rule.id))
+                })
+            })
+            .collect();
+        if deltas.is_empty() {
             continue;
         }
-        let why = if old.converts_by_webhook() {
-            "the previous release converted them with a webhook, this one has none"
-        } else {
-            "there is no conversion webhook"
+        deltas.sort_by(most_specific_first);
+        let listed: Vec<String> = deltas
+            .iter()
+            .map(|d| format!("{} ({}, {})", d.path, d.what, d.rule.map_or("", |r| r.id)))
+            .collect();
+        let count = match deltas.len() {
+            1 => "at".to_string(),
+            n => format!("in {n} places:"),
         };
-        sink.finding(
+        let first = &deltas[0];
+        let diagnostic = sink.finding(
             &rules::SERVED_VERSIONS_INCOMPATIBLE,
             new.file,
-            delta.at,
+            first.at,
             format!(
-                "{}: served versions {pair} differ at {} ({}, {}), and {why}",
-                new.name, delta.path, delta.what, rule.id
+                "{}: served versions {pair_text} differ, and {why}; objects written in one cannot be read or updated through the other. They differ {count} {}",
+                new.name,
+                listed.join("; ")
             ),
         );
-    }
-}
-
-fn pair_problems<'a>(crd: &Crd<'a>) -> Vec<(String, Delta<'a>)> {
-    let mut served: Vec<&Version<'a>> = crd.served().collect();
-    served.sort_by(|a, b| kube_order(a.name, b.name));
-    let mut out = Vec::new();
-    for (i, low) in served.iter().enumerate() {
-        for high in &served[i + 1..] {
-            let (Some(a), Some(b)) = (low.schema, high.schema) else {
-                continue;
-            };
-            let pair = format!("{} -> {}", low.name, high.name);
-            out.extend(
-                schema::compare(a, b)
-                    .into_iter()
-                    .filter(|d| d.rule.is_some())
-                    .map(|d| (pair.clone(), d)),
+        for delta in &deltas[1..] {
+            diagnostic.with_label(
+                crate::rules::head(delta.at.span()),
+                format!("{}: {}", delta.path, delta.what),
             );
         }
     }
-    out
+}
+
+/// Two served versions side by side.
+struct Pair<'v> {
+    low: &'v str,
+    high: &'v str,
+}
+
+impl std::fmt::Display for Pair<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} -> {}", self.low, self.high)
+    }
+}
+
+/// Each served version against the next one up: the incompatible differences, per pair.
+fn neighbour_problems<'a, 'c>(crd: &'c Crd<'a>) -> Vec<(Pair<'a>, Vec<Delta<'a>>)> {
+    let mut served: Vec<&'c Version<'a>> = crd.served().collect();
+    served.sort_by(|a, b| kube_order(a.name, b.name));
+    served
+        .windows(2)
+        .filter_map(|pair| {
+            let (low, high) = (pair[0], pair[1]);
+            let deltas: Vec<Delta<'a>> = schema::compare(low.schema?, high.schema?)
+                .into_iter()
+                .filter(|d| d.rule.is_some())
+                .collect();
+            (!deltas.is_empty()).then_some((
+                Pair {
+                    low: low.name,
+                    high: high.name,
+                },
+                deltas,
+            ))
+        })
+        .collect()
 }
 
 fn storage_move<'a>(old: &Crd<'_>, new: &Crd<'a>, migrator: &Migrator<'_>, sink: &mut Sink) {
@@ -391,18 +553,16 @@ fn storage_move<'a>(old: &Crd<'_>, new: &Crd<'a>, migrator: &Migrator<'_>, sink:
     if compatible || migrator.runs_for(new.name) {
         return;
     }
-    let why = if migrator.storage_phase_skipped {
-        "`--skip-crd-migration-phases` skips StorageVersionMigration"
-    } else {
-        "the manager may not patch the CRD and its `customresourcedefinitions/status`, so Cluster API's CRD migrator cannot run"
-    };
     sink.finding(
         &rules::STORAGE_WITHOUT_MIGRATOR,
         new.file,
         after.node,
         format!(
-            "{}: the storage version moved from {} to {}, and {why}",
-            new.name, before.name, after.name
+            "{}: the storage version moved from {} to {}, and {}",
+            new.name,
+            before.name,
+            after.name,
+            migrator.why_not(new.name)
         ),
     );
 }
