@@ -11,6 +11,7 @@ mod common;
 mod completions;
 mod configmaps;
 mod diff;
+mod diff_cases;
 mod docs_commands;
 mod docs_links;
 mod first_run;
