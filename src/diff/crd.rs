@@ -306,6 +306,14 @@ pub(crate) fn compare<'a>(
         };
         let deltas = schema::compare(old_schema, new_schema);
         let what = format!("{} {}", new.name, after.name);
+        if deltas.is_empty() && !super::objects::same(old_schema, new_schema) {
+            // What the schema comparison leaves out: said, so the CRD's change is not a mystery.
+            sink.change(Change::described(
+                Section::Crds,
+                format!("CRD {what} schema"),
+                "descriptions only".into(),
+            ));
+        }
         for delta in &deltas {
             sink.change(as_change(&what, delta));
         }
@@ -368,7 +376,7 @@ fn removed_versions(old: &Crd<'_>, new: &Crd<'_>, old_migrator: &Migrator<'_>, s
                 "unserved but present"
             };
             format!(
-                "{}: version {name} ({was} in the previous release) was removed from spec.versions, but objects may still be stored in it, and in the previous release {}: the API server refuses the new CRD while `status.storedVersions` lists {name}, and `clusterctl upgrade` no longer migrates provider CRDs (since v1.10). Keep {name} in spec.versions (`served: false`) until a release whose manager runs the CRD migrator, or tell users in the release notes how to migrate storage with kubectl before upgrading",
+                "{}: version {name} ({was} in the previous release) was removed from spec.versions, but objects may still be stored in it and nothing moved them: in the previous release {}, and `clusterctl upgrade` no longer migrates provider CRDs (since v1.10). The API server refuses the new CRD while `status.storedVersions` lists {name}. Keep {name} in spec.versions (`served: false`) until a release whose manager runs the CRD migrator has been out, or tell users in the release notes how to migrate storage with kubectl before upgrading",
                 new.name,
                 old_migrator.why_not(old.name)
             )

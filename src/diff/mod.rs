@@ -18,7 +18,7 @@ pub(crate) mod rbac;
 pub(crate) mod render;
 pub(crate) mod schema;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 
 use serde::Serialize;
@@ -251,7 +251,31 @@ pub(crate) struct DiffReport {
 impl DiffReport {
     /// The report with the maintainer's `upgrade/…` waivers applied, counted again.
     pub(crate) fn waive(mut self, waivers: &[Waiver], root: &Path) -> Self {
+        // Waivers sort findings by place; the comparison's order (each object's findings
+        // together, root cause first) is put back, findings about the waivers themselves first.
+        type Key = (&'static str, Option<String>, Option<(usize, usize)>, String);
+        let key = |d: &Diagnostic| -> Key {
+            (
+                d.rule,
+                d.file_name().map(str::to_string),
+                d.span.map(|s| (s.start, s.end)),
+                d.message.clone(),
+            )
+        };
+        let mut places: HashMap<Key, VecDeque<usize>> = HashMap::new();
+        for (i, d) in self.diagnostics.iter().enumerate() {
+            places.entry(key(d)).or_default().push_back(i);
+        }
         waivers::apply_scoped(&mut self.diagnostics, waivers, root, Scope::Upgrade);
+        let mut placed: Vec<(Option<usize>, Diagnostic)> = std::mem::take(&mut self.diagnostics)
+            .into_iter()
+            .map(|d| {
+                let at = places.get_mut(&key(&d)).and_then(VecDeque::pop_front);
+                (at, d)
+            })
+            .collect();
+        placed.sort_by_key(|(at, _)| *at);
+        self.diagnostics = placed.into_iter().map(|(_, d)| d).collect();
         self.finish()
     }
 

@@ -864,6 +864,17 @@ fn a_crds_findings_stay_together_in_the_order_an_upgrade_meets_them() {
         "{:#?}",
         r.diagnostics
     );
+    // Waivers keep that order; a waiver that matched nothing is said first.
+    let before: Vec<String> = r.diagnostics.iter().map(|d| d.message.clone()).collect();
+    let waivers = [
+        Waiver::from_flag("upgrade/crd-minimum-raised=checked: no object is empty")
+            .expect("waiver"),
+        Waiver::from_flag("upgrade/crd-scope-changed=nothing to waive").expect("waiver"),
+    ];
+    let r = r.waive(&waivers, Path::new("."));
+    let after: Vec<String> = r.diagnostics.iter().map(|d| d.message.clone()).collect();
+    assert_eq!(r.diagnostics[0].rule, "lint/unused-waiver");
+    assert_eq!(after[1..], before[..]);
 }
 
 #[test]
@@ -959,6 +970,34 @@ fn the_core_group_is_named_never_empty_backticks() {
         .find(|c| c.section == Section::Rbac)
         .expect("the RBAC change");
     assert_eq!(change.subject, "core secrets");
+}
+
+#[test]
+fn a_schema_whose_descriptions_alone_changed_says_so() {
+    let new = beta_schema_edit(
+        "                type: string\n",
+        "                type: string\n                description: the widget's name\n",
+    );
+    let r = report(&components(), &new);
+    assert!(r.diagnostics.is_empty());
+    let lines: Vec<(&str, Option<&str>)> = r
+        .changes
+        .iter()
+        .map(|c| (c.subject.as_str(), c.new.as_deref()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (
+                "CustomResourceDefinition widgets.infrastructure.cluster.x-k8s.io",
+                None
+            ),
+            (
+                "CRD widgets.infrastructure.cluster.x-k8s.io v1beta1 schema",
+                Some("descriptions only")
+            )
+        ]
+    );
 }
 
 #[test]
