@@ -530,18 +530,19 @@ fn compare_object(
         return;
     }
     if !objects::same(before.object.root, after.object.root) {
-        sink.change(Change::bare(
-            ChangeKind::Changed,
-            Section::Objects,
-            subject.clone(),
-        ));
-        for change in objects::field_changes(
+        let fields = objects::field_changes(
             &subject,
             identity.kind,
             before.object.root,
             after.object.root,
             Section::Objects,
-        ) {
+        );
+        let mut changed = Change::bare(ChangeKind::Changed, Section::Objects, subject.clone());
+        if fields.is_empty() {
+            changed.new = objects::shown_elsewhere(identity.kind).map(str::to_string);
+        }
+        sink.change(changed);
+        for change in fields {
             sink.change(change);
         }
     }

@@ -295,7 +295,9 @@ impl Scope {
             [Key("metadata"), Key("labels"), Key(label)] => {
                 self.kind_is_crd && label.starts_with("cluster.x-k8s.io/v")
             }
-            [Key("spec"), Key("scope" | "conversion"), ..] => self.kind_is_crd && path.len() <= 3,
+            [Key("spec"), Key("scope")] | [Key("spec"), Key("conversion"), Key("strategy")] => {
+                self.kind_is_crd
+            }
             [Key("spec"), Key("versions"), rest @ ..] => {
                 self.kind_is_crd
                     && matches!(
@@ -329,6 +331,19 @@ impl Scope {
                 ))
     }
 
+    /// Where the parts this object's field list leaves out are shown.
+    fn elsewhere(&self) -> Option<&'static str> {
+        if self.kind_is_crd {
+            Some("versions and schemas under CRDs")
+        } else if self.is_role {
+            Some("rules under RBAC")
+        } else if self.pod_spec_prefix {
+            Some("images under Images")
+        } else {
+            None
+        }
+    }
+
     fn show(&self, path: &[Step<'_>]) -> String {
         use Step::Key;
         match path {
@@ -340,6 +355,12 @@ impl Scope {
             _ => show_path(path),
         }
     }
+}
+
+/// Where the changes of an object of `kind` that its field list leaves out are shown, for a
+/// changed object with no field of its own changed.
+pub(crate) fn shown_elsewhere(kind: &str) -> Option<&'static str> {
+    Scope::of(kind).elsewhere()
 }
 
 /// The fields that differ between two versions of an object of `kind`, as changes of

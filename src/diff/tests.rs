@@ -990,7 +990,7 @@ fn a_schema_whose_descriptions_alone_changed_says_so() {
         [
             (
                 "CustomResourceDefinition widgets.infrastructure.cluster.x-k8s.io",
-                None
+                Some("versions and schemas under CRDs")
             ),
             (
                 "CRD widgets.infrastructure.cluster.x-k8s.io v1beta1 schema",
