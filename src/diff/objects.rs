@@ -607,12 +607,7 @@ fn values<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn node(text: &str) -> Node {
-        let source = std::sync::Arc::new(crate::yaml::Source::new("t.yaml", text));
-        let file = crate::yaml::parse_str(source, crate::yaml::Limits::default());
-        file.roots().next().cloned().expect("a document")
-    }
+    use crate::diff::schema::tests::node;
 
     fn lines(kind: &str, old: &str, new: &str) -> Vec<String> {
         field_changes("X", kind, &node(old), &node(new), Section::Objects)
