@@ -255,16 +255,25 @@ pub(crate) fn compare<'a>(
             format!("{}: scope changed from {before} to {after}", new.name),
         );
     }
-    removed_versions(old, new, &migrators.old, sink);
-    // Versions: state and removals.
-    let names = old.versions.iter().map(|v| v.name).chain(
-        new.versions
-            .iter()
-            .map(|v| v.name)
-            .filter(|n| old.version(n).is_none()),
-    );
-    for name in names {
-        let (before, after) = (old.version(name), new.version(name));
+    let pairing = Pairing::of(old, new);
+    removed_versions(old, new, &pairing, &migrators.old, sink);
+    // Versions: state and removals, the old release's order, then the new versions.
+    let pairs = old
+        .versions
+        .iter()
+        .zip(&pairing.old_to_new)
+        .map(|(before, j)| (Some(before), j.and_then(|j| new.versions.get(j))))
+        .chain(
+            new.versions
+                .iter()
+                .zip(&pairing.new_to_old)
+                .filter(|(_, i)| i.is_none())
+                .map(|(after, _)| (None, Some(after))),
+        );
+    for (before, after) in pairs {
+        let Some(name) = before.or(after).map(|v| v.name) else {
+            continue;
+        };
         let (b, a) = (before.map(Version::state), after.map(Version::state));
         if b != a {
             sink.change(Change::new(Section::Crds, subject(name), b, a));
@@ -303,8 +312,8 @@ pub(crate) fn compare<'a>(
         ));
     }
     // The schema of each version in both.
-    for after in &new.versions {
-        let Some(before) = old.version(after.name) else {
+    for (after, i) in new.versions.iter().zip(&pairing.new_to_old) {
+        let Some(before) = i.and_then(|i| old.versions.get(i)) else {
             continue;
         };
         let (Some(old_schema), Some(new_schema)) = (before.schema, after.schema) else {
@@ -345,7 +354,13 @@ pub(crate) fn compare<'a>(
 /// says which versions hold objects, but only a CRD read from a cluster carries it; without
 /// it, every version of the previous CRD may (an unserved one too: objects stored while it was
 /// the storage version stay in it until rewritten).
-fn removed_versions(old: &Crd<'_>, new: &Crd<'_>, old_migrator: &Migrator<'_>, sink: &mut Sink) {
+fn removed_versions(
+    old: &Crd<'_>,
+    new: &Crd<'_>,
+    pairing: &Pairing,
+    old_migrator: &Migrator<'_>,
+    sink: &mut Sink,
+) {
     let stored = old.stored_versions();
     if !stored.is_empty() {
         // The cluster's own record, where there is one.
@@ -363,10 +378,12 @@ fn removed_versions(old: &Crd<'_>, new: &Crd<'_>, old_migrator: &Migrator<'_>, s
         return;
     }
     let storage = old.storage().map(|v| v.name);
-    for version in &old.versions {
-        if new.version(version.name).is_some() {
-            continue;
-        }
+    for (version, _) in old
+        .versions
+        .iter()
+        .zip(&pairing.old_to_new)
+        .filter(|(_, j)| j.is_none())
+    {
         let name = version.name;
         let message = if storage == Some(name) {
             format!(
@@ -393,6 +410,46 @@ fn removed_versions(old: &Crd<'_>, new: &Crd<'_>, old_migrator: &Migrator<'_>, s
             new.versions_node(),
             message,
         );
+    }
+}
+
+/// The versions of two CRDs matched by name, found in one pass over both sorted indexes:
+/// `old_to_new[i]` is where old version `i` is in the new CRD (a repeated name matches the
+/// other side's first).
+struct Pairing {
+    old_to_new: Vec<Option<usize>>,
+    new_to_old: Vec<Option<usize>>,
+}
+
+impl Pairing {
+    fn of(old: &Crd<'_>, new: &Crd<'_>) -> Self {
+        let mut pairing = Pairing {
+            old_to_new: vec![None; old.versions.len()],
+            new_to_old: vec![None; new.versions.len()],
+        };
+        /// The `at`-th version by name: its place and name.
+        fn name<'a>(crd: &Crd<'a>, at: usize) -> Option<(usize, &'a str)> {
+            let &i = crd.index.get(at)?;
+            Some((i as usize, crd.versions.get(i as usize)?.name))
+        }
+        let (mut a, mut b) = (0, 0);
+        while let (Some((i, x)), Some((j, y))) = (name(old, a), name(new, b)) {
+            match x.cmp(y) {
+                std::cmp::Ordering::Less => a += 1,
+                std::cmp::Ordering::Greater => b += 1,
+                std::cmp::Ordering::Equal => {
+                    while let Some((k, _)) = name(old, a).filter(|(_, n)| *n == x) {
+                        pairing.old_to_new[k] = Some(j);
+                        a += 1;
+                    }
+                    while let Some((k, _)) = name(new, b).filter(|(_, n)| *n == y) {
+                        pairing.new_to_old[k] = Some(i);
+                        b += 1;
+                    }
+                }
+            }
+        }
+        pairing
     }
 }
 
@@ -636,6 +693,45 @@ fn contracts<'a>(old: &Crd<'_>, new: &Crd<'a>, claimed: &[&str], sink: &mut Sink
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn crd(versions: &[&str]) -> ReleaseFile {
+        let mut text = "kind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  versions:\n"
+            .to_string();
+        for v in versions {
+            text.push_str(&format!("  - name: {v}\n"));
+        }
+        crate::files::load_text(
+            "c.yaml",
+            text,
+            crate::provider::FileRole::Components {
+                provider_type: crate::provider::ProviderType::Infrastructure,
+                suffix: None,
+            },
+        )
+    }
+
+    #[test]
+    fn versions_pair_by_name_in_one_pass_repeated_names_with_the_first() {
+        let (a, b) = (
+            crd(&["v2", "v1", "v3", "v1"]),
+            crd(&["v4", "v1", "v3", "v3"]),
+        );
+        fn object(f: &ReleaseFile) -> Object<'_> {
+            f.yaml.roots().next().and_then(Object::new).expect("a CRD")
+        }
+        let (old, new) = (
+            Crd::new(&a, object(&a)).expect("old"),
+            Crd::new(&b, object(&b)).expect("new"),
+        );
+        let pairing = Pairing::of(&old, &new);
+        assert_eq!(pairing.old_to_new, [None, Some(1), Some(2), Some(1)]);
+        assert_eq!(pairing.new_to_old, [None, Some(1), Some(2), Some(2)]);
+        assert_eq!(
+            new.version("v3").map(|v| v.node.span()),
+            Some(new.versions[2].node.span())
+        );
+        assert!(new.version("v2").is_none());
+    }
 
     #[test]
     fn versions_sort_as_kubernetes_sorts_them() {
