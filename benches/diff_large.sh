@@ -10,9 +10,11 @@
 # - `versions-100k`: one CRD of 100,000 versions (`served`, `storage`, no schema), 5.9 MB; the
 #   newer stops serving the first. Before issue 38, 52 s and more (every version looked up by a
 #   scan of all, every pair of served versions visited).
-# - `served-6k`: one CRD of 6,000 served versions, each with a small schema, 1.1 MB; the newer
-#   gives one version's field a `maxLength`. Before issue 38, every pair's schemas were compared
-#   (18 million comparisons) and capkg aborted allocating 1.4 GB.
+# - `served-6k`: one CRD of 6,000 served versions, each with a small schema whose `maxLength` is
+#   lower than the previous version's (so every pair of versions is incompatible, in both
+#   releases), 1.6 MB; the newer gives one version's field a `minLength`. Before issue 38, every
+#   pair's schemas were compared and every pair's difference kept (18 million), and capkg ran
+#   out of memory.
 # - `aws`: the corpus's AWS components (1.2 MB), as `diff_vs_lint.sh` builds it: a retagged image,
 #   one CRD version unserved. The realistic shape, for the memory ratio.
 # Timing is `interleaved.py`'s (RUNS rounds, default 7), with lint of the newer release as the
@@ -76,9 +78,11 @@ def versions(count, newer):
         served = "false" if newer and case == "versions-100k" and i == 1 else "true"
         parts.append(f"  - name: v1alpha{i}\n    served: {served}\n    storage: {'true' if i == count else 'false'}\n")
         if case == "served-6k":
-            text = schema
+            # Each version's limit lower than the one before: every pair of versions is
+            # incompatible already (the old release too), the worst case for pairwise checks.
+            text = schema.replace("type: string\n", f"type: string\n                maxLength: {100_000 - i}\n")
             if newer and i == count // 2:
-                text = text.replace("type: string\n", "type: string\n                maxLength: 63\n")
+                text = text.replace("type: string\n", "type: string\n                minLength: 1\n")
             parts.append(text)
     return "".join(parts)
 

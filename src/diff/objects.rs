@@ -475,6 +475,20 @@ fn list<'a>(
     emit: &mut Emit<'_>,
 ) {
     let name_of = |item: &'a Node| item.get("name").and_then(Node::scalar_text).unwrap_or("");
+    let named_alike = x.len() == y.len()
+        && x.iter().zip(y).all(|(a, b)| {
+            let name = a.get("name").and_then(Node::scalar_text);
+            name.is_some() && name == b.get("name").and_then(Node::scalar_text)
+        });
+    if named_alike {
+        // The same names in the same order (the usual case): side by side, without a table.
+        for (a, b) in x.iter().zip(y) {
+            path.push(Step::Named(name_of(a)));
+            walk(a, b, path, scope, emit);
+            path.pop();
+        }
+        return;
+    }
     if let (Some(x_index), Some(y_index)) = (named(x), named(y)) {
         for item in x {
             let name = name_of(item);
