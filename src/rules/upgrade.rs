@@ -109,7 +109,7 @@ pub(crate) static VERSION_REMOVED_WITHOUT_MIGRATOR: Rule = Rule {
         its `status.storedVersions`, and that list keeps every version objects were ever stored \
         in until something rewrites the objects and trims it. Release files carry no `status`, \
         so every version of the previous CRD counts, an unserved one too: CAPO v0.12.0 dropped \
-        `v1alpha6`, long unserved, and `clusterctl upgrade` failed with `status.storedVersions[0]: \
+        `v1alpha6`, already unserved, and `clusterctl upgrade` failed with `status.storedVersions[0]: \
         Invalid value: \"v1alpha6\": must appear in spec.versions` (CAPO #2863). What \
         clusterctl does: v1.1.5 to v1.9 migrated provider CRDs during `upgrade apply` (before \
         scaling the old providers down, it rewrote every object of a CRD whose storedVersions \
