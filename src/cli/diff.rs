@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::publish::{HttpLimitArgs, ReadLimitArgs};
 use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
-use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diff::{self, DiffReport, DiffRequest};
 use crate::error::Classified;
@@ -25,6 +25,16 @@ pub struct DiffArgs {
     /// The new release, in the same forms.
     #[arg(value_name = "NEW")]
     pub new: String,
+    /// The new release's version (`v1.2.3`), where NEW does not say it (a folder such as `out/`).
+    ///
+    /// NEW's own release series is checked and its contract read for this version. Without it, a
+    /// folder outside the `{provider-label}/{version}/` layout has no version, and the diff says
+    /// which checks it skipped.
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub version: Option<crate::version::Version>,
+    /// The previous release's version, where OLD does not say it.
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub old_version: Option<crate::version::Version>,
     /// API base URL for github.com sources (GitHub Enterprise, a test server); default
     /// GITHUB_API_URL, else https://api.github.com.
     #[arg(long, value_name = "URL")]
@@ -69,6 +79,9 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         None => (Vec::new(), PathBuf::from(".")),
     };
     waivers.extend(args.allow.iter().cloned());
+    for (side, source) in [("OLD", &args.old), ("NEW", &args.new)] {
+        folder_exists(side, source)?;
+    }
     let (old, old_warning) = super::given_reference(&args.old);
     let (new, new_warning) = super::given_reference(&args.new);
     let request = DiffRequest {
@@ -76,7 +89,8 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         new,
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
-        version: None,
+        version: args.old_version.map(|v| v.to_string()),
+        new_version: args.version.map(|v| v.to_string()),
     };
     let mut services = services(global, &args.limits, &args.read_limits);
     services.policy.max_wait = args.max_wait;
@@ -104,6 +118,43 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
     } else {
         Status::Findings
     })
+}
+
+/// A source without a scheme is a path on this machine: one that is not there is said as such
+/// (exit 2), before it is read as a local repository's `{base}/{label}/{version}/{file}` and
+/// refused for its form. A `latest` version folder is left to that reading, which resolves it.
+fn folder_exists(side: &str, source: &str) -> Result<(), CommandError> {
+    let text = source.trim();
+    if text.contains("://") {
+        return Ok(());
+    }
+    let path = Path::new(text);
+    if path.exists() {
+        return Ok(());
+    }
+    let latest = path
+        .parent()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n == crate::verify::source::LATEST)
+        })
+        .and_then(Path::parent)
+        .is_some_and(Path::is_dir);
+    if latest {
+        return Ok(());
+    }
+    let looked = if path.is_absolute() {
+        String::new()
+    } else {
+        let cwd = std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
+        format!(" in `{cwd}`")
+    };
+    Err(CommandError::fault(anyhow::anyhow!(
+        "no such folder: `{text}` ({side}; nothing there{looked})"
+    ))
+    .with_hint(
+        "give a release folder (`out/`, `infrastructure-foo/v1.4.2/`), a `file://` path to its components file, a GitHub or GitLab release URL, or `oci://REF`",
+    ))
 }
 
 fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> std::io::Result<()> {

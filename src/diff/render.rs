@@ -3,7 +3,12 @@
 //! [`crate::verify::VerifyReport::markdown`] is verify's. Findings in text are rendered by
 //! [`crate::report`]. What the releases hold (names, images, labels, versions) is shown as
 //! [`crate::escape`] says: [`escape::text`] in text, Markdown's escapes in Markdown.
+//!
+//! An object's field changes are shown under it ([`rows`]), on its line when there is one;
+//! objects of one kind whose one change is the same (a controller-gen version annotation on
+//! every CRD) share one line.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -63,16 +68,140 @@ fn mark(change: ChangeKind) -> &'static str {
     }
 }
 
+/// One field's change, as its object's row shows it: `field: old -> new`, `field: + value`.
+fn field_text(change: &Change) -> String {
+    let field = escape::text(change.field.as_deref().unwrap_or(""));
+    let (old, new) = (shown(&change.old), shown(&change.new));
+    match (change.change, old.as_deref(), new.as_deref()) {
+        (ChangeKind::Added, _, Some(new)) => format!("{field}: + {new}"),
+        (ChangeKind::Added, _, None) => format!("{field}: added"),
+        (ChangeKind::Removed, Some(old), _) => format!("{field}: - {old}"),
+        (ChangeKind::Removed, None, _) => format!("{field}: removed"),
+        (_, Some(old), Some(new)) => format!("{field}: {old} -> {new}"),
+        (_, None, Some(new)) => format!("{field}: {new}"),
+        (_, Some(old), None) => format!("{field}: {old} -> (none)"),
+        (_, None, None) => format!("{field}: changed"),
+    }
+}
+
+/// A change as shown: its mark, its line, and the fields that changed under it.
+struct Row {
+    mark: &'static str,
+    text: String,
+    fields: Vec<String>,
+}
+
+impl Row {
+    /// The row on one line (the fields after the subject, `; `-separated).
+    fn one_line(&self) -> String {
+        if self.fields.is_empty() {
+            self.text.clone()
+        } else {
+            format!("{}: {}", self.text, self.fields.join("; "))
+        }
+    }
+}
+
+/// Objects from which on a shared change is one line.
+const FOLD_FROM: usize = 2;
+/// Names a folded line lists before `and N more`.
+const FOLD_NAMES: usize = 3;
+
+/// A section's changes as rows: a subject's changes together (its field changes under its own
+/// line), then objects of one kind whose one field change is the same folded into one row.
+fn rows(changes: &[&Change], several: bool) -> Vec<Row> {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut last: Option<(&str, &str)> = None;
+    for change in changes {
+        let key = (change.provider.as_str(), change.subject.as_str());
+        let same_subject = last == Some(key);
+        last = Some(key);
+        match (&change.field, same_subject, rows.last_mut()) {
+            (Some(_), true, Some(row)) => row.fields.push(field_text(change)),
+            (Some(_), _, _) => rows.push(Row {
+                mark: mark(ChangeKind::Changed),
+                text: head(change, several),
+                fields: vec![field_text(change)],
+            }),
+            (None, true, Some(row)) if change.old.is_none() && change.new.is_none() => {
+                row.mark = mark(change.change);
+            }
+            (None, _, _) => rows.push(Row {
+                mark: mark(change.change),
+                text: line(change, several),
+                fields: Vec::new(),
+            }),
+        }
+    }
+    fold(rows)
+}
+
+/// Rows of one kind (the subject's first word) with the same single field change, from
+/// [`FOLD_FROM`] on, as one row where the first was: `CustomResourceDefinition ×28 (a, b, c
+/// and 25 more)`.
+fn fold(rows: Vec<Row>) -> Vec<Row> {
+    let key = |row: &Row| -> Option<(String, String)> {
+        let [field] = row.fields.as_slice() else {
+            return None;
+        };
+        let kind = row.text.split_whitespace().next()?;
+        (row.mark == "~").then(|| (kind.to_string(), field.clone()))
+    };
+    let mut names: HashMap<(String, String), Vec<String>> = HashMap::new();
+    for row in &rows {
+        if let Some(k) = key(row) {
+            let name = row.text.split_once(' ').map_or("", |(_, n)| n);
+            names.entry(k).or_default().push(name.to_string());
+        }
+    }
+    let mut folded = HashSet::new();
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let Some(k) = key(&row) else {
+            out.push(row);
+            continue;
+        };
+        let Some(all) = names.get(&k).filter(|all| all.len() >= FOLD_FROM) else {
+            out.push(row);
+            continue;
+        };
+        if !folded.insert(k.clone()) {
+            continue;
+        }
+        let mut shown = all[..all.len().min(FOLD_NAMES)].join(", ");
+        if all.len() > FOLD_NAMES {
+            let _ = write!(shown, " and {} more", all.len() - FOLD_NAMES);
+        }
+        out.push(Row {
+            mark: row.mark,
+            text: format!("{} ×{} ({shown})", k.0, all.len()),
+            fields: row.fields,
+        });
+    }
+    out
+}
+
+/// A change's old or new value as shown, when it has one.
+fn shown(half: &Option<String>) -> Option<std::borrow::Cow<'_, str>> {
+    half.as_deref().filter(|s| !s.is_empty()).map(escape::text)
+}
+
+/// `[provider] subject`, as text.
+fn head(change: &Change, several_providers: bool) -> String {
+    if several_providers && !change.provider.is_empty() {
+        format!(
+            "[{}] {}",
+            escape::text(&change.provider),
+            escape::text(&change.subject)
+        )
+    } else {
+        escape::text(&change.subject).into_owned()
+    }
+}
+
 /// `subject: old -> new` without empty halves, as text.
 fn line(change: &Change, several_providers: bool) -> String {
-    let mut text = String::new();
-    if several_providers && !change.provider.is_empty() {
-        let _ = write!(text, "[{}] ", escape::text(&change.provider));
-    }
-    text.push_str(&escape::text(&change.subject));
-    fn shown(half: &Option<String>) -> Option<std::borrow::Cow<'_, str>> {
-        half.as_deref().filter(|s| !s.is_empty()).map(escape::text)
-    }
+    let mut text = head(change, several_providers);
     let (old, new) = (shown(&change.old), shown(&change.new));
     match (change.change, old.as_deref(), new.as_deref()) {
         (_, Some(old), Some(new)) => {
@@ -106,8 +235,16 @@ pub(crate) fn write_changes(out: &mut dyn Write, report: &DiffReport) -> io::Res
     let several = several_providers(report);
     for (section, changes) in by_section(report) {
         writeln!(out, "\n{}", section.title())?;
-        for change in changes {
-            writeln!(out, "  {} {}", mark(change.change), line(change, several))?;
+        for row in rows(&changes, several) {
+            match row.fields.as_slice() {
+                [field] => writeln!(out, "  {} {}: {field}", row.mark, row.text)?,
+                fields => {
+                    writeln!(out, "  {} {}", row.mark, row.text)?;
+                    for field in fields {
+                        writeln!(out, "      {field}")?;
+                    }
+                }
+            }
         }
     }
     for warning in &report.warnings {
@@ -124,13 +261,13 @@ pub(crate) fn write_compact(
 ) -> io::Result<()> {
     let several = several_providers(report);
     for (section, changes) in by_section(report) {
-        for change in changes {
+        for row in rows(&changes, several) {
             writeln!(
                 out,
                 "{indent}{} {} {}",
-                mark(change.change),
+                row.mark,
                 section.title(),
-                line(change, several)
+                row.one_line()
             )?;
         }
     }
@@ -223,19 +360,20 @@ pub(crate) fn markdown(report: &DiffReport, heading: &str) -> String {
     }
     let several = several_providers(report);
     for (section, changes) in by_section(report) {
+        let rows = rows(&changes, several);
         let _ = writeln!(
             md,
             "{heading}# {} ({})\n\n| | change |\n| --- | --- |",
             section.title(),
-            changes.len()
+            rows.len()
         );
-        for change in changes {
-            let _ = writeln!(
-                md,
-                "| {} | {} |",
-                mark(change.change),
-                escape::cell(&escape::inline(&line(change, several)))
-            );
+        for row in rows {
+            // Each part is text-escaped already (rows); Markdown's escapes on top.
+            let mut cell = escape::cell(&escape::inline(&row.text));
+            for field in &row.fields {
+                let _ = write!(cell, "<br>{}", escape::cell(&escape::inline(field)));
+            }
+            let _ = writeln!(md, "| {} | {cell} |", row.mark);
         }
         md.push('\n');
     }

@@ -158,10 +158,11 @@ fn sources() -> Vec<PathBuf> {
     files
 }
 
-/// Copies the example providers into `to/testdata/`, without what runs of capkg write there.
+/// Copies the example providers (and `capkg diff`'s release pairs) into `to/testdata/`,
+/// without what runs of capkg write there.
 fn copy_examples(to: &Path) {
     let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    for example in ["example-provider", "example-multi-provider"] {
+    for example in ["example-provider", "example-multi-provider", "diff"] {
         let from = testdata.join(example);
         for entry in walkdir::WalkDir::new(&from) {
             let entry = entry.unwrap();
@@ -297,6 +298,7 @@ fn the_marked_commands_of_readme_and_the_book_exit_as_marked() {
         "release",
         "verify",
         "configmaps",
+        "diff",
     ];
     let missing: Vec<_> = covered.iter().filter(|c| !ran.contains(**c)).collect();
     assert!(

@@ -11,6 +11,7 @@ mod common;
 mod completions;
 mod configmaps;
 mod diff;
+mod diff_cases;
 mod diff_templates;
 mod docs_commands;
 mod docs_links;
