@@ -186,6 +186,19 @@ impl Sink {
         &mut self.diagnostics[last]
     }
 
+    /// A finding at a byte range of a file: a template variable's first use is text, not a YAML
+    /// node.
+    pub(crate) fn at_span(
+        &mut self,
+        rule: &'static Rule,
+        file: &ReleaseFile,
+        span: crate::yaml::Span,
+        message: String,
+    ) {
+        Findings::new(rule, &mut self.diagnostics).at(file, span, message);
+        self.record();
+    }
+
     /// A finding about something no longer there: on the new file as a whole, or the folder.
     pub(crate) fn on_file(
         &mut self,
@@ -205,11 +218,14 @@ impl Sink {
     /// The findings in the order shown: by file, a finding about the file as a whole first,
     /// then by the place of the object they are about (or their own), then in the order found.
     fn into_parts(self) -> (Vec<Change>, Vec<(Diagnostic, Option<usize>)>) {
+        // A finding recorded without a group (none is lost) is placed by its own span.
+        let groups = self.groups;
         let keyed = self
             .diagnostics
             .into_iter()
-            .zip(self.groups)
-            .map(|(d, group)| {
+            .enumerate()
+            .map(|(index, d)| {
+                let group = groups.get(index).copied().flatten();
                 let at = group.or(d.span.map(|s| s.start));
                 (d, at)
             })
