@@ -427,11 +427,7 @@ impl Config {
 
     /// A path from the file, resolved against [`Config::root`].
     pub fn resolve(&self, path: &Path) -> PathBuf {
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            clean_join(&self.root, path)
-        }
+        resolve_in(&self.root, path)
     }
 }
 
@@ -441,6 +437,16 @@ pub fn components_file_name(provider_type: ProviderType, suffix: Option<&str>) -
     match suffix {
         None => provider_type.components_file_name(),
         Some(suffix) => format!("{}-components-{suffix}.yaml", provider_type.short_name()),
+    }
+}
+
+/// A path of capkg.yaml or a flag, joined to the configuration's folder (absolute paths as
+/// they are, without a leading `./`).
+pub fn resolve_in(root: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        clean_join(root, path)
     }
 }
 

@@ -43,7 +43,10 @@
 //! - [`diff`]: compares two releases and reports what breaks an upgrade (`upgrade/…` rules).
 //!
 //! Orchestration and presentation:
-//! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
+//! - [`settings`]: capkg.yaml, flags and environment resolved once into what a command works
+//!   with.
+//! - [`release`]: a release planned once (assemble, check) and carried out by one loop
+//!   (compare, publish, verify).
 //! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
 //! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
@@ -70,6 +73,7 @@ pub(crate) mod release;
 pub(crate) mod release_dir;
 pub(crate) mod report;
 pub mod rules;
+pub(crate) mod settings;
 pub mod subst;
 pub(crate) mod targets;
 pub(crate) mod threads;

@@ -14,6 +14,7 @@ use crate::diff::{self, DiffReport, DiffRequest};
 use crate::error::Classified;
 use crate::report::{self, Format};
 use crate::rules::Waiver;
+use crate::settings::{self, CommandLine, Need};
 use crate::verify::Settings;
 
 #[derive(Debug, Args)]
@@ -67,18 +68,14 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
     let ci = CiContext::detect(&env);
     let settings = Settings::resolve(args.api_url.as_deref(), &env)
         .map_err(|e| CommandError::fault(anyhow::Error::new(e)))?;
-    let config_path = match &args.config {
-        Some(path) => Some(path.clone()),
-        None => crate::config::Config::discover(Path::new(".")),
+    let line = CommandLine {
+        config: args.config.clone(),
+        allow: args.allow.clone(),
+        ..CommandLine::default()
     };
-    let (mut waivers, root) = match &config_path {
-        Some(path) => {
-            let config = crate::config::Config::load(path).map_err(CommandError::fault)?;
-            (config.waivers, config.root)
-        }
-        None => (Vec::new(), PathBuf::from(".")),
-    };
-    waivers.extend(args.allow.iter().cloned());
+    let waivers = settings::resolve(&line, Need::Findings, &ci, &env)
+        .map_err(CommandError::from_classified)?
+        .waivers;
     for (side, source) in [("OLD", &args.old), ("NEW", &args.new)] {
         folder_exists(side, source)?;
     }
@@ -103,7 +100,7 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
                 .unwrap_or_else(|| "OLD and NEW take what `capkg verify` reads".into());
             CommandError::fault(anyhow::Error::new(e)).with_hint(hint)
         })?
-        .waive(&waivers, &root);
+        .waive(&waivers);
     let mut report = report;
     report
         .warnings

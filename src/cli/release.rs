@@ -20,11 +20,13 @@ use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape::{self, Output};
-use crate::release::assembly::ConfigAssembler;
-use crate::release::destinations::TargetPlan;
-use crate::release::{self, Outcome, ReleaseRequest, TargetState, summary};
+use crate::release::assembly::SourcesAssembler;
+use crate::release::outcome::{TargetPlan, TargetReport};
+use crate::release::{self, Outcome, TargetState, summary};
 use crate::report::{self, Format};
+use crate::settings::{self, CommandLine, Need};
 use crate::targets;
+use crate::targets::Reach;
 use crate::version::Version;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -82,48 +84,46 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
         None => (None, None),
     };
     let ci = CiContext::detect(&env);
-    let assembler = ConfigAssembler::new(
-        args.config.as_deref(),
-        std::path::Path::new("."),
-        args.provider.provider_type,
-        args.provider.provider.as_deref(),
-    );
-    let request = ReleaseRequest {
-        version: args.version,
-        targets: args.target.into_iter().map(Into::into).collect(),
+    let line = CommandLine {
+        config: args.config,
         provider_type: args.provider.provider_type,
         provider_name: args.provider.provider,
-        previous: previous.as_deref().map(release::Previous::parse),
+        version: args.version,
+        targets: args.target.into_iter().map(Into::into).collect(),
+        previous,
+        ..CommandLine::default()
     };
     let checks_shown = AtomicBool::new(false);
-    let outcome = match release::plan(&request, &ci, &assembler, &env) {
+    let planned = settings::resolve(&line, Need::Release, &ci, &env)
+        .map_err(release::Error::from)
+        .and_then(|settings| release::plan(&settings, &SourcesAssembler));
+    let outcome = match planned {
         Err(err) => Outcome {
             // Stopped before a plan: still the run that was asked for.
             dry_run: args.dry_run,
             ..Outcome::failed(&err, None)
         },
         Ok(plan) => {
-            let services = services(global, &args.limits, &args.read_limits);
-            let runtime = runtime()?;
-            if args.dry_run {
-                runtime.block_on(release::dry_run(&plan, &env, services))
-            } else {
-                // The checks are printed as soon as they pass, before the upload progress.
-                let print_checks = |so_far: &Outcome| {
-                    if global.format != Format::Json {
-                        let mut out = super::stdout();
-                        let written =
-                            write_checks(&mut out, global, &ci, so_far).and_then(|()| out.flush());
-                        checks_shown.store(written.is_ok(), Ordering::Relaxed);
-                    }
-                };
-                runtime.block_on(release::publish_after_checks(
-                    &plan,
-                    &env,
-                    services,
-                    &print_checks,
-                ))
-            }
+            // The checks are printed as soon as they pass, before the upload progress.
+            let print_checks = |so_far: &Outcome| {
+                if global.format != Format::Json {
+                    let mut out = super::stdout();
+                    let written =
+                        write_checks(&mut out, global, &ci, so_far).and_then(|()| out.flush());
+                    checks_shown.store(written.is_ok(), Ordering::Relaxed);
+                }
+            };
+            let run = release::Run {
+                reach: if args.dry_run {
+                    Reach::Offline
+                } else {
+                    Reach::Remote
+                },
+                env: &env,
+                services: services(global, &args.limits, &args.read_limits),
+                checked: &print_checks,
+            };
+            runtime()?.block_on(release::execute(&plan, run))
         }
     };
     let mut outcome = outcome;
@@ -193,6 +193,22 @@ fn write_text(
     let annotations = uses_annotations(global, ci);
     if !checks_shown {
         write_checks(out, global, ci, outcome)?;
+    }
+    if !global.quiet && !outcome.phases.is_empty() {
+        writeln!(
+            out,
+            "\nThe release, as it will run (a dry run stops before the network):"
+        )?;
+        for (number, phase) in outcome.phases.iter().enumerate() {
+            writeln!(
+                out,
+                "  {}. {}{}: {}",
+                number + 1,
+                phase.phase,
+                if phase.network { " (network)" } else { "" },
+                escape::text(&phase.what)
+            )?;
+        }
     }
     for target in &outcome.targets {
         write_target(out, global.quiet, target)?;
@@ -345,11 +361,7 @@ fn write_checks(
     Ok(())
 }
 
-fn write_target(
-    out: &mut dyn Write,
-    quiet: bool,
-    target: &release::TargetReport,
-) -> std::io::Result<()> {
+fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std::io::Result<()> {
     writeln!(
         out,
         "\n{}: {}",
@@ -434,7 +446,7 @@ fn write_target(
 }
 
 /// The clusterctl URL, one line per provider when the release has several.
-fn write_urls(out: &mut dyn Write, target: &release::TargetReport) -> std::io::Result<()> {
+fn write_urls(out: &mut dyn Write, target: &TargetReport) -> std::io::Result<()> {
     let providers = target
         .providers
         .iter()

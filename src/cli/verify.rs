@@ -18,6 +18,7 @@ use crate::escape::{self, Output};
 use crate::forge::Services;
 use crate::forge::progress::{Event, Progress};
 use crate::report::{self, Format, Style};
+use crate::settings::{self, CommandLine, Need};
 use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
 
 #[derive(Debug, Args)]
@@ -67,20 +68,15 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         check_images: true,
         skip_checks: false,
     };
-    let config_path = match &args.config {
-        Some(path) => Some(path.clone()),
-        None => crate::config::Config::discover(std::path::Path::new(".")),
+    let line = CommandLine {
+        config: args.config.clone(),
+        ..CommandLine::default()
     };
-    let config = match &config_path {
-        Some(path) => {
-            Some(crate::config::Config::load(path).map_err(CommandError::from_classified)?)
-        }
-        None => None,
-    };
+    let found = settings::resolve(&line, Need::Findings, &ci, &env)
+        .map_err(CommandError::from_classified)?;
     // The same switches as `capkg release`: capkg.yaml `check_images: false`, or the variable.
     let request = VerifyRequest {
-        check_images: config.as_ref().and_then(|c| c.check_images) != Some(false)
-            && env("CAPKG_CHECK_IMAGES").is_none_or(|v| v.trim() != "false"),
+        check_images: found.images.is_on(),
         ..request
     };
     let mut services = services(global, &args.limits, &args.read_limits);
@@ -88,9 +84,7 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let mut report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
         .map_err(CommandError::from_classified)?;
-    if let Some(config) = &config {
-        report = report.waive(&config.waivers, &config.root);
-    }
+    report = report.waive(&found.waivers);
     report.warnings.extend(login_warning);
     write_report(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {

@@ -33,8 +33,8 @@ use crate::files::ReleaseFile;
 use crate::forge::Services;
 use crate::provider::ProviderType;
 use crate::rules::upgrade as rules;
-use crate::rules::waivers::{self, Scope};
-use crate::rules::{self as lint_rules, Context, Findings, Rule, Waiver};
+use crate::rules::waivers::Scope;
+use crate::rules::{self as lint_rules, Context, Findings, Rule, Waivers};
 use crate::verify::{self, ReadRelease, Settings, VerifyRequest};
 use crate::yaml::Node;
 use objects::{Identity, Objects};
@@ -274,7 +274,7 @@ pub(crate) struct DiffReport {
 
 impl DiffReport {
     /// The report with the maintainer's `upgrade/…` waivers applied, counted again.
-    pub(crate) fn waive(mut self, waivers: &[Waiver], root: &Path) -> Self {
+    pub(crate) fn waive(mut self, waivers: &Waivers) -> Self {
         // Waivers sort findings by place; the comparison's order (each object's findings
         // together, root cause first) is put back, findings about the waivers themselves first.
         type Key = (&'static str, Option<String>, Option<(usize, usize)>, String);
@@ -290,7 +290,7 @@ impl DiffReport {
         for (i, d) in self.diagnostics.iter().enumerate() {
             places.entry(key(d)).or_default().push_back(i);
         }
-        waivers::apply_scoped(&mut self.diagnostics, waivers, root, Scope::Upgrade);
+        waivers.apply_scoped(&mut self.diagnostics, Scope::Upgrade);
         let mut placed: Vec<(Option<usize>, Diagnostic)> = std::mem::take(&mut self.diagnostics)
             .into_iter()
             .map(|d| {

@@ -571,10 +571,15 @@ fn waivers_of_upgrade_rules_mark_findings_and_lint_waivers_are_left_alone() {
     let r = report(&components(), &unserved);
     assert!(!r.ok);
     let waivers = [
-        Waiver::from_flag("upgrade/served-version-removed=announced in v1.0").expect("waiver"),
-        Waiver::from_flag("components/single-namespace=not this run's").expect("waiver"),
+        crate::rules::Waiver::from_flag("upgrade/served-version-removed=announced in v1.0")
+            .expect("waiver"),
+        crate::rules::Waiver::from_flag("components/single-namespace=not this run's")
+            .expect("waiver"),
     ];
-    let r = r.waive(&waivers, Path::new("."));
+    let r = r.waive(&crate::rules::Waivers::new(
+        waivers.to_vec(),
+        Path::new(".").into(),
+    ));
     assert!(r.ok);
     assert!(
         r.diagnostics.iter().all(|d| d.rule != "lint/unused-waiver"),
@@ -867,11 +872,15 @@ fn a_crds_findings_stay_together_in_the_order_an_upgrade_meets_them() {
     // Waivers keep that order; a waiver that matched nothing is said first.
     let before: Vec<String> = r.diagnostics.iter().map(|d| d.message.clone()).collect();
     let waivers = [
-        Waiver::from_flag("upgrade/crd-minimum-raised=checked: no object is empty")
+        crate::rules::Waiver::from_flag("upgrade/crd-minimum-raised=checked: no object is empty")
             .expect("waiver"),
-        Waiver::from_flag("upgrade/crd-scope-changed=nothing to waive").expect("waiver"),
+        crate::rules::Waiver::from_flag("upgrade/crd-scope-changed=nothing to waive")
+            .expect("waiver"),
     ];
-    let r = r.waive(&waivers, Path::new("."));
+    let r = r.waive(&crate::rules::Waivers::new(
+        waivers.to_vec(),
+        Path::new(".").into(),
+    ));
     let after: Vec<String> = r.diagnostics.iter().map(|d| d.message.clone()).collect();
     assert_eq!(r.diagnostics[0].rule, "lint/unused-waiver");
     assert_eq!(after[1..], before[..]);

@@ -17,7 +17,7 @@
 //! table cell one cell. Outputs are values for later steps, given as they are
 //! ([`crate::ci::output_lines`] keeps each one a value).
 
-use super::{Outcome, Status, TargetReport, TargetState};
+use super::outcome::{Outcome, Status, TargetReport, TargetState};
 use crate::diagnostic::Severity;
 use crate::escape::{cell, code_span, inline};
 
