@@ -283,16 +283,15 @@ impl Classified for ErrorReport {
     }
 }
 
-/// `{"stage", "message", "hint", "exit", "exit_code"}`: the error object every command prints
-/// with `--format json` (`message`, `hint`, `exit_code`), plus the stage and the older `exit`.
+/// `{"stage", "message", "hint", "exit_code"}`: the error object every command prints with
+/// `--format json` (`message`, `hint`, `exit_code`), plus the stage.
 impl Serialize for ErrorReport {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut object = s.serialize_struct("ErrorReport", 5)?;
+        let mut object = s.serialize_struct("ErrorReport", 4)?;
         object.serialize_field("stage", &self.stage)?;
         object.serialize_field("message", &self.message)?;
         object.serialize_field("hint", &self.hint)?;
-        object.serialize_field("exit", &self.class.exit_code())?;
         object.serialize_field("exit_code", &self.class.exit_code())?;
         object.end()
     }

@@ -1,8 +1,8 @@
 //! JSON output: wire types kept apart from the library's own, so the interface changes only on
-//! purpose. One diagnostic's JSON form is [`crate::diagnostic::JsonDiagnostic`], which `release`
+//! purpose, and every document versioned ([`SCHEMA_VERSION`]). One diagnostic's JSON form is [`crate::diagnostic::JsonDiagnostic`], which `release`
 //! and `verify` reports embed too.
 //!
-//! Lint: `{"diagnostics":[{"rule","severity","file","line","column","message","help"
+//! Lint: `{"schema_version":1, "diagnostics":[{"rule","severity","file","line","column","message","help"
 //! [,"waived"]}], "summary":{"errors","warnings","infos","waived","files"}}`; line and column
 //! are 1-based, `null` only where a finding has no position; `waived` (the waiver's reason) only
 //! on a finding a waiver accepted, which `errors` and `warnings` do not count.
@@ -59,6 +59,19 @@ pub(crate) fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::
     write_with(out, value, serde_json::ser::PrettyFormatter::new())
 }
 
+/// The version of the JSON documents capkg prints: every document's first key,
+/// `"schema_version"`. It goes up when a field is removed, renamed or changes meaning; new fields
+/// do not change it.
+pub(crate) const SCHEMA_VERSION: u32 = 1;
+
+/// A document: [`SCHEMA_VERSION`] first, then the report's own fields.
+#[derive(Serialize)]
+struct Document<'a, T: Serialize> {
+    schema_version: u32,
+    #[serde(flatten)]
+    report: &'a T,
+}
+
 /// serde_json writes a document in many small pieces: they reach `out` in blocks.
 fn write_with<T: Serialize>(
     out: &mut dyn Write,
@@ -68,7 +81,13 @@ fn write_with<T: Serialize>(
     let mut buffered = io::BufWriter::with_capacity(64 * 1024, out);
     let formatter = JsonEscapes(formatter);
     let mut serializer = serde_json::Serializer::with_formatter(&mut buffered, formatter);
-    value.serialize(&mut serializer).map_err(io::Error::other)?;
+    let document = Document {
+        schema_version: SCHEMA_VERSION,
+        report: value,
+    };
+    document
+        .serialize(&mut serializer)
+        .map_err(io::Error::other)?;
     writeln!(buffered)?;
     buffered.flush()
 }

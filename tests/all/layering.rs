@@ -72,21 +72,38 @@ const ALLOWED: &[(&str, &[&str])] = &[
 const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "config",
-        &["cli", "report", "release", "verify", "targets", "ci"],
+        &[
+            "cli", "report", "release", "verify", "targets", "ci", "settings",
+        ],
     ),
     (
         "assemble",
-        &["cli", "report", "release", "verify", "targets", "ci"],
+        &[
+            "cli", "report", "release", "verify", "targets", "ci", "settings",
+        ],
     ),
-    ("targets", &["cli", "report", "release", "verify", "ci"]),
+    (
+        "targets",
+        &["cli", "report", "release", "verify", "ci", "settings"],
+    ),
     (
         "operator",
-        &["cli", "report", "release", "verify", "ci", "targets"],
+        &[
+            "cli", "report", "release", "verify", "ci", "targets", "settings",
+        ],
     ),
     // verify writes its own CI step summary with `ci`'s Markdown helpers.
-    ("verify", &["cli", "report", "release", "targets"]),
+    (
+        "verify",
+        &["cli", "report", "release", "targets", "settings"],
+    ),
     // diff reads through verify and renders its own Markdown, as verify does.
-    ("diff", &["cli", "report", "release", "targets"]),
+    ("diff", &["cli", "report", "release", "targets", "settings"]),
+    // Settings are resolved above the steps that use them and handed down as their own types.
+    (
+        "settings",
+        &["cli", "report", "release", "verify", "diff", "operator"],
+    ),
     ("release", &["cli", "report"]),
     ("report", &["cli"]),
 ];
