@@ -80,8 +80,8 @@ pub struct AssembleOptions {
     /// carries it. `None` lints without a version.
     pub version: Option<Version>,
     /// The folder the release will be written to; diagnostics about the assembled components
-    /// name files in it (default `out`).
-    pub out_dir: Option<PathBuf>,
+    /// name files in it.
+    pub out_dir: PathBuf,
     /// Whether to keep the lines saying what assembling changed ([`AssembledRelease::changes`],
     /// which `capkg assemble -v` prints).
     pub record_changes: bool,
@@ -357,10 +357,7 @@ pub fn build(sources: &Sources, options: &AssembleOptions) -> Result<AssembledRe
     if sources.providers.iter().all(|p| p.components.is_empty()) {
         return Err(Error::NoComponents);
     }
-    let out_dir = options
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| sources.resolve(Path::new("out")));
+    let out_dir = options.out_dir.clone();
     let several = sources.providers.len() > 1;
 
     let mut providers: Vec<ReleaseProvider> = Vec::new();

@@ -15,7 +15,6 @@ use crate::error::Classified;
 use crate::report::{self, Format};
 use crate::rules::Waiver;
 use crate::settings::{self, CommandLine, Need};
-use crate::verify::Settings;
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -66,16 +65,15 @@ fn parse_allow(text: &str) -> Result<Waiver, String> {
 pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
-    let settings = Settings::resolve(args.api_url.as_deref(), &env)
-        .map_err(|e| CommandError::fault(anyhow::Error::new(e)))?;
     let line = CommandLine {
         config: args.config.clone(),
         allow: args.allow.clone(),
+        api_url: args.api_url.clone(),
         ..CommandLine::default()
     };
-    let waivers = settings::resolve(&line, Need::Findings, &ci, &env)
-        .map_err(CommandError::from_classified)?
-        .waivers;
+    let resolved = settings::resolve(&line, Need::Read, &ci, &env)
+        .map_err(CommandError::from_classified)?;
+    let (settings, waivers) = (resolved.reading, resolved.waivers);
     for (side, source) in [("OLD", &args.old), ("NEW", &args.new)] {
         folder_exists(side, source)?;
     }

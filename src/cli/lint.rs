@@ -48,7 +48,7 @@ pub(super) fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         allow: args.allow.clone(),
         ..CommandLine::default()
     };
-    let settings = settings::resolve(&line, Need::Findings, &CiContext::detect(&env), &env)
+    let settings = settings::resolve(&line, Need::Lint, &CiContext::detect(&env), &env)
         .map_err(CommandError::from_classified)?;
     let releases = crate::files::load_releases(&args.paths, args.provider.provider_type)
         .map_err(CommandError::from_classified)?;

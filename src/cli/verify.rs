@@ -19,7 +19,7 @@ use crate::forge::Services;
 use crate::forge::progress::{Event, Progress};
 use crate::report::{self, Format, Style};
 use crate::settings::{self, CommandLine, Need};
-use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
+use crate::verify::{self, VerifyReport, VerifyRequest};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -57,8 +57,6 @@ pub struct VerifyArgs {
 pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
-    let settings =
-        Settings::resolve(args.api_url.as_deref(), &env).map_err(CommandError::from_classified)?;
     let (source, login_warning) = super::given_reference(&args.source);
     let request = VerifyRequest {
         source,
@@ -70,10 +68,12 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     };
     let line = CommandLine {
         config: args.config.clone(),
+        api_url: args.api_url.clone(),
         ..CommandLine::default()
     };
-    let found = settings::resolve(&line, Need::Findings, &ci, &env)
+    let found = settings::resolve(&line, Need::Read, &ci, &env)
         .map_err(CommandError::from_classified)?;
+    let settings = found.reading.clone();
     // The same switches as `capkg release`: capkg.yaml `check_images: false`, or the variable.
     let request = VerifyRequest {
         check_images: found.images.is_on(),

@@ -14,8 +14,7 @@ use super::error::Error;
 use super::outcome::{Outcome, Stage, Status, Step, TargetReport, TargetState, chain};
 use super::plan::ReleasePlan;
 use crate::diagnostic::Severity;
-use crate::targets::github::GitHubRequest;
-use crate::targets::{self, Reach, Services, Target, TargetKind, TargetRequest};
+use crate::targets::{self, Reach, Services, Target};
 use crate::verify::{self, VerifyReport, VerifyRequest, images_exist};
 
 /// What the run may do, and whom to tell when the checks have passed.
@@ -55,22 +54,6 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
         return outcome;
     };
 
-    // Verify and the comparison read through the same API and tokens the targets use.
-    let reading = match verify::Settings::resolve(None, run.env) {
-        Ok(settings) => settings,
-        Err(source) => {
-            let error = Error::Verify {
-                target: plan
-                    .destinations
-                    .first()
-                    .map_or(TargetKind::Local, TargetRequest::kind),
-                source,
-            };
-            stop(&mut outcome, dry, &error);
-            return outcome;
-        }
-    };
-
     // Every image exists, before anything is made public.
     if dry {
         if outcome.checks.images.is_none() {
@@ -79,7 +62,7 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
             ));
         }
     } else if plan.image_check.is_on() {
-        let found = images_exist::check(&plan.images, &reading.origins, &run.services).await;
+        let found = images_exist::check(&plan.images, &plan.reading.origins, &run.services).await;
         outcome.warnings.extend(found.warnings());
         let missing = (!found.ok()).then(|| Error::ImagesMissing {
             count: found.missing.len(),
@@ -100,10 +83,11 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
     outcome.targets = plan
         .destinations
         .iter()
-        .map(|spec| TargetReport::new(spec.kind()))
+        .map(|destination| TargetReport::new(destination.kind()))
         .collect();
     let mut opened: Vec<(usize, Box<dyn Target>, targets::Plan)> = Vec::new();
-    for (index, spec) in plan.destinations.iter().enumerate() {
+    for (index, destination) in plan.destinations.iter().enumerate() {
+        let spec = &destination.request;
         let planned = match targets::open(spec.clone(), run.env, run.services.clone(), run.reach) {
             Ok(target) => target.plan(release).await.map(|p| (target, p)),
             Err(err) => Err(err),
@@ -135,24 +119,19 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
     // The upgrade from the previous release at every target, before any of them writes.
     for (index, target, target_plan) in &opened {
         let (index, kind) = (*index, target.kind());
-        let compared = match target_reading(plan, index, run.env, &reading) {
-            Ok(settings) => {
-                compare::upgrades(
-                    plan,
-                    release,
-                    target.as_ref(),
-                    &target_plan.destination.providers,
-                    &settings,
-                    &run.services,
-                    run.reach,
-                )
-                .await
-            }
-            Err(source) => Err(Error::Previous {
-                target: kind,
-                source,
-            }),
+        let Some(reading) = plan.destinations.get(index).map(|d| &d.reading) else {
+            continue;
         };
+        let compared = compare::upgrades(
+            plan,
+            release,
+            target.as_ref(),
+            &target_plan.destination.providers,
+            reading,
+            &run.services,
+            run.reach,
+        )
+        .await;
         let upgrades = match compared {
             Ok(upgrades) => upgrades,
             Err(error) => {
@@ -186,7 +165,6 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
             release,
             (target.as_ref(), target_plan, index),
             &run,
-            &reading,
             &mut outcome,
         )
         .await;
@@ -222,7 +200,6 @@ async fn publish_one(
     release: &targets::ReleaseDir,
     (target, target_plan, index): (&dyn Target, targets::Plan, usize),
     run: &Run<'_>,
-    reading: &verify::Settings,
     outcome: &mut Outcome,
 ) -> bool {
     let kind = target.kind();
@@ -264,20 +241,8 @@ async fn publish_one(
     if target.read_by().is_none() {
         return true;
     }
-    let settings = match target_reading(plan, index, run.env, reading) {
-        Ok(settings) => settings,
-        Err(err) => {
-            let error = Error::Verify {
-                target: kind,
-                source: err,
-            };
-            if let Some(report) = outcome.targets.get_mut(index) {
-                report.failed_step = Some(Step::Verify);
-                report.error = Some(chain(&error));
-            }
-            outcome.stop_while_publishing(index, &error);
-            return false;
-        }
+    let Some(settings) = plan.destinations.get(index).map(|d| &d.reading) else {
+        return false;
     };
     for (provider_index, (provider, url)) in release.providers.iter().zip(provider_urls).enumerate()
     {
@@ -291,7 +256,7 @@ async fn publish_one(
                 check_images: false,
                 skip_checks: false,
             },
-            &settings,
+            settings,
             run.services.clone(),
         )
         .await
@@ -325,21 +290,6 @@ async fn publish_one(
         return false;
     }
     true
-}
-
-/// How verify reads target `index`: a GitHub target configured with its own API through it.
-fn target_reading(
-    plan: &ReleasePlan,
-    index: usize,
-    env: &(dyn Fn(&str) -> Option<String> + Sync),
-    default: &verify::Settings,
-) -> Result<verify::Settings, verify::Error> {
-    match plan.destinations.get(index) {
-        Some(TargetRequest::GitHub(GitHubRequest {
-            api_url: Some(api), ..
-        })) => verify::Settings::resolve(Some(api), env),
-        _ => Ok(default.clone()),
-    }
 }
 
 /// The first thing a failed verification names.

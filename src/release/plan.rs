@@ -14,8 +14,8 @@ use super::tags::{self, GitTags, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::provider::ReleaseProvider;
 use crate::rules::{self, Waivers};
-use crate::settings::{ImageCheck, Previous, ResolvedVersion, Settings};
-use crate::targets::{PublishFile, ReleaseDir, TargetKind, TargetRequest};
+use crate::settings::{ImageCheck, Previous, ResolvedVersion, Settings, TargetSettings};
+use crate::targets::{PublishFile, ReleaseDir, TargetKind};
 use crate::verify::{self, Check, ReadRelease, images_exist};
 
 /// Everything decided before publishing: the release, the checks, the phases.
@@ -33,8 +33,11 @@ pub(crate) struct ReleasePlan {
     pub diagnostics: Vec<Diagnostic>,
     pub version_series: Option<Check>,
     pub tags: TagCheck,
-    /// Where it goes, in publishing order. Public so that tests can point a plan elsewhere.
-    pub destinations: Vec<TargetRequest>,
+    /// Where it goes, in publishing order, each with how it is read back. Public so that tests
+    /// can point a plan elsewhere.
+    pub destinations: Vec<TargetSettings>,
+    /// How releases are read: the images' registries, the previous release, the published one.
+    pub reading: verify::Settings,
     /// What stops the release before anything is written.
     pub blockers: Vec<Error>,
     /// `lint: allow:`, applied to what the comparison and verify find too.
@@ -55,7 +58,7 @@ impl ReleasePlan {
 
     /// The phases, in the order they run, as `--dry-run` shows them.
     pub(crate) fn phases(&self) -> Vec<Phase> {
-        let kinds: Vec<TargetKind> = self.destinations.iter().map(TargetRequest::kind).collect();
+        let kinds: Vec<TargetKind> = self.destinations.iter().map(TargetSettings::kind).collect();
         let names = kinds
             .iter()
             .map(ToString::to_string)
@@ -175,6 +178,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         .version
         .clone()
         .ok_or(crate::settings::Error::NoVersion)?;
+    let reading = settings.reading.clone();
     let assembled = assembler.assemble(settings)?;
     let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
     warnings.extend(assembled.findings_note.clone());
@@ -258,6 +262,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         version_series,
         tags,
         destinations: settings.targets.clone(),
+        reading,
         blockers,
         waivers,
         warnings,

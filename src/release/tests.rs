@@ -17,7 +17,7 @@ use crate::error::Classified;
 use crate::files;
 use crate::provider::{FileRole, ProviderType, ReleaseProvider};
 use crate::rules;
-use crate::settings::{CommandLine, Need, Settings};
+use crate::settings::{CommandLine, Need, Settings, TargetSettings};
 use crate::targets::memory::MemoryStore;
 use crate::targets::{self, PublishFile, Reach, Services, TargetKind, TargetRequest};
 use crate::verify::ReadRelease;
@@ -185,6 +185,14 @@ fn plan_for(root: &Path, metadata: &'static str, tag: &str) -> ReleasePlan {
     plan
 }
 
+/// An in-memory target, read as the run reads.
+fn memory(store: std::sync::Arc<MemoryStore>) -> TargetSettings {
+    TargetSettings {
+        request: TargetRequest::Memory(store),
+        reading: crate::verify::Settings::resolve(None, &no_env).unwrap(),
+    }
+}
+
 /// A real run of `plan`.
 async fn publish(plan: &ReleasePlan) -> Outcome {
     execute(
@@ -229,7 +237,7 @@ fn a_clean_release_is_published_then_left_alone() {
             .contains("not a git checkout")
     );
     let store = MemoryStore::new();
-    plan.destinations = vec![TargetRequest::Memory(store.clone())];
+    plan.destinations = vec![memory(store.clone())];
 
     let first = block_on(publish(&plan));
     assert_eq!(first.status, Status::Published, "{:?}", first.error);
@@ -268,7 +276,7 @@ fn lint_errors_block_before_any_target_is_touched() {
     assert!(plan.is_blocked());
     assert!(matches!(plan.blockers[0], Error::LintErrors { .. }));
     let store = MemoryStore::new();
-    plan.destinations = vec![TargetRequest::Memory(store.clone())];
+    plan.destinations = vec![memory(store.clone())];
     let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Refused);
     assert_eq!(outcome.exit_code(), 1);
@@ -310,8 +318,8 @@ fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
     let failing = MemoryStore::new();
     failing.fail_upload_of("metadata.yaml");
     plan.destinations = vec![
-        TargetRequest::Memory(done.clone()),
-        TargetRequest::Memory(failing.clone()),
+        memory(done.clone()),
+        memory(failing.clone()),
     ];
     let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Incomplete);
@@ -381,8 +389,8 @@ fn a_conflict_found_while_planning_stops_every_target() {
         },
     );
     plan.destinations = vec![
-        TargetRequest::Memory(first.clone()),
-        TargetRequest::Memory(conflicting),
+        memory(first.clone()),
+        memory(conflicting),
     ];
     let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Refused);
@@ -402,7 +410,7 @@ fn a_conflict_found_while_planning_stops_every_target() {
 fn a_dry_run_plans_github_without_network_and_local_for_real() {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan_for(dir.path(), METADATA, "v1.2.3");
-    let kinds: Vec<TargetKind> = plan.destinations.iter().map(TargetRequest::kind).collect();
+    let kinds: Vec<TargetKind> = plan.destinations.iter().map(TargetSettings::kind).collect();
     assert_eq!(kinds, [TargetKind::Local, TargetKind::Github]);
     let outcome = block_on(dry_run(&plan));
     assert_eq!(outcome.status, Status::DryRun, "{:?}", outcome.error);

@@ -28,6 +28,7 @@ use crate::error::{Classified, ErrorClass};
 use crate::provider::ProviderType;
 use crate::rules::{Waiver, Waivers};
 use crate::targets::{TargetKind, TargetRequest};
+use crate::verify;
 use crate::version::{Version, VersionError};
 
 pub(crate) use self::version::ResolvedVersion;
@@ -60,13 +61,18 @@ pub(crate) struct CommandLine {
     pub previous: Option<String>,
     /// `--allow RULE[=REASON]`.
     pub allow: Vec<Waiver>,
+    /// `--api-url` of `verify` and `diff`: the GitHub API github.com sources are read through.
+    pub api_url: Option<String>,
 }
 
 /// What a command needs of the settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Need {
-    /// `lint`, `verify`, `diff`: capkg.yaml's waivers and image switch, where there is a file.
-    Findings,
+    /// `lint`: capkg.yaml's waivers, where there is a file.
+    Lint,
+    /// `verify`, `diff`: capkg.yaml's waivers and image switch, where there is a file, and how
+    /// releases are read (the GitHub API, the credentials and where each may go).
+    Read,
     /// `assemble`: a release's sources, from capkg.yaml or the flags alone; the version if one
     /// is given.
     Assemble,
@@ -119,6 +125,20 @@ impl Previous {
     }
 }
 
+/// One target of `release`: what to publish to, and how what it serves is read back (a GitHub
+/// target configured with its own API is read through it).
+#[derive(Debug, Clone)]
+pub(crate) struct TargetSettings {
+    pub request: TargetRequest,
+    pub reading: verify::Settings,
+}
+
+impl TargetSettings {
+    pub(crate) fn kind(&self) -> TargetKind {
+        self.request.kind()
+    }
+}
+
 /// Everything a command works with, resolved.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
@@ -129,15 +149,20 @@ pub(crate) struct Settings {
     pub waivers: Waivers,
     /// `check_images:` and `CAPKG_CHECK_IMAGES`.
     pub images: ImageCheck,
-    /// What the release is built from (empty for [`Need::Findings`]).
+    /// What the release is built from (empty for [`Need::Lint`] and [`Need::Read`]).
     pub sources: Sources,
     /// Where `assemble` writes the release, and where `release` writes it for reading its
     /// findings: `--out`, `output:`, else `out`, joined to [`Settings::root`].
     pub output: PathBuf,
     /// The version, where one is given ([`Need::Release`] always has one).
     pub version: Option<ResolvedVersion>,
-    /// Where `release` publishes, in publishing order (empty for other commands).
-    pub targets: Vec<TargetRequest>,
+    /// Where `release` publishes, in publishing order, each with how it is read back (empty
+    /// for other commands).
+    pub targets: Vec<TargetSettings>,
+    /// How `verify`, `diff` and `release` read releases: the GitHub API and the credentials
+    /// ([`verify::Settings`]); the commands that read none get the default API and no
+    /// credential.
+    pub reading: verify::Settings,
     /// `--previous`, else `previous:`.
     pub previous: Previous,
 }
@@ -152,7 +177,7 @@ impl Settings {
     pub(crate) fn assemble_options(&self, record_changes: bool) -> AssembleOptions {
         AssembleOptions {
             version: self.version().cloned(),
-            out_dir: Some(self.output.clone()),
+            out_dir: self.output.clone(),
             record_changes,
         }
     }
@@ -187,7 +212,7 @@ pub(crate) fn resolve(
                 Err(error) => return Err(error),
             }
         }
-        Need::Findings => None,
+        Need::Lint | Need::Read => None,
     };
     let config = load()?.clone();
     let mut config = match (config, need) {
@@ -222,7 +247,13 @@ pub(crate) fn resolve(
                 .unwrap_or(Path::new(DEFAULT_OUTPUT)),
         ),
     };
-    if need == Need::Findings {
+    let reading = match need {
+        Need::Read | Need::Release => verify::Settings::resolve(line.api_url.as_deref(), env),
+        // Nothing is read: no credential is looked up, and the default API cannot be wrong.
+        Need::Lint | Need::Assemble => verify::Settings::resolve(None, &|_| None),
+    }
+    .map_err(|e| Error::Reading(std::sync::Arc::new(e)))?;
+    if matches!(need, Need::Lint | Need::Read) {
         return Ok(Settings {
             root: config.root.clone(),
             waivers,
@@ -231,6 +262,7 @@ pub(crate) fn resolve(
             output,
             version: None,
             targets: Vec::new(),
+            reading,
             previous: Previous::default(),
         });
     }
@@ -238,7 +270,10 @@ pub(crate) fn resolve(
     let pins = images::resolve(&config.images, version.as_ref().map(|v| &v.version))
         .map_err(Error::Images)?;
     let targets = match need {
-        Need::Release => targets::choose(&config.targets, &config.root, &line.targets, env)?,
+        Need::Release => targets::choose(&config.targets, &config.root, &line.targets, env)?
+            .into_iter()
+            .map(|request| targets::with_reading(request, &reading, env))
+            .collect::<Result<Vec<_>, _>>()?,
         _ => Vec::new(),
     };
     let previous = line
@@ -255,6 +290,7 @@ pub(crate) fn resolve(
         output,
         version,
         targets,
+        reading,
         previous,
     })
 }
@@ -278,7 +314,7 @@ fn load(line: &CommandLine, need: Need) -> Result<Option<Config>, Error> {
         };
     };
     let mut config = Config::load(&path).map_err(Error::config)?;
-    if need == Need::Findings {
+    if matches!(need, Need::Lint | Need::Read) {
         return Ok(Some(config));
     }
     apply_provider_flags(&mut config, line)?;
@@ -389,6 +425,9 @@ pub(crate) enum Error {
     SeveralProviders(SeveralProviders),
     #[error(transparent)]
     Images(ImagesError),
+    /// The GitHub API to read through is not a URL capkg can use.
+    #[error(transparent)]
+    Reading(std::sync::Arc<verify::Error>),
     #[error(
         "the configuration names no targets: add `targets:` (local, github, gitlab) to capkg.yaml"
     )]
@@ -423,6 +462,7 @@ impl Classified for Error {
             }
             Error::Config(source) => source.class(),
             Error::SeveralProviders(source) => source.class(),
+            Error::Reading(source) => source.class(),
             Error::NoVersion
             | Error::NoConfig { .. }
             | Error::NoTargets

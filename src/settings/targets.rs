@@ -7,13 +7,14 @@
 
 use std::path::Path;
 
-use super::Error;
+use super::{Error, TargetSettings};
 use crate::config::Targets as TargetsConfig;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
 use crate::targets::local::LocalRequest;
 use crate::targets::oci::OciRequest;
 use crate::targets::{TargetKind, TargetRequest};
+use crate::verify;
 
 /// The targets to publish to: the configured ones, or those of `wanted`. A wanted target that
 /// is not configured is taken from CI variables when it can be (`GITHUB_REPOSITORY`,
@@ -74,6 +75,23 @@ pub(crate) fn choose(
         return Err(Error::NoTargets);
     }
     Ok(chosen)
+}
+
+/// A target with how what it serves is read back: a GitHub target configured with its own API
+/// is read through it, every other target as the run reads.
+pub(crate) fn with_reading(
+    request: TargetRequest,
+    reading: &verify::Settings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<TargetSettings, Error> {
+    let reading = match &request {
+        TargetRequest::GitHub(GitHubRequest {
+            api_url: Some(api), ..
+        }) => verify::Settings::resolve(Some(api), env)
+            .map_err(|e| Error::Reading(std::sync::Arc::new(e)))?,
+        _ => reading.clone(),
+    };
+    Ok(TargetSettings { request, reading })
 }
 
 #[cfg(test)]

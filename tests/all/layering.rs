@@ -102,7 +102,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     // Settings are resolved above the steps that use them and handed down as their own types.
     (
         "settings",
-        &["cli", "report", "release", "verify", "diff", "operator"],
+        &["cli", "report", "release", "diff", "operator"],
     ),
     ("release", &["cli", "report"]),
     ("report", &["cli"]),
