@@ -71,8 +71,8 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         api_url: args.api_url.clone(),
         ..CommandLine::default()
     };
-    let resolved = settings::resolve(&line, Need::Read, &ci, &env)
-        .map_err(CommandError::from_classified)?;
+    let resolved =
+        settings::resolve(&line, Need::Read, &ci, &env).map_err(CommandError::from_classified)?;
     let (settings, waivers) = (resolved.reading, resolved.waivers);
     for (side, source) in [("OLD", &args.old), ("NEW", &args.new)] {
         folder_exists(side, source)?;

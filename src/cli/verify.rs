@@ -71,8 +71,8 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         api_url: args.api_url.clone(),
         ..CommandLine::default()
     };
-    let found = settings::resolve(&line, Need::Read, &ci, &env)
-        .map_err(CommandError::from_classified)?;
+    let found =
+        settings::resolve(&line, Need::Read, &ci, &env).map_err(CommandError::from_classified)?;
     let settings = found.reading.clone();
     // The same switches as `capkg release`: capkg.yaml `check_images: false`, or the variable.
     let request = VerifyRequest {

@@ -577,4 +577,3 @@ impl Checker<'_> {
         Ok(targets)
     }
 }
-

@@ -195,4 +195,3 @@ fn waivers_list<'de, D: serde::Deserializer<'de>>(
         None,
     )
 }
-

@@ -134,9 +134,7 @@ fn the_oci_target_and_the_image_switch_are_read_and_checked() {
         })
     );
     assert_eq!(config.check_images, Some(false));
-    assert!(
-        error("targets:\n  oci:\n    tag: x\n").contains("`targets.oci` needs `repository`")
-    );
+    assert!(error("targets:\n  oci:\n    tag: x\n").contains("`targets.oci` needs `repository`"));
     assert!(
         error("targets:\n  oci:\n    repository: ghcr.io/O/capi\n").contains("capkg.yaml:3:17")
     );
@@ -276,8 +274,7 @@ fn waivers_need_a_known_rule_and_a_reason() {
 #[test]
 fn command_limits_are_read_and_checked() {
     let config =
-        parse("components:\n  command: [make]\n  timeout: 1h30m\n  output_limit: 64MiB\n")
-            .unwrap();
+        parse("components:\n  command: [make]\n  timeout: 1h30m\n  output_limit: 64MiB\n").unwrap();
     assert_eq!(
         config.providers[0].components[0].limits,
         CommandLimits {
@@ -290,12 +287,9 @@ fn command_limits_are_read_and_checked() {
             .contains("`timeout: soon` is not a duration")
     );
     assert!(
-        error("components:\n  command: [make]\n  output_limit: 1TB\n")
-            .contains("is not a size")
+        error("components:\n  command: [make]\n  output_limit: 1TB\n").contains("is not a size")
     );
-    assert!(
-        error("components:\n  file: a.yaml\n  timeout: 1s\n").contains("bound a `command`")
-    );
+    assert!(error("components:\n  file: a.yaml\n  timeout: 1s\n").contains("bound a `command`"));
     assert_eq!(
         parse_duration("500ms"),
         Ok(std::time::Duration::from_millis(500))
@@ -371,9 +365,7 @@ fn a_provider_suffix_names_its_components_file() {
         assert_eq!(config.providers[0].components[0].suffix, None, "{none}");
     }
     assert_eq!(
-        error(
-            "providers:\n  - {name: a, type: ipam, components: {file: a.yaml}, suffix: [b]}\n"
-        ),
+        error("providers:\n  - {name: a, type: ipam, components: {file: a.yaml}, suffix: [b]}\n"),
         "capkg.yaml:2:63: expected a string"
     );
 }
@@ -397,8 +389,7 @@ fn the_single_form_is_a_list_of_one() {
     empty.single_provider_mut().unwrap().provider_type = Some(ProviderType::Ipam);
     assert_eq!(empty.providers.len(), 1);
     // `components:` alone is a provider whose name and type come from the files.
-    let only_components =
-        parse("components: {file: infrastructure-components.yaml}\n").unwrap();
+    let only_components = parse("components: {file: infrastructure-components.yaml}\n").unwrap();
     assert_eq!(only_components.providers[0].name, None);
 }
 
@@ -424,8 +415,7 @@ fn both_forms_or_a_bad_list_are_errors_with_a_position() {
         "capkg.yaml:1:12: `providers` needs at least one provider"
     );
     assert!(
-        error("providers: {name: a}\n")
-            .starts_with("capkg.yaml:1:12: `providers` must be a list")
+        error("providers: {name: a}\n").starts_with("capkg.yaml:1:12: `providers` must be a list")
     );
     assert_eq!(
         error("providers:\n  - {name: a, type: ipam, components: {file: a}, image: x}\n"),
@@ -464,4 +454,3 @@ fn discovery_stops_at_the_repository_root() {
     std::fs::write(dir.path().join(FILE_NAME), "").unwrap();
     assert_eq!(Config::discover(&repo.join("a")), None);
 }
-

@@ -317,10 +317,7 @@ fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
     let done = MemoryStore::new();
     let failing = MemoryStore::new();
     failing.fail_upload_of("metadata.yaml");
-    plan.destinations = vec![
-        memory(done.clone()),
-        memory(failing.clone()),
-    ];
+    plan.destinations = vec![memory(done.clone()), memory(failing.clone())];
     let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Incomplete);
     assert_eq!(outcome.targets[0].state, TargetState::Published);
@@ -388,10 +385,7 @@ fn a_conflict_found_while_planning_stops_every_target() {
             published: true,
         },
     );
-    plan.destinations = vec![
-        memory(first.clone()),
-        memory(conflicting),
-    ];
+    plan.destinations = vec![memory(first.clone()), memory(conflicting)];
     let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Refused);
     assert_eq!(outcome.error.as_ref().unwrap().stage, Stage::Plan);
