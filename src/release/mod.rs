@@ -24,8 +24,8 @@
 //! skips identical files, so a re-run only does what is missing.
 //!
 //! The library never prints: [`execute::execute`] returns an [`Outcome`], the object `capkg
-//! release --format json` prints; [`summary`] renders it as Markdown for a CI step summary and
-//! as CI outputs.
+//! release --format json` prints; [`crate::report::release`] renders it as Markdown for a CI step
+//! summary and as CI outputs.
 //!
 //! # JSON shape
 //!
@@ -73,7 +73,6 @@ pub(crate) mod error;
 pub(crate) mod execute;
 pub(crate) mod outcome;
 pub(crate) mod plan;
-pub(crate) mod summary;
 pub(crate) mod tags;
 
 pub(crate) use self::error::Error;

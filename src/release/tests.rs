@@ -495,7 +495,7 @@ fn summaries_and_outputs_carry_urls_and_checksums() {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan_for(dir.path(), METADATA, "v1.2.3");
     let outcome = block_on(dry_run(&plan));
-    let md = summary::markdown(&outcome);
+    let md = crate::report::release::markdown(&outcome);
     assert!(
         md.starts_with("## 📝 capkg release v1.2.3: dry run"),
         "{md}"
@@ -504,7 +504,7 @@ fn summaries_and_outputs_carry_urls_and_checksums() {
     assert!(md.contains(&PublishFile::from_bytes("metadata.yaml", METADATA).sha256));
     assert!(md.contains("`https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml`"));
     assert!(md.contains("```yaml\nproviders:\n"), "{md}");
-    let outputs = summary::outputs(&outcome);
+    let outputs = crate::report::release::outputs(&outcome);
     let get = |name: &str| {
         outputs
             .iter()

@@ -2,13 +2,15 @@
 //!
 //! Three formats, one file each: [`human`] (miette-style diagnostics with source snippets, colour
 //! only when wanted), [`json`] (one object on stdout; its shape is part of capkg's interface) and
-//! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations). What a
+//! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations); and
+//! [`release`], a release's outcome as a CI step summary and CI outputs. What a
 //! finding quotes from a release is escaped in each as [`crate::escape`] says, and `cli` writes
 //! them through its [`crate::escape::Guard`].
 
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
+pub(crate) mod release;
 
 use std::io::{self, IsTerminal};
 

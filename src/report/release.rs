@@ -17,9 +17,9 @@
 //! table cell one cell. Outputs are values for later steps, given as they are
 //! ([`crate::ci::output_lines`] keeps each one a value).
 
-use super::outcome::{Outcome, Status, TargetReport, TargetState};
 use crate::diagnostic::Severity;
 use crate::escape::{cell, code_span, inline};
+use crate::release::outcome::{Outcome, Status, TargetReport, TargetState};
 
 /// The most lint findings listed in a summary (GitHub caps a summary at 1 MiB).
 pub(crate) const MAX_DIAGNOSTIC_ROWS: usize = 200;
