@@ -336,6 +336,8 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             break
         }
         'capkg;diff' {
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The new release''s version (`v1.2.3`), where NEW does not say it (a folder such as `out/`)')
+            [CompletionResult]::new('--old-version', '--old-version', [CompletionResultType]::ParameterName, 'The previous release''s version, where OLD does not say it')
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'API base URL for github.com sources (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')

@@ -305,12 +305,20 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__diff)
-            opts="-q -v -h --api-url --provider --type --allow --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --version --old-version --api-url --provider --type --allow --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --old-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --api-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

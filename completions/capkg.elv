@@ -312,6 +312,8 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'capkg;diff'= {
+            cand --version 'The new release''s version (`v1.2.3`), where NEW does not say it (a folder such as `out/`)'
+            cand --old-version 'The previous release''s version, where OLD does not say it'
             cand --api-url 'API base URL for github.com sources (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'

@@ -307,6 +307,8 @@ never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l version -d 'The new release\'s version (`v1.2.3`), where NEW does not say it (a folder such as `out/`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand diff" -l old-version -d 'The previous release\'s version, where OLD does not say it' -r
 complete -c capkg -n "__fish_capkg_using_subcommand diff" -l api-url -d 'API base URL for github.com sources (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com' -r
 complete -c capkg -n "__fish_capkg_using_subcommand diff" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand diff" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r

@@ -12,6 +12,12 @@ testdata/corpus) it records, with each command's exit code:
                      and its JSON report
   render/NAME        `capkg render` of every template with every variable it lists set, and of the
                      components file with its variables set (clusterctl's output)
+  release/           `capkg release` of the same configuration: `--dry-run` to every kind of
+                     target (human and JSON), then to a local repository (JSON, and the files
+                     written), then the next patch version to the same repository, which compares
+                     it with the first (the upgrade check)
+and, for the example providers of testdata/, `capkg release --dry-run` and `capkg release --target
+local` in human and JSON form.
 Used before and after refactors and optimisations that must not change behaviour.
 """
 import json
@@ -53,6 +59,86 @@ def record(folder: Path, name: str, code: int, out: bytes, err: bytes):
     (folder / f"{name}.exit").write_text(f"{code}\n")
 
 
+def normalised(data: bytes, replacements) -> bytes:
+    for old, new in replacements:
+        data = data.replace(old.encode(), new.encode())
+    return data
+
+
+def record_tree(folder: Path, name: str, root: Path):
+    """Every file under `root` with its size and SHA-256, one per line."""
+    import hashlib
+    lines = []
+    if root.is_dir():
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            data = path.read_bytes()
+            lines.append(f"{path.relative_to(root)} {len(data)} {hashlib.sha256(data).hexdigest()}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.tree").write_text("\n".join(lines) + "\n")
+
+
+def next_patch(version: str) -> str:
+    major, minor, patch = version.lstrip("v").split(".")[:3]
+    return f"v{major}.{minor}.{int(patch) + 1}"
+
+
+def releases(capkg, env, work: Path, config: dict, dest: Path, replacements):
+    """`capkg release` of `config` (written to work/capkg.yaml): dry runs, a local release, the next."""
+    release_env = dict(env)
+    release_env["CAPKG_CHECK_IMAGES"] = "false"
+    repo = work / "repository"
+    dry = dict(config)
+    dry["targets"] = {
+        "local": {"repository": str(repo)},
+        "github": {"repo": "capkg/compare"},
+        "gitlab": {"project": "capkg/compare", "api_url": "https://gitlab.example.com/api/v4"},
+        "oci": {"repository": "registry.example.com/capkg/compare"},
+    }
+    (work / "capkg.yaml").write_text(json.dumps(dry, indent=2))
+    folder = dest / "release"
+    for fmt in ("human", "json"):
+        code, out, err = run([capkg, "--format", fmt, "release", "--dry-run"], env=release_env, cwd=work)
+        record(folder, f"dry-run-{fmt}", code, normalised(out, replacements), normalised(err, replacements))
+    local = dict(config)
+    local["targets"] = {"local": {"repository": str(repo)}}
+    (work / "capkg.yaml").write_text(json.dumps(local, indent=2))
+    code, out, err = run([capkg, "--format", "json", "release"], env=release_env, cwd=work)
+    record(folder, "local-json", code, normalised(out, replacements), normalised(err, replacements))
+    version = config.get("version")
+    if version:
+        after = next_patch(version)
+        for fmt in ("human", "json"):
+            code, out, err = run([capkg, "--format", fmt, "release", "--dry-run", "--version", after],
+                                 env=release_env, cwd=work)
+            record(folder, f"next-dry-run-{fmt}", code, normalised(out, replacements),
+                   normalised(err, replacements))
+        code, out, err = run([capkg, "--format", "human", "release", "--version", after],
+                             env=release_env, cwd=work)
+        record(folder, "next-local-human", code, normalised(out, replacements), normalised(err, replacements))
+    record_tree(folder, "repository", repo)
+
+
+def examples(capkg, env, repo: Path, out_dir: Path):
+    for name in ("example-provider", "example-multi-provider"):
+        work = Path("/tmp/capkg-compare") / name
+        if work.exists():
+            shutil.rmtree(work)
+        shutil.copytree(repo / "testdata" / name, work)
+        dest = out_dir / "examples" / name
+        replacements = [(str(work), "WORK")]
+        for fmt in ("human", "json"):
+            code, out, err = run([capkg, "--format", fmt, "release", "--dry-run", "--target", "local"],
+                                 env=env, cwd=work)
+            record(dest, f"dry-run-{fmt}", code, normalised(out, replacements), normalised(err, replacements))
+        for fmt in ("human", "json"):
+            code, out, err = run([capkg, "--format", fmt, "release", "--target", "local"], env=env, cwd=work)
+            record(dest, f"local-{fmt}", code, normalised(out, replacements), normalised(err, replacements))
+        code, out, err = run([capkg, "--format", "json", "assemble"], env=env, cwd=work)
+        record(dest, "assemble-json", code, normalised(out, replacements), normalised(err, replacements))
+        record_tree(dest, "work", work)
+        shutil.rmtree(work)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -78,17 +164,19 @@ def main():
             work = Path("/tmp/capkg-compare") / provider.name
             if work.exists():
                 shutil.rmtree(work)
-            work.mkdir(parents=True)
+            # capkg reads sources only inside the repository (the configuration's folder here):
+            # a copy of the provider's files.
+            shutil.copytree(provider, work / "src")
             provider_type = components[0].name.split("-components")[0]
             config = {
                 "provider": {"type": provider_type},
-                "components": {"file": str(components[0])},
-                "metadata": str(metadata),
-                "templates": [str(provider / glob) for glob in ("cluster-template*.yaml", "clusterclass-*.yaml")
+                "components": {"file": f"src/{components[0].name}"},
+                "metadata": "src/metadata.yaml",
+                "templates": [f"src/{glob}" for glob in ("cluster-template*.yaml", "clusterclass-*.yaml")
                               if any(provider.glob(glob))],
                 "namespace": "compare-system",
                 "version": newest_series(metadata),
-                "output": str(work / "assemble"),
+                "output": "assemble",
             }
             (work / "capkg.yaml").write_text(json.dumps(config, indent=2))
             command = [capkg, "assemble", "--format", "json", "--config", "capkg.yaml"]
@@ -109,6 +197,7 @@ def main():
             record(dest, "assemble", code, out, err)
             if (work / "assemble").is_dir():
                 shutil.move(str(work / "assemble"), str(dest / "assemble"))
+            releases(capkg, env, work, config, dest, [(str(provider), "CORPUS"), (str(work), "WORK")])
             shutil.rmtree(work)
 
         for template in sorted(provider.glob("*.yaml")):
@@ -124,6 +213,7 @@ def main():
             code, out, err = run(cmd, env=render_env)
             record(dest / "render", template.name, code, out.replace(str(provider).encode(), b"CORPUS"),
                    err.replace(str(provider).encode(), b"CORPUS"))
+    examples(capkg, env, repo, out_dir)
 
 
 if __name__ == "__main__":

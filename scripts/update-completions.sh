@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet
-bin=target/debug/capkg
+# The binary cargo built, wherever CARGO_TARGET_DIR puts it.
+bin="${CARGO_TARGET_DIR:-target}/debug/capkg"
 "$bin" completions bash > completions/capkg.bash
 "$bin" completions zsh > completions/_capkg
 "$bin" completions fish > completions/capkg.fish

@@ -10,7 +10,8 @@
 //!   which callers print as plain log lines and count in the summary;
 //! - **the step summary**: Markdown appended to the file named by `GITHUB_STEP_SUMMARY`;
 //! - **outputs**: `name=value` lines appended to the file named by `GITHUB_OUTPUT`, with
-//!   GitHub's heredoc form (`name<<DELIMITER`) for values that span lines.
+//!   GitHub's heredoc form (`name<<DELIMITER`) for values that span lines: no value can end its
+//!   delimiter or add an output, and a name must be an output name.
 //!
 //! GitLab CI has no such channels: plain lines on stdout are all there is. What goes into a
 //! summary or an output is the commands' business ([`crate::release`], [`crate::verify`]); this
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 
 /// How many annotations of one severity GitHub shows per step.
 pub(crate) const ANNOTATION_CAP: usize = 10;
@@ -163,9 +165,10 @@ pub(crate) fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
     capped
 }
 
-/// A diagnostic as one plain log line: `file:line:col: severity[rule]: message`.
+/// A diagnostic as one plain log line: `file:line:col: severity[rule]: message`, what it quotes
+/// shown as [`escape::text`] shows it.
 pub(crate) fn log_line(d: &Diagnostic) -> String {
-    let mut place = d.file_name().unwrap_or_default().to_string();
+    let mut place = escape::text(d.file_name().unwrap_or_default()).into_owned();
     if let Some(position) = d.position() {
         place = format!("{place}:{}:{}", position.line, position.column);
     }
@@ -178,7 +181,7 @@ pub(crate) fn log_line(d: &Diagnostic) -> String {
         "{place}{}[{}]: {}",
         d.severity,
         d.rule,
-        d.message.replace('\n', " ")
+        escape::text(&d.message)
     )
 }
 
@@ -199,7 +202,18 @@ pub(crate) fn append_step_summary(path: &Path, markdown: &str) -> Result<(), Wri
 
 /// Appends outputs to the output file, in the format [`output_lines`] gives.
 pub(crate) fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Result<(), WriteError> {
-    append(path, "GITHUB_OUTPUT", &output_lines(outputs))
+    let text = output_lines(outputs).map_err(|name| WriteError {
+        path: path.to_path_buf(),
+        variable: "GITHUB_OUTPUT",
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "`{}` is not an output name (letters, digits, `-`, `_` and `.`)",
+                escape::text(name)
+            ),
+        ),
+    })?;
+    append(path, "GITHUB_OUTPUT", &text)
 }
 
 /// Appends `text`, every known token removed ([`crate::forge::http::redact`]).
@@ -219,11 +233,18 @@ fn append(path: &Path, variable: &'static str, text: &str) -> Result<(), WriteEr
     file.flush().map_err(error)
 }
 
-/// `name=value` lines; a value with a line break (or one that starts a heredoc by accident)
-/// uses `name<<DELIMITER`, the value, `DELIMITER`, with a delimiter that occurs in no line of it.
-pub(crate) fn output_lines(outputs: &[(String, String)]) -> String {
+/// `name=value` lines; a value with a line break uses `name<<DELIMITER`, the value,
+/// `DELIMITER`, with a delimiter that is no line of it (the runner ends the value at the first
+/// line equal to the delimiter, a line ending at LF, or CRLF on Windows), so no value can end
+/// early and add outputs of its own. A single-line value may hold anything else: the runner
+/// takes the name up to the first `=`, which a name never holds. `Err` names a name that is not
+/// an output name (capkg makes them from labels, which are checked long before).
+pub(crate) fn output_lines(outputs: &[(String, String)]) -> Result<String, &str> {
     let mut text = String::new();
     for (name, value) in outputs {
+        if !is_output_name(name) {
+            return Err(name);
+        }
         if value.contains('\n') || value.contains('\r') {
             let delimiter = delimiter_for(value);
             text.push_str(&format!("{name}<<{delimiter}\n{value}"));
@@ -236,7 +257,16 @@ pub(crate) fn output_lines(outputs: &[(String, String)]) -> String {
             text.push_str(&format!("{name}={value}\n"));
         }
     }
-    text
+    Ok(text)
+}
+
+/// Letters, digits, `-`, `_` and `.` (a provider name may hold one), not empty: nothing the
+/// output file's format reads (`=`, `<<`, a line break).
+fn is_output_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 fn delimiter_for(value: &str) -> String {
@@ -252,11 +282,6 @@ fn delimiter_for(value: &str) -> String {
         }
         n += 1;
     }
-}
-
-/// Escapes text for a Markdown table cell: `|` and line breaks would end the cell.
-pub(crate) fn table_cell(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\r', '\n'], " ")
 }
 
 #[cfg(test)]
@@ -368,11 +393,98 @@ mod tests {
             ("version".into(), "v1.2.3".into()),
             ("config".into(), "providers:\n  - name: x\n".into()),
             ("tricky".into(), "a\nCAPKG_EOF\nb".into()),
-        ]);
+        ])
+        .unwrap();
         assert_eq!(
             text,
             "version=v1.2.3\nconfig<<CAPKG_EOF\nproviders:\n  - name: x\nCAPKG_EOF\ntricky<<CAPKG_EOF_1\na\nCAPKG_EOF\nb\nCAPKG_EOF_1\n"
         );
+    }
+
+    /// The runner's reading of the output file (`FileCommandManager`'s heredoc parser): lines
+    /// end at LF, or at CRLF on Windows; `NAME=VALUE` splits at the first `=` when it comes
+    /// before any `<<`; a heredoc value ends at the first line equal to its delimiter.
+    fn runner_outputs(text: &str, windows: bool) -> Vec<(String, String)> {
+        let mut lines = text.split_inclusive('\n').map(|line| {
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            if windows {
+                line.strip_suffix('\r').unwrap_or(line)
+            } else {
+                line
+            }
+        });
+        let mut outputs = Vec::new();
+        while let Some(line) = lines.next() {
+            if line.is_empty() {
+                continue;
+            }
+            let equals = line.find('=');
+            let heredoc = line.find("<<");
+            match (equals, heredoc) {
+                (Some(e), h) if h.is_none_or(|h| e < h) => {
+                    outputs.push((line[..e].to_string(), line[e + 1..].to_string()));
+                }
+                (_, Some(h)) => {
+                    let (name, delimiter) = (&line[..h], &line[h + 2..]);
+                    let mut value = Vec::new();
+                    loop {
+                        let next = lines.next().expect("the delimiter ends the value");
+                        if next == delimiter {
+                            break;
+                        }
+                        value.push(next);
+                    }
+                    outputs.push((name.to_string(), value.join("\n")));
+                }
+                _ => panic!("not an output line: {line:?}"),
+            }
+        }
+        outputs
+    }
+
+    #[test]
+    fn no_value_can_end_its_heredoc_or_add_an_output() {
+        let hostile = [
+            "plain",
+            "a=b<<c",
+            "x\nCAPKG_EOF\ninjected=1",
+            "x\r\nCAPKG_EOF\r\ninjected=1\r\n",
+            "x\nCAPKG_EOF\r\ninjected<<CAPKG_EOF_1\nCAPKG_EOF_1\n",
+            "x\rCAPKG_EOF\rinjected=1",
+            "\n\n",
+            "CAPKG_EOF",
+            "ends with a line break\n",
+        ];
+        for value in hostile {
+            let outputs = vec![
+                ("before".to_string(), "1".to_string()),
+                ("clusterctl-url".to_string(), value.to_string()),
+                ("after".to_string(), "2".to_string()),
+            ];
+            let text = output_lines(&outputs).unwrap();
+            for windows in [false, true] {
+                let read = runner_outputs(&text, windows);
+                let names: Vec<&str> = read.iter().map(|(n, _)| n.as_str()).collect();
+                assert_eq!(names, ["before", "clusterctl-url", "after"], "{value:?}");
+                // The value comes back, but for the line break the heredoc form takes from
+                // its end (and, on Windows, a CR before a line break).
+                let expected = if windows {
+                    let value = value.strip_suffix("\r\n").unwrap_or(value);
+                    value
+                        .strip_suffix('\n')
+                        .unwrap_or(value)
+                        .replace("\r\n", "\n")
+                } else {
+                    value.strip_suffix('\n').unwrap_or(value).to_string()
+                };
+                assert_eq!(read[1].1, expected, "{value:?} (windows: {windows})");
+            }
+        }
+        for name in ["", "a=b", "a<<b", "a\nb", "a b", "a:b"] {
+            let outputs = [(name.to_string(), "v".to_string())];
+            assert_eq!(output_lines(&outputs), Err(name), "{name:?}");
+        }
+        assert!(output_lines(&[("infrastructure-x.y_z-url".into(), "v".into())]).is_ok());
     }
 
     #[test]
@@ -388,10 +500,5 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&outputs).unwrap(), "a=1\nb=2\n");
         let err = append_step_summary(&dir.path().join("no/such/dir"), "x").unwrap_err();
         assert!(err.to_string().contains("GITHUB_STEP_SUMMARY"), "{err}");
-    }
-
-    #[test]
-    fn table_cells_keep_their_shape() {
-        assert_eq!(table_cell("a|b\nc"), "a\\|b c");
     }
 }

@@ -17,6 +17,8 @@
 //! - [`k8s`]: views of Kubernetes objects and clusterctl's notions about them (scope by kind).
 //! - [`provider`]: provider types, names, manifest labels and the roles files play in a release.
 //! - [`diagnostic`]: a finding (rule, severity, place, message, help) and a run's summary.
+//! - [`escape`]: what capkg prints of text a release, a server or a repository holds: visible
+//!   escapes, GitHub workflow commands, Markdown and JSON, and the guard on stdout and stderr.
 //! - [`subst`]: drone/envsubst's grammar and evaluation, plus clusterctl's variable layer.
 //! - [`checksums`]: `checksums.txt` written and read.
 //!
@@ -41,7 +43,10 @@
 //! - [`diff`]: compares two releases and reports what breaks an upgrade (`upgrade/…` rules).
 //!
 //! Orchestration and presentation:
-//! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
+//! - [`settings`]: capkg.yaml, flags and environment resolved once into what a command works
+//!   with.
+//! - [`release`]: a release planned once (assemble, check) and carried out by one loop
+//!   (compare, publish, verify).
 //! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
 //! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
@@ -54,6 +59,7 @@ pub mod config;
 pub(crate) mod diagnostic;
 pub(crate) mod diff;
 pub(crate) mod error;
+pub(crate) mod escape;
 pub mod files;
 pub(crate) mod flect;
 pub(crate) mod forge;
@@ -67,6 +73,7 @@ pub(crate) mod release;
 pub(crate) mod release_dir;
 pub(crate) mod report;
 pub mod rules;
+pub(crate) mod settings;
 pub mod subst;
 pub(crate) mod targets;
 pub(crate) mod threads;

@@ -128,7 +128,7 @@ impl Classified for Error {
 
 /// One file to publish.
 #[derive(Debug, Clone)]
-pub struct ReleaseFile {
+pub struct PublishFile {
     pub name: String,
     pub path: PathBuf,
     /// `None` for `checksums.txt`.
@@ -139,7 +139,7 @@ pub struct ReleaseFile {
     pub contents: Bytes,
 }
 
-impl ReleaseFile {
+impl PublishFile {
     /// A file from memory (for tests and for the `release` command, which assembles in memory).
     pub fn from_bytes(name: &str, contents: impl Into<Bytes>) -> Self {
         let contents = contents.into();
@@ -166,7 +166,7 @@ pub struct ReleaseDir {
     /// In publishing order: by name, with `metadata.yaml` last, so that a destination without
     /// drafts (GitLab) has no `metadata.yaml` until everything else is there, and clusterctl,
     /// which reads it first, never sees half a release.
-    pub files: Vec<ReleaseFile>,
+    pub files: Vec<PublishFile>,
     /// Files in the folder that are not release files and are not published.
     pub ignored: Vec<String>,
 }
@@ -227,7 +227,7 @@ impl ReleaseDir {
             files::check_release_name(&name).map_err(files::Error::BadName)?;
             let contents = files::read_regular(&path).map_err(files::Error::from)?;
             let contents = Bytes::from(contents);
-            files.push(ReleaseFile {
+            files.push(PublishFile {
                 size: contents.len() as u64,
                 sha256: sha256_hex(&contents),
                 name,
@@ -247,7 +247,7 @@ impl ReleaseDir {
         version: Version,
         provider_type: Option<ProviderType>,
         provider_name: Option<&str>,
-        mut files: Vec<ReleaseFile>,
+        mut files: Vec<PublishFile>,
         ignored: Vec<String>,
     ) -> Result<Self, Error> {
         files.sort_by(|a, b| publish_order(&a.name).cmp(&publish_order(&b.name)));
@@ -256,7 +256,7 @@ impl ReleaseDir {
                 dir: dir.to_path_buf(),
             });
         }
-        let components: Vec<&ReleaseFile> = files
+        let components: Vec<&PublishFile> = files
             .iter()
             .filter(|f| matches!(f.role, Some(FileRole::Components { .. })))
             .collect();
@@ -272,7 +272,7 @@ impl ReleaseDir {
                 _ => None,
             })
             .collect();
-        let components_of = |wanted: ProviderType| -> Vec<&ReleaseFile> {
+        let components_of = |wanted: ProviderType| -> Vec<&PublishFile> {
             components
                 .iter()
                 .copied()
@@ -342,7 +342,7 @@ impl ReleaseDir {
         dir: &Path,
         version: Version,
         providers: Vec<ReleaseProvider>,
-        mut files: Vec<ReleaseFile>,
+        mut files: Vec<PublishFile>,
         ignored: Vec<String>,
     ) -> Result<Self, Error> {
         files.sort_by(|a, b| publish_order(&a.name).cmp(&publish_order(&b.name)));
@@ -409,7 +409,7 @@ impl ReleaseDir {
             return self.clone();
         };
         let owns_templates = provider::templates_owner(&self.providers) == Some(index);
-        let mut files: Vec<ReleaseFile> = self
+        let mut files: Vec<PublishFile> = self
             .files
             .iter()
             .filter(|f| match &f.role {
@@ -424,7 +424,7 @@ impl ReleaseDir {
         // can be written; were one not, the part goes without a list rather than a wrong one.
         let list = checksums::write(files.iter().map(|f| (f.name.as_str(), f.contents.as_ref())));
         if let (Some(_), Ok(list)) = (self.file(CHECKSUMS_FILE), list) {
-            let mut checksums = ReleaseFile::from_bytes(CHECKSUMS_FILE, list.into_bytes());
+            let mut checksums = PublishFile::from_bytes(CHECKSUMS_FILE, list.into_bytes());
             checksums.path = self.dir.join(CHECKSUMS_FILE);
             files.push(checksums);
         }
@@ -459,7 +459,7 @@ impl ReleaseDir {
         self.primary().components_name()
     }
 
-    pub fn file(&self, name: &str) -> Option<&ReleaseFile> {
+    pub fn file(&self, name: &str) -> Option<&PublishFile> {
         self.files.iter().find(|f| f.name == name)
     }
 
@@ -522,7 +522,7 @@ fn publish_order(name: &str) -> (u8, &str) {
 /// The provider name from the `cluster.x-k8s.io/provider` labels of a provider's components
 /// files, by the rule every command follows ([`provider::name_from_labels`]); errors name the
 /// first file.
-fn name_from_labels(own: &[&ReleaseFile], provider_type: ProviderType) -> Result<String, Error> {
+fn name_from_labels(own: &[&PublishFile], provider_type: ProviderType) -> Result<String, Error> {
     let loaded: Vec<files::ReleaseFile> = own
         .iter()
         .map(|file| {
@@ -556,11 +556,11 @@ impl ReleaseDir {
     /// the layers above.
     pub(crate) fn sample(version: &str) -> ReleaseDir {
         let files = vec![
-            ReleaseFile::from_bytes(
+            PublishFile::from_bytes(
                 "infrastructure-components.yaml",
                 tests::COMPONENTS.as_bytes().to_vec(),
             ),
-            ReleaseFile::from_bytes("metadata.yaml", tests::METADATA.as_bytes().to_vec()),
+            PublishFile::from_bytes("metadata.yaml", tests::METADATA.as_bytes().to_vec()),
         ];
         match Version::parse(version)
             .map_err(|e| e.to_string())
@@ -589,7 +589,7 @@ mod tests {
     fn release(files: &[(&str, &str)]) -> Result<ReleaseDir, Error> {
         let files = files
             .iter()
-            .map(|(name, text)| ReleaseFile::from_bytes(name, text.as_bytes().to_vec()))
+            .map(|(name, text)| PublishFile::from_bytes(name, text.as_bytes().to_vec()))
             .collect();
         ReleaseDir::from_files(Path::new("out"), v("v1.2.3"), None, None, files, vec![])
     }
@@ -624,11 +624,11 @@ mod tests {
     #[test]
     fn flags_win_and_conflicts_are_named() {
         let files = vec![
-            ReleaseFile::from_bytes(
+            PublishFile::from_bytes(
                 "infrastructure-components.yaml",
                 COMPONENTS.as_bytes().to_vec(),
             ),
-            ReleaseFile::from_bytes("metadata.yaml", METADATA.as_bytes().to_vec()),
+            PublishFile::from_bytes("metadata.yaml", METADATA.as_bytes().to_vec()),
         ];
         let named = ReleaseDir::from_files(
             Path::new("out"),
@@ -736,12 +736,12 @@ mod tests {
         assert!(release.has_several_providers());
         // `--provider` cannot say which provider it names.
         let files = vec![
-            ReleaseFile::from_bytes("bootstrap-components.yaml", BOOTSTRAP.as_bytes().to_vec()),
-            ReleaseFile::from_bytes(
+            PublishFile::from_bytes("bootstrap-components.yaml", BOOTSTRAP.as_bytes().to_vec()),
+            PublishFile::from_bytes(
                 "control-plane-components.yaml",
                 CONTROL_PLANE.as_bytes().to_vec(),
             ),
-            ReleaseFile::from_bytes("metadata.yaml", METADATA.as_bytes().to_vec()),
+            PublishFile::from_bytes("metadata.yaml", METADATA.as_bytes().to_vec()),
         ];
         let err = ReleaseDir::from_files(
             Path::new("out"),

@@ -22,18 +22,6 @@ use crate::rules::PinnedImage;
 use crate::version::Version;
 use crate::yaml::Node;
 
-/// An `images:` entry with its placeholders filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pin {
-    pub name: String,
-    pub new_name: Option<String>,
-    pub new_tag: Option<String>,
-    pub digest: Option<String>,
-    pub pull_policy: Option<String>,
-    /// Where the entry is written (`capkg.yaml:12:5`).
-    pub at: String,
-}
-
 /// Why the `images:` entries cannot be applied.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImagesError {
@@ -61,7 +49,7 @@ impl crate::error::Classified for ImagesError {
 
 /// The entries with `{version}` and `{semver}` replaced; an error when one needs a version and
 /// there is none.
-pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<Pin>, ImagesError> {
+pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<ImagePin>, ImagesError> {
     pins.iter()
         .map(|pin| {
             let new_tag = match &pin.new_tag {
@@ -81,13 +69,9 @@ pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<Pin>,
                 }
                 other => other.clone(),
             };
-            Ok(Pin {
-                name: pin.name.clone(),
-                new_name: pin.new_name.clone(),
+            Ok(ImagePin {
                 new_tag,
-                digest: pin.digest.clone(),
-                pull_policy: pin.pull_policy.clone(),
-                at: pin.at.clone(),
+                ..pin.clone()
             })
         })
         .collect()
@@ -109,7 +93,7 @@ pub struct Applied {
 }
 
 impl Applied {
-    pub fn new(pins: &[Pin]) -> Self {
+    pub fn new(pins: &[ImagePin]) -> Self {
         Self {
             used: vec![false; pins.len()],
             seen: Vec::new(),
@@ -119,7 +103,7 @@ impl Applied {
     }
 
     /// An error for the first entry that matched nothing.
-    pub fn check(&self, pins: &[Pin]) -> Result<(), ImagesError> {
+    pub fn check(&self, pins: &[ImagePin]) -> Result<(), ImagesError> {
         match pins.iter().zip(&self.used).find(|(_, used)| !**used) {
             Some((pin, _)) => Err(ImagesError::Unmatched {
                 at: pin.at.clone(),
@@ -132,7 +116,7 @@ impl Applied {
 }
 
 /// The image an entry makes of `image`, when it matches.
-pub fn rewrite(pin: &Pin, image: &str) -> Option<String> {
+pub fn rewrite(pin: &ImagePin, image: &str) -> Option<String> {
     let parts = Parts::parse(image).ok()?;
     if parts.name != pin.name {
         return None;
@@ -175,7 +159,12 @@ fn pod_spec_mut(object: &mut Node) -> Option<&mut Node> {
 }
 
 /// Rewrites the images of `objects` the entries match, recording what changed.
-pub fn apply(objects: &mut [Node], pins: &[Pin], applied: &mut Applied, changes: &mut ChangeLog) {
+pub fn apply(
+    objects: &mut [Node],
+    pins: &[ImagePin],
+    applied: &mut Applied,
+    changes: &mut ChangeLog,
+) {
     for object in objects.iter_mut() {
         // Named only when an image changes (the name is read before the object is borrowed).
         let mut what = None;
@@ -262,8 +251,13 @@ mod tests {
     const DIGEST: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
     const OLD: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-    fn pin(name: &str, new_name: Option<&str>, tag: Option<&str>, digest: Option<&str>) -> Pin {
-        Pin {
+    fn pin(
+        name: &str,
+        new_name: Option<&str>,
+        tag: Option<&str>,
+        digest: Option<&str>,
+    ) -> ImagePin {
+        ImagePin {
             name: name.into(),
             new_name: new_name.map(Into::into),
             new_tag: tag.map(Into::into),

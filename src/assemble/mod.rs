@@ -2,12 +2,14 @@
 //!
 //! Two steps, so that `capkg release` can assemble in memory and publish without a folder:
 //!
-//! 1. [`plan`] reads the sources a [`Config`] names ([`sources`]), applies the release
-//!    transformations to each components file ([`transform`]), copies `metadata.yaml` and the
-//!    templates byte for byte, computes `checksums.txt`, and lints the result with the version
-//!    being released. The [`AssembledRelease`] holds every file's name and bytes and the lint
-//!    diagnostics; nothing is written.
-//! 2. [`AssembledRelease::write`] writes the folder atomically ([`write`](mod@write)) and refuses when the lint
+//! 1. [`build`] reads the [`Sources`] ([`sources`]; resolved from capkg.yaml and the flags by
+//!    [`crate::settings`]), runs the components commands, applies the release transformations to
+//!    each components file ([`transform`]), copies `metadata.yaml` and the templates byte for
+//!    byte, computes `checksums.txt`, and lints the result with the version being released. The
+//!    [`AssembledRelease`] holds every file's name and bytes, each provider's part as lint loaded
+//!    it, and the findings (before waivers: the command's report applies them); nothing is
+//!    written.
+//! 2. [`AssembledRelease::write`] writes the folder atomically ([`write`]) and refuses when the lint
 //!    found an error.
 //!
 //! [`clusterctl`] is the other half of the story: what clusterctl itself does to these files at
@@ -26,7 +28,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::checksums::CHECKSUMS_FILE;
-use crate::config::{self, ComponentsSource, Config, ProviderConfig};
+use crate::config::{self, ComponentsSource, ImagePin, ProviderConfig};
 use crate::error::{Classified, ErrorClass};
 use std::sync::Arc;
 
@@ -41,6 +43,36 @@ pub use sources::SourceError;
 pub use transform::{TransformError, TransformOptions, Transformed};
 pub use write::WriteError;
 
+/// What a release is built from: capkg.yaml and `assemble`'s flags, resolved by
+/// [`crate::settings`] (paths joined, defaults filled, pins given their version).
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The folder relative paths resolve against and components commands run in.
+    pub root: PathBuf,
+    /// The providers released under one tag, in the order given.
+    pub providers: Vec<ProviderConfig>,
+    /// The top-level `namespace:`; a provider's own wins.
+    pub namespace: Option<String>,
+    /// `metadata.yaml` of the release.
+    pub metadata: PathBuf,
+    /// Globs (relative to [`Sources::root`], or absolute) for templates and ClusterClass files.
+    pub templates: Vec<String>,
+    /// `images:`, with `{version}` and `{semver}` filled in.
+    pub pins: Vec<ImagePin>,
+}
+
+impl Sources {
+    /// A path of the sources, joined to [`Sources::root`].
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        config::resolve_in(&self.root, path)
+    }
+
+    /// The namespace `provider`'s components install into: its own, else the top-level one.
+    fn namespace_of<'a>(&'a self, provider: &'a ProviderConfig) -> Option<&'a str> {
+        provider.namespace.as_deref().or(self.namespace.as_deref())
+    }
+}
+
 /// What `plan` needs besides the configuration.
 #[derive(Debug, Clone, Default)]
 pub struct AssembleOptions {
@@ -48,8 +80,8 @@ pub struct AssembleOptions {
     /// carries it. `None` lints without a version.
     pub version: Option<Version>,
     /// The folder the release will be written to; diagnostics about the assembled components
-    /// name files in it (default `out`).
-    pub out_dir: Option<PathBuf>,
+    /// name files in it.
+    pub out_dir: PathBuf,
     /// Whether to keep the lines saying what assembling changed ([`AssembledRelease::changes`],
     /// which `capkg assemble -v` prints).
     pub record_changes: bool,
@@ -100,14 +132,28 @@ pub struct AssembledRelease {
     pub files: Vec<AssembledFile>,
     /// `checksums.txt`: `sha256sum` lines for [`AssembledRelease::files`].
     pub checksums: String,
-    /// What the lint found in the files, sorted by file and position.
+    /// What the lint found in the files, sorted by file and position, before waivers.
     pub diagnostics: Vec<Diagnostic>,
+    /// Each provider's part of the release as lint loaded it (its components, `metadata.yaml`,
+    /// and the templates with the provider that owns them), for the checks and comparisons
+    /// after assembly: the release is parsed once.
+    pub parts: Vec<(Release, rules::Options)>,
     /// What the transformations changed, one line each, per components file; none unless
     /// [`AssembleOptions::record_changes`].
     pub changes: Vec<(String, Vec<String>)>,
 }
 
 impl AssembledRelease {
+    /// Lets the parsed parts go: freeing the trees of a large release takes milliseconds that a
+    /// caller about to report and exit need not wait for.
+    pub fn drop_parts(&mut self) {
+        let parts = std::mem::take(&mut self.parts);
+        let size: usize = self.files.iter().map(|f| f.bytes().len()).sum();
+        if size >= parallel::PARALLEL_FROM {
+            crate::threads::in_background(move || drop(parts));
+        }
+    }
+
     /// clusterctl's labels of the providers (`infrastructure-aws`), comma-separated.
     pub fn provider_label(&self) -> String {
         self.providers
@@ -307,16 +353,12 @@ impl Classified for Error {
 
 /// Assembles the release a configuration describes, in memory, and lints it: every provider's
 /// components, one `metadata.yaml`, the templates and one `checksums.txt` over all of them.
-pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelease, Error> {
-    if config.providers.iter().all(|p| p.components.is_empty()) {
+pub fn build(sources: &Sources, options: &AssembleOptions) -> Result<AssembledRelease, Error> {
+    if sources.providers.iter().all(|p| p.components.is_empty()) {
         return Err(Error::NoComponents);
     }
-    let out_dir = options
-        .out_dir
-        .clone()
-        .or_else(|| config.output.as_ref().map(|o| config.resolve(o)))
-        .unwrap_or_else(|| config.resolve(Path::new("out")));
-    let several = config.has_several_providers();
+    let out_dir = options.out_dir.clone();
+    let several = sources.providers.len() > 1;
 
     let mut providers: Vec<ReleaseProvider> = Vec::new();
     let mut files = Vec::new();
@@ -327,16 +369,16 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
     let mut replaced = Vec::new();
     // One set of pins for the whole release: an entry that matches no image of any provider is
     // an error (a typo must not publish the development image).
-    let pins = images::resolve(&config.images, options.version.as_ref())?;
-    let mut applied = images::Applied::new(&pins);
-    for provider_config in &config.providers {
+    let pins = &sources.pins;
+    let mut applied = images::Applied::new(pins);
+    for provider_config in &sources.providers {
         let assembled = assemble_provider(
-            config,
+            sources,
             provider_config,
             &out_dir,
             several,
             options.version.as_ref(),
-            (&pins, &mut applied),
+            (pins, &mut applied),
             options.record_changes,
         )?;
         let provider = assembled.provider;
@@ -360,22 +402,16 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         changes.extend(assembled.changes);
         providers.push(provider);
     }
-    applied.check(&pins)?;
+    applied.check(pins)?;
     for file in components_lint.iter().flatten() {
         replaced.extend(rules::dev_image_values(file, &applied.pinned));
     }
 
-    let metadata_path = config.resolve(
-        config
-            .metadata
-            .as_deref()
-            .unwrap_or(Path::new("metadata.yaml")),
-    );
     let mut copies: BTreeMap<String, PathBuf> =
-        sources::find_templates(&config.templates, &config.root)?;
-    copies.insert("metadata.yaml".to_string(), metadata_path);
+        self::sources::find_templates(&sources.templates, &sources.root)?;
+    copies.insert("metadata.yaml".to_string(), sources.metadata.clone());
     let mut shared_lint = Vec::new();
-    let repository = sources::Repository::of(&config.root);
+    let repository = self::sources::Repository::of(&sources.root);
     for (name, path) in copies {
         let text = repository.read_text(&path)?;
         let role = FileRole::from_file_name(&name).unwrap_or(FileRole::Metadata);
@@ -442,18 +478,13 @@ pub fn plan(config: &Config, options: &AssembleOptions) -> Result<AssembledRelea
         diagnostics.extend(replaced);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
-    rules::waivers::apply(&mut diagnostics, &config.waivers, &config.root);
-    if total >= parallel::PARALLEL_FROM {
-        // Freeing the loaded trees takes milliseconds the caller (about to report and exit)
-        // need not wait for.
-        crate::threads::in_background(move || drop(lint_releases));
-    }
     Ok(AssembledRelease {
         providers,
         version: options.version.clone(),
         files,
         checksums,
         diagnostics,
+        parts: lint_releases,
         changes,
     })
 }
@@ -487,12 +518,12 @@ struct AssembledProvider {
 
 /// Reads, transforms and writes one provider's components files.
 fn assemble_provider(
-    config: &Config,
+    sources: &Sources,
     provider_config: &ProviderConfig,
     out_dir: &Path,
     several: bool,
     version: Option<&Version>,
-    (pins, applied): (&[images::Pin], &mut images::Applied),
+    (pins, applied): (&[ImagePin], &mut images::Applied),
     record_changes: bool,
 ) -> Result<AssembledProvider, Error> {
     if provider_config.components.is_empty() {
@@ -518,16 +549,16 @@ fn assemble_provider(
     // The files of each components source, for positions ([`sources::ComponentsText::parts`]).
     let mut origins = Vec::new();
     for components in &provider_config.components {
-        let text = sources::read_components(
+        let text = self::sources::read_components(
             &components.source,
             &components.limits,
-            &config.root,
+            &sources.root,
             version,
         )?;
-        check_file_names(config, &components.source, provider_type)?;
+        check_file_names(sources, &components.source, provider_type)?;
         let parts = text.parts;
         let locate = |origin: String, position| {
-            sources::ComponentsText::locate_in(&parts, &origin, position)
+            self::sources::ComponentsText::locate_in(&parts, &origin, position)
         };
         let (source, mut objects) = transform::parse_objects(&text.origin, text.text)
             .map_err(|error| error.relocated(locate))?;
@@ -569,7 +600,7 @@ fn assemble_provider(
                 )
             }),
     )?;
-    let namespace = config.namespace_of(provider_config);
+    let namespace = sources.namespace_of(provider_config);
 
     let mut files = Vec::new();
     let mut lint_files = Vec::new();
@@ -655,7 +686,7 @@ fn assemble_provider(
 /// Refuses a components file whose name says another provider type (`bootstrap-components.yaml`
 /// released as an infrastructure provider's components).
 fn check_file_names(
-    config: &Config,
+    sources: &Sources,
     source: &ComponentsSource,
     provider_type: ProviderType,
 ) -> Result<(), Error> {
@@ -676,7 +707,7 @@ fn check_file_names(
             && named != provider_type
         {
             return Err(Error::FileNamesOtherType {
-                file: config.resolve(path).display().to_string(),
+                file: sources.resolve(path).display().to_string(),
                 named,
                 released: provider_type,
             });

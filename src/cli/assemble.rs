@@ -12,9 +12,12 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
-use crate::assemble::{self, AssembleOptions};
-use crate::config::{Command, ComponentsConfig, ComponentsSource, Config};
+use crate::assemble;
+use crate::ci::CiContext;
+use crate::config::{Command, ComponentsSource};
+use crate::escape;
 use crate::report::{self, Format, Style};
+use crate::settings::{self, CommandLine, Need};
 use crate::version::Version;
 
 #[derive(Debug, Args)]
@@ -54,43 +57,6 @@ pub struct AssembleArgs {
     pub namespace: Option<String>,
 }
 
-/// The configuration the flags and `capkg.yaml` describe together. Paths given as flags are
-/// taken from the current folder; paths in the file from the file's folder.
-pub(super) fn configuration(
-    config: Option<&Path>,
-    provider: &ProviderArgs,
-) -> Result<Config, CommandError> {
-    let path = match config {
-        Some(path) => Some(path.to_path_buf()),
-        None => Config::discover(Path::new(".")),
-    };
-    let mut loaded = match &path {
-        Some(path) => {
-            let loaded = Config::load(path).map_err(CommandError::from_classified)?;
-            loaded
-                .refuse_placeholders()
-                .map_err(CommandError::from_classified)?;
-            loaded
-        }
-        None => Config {
-            root: PathBuf::from("."),
-            ..Config::default()
-        },
-    };
-    if provider.provider.is_some() || provider.provider_type.is_some() {
-        let single = loaded
-            .single_provider_mut()
-            .map_err(CommandError::from_classified)?;
-        if let Some(name) = &provider.provider {
-            single.name = Some(name.clone());
-        }
-        if let Some(provider_type) = provider.provider_type {
-            single.provider_type = Some(provider_type);
-        }
-    }
-    Ok(loaded)
-}
-
 /// A flag path, made absolute against the current folder so that it means the same after the
 /// configuration's folder becomes the root.
 fn from_cwd(path: &Path) -> PathBuf {
@@ -115,7 +81,6 @@ fn rejected_dir(out: &Path) -> PathBuf {
 }
 
 pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
-    let mut config = configuration(args.config.as_deref(), &args.provider)?;
     let components = if !args.components.is_empty() {
         Some(ComponentsSource::Files(
             args.components.iter().map(|p| from_cwd(p)).collect(),
@@ -125,23 +90,14 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
             .as_ref()
             .map(|line| ComponentsSource::Command(Command::Shell(line.clone())))
     };
-    if let Some(source) = components {
-        // These flags replace one provider's components: refused for several.
-        config
-            .single_provider_mut()
-            .map_err(CommandError::from_classified)?
-            .components = vec![ComponentsConfig {
-            suffix: None,
-            source,
-            limits: Default::default(),
-        }];
-    }
-    if let Some(metadata) = &args.metadata {
-        config.metadata = Some(from_cwd(metadata));
-    }
-    if !args.templates.is_empty() {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        config.templates = args
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let line = CommandLine {
+        config: args.config.clone(),
+        provider_type: args.provider.provider_type,
+        provider_name: args.provider.provider.clone(),
+        components,
+        metadata: args.metadata.as_deref().map(from_cwd),
+        templates: args
             .templates
             .iter()
             .map(|glob| {
@@ -151,39 +107,30 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
                     cwd.join(glob).display().to_string()
                 }
             })
-            .collect();
-    }
-    if let Some(namespace) = &args.namespace {
-        config.namespace = Some(namespace.clone());
-    }
+            .collect(),
+        namespace: args.namespace.clone(),
+        out: args.out.clone(),
+        version: args.version.clone(),
+        ..CommandLine::default()
+    };
     // The one order `release` follows: `--version`, the CI tag, `version:` in capkg.yaml.
     let env = |name: &str| std::env::var(name).ok();
-    let configured = || Ok(config.version.clone());
-    let version = match crate::release::version::resolve(
-        args.version.as_ref(),
-        &crate::ci::CiContext::detect(&env),
-        &configured,
-    ) {
-        Ok(resolved) => {
-            if let Some(warning) = &resolved.warning {
-                eprintln!("warning: {warning}");
-            }
-            Some(resolved.version)
-        }
-        Err(crate::release::Error::NoVersion) => None,
-        Err(error) => return Err(CommandError::from_classified(error)),
-    };
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        None => config.resolve(config.output.as_deref().unwrap_or(Path::new("out"))),
-    };
-    let options = AssembleOptions {
-        version: version.clone(),
-        out_dir: Some(out.clone()),
-        // Printed with -v only.
-        record_changes: global.verbose > 0,
-    };
-    let mut release = assemble::plan(&config, &options).map_err(CommandError::from_classified)?;
+    let settings = settings::resolve(&line, Need::Assemble, &CiContext::detect(&env), &env)
+        .map_err(CommandError::from_classified)?;
+    if let Some(warning) = settings.version.as_ref().and_then(|v| v.warning.as_ref()) {
+        let _ = writeln!(super::stderr(), "warning: {}", escape::text(warning));
+    }
+    let version = settings.version().cloned();
+    let out = settings.output.clone();
+    let mut release = assemble::build(
+        &settings.sources,
+        // What assembling changed is printed with -v only.
+        &settings.assemble_options(global.verbose > 0),
+    )
+    .map_err(CommandError::from_classified)?;
+    // The report: waivers first, so that a finding is judged where the sources name it.
+    settings.waivers.apply(&mut release.diagnostics);
+    release.drop_parts();
     // A refused release leaves `out` alone; findings that name its assembled files are made to
     // name them where it is written for reading, a folder no one takes for a release.
     let rejected = rejected_dir(&out);
@@ -211,11 +158,12 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         ),
     });
 
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = super::stderr();
     if global.verbose > 0 {
         for (name, changes) in &release.changes {
             for change in changes {
-                let _ = writeln!(stderr, "{name}: {change}");
+                let change = change.to_string();
+                let _ = writeln!(stderr, "{}: {}", escape::text(name), escape::text(&change));
             }
         }
     }
@@ -260,7 +208,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         let _ = writeln!(
             stderr,
             "assembled {} {} into `{}`: {} files{}",
-            release.provider_label(),
+            escape::text(&release.provider_label()),
             version
                 .as_ref()
                 .map(ToString::to_string)
@@ -278,7 +226,7 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         );
         if global.format != Format::Json {
             for file in release.all_files() {
-                let _ = writeln!(stderr, "  {}", file.0);
+                let _ = writeln!(stderr, "  {}", escape::text(file.0));
             }
         }
     }

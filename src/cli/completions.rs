@@ -34,7 +34,8 @@ pub(super) fn run(global: &GlobalArgs, args: CompletionsArgs) -> CommandResult {
         ))
         .with_hint("drop `--format json`"));
     }
-    super::stdout()
+    // capkg's own script, for a file: as it is.
+    super::raw_stdout()
         .write_all(&script(args.shell))
         .map_err(CommandError::fault)?;
     Ok(Status::Success)

@@ -9,12 +9,14 @@
 //! YAML goes to the file through a temporary file beside it, so a failed run leaves no partial
 //! file, and stdout gets nothing (with `--format json`, `{"file", "config_maps"}`).
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
 
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
+use crate::escape;
 use crate::operator::configmap::{self, Components, DEFAULT_NAMESPACE, ProviderConfigMap};
 use crate::report::{Format, json};
 
@@ -64,7 +66,7 @@ pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
     let yaml = configmap::write_all(&config_maps).map_err(CommandError::from_classified)?;
     if global.verbose > 0 {
         for config_map in &config_maps {
-            eprintln!("{}", describe(config_map));
+            let _ = writeln!(super::stderr(), "{}", escape::text(&describe(config_map)));
         }
     }
     let Some(path) = &args.output else {
@@ -92,7 +94,8 @@ pub(super) fn run(global: &GlobalArgs, args: ConfigmapsArgs) -> CommandResult {
             json::write_value(&mut super::stdout(), &document).map_err(CommandError::fault)?;
         }
         Format::Human | Format::Github | Format::Markdown if !global.quiet => {
-            eprintln!(
+            let _ = writeln!(
+                super::stderr(),
                 "wrote {} ConfigMap{} to {}",
                 config_maps.len(),
                 if config_maps.len() == 1 { "" } else { "s" },

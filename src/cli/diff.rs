@@ -8,13 +8,13 @@ use clap::Args;
 
 use super::publish::{HttpLimitArgs, ReadLimitArgs};
 use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
-use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
+use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diff::{self, DiffReport, DiffRequest};
 use crate::error::Classified;
 use crate::report::{self, Format};
 use crate::rules::Waiver;
-use crate::verify::Settings;
+use crate::settings::{self, CommandLine, Need};
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -25,6 +25,16 @@ pub struct DiffArgs {
     /// The new release, in the same forms.
     #[arg(value_name = "NEW")]
     pub new: String,
+    /// The new release's version (`v1.2.3`), where NEW does not say it (a folder such as `out/`).
+    ///
+    /// NEW's own release series is checked and its contract read for this version. Without it, a
+    /// folder outside the `{provider-label}/{version}/` layout has no version, and the diff says
+    /// which checks it skipped.
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub version: Option<crate::version::Version>,
+    /// The previous release's version, where OLD does not say it.
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub old_version: Option<crate::version::Version>,
     /// API base URL for github.com sources (GitHub Enterprise, a test server); default
     /// GITHUB_API_URL, else https://api.github.com.
     #[arg(long, value_name = "URL")]
@@ -55,26 +65,27 @@ fn parse_allow(text: &str) -> Result<Waiver, String> {
 pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
-    let settings = Settings::resolve(args.api_url.as_deref(), &env)
-        .map_err(|e| CommandError::fault(anyhow::Error::new(e)))?;
-    let config_path = match &args.config {
-        Some(path) => Some(path.clone()),
-        None => crate::config::Config::discover(Path::new(".")),
+    let line = CommandLine {
+        config: args.config.clone(),
+        allow: args.allow.clone(),
+        api_url: args.api_url.clone(),
+        ..CommandLine::default()
     };
-    let (mut waivers, root) = match &config_path {
-        Some(path) => {
-            let config = crate::config::Config::load(path).map_err(CommandError::fault)?;
-            (config.waivers, config.root)
-        }
-        None => (Vec::new(), PathBuf::from(".")),
-    };
-    waivers.extend(args.allow.iter().cloned());
+    let resolved =
+        settings::resolve(&line, Need::Read, &ci, &env).map_err(CommandError::from_classified)?;
+    let (settings, waivers) = (resolved.reading, resolved.waivers);
+    for (side, source) in [("OLD", &args.old), ("NEW", &args.new)] {
+        folder_exists(side, source)?;
+    }
+    let (old, old_warning) = super::given_reference(&args.old);
+    let (new, new_warning) = super::given_reference(&args.new);
     let request = DiffRequest {
-        old: args.old,
-        new: args.new,
+        old,
+        new,
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
-        version: None,
+        version: args.old_version.map(|v| v.to_string()),
+        new_version: args.version.map(|v| v.to_string()),
     };
     let mut services = services(global, &args.limits, &args.read_limits);
     services.policy.max_wait = args.max_wait;
@@ -87,7 +98,11 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
                 .unwrap_or_else(|| "OLD and NEW take what `capkg verify` reads".into());
             CommandError::fault(anyhow::Error::new(e)).with_hint(hint)
         })?
-        .waive(&waivers, &root);
+        .waive(&waivers);
+    let mut report = report;
+    report
+        .warnings
+        .extend(old_warning.into_iter().chain(new_warning));
     write(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
         ci::append_step_summary(path, &diff::render::markdown(&report, "###"))
@@ -98,6 +113,43 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
     } else {
         Status::Findings
     })
+}
+
+/// A source without a scheme is a path on this machine: one that is not there is said as such
+/// (exit 2), before it is read as a local repository's `{base}/{label}/{version}/{file}` and
+/// refused for its form. A `latest` version folder is left to that reading, which resolves it.
+fn folder_exists(side: &str, source: &str) -> Result<(), CommandError> {
+    let text = source.trim();
+    if text.contains("://") {
+        return Ok(());
+    }
+    let path = Path::new(text);
+    if path.exists() {
+        return Ok(());
+    }
+    let latest = path
+        .parent()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n == crate::verify::source::LATEST)
+        })
+        .and_then(Path::parent)
+        .is_some_and(Path::is_dir);
+    if latest {
+        return Ok(());
+    }
+    let looked = if path.is_absolute() {
+        String::new()
+    } else {
+        let cwd = std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
+        format!(" in `{cwd}`")
+    };
+    Err(CommandError::fault(anyhow::anyhow!(
+        "no such folder: `{text}` ({side}; nothing there{looked})"
+    ))
+    .with_hint(
+        "give a release folder (`out/`, `infrastructure-foo/v1.4.2/`), a `file://` path to its components file, a GitHub or GitLab release URL, or `oci://REF`",
+    ))
 }
 
 fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> std::io::Result<()> {

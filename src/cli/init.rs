@@ -17,6 +17,7 @@ use clap::Args;
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::assemble::scaffold;
 use crate::assemble::scaffold::repository::Repository;
+use crate::escape;
 use crate::report::{Format, json};
 
 #[derive(Debug, Args)]
@@ -99,16 +100,17 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
         });
         json::write_value(&mut super::stdout(), &document).map_err(CommandError::fault)?;
     } else if !global.quiet {
-        let mut stderr = std::io::stderr().lock();
+        // What init found in the repository is shown, not acted on.
+        let mut stderr = super::stderr();
         let _ = writeln!(stderr, "repository: {}", root.display());
         for line in &detected.found {
-            let _ = writeln!(stderr, "found: {line}");
+            let _ = writeln!(stderr, "found: {}", escape::text(line));
         }
         for line in &detected.missing {
-            let _ = writeln!(stderr, "not found: {line}");
+            let _ = writeln!(stderr, "not found: {}", escape::text(line));
         }
         for line in &detected.notes {
-            let _ = writeln!(stderr, "note: {line}");
+            let _ = writeln!(stderr, "note: {}", escape::text(line));
         }
         for path in &written {
             let _ = writeln!(stderr, "wrote {}", path.display());

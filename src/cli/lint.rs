@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::ci::CiContext;
 use crate::diagnostic::{Severity, Summary};
 use crate::report::{self, Style};
 use crate::rules::{self};
+use crate::settings::{self, CommandLine, Need};
 use crate::version::Version;
 
 #[derive(Debug, Args)]
@@ -40,18 +42,14 @@ fn parse_allow(text: &str) -> Result<rules::Waiver, String> {
 
 pub(super) fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
     // The waivers first: a configuration capkg cannot read is reported before anything else.
-    let config_path = match &args.config {
-        Some(path) => Some(path.clone()),
-        None => crate::config::Config::discover(std::path::Path::new(".")),
+    let env = |name: &str| std::env::var(name).ok();
+    let line = CommandLine {
+        config: args.config.clone(),
+        allow: args.allow.clone(),
+        ..CommandLine::default()
     };
-    let (mut waivers, root) = match &config_path {
-        Some(path) => {
-            let config =
-                crate::config::Config::load(path).map_err(CommandError::from_classified)?;
-            (config.waivers, config.root)
-        }
-        None => (Vec::new(), PathBuf::from(".")),
-    };
+    let settings = settings::resolve(&line, Need::Lint, &CiContext::detect(&env), &env)
+        .map_err(CommandError::from_classified)?;
     let releases = crate::files::load_releases(&args.paths, args.provider.provider_type)
         .map_err(CommandError::from_classified)?;
     let options = rules::Options {
@@ -60,8 +58,7 @@ pub(super) fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         version: args.version.clone(),
     };
     let mut diagnostics = rules::run(&releases, &options);
-    waivers.extend(args.allow.iter().cloned());
-    rules::waivers::apply(&mut diagnostics, &waivers, &root);
+    settings.waivers.apply(&mut diagnostics);
     let files = releases.iter().map(|r| r.files.len()).sum();
     // The summary counts every finding: `-q` hides warnings, it does not make them go away.
     let summary = Summary::of(&diagnostics, files);

@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::{Classified, ErrorClass};
+use crate::escape::{self, Guard, Output};
 use crate::provider::ProviderType;
 use crate::report::{ColorChoice, Format};
 use crate::version::Version;
@@ -336,20 +337,21 @@ fn print_failure(global: &GlobalArgs, failure: &CommandError) {
     } else {
         ("", "", "")
     };
-    // Every line goes through `redact`: a message may quote a server or a subprocess.
-    let redact = crate::forge::http::redact;
-    let mut err = io::stderr().lock();
+    // Every line goes through `redact`: a message may quote a server or a subprocess; and
+    // through `escape::lines`: what it quotes is shown, not acted on, each quoted line marked.
+    let shown = |text: &str| escape::lines(&crate::forge::http::redact(text), "  | ");
+    let mut err = stderr();
     let _ = writeln!(
         err,
         "{red}error{reset}: {}",
-        redact(&failure.error.to_string())
+        shown(&failure.error.to_string())
     );
     for cause in failure.error.chain().skip(1) {
-        let _ = writeln!(err, "  caused by: {}", redact(&cause.to_string()));
+        let _ = writeln!(err, "  caused by: {}", shown(&cause.to_string()));
     }
     let hint = failure.hint.clone().or_else(|| known_hint(&failure.error));
     if let Some(hint) = hint {
-        let _ = writeln!(err, "\n{yellow}hint{reset}: {}", redact(&hint));
+        let _ = writeln!(err, "\n{yellow}hint{reset}: {}", shown(&hint));
     }
 }
 
@@ -369,12 +371,27 @@ fn write_clusterctl_urls<'a>(
     };
     if providers.len() > 1 {
         for (label, url) in providers {
+            let (label, url) = (escape::text(label), escape::text(url));
             writeln!(out, "{indent}{what} ({label}): {url}")?;
         }
     } else if let Some(url) = only {
-        writeln!(out, "{indent}{what}: {url}")?;
+        writeln!(out, "{indent}{what}: {}", escape::text(url))?;
     }
     Ok(())
+}
+
+/// A reference the user gave (`verify SOURCE`, `diff OLD NEW`, `release --previous`) as capkg
+/// keeps it: without the user name and password a URL may hold. capkg never sends them (logins
+/// come from the environment), so it never holds them either, and no report, error or summary
+/// can show them. The warning says so when there were some.
+fn given_reference(text: &str) -> (String, Option<String>) {
+    let kept = crate::forge::url::redact_userinfo(text);
+    let warning = (kept != text).then(|| {
+        format!(
+            "`{kept}` held a user name or password, which capkg does not send: logins come from the environment (GITHUB_TOKEN, GITLAB_TOKEN or CI_JOB_TOKEN, OCI_USERNAME and OCI_PASSWORD or OCI_ACCESS_TOKEN, the Docker config file)"
+        )
+    });
+    (kept, warning)
 }
 
 /// Hints carried by library errors that know the fix.
@@ -391,22 +408,52 @@ static STDOUT_USED: AtomicBool = AtomicBool::new(false);
 /// The reader of stdout has gone (EPIPE); later writes are dropped.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
-/// Standard output, the one way commands write to it. A closed pipe is not an error: what the
-/// reader no longer wants is dropped and the command goes on to its verdict, so `capkg lint |
+/// Standard output, the one way commands write to it: text through [`Guard`], so that no line
+/// can be a GitHub workflow command or a terminal escape sequence capkg did not mean
+/// ([`crate::escape`]); workflow commands only through [`Output::command`]; data the user asked
+/// for as it is (`subst`, `render`) through [`write_output`]. A closed pipe is not an error: what
+/// the reader no longer wants is dropped and the command goes on to its verdict, so `capkg lint |
 /// head -c1` under `pipefail` exits as `capkg lint > file` does. Other write errors (a full disk)
 /// still fail the command.
 pub struct Stdout {
+    guard: Guard<RawStdout>,
+}
+
+/// Writes text to stdout; see [`Stdout`].
+pub fn stdout() -> Stdout {
+    Stdout {
+        guard: Guard::new(raw_stdout()),
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.guard.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.guard.flush()
+    }
+}
+
+impl Output for Stdout {
+    fn command(&mut self, line: &str) -> io::Result<()> {
+        self.guard.command(line)
+    }
+}
+
+/// Standard output as it is, a closed pipe tolerated ([`Stdout`]): for data, and under the guard.
+struct RawStdout {
     inner: io::StdoutLock<'static>,
 }
 
-/// Writes to stdout; see [`Stdout`].
-pub fn stdout() -> Stdout {
-    Stdout {
+fn raw_stdout() -> RawStdout {
+    RawStdout {
         inner: io::stdout().lock(),
     }
 }
 
-impl Stdout {
+impl RawStdout {
     fn closed_is_fine(result: io::Result<()>) -> io::Result<()> {
         match result {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
@@ -418,7 +465,7 @@ impl Stdout {
     }
 }
 
-impl Write for Stdout {
+impl Write for RawStdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if STDOUT_CLOSED.load(Ordering::Relaxed) {
             return Ok(buf.len());
@@ -441,11 +488,16 @@ impl Write for Stdout {
     }
 }
 
+/// Standard error, for messages, warnings and progress lines: through [`Guard`], as [`Stdout`].
+pub(crate) fn stderr() -> Guard<io::StderrLock<'static>> {
+    Guard::new(io::stderr().lock())
+}
+
 /// The data a command prints as it is (`subst`, `render`): raw, or with `--format json` as
 /// `{"output": "<text>"}`.
 pub fn write_output(global: &GlobalArgs, output: &[u8]) -> Result<(), CommandError> {
-    let mut out = stdout();
     if global.format == Format::Json {
+        let mut out = stdout();
         let text = std::str::from_utf8(output).map_err(|e| {
             CommandError::refusal(anyhow::anyhow!(
                 "the output is not UTF-8 text ({e}), which a JSON string cannot carry"
@@ -454,10 +506,13 @@ pub fn write_output(global: &GlobalArgs, output: &[u8]) -> Result<(), CommandErr
         })?;
         crate::report::json::write_value(&mut out, &serde_json::json!({ "output": text }))
             .map_err(CommandError::fault)?;
+        out.flush().map_err(CommandError::fault)
     } else {
+        // The data asked for, byte for byte (a manifest for kubectl, say): not escaped.
+        let mut out = raw_stdout();
         out.write_all(output).map_err(CommandError::fault)?;
+        out.flush().map_err(CommandError::fault)
     }
-    out.flush().map_err(CommandError::fault)
 }
 
 /// True when stderr is a terminal (progress bars, spinners).

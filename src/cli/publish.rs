@@ -15,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::escape::{self, Output};
 use crate::report::Format;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
@@ -333,8 +334,10 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
             let offline = targets::open(request, &environment, services, Reach::Offline)
                 .map_err(CommandError::from_classified)?;
             if !global.quiet {
-                eprintln!(
-                    "note: {missing}; --dry-run planned without asking the destination what it holds (no network requests): every file is uploaded unless identical"
+                let _ = writeln!(
+                    super::stderr(),
+                    "note: {}; --dry-run planned without asking the destination what it holds (no network requests): every file is uploaded unless identical",
+                    escape::text(&missing.to_string())
                 );
             }
             offline
@@ -391,17 +394,14 @@ fn write_report(global: &GlobalArgs, report: &Report) -> std::io::Result<()> {
             // The runner reads workflow commands from stdout.
             Format::Github => {
                 for warning in warnings {
-                    writeln!(
-                        out,
-                        "::warning::{}",
-                        crate::report::github::escape_data(warning)
-                    )?;
+                    let data = escape::workflow_data(&escape::text(warning));
+                    out.command(&format!("::warning::{data}"))?;
                 }
             }
             Format::Human | Format::Markdown => {
-                let mut err = std::io::stderr().lock();
+                let mut err = super::stderr();
                 for warning in warnings {
-                    let _ = writeln!(err, "warning: {warning}");
+                    let _ = writeln!(err, "warning: {}", escape::text(warning));
                 }
             }
             Format::Json => {}
@@ -409,26 +409,18 @@ fn write_report(global: &GlobalArgs, report: &Report) -> std::io::Result<()> {
     }
     match (global.format, report) {
         (Format::Json, Report::Plan(plan)) => {
-            serde_json::to_writer_pretty(
-                &mut out,
-                &JsonReport {
-                    dry_run: true,
-                    body: plan,
-                },
-            )
-            .map_err(std::io::Error::other)?;
-            writeln!(out)?;
+            let report = JsonReport {
+                dry_run: true,
+                body: plan,
+            };
+            crate::report::json::write_pretty(&mut out, &report)?;
         }
         (Format::Json, Report::Outcome(outcome)) => {
-            serde_json::to_writer_pretty(
-                &mut out,
-                &JsonReport {
-                    dry_run: false,
-                    body: outcome,
-                },
-            )
-            .map_err(std::io::Error::other)?;
-            writeln!(out)?;
+            let report = JsonReport {
+                dry_run: false,
+                body: outcome,
+            };
+            crate::report::json::write_pretty(&mut out, &report)?;
         }
         (_, Report::Plan(plan)) => write_plan(&mut out, global.quiet, plan)?,
         (_, Report::Outcome(outcome)) => write_outcome(&mut out, global.quiet, outcome)?,
@@ -443,29 +435,30 @@ fn write_plan(out: &mut dyn Write, quiet: bool, plan: &Plan) -> std::io::Result<
             out,
             "Plan: publish {} {} to {} `{}`",
             labels(d),
-            d.version,
+            escape::text(&d.version.to_string()),
             d.target,
-            d.destination
+            escape::text(&d.destination)
         )?;
-        let width = plan.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
-        for file in &plan.files {
+        let names: Vec<_> = plan.files.iter().map(|f| escape::text(&f.name)).collect();
+        let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+        for (file, name) in plan.files.iter().zip(&names) {
             let why = match (&file.reason, file.action) {
-                (Some(reason), _) => format!("  ({reason})"),
+                (Some(reason), _) => format!("  ({})", escape::text(reason)),
                 (None, _) => String::new(),
             };
             writeln!(
                 out,
                 "  {:<8} {:<width$}  {:>9}  {}{why}",
                 file.action,
-                file.name,
+                name,
                 crate::units::format_size(file.size),
-                file.url
+                escape::text(&file.url)
             )?;
         }
         if !plan.steps.is_empty() {
             writeln!(out, "Steps:")?;
             for step in &plan.steps {
-                writeln!(out, "  - {step}")?;
+                writeln!(out, "  - {}", escape::text(step))?;
             }
         }
         let changes = plan.files.len() - plan.count(Action::Skip);
@@ -485,7 +478,7 @@ fn write_plan(out: &mut dyn Write, quiet: bool, plan: &Plan) -> std::io::Result<
         writeln!(out, "Dry run: nothing was changed.")?;
     } else {
         for provider in &d.providers {
-            writeln!(out, "{}", provider.clusterctl_url)?;
+            writeln!(out, "{}", escape::text(&provider.clusterctl_url))?;
         }
     }
     Ok(())
@@ -493,11 +486,13 @@ fn write_plan(out: &mut dyn Write, quiet: bool, plan: &Plan) -> std::io::Result<
 
 /// `bootstrap-kubeadm, control-plane-kubeadm`.
 fn labels(d: &targets::Destination) -> String {
-    d.providers
+    let labels = d
+        .providers
         .iter()
         .map(|p| p.label.as_str())
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    escape::text(&labels).into_owned()
 }
 
 /// The clusterctl URL, one line per provider when the release has several.
@@ -512,19 +507,21 @@ fn write_urls(out: &mut dyn Write, d: &targets::Destination) -> std::io::Result<
 fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io::Result<()> {
     let d = &outcome.destination;
     if quiet {
-        return write!(out, "{}", d.clusterctl_config);
+        return write!(out, "{}", escape::lines(&d.clusterctl_config, ""));
     }
-    let width = outcome
+    let names: Vec<_> = outcome
         .files
         .iter()
-        .map(|f| f.name.len())
-        .max()
-        .unwrap_or(0);
-    for file in &outcome.files {
+        .map(|f| escape::text(&f.name))
+        .collect();
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    for (file, name) in outcome.files.iter().zip(&names) {
         writeln!(
             out,
             "{:<9} {:<width$}  {}",
-            file.outcome, file.name, file.url
+            file.outcome,
+            name,
+            escape::text(&file.url)
         )?;
     }
     let counts = format!(
@@ -551,20 +548,24 @@ fn write_outcome(out: &mut dyn Write, quiet: bool, outcome: &Outcome) -> std::io
             out,
             "{} {} is already at `{}`{state}: nothing to upload",
             labels(d),
-            d.version,
-            d.destination
+            escape::text(&d.version.to_string()),
+            escape::text(&d.destination)
         )?;
     } else {
         writeln!(
             out,
             "Published {} {} to `{}`{state}: {counts}",
             labels(d),
-            d.version,
-            d.destination
+            escape::text(&d.version.to_string()),
+            escape::text(&d.destination)
         )?;
     }
     write_urls(out, d)?;
-    writeln!(out, "\nclusterctl configuration:\n{}", d.clusterctl_config)?;
+    writeln!(
+        out,
+        "\nclusterctl configuration:\n{}",
+        escape::lines(&d.clusterctl_config, "")
+    )?;
     if let Some(overrides) = &d.overrides {
         writeln!(
             out,
@@ -607,16 +608,17 @@ impl Reporter {
     }
 
     fn line(&self, text: &str) {
-        let text = &crate::forge::http::redact(text);
+        let redacted = crate::forge::http::redact(text);
+        let text = &escape::text(&redacted);
         match self.mode {
             Mode::Quiet => {}
             Mode::Lines => {
-                let _ = writeln!(std::io::stderr().lock(), "{text}");
+                let _ = writeln!(super::stderr(), "{text}");
             }
             Mode::Bar => match self.bar.lock().ok().and_then(|bar| bar.clone()) {
-                Some(bar) => bar.println(text),
+                Some(bar) => bar.println(text.as_ref()),
                 None => {
-                    let _ = writeln!(std::io::stderr().lock(), "{text}");
+                    let _ = writeln!(super::stderr(), "{text}");
                 }
             },
         }
@@ -690,7 +692,7 @@ impl Progress for Reporter {
                     if let Ok(slot) = self.bar.lock()
                         && let Some(bar) = slot.as_ref()
                     {
-                        bar.set_message(name.to_string());
+                        bar.set_message(escape::text(name).into_owned());
                     }
                 }
                 Mode::Lines if transfer == Transfer::Upload => {

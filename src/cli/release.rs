@@ -19,11 +19,15 @@ use super::verify::{plain_style, runtime, services, uses_annotations, write_anno
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::release::assembly::ConfigAssembler;
-use crate::release::destinations::TargetPlan;
-use crate::release::{self, Outcome, ReleaseRequest, TargetState, summary};
+use crate::escape::{self, Output};
+use crate::release::assembly::SourcesAssembler;
+use crate::release::outcome::{TargetPlan, TargetReport};
+use crate::release::{self, Outcome, TargetState};
+use crate::report::release as summary;
 use crate::report::{self, Format};
+use crate::settings::{self, CommandLine, Need};
 use crate::targets;
+use crate::targets::Reach;
 use crate::version::Version;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -76,55 +80,79 @@ pub struct ReleaseArgs {
 
 pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
+    let (previous, login_warning) = match args.previous.as_deref().map(super::given_reference) {
+        Some((previous, warning)) => (Some(previous), warning),
+        None => (None, None),
+    };
     let ci = CiContext::detect(&env);
-    let assembler = ConfigAssembler::new(
-        args.config.as_deref(),
-        std::path::Path::new("."),
-        args.provider.provider_type,
-        args.provider.provider.as_deref(),
-    );
-    let request = ReleaseRequest {
-        version: args.version,
-        targets: args.target.into_iter().map(Into::into).collect(),
+    let line = CommandLine {
+        config: args.config,
         provider_type: args.provider.provider_type,
         provider_name: args.provider.provider,
-        previous: args.previous.as_deref().map(release::Previous::parse),
+        version: args.version,
+        targets: args.target.into_iter().map(Into::into).collect(),
+        previous,
+        ..CommandLine::default()
     };
     let checks_shown = AtomicBool::new(false);
-    let outcome = match release::plan(&request, &ci, &assembler, &env) {
+    let planned = settings::resolve(&line, Need::Release, &ci, &env)
+        .map_err(release::Error::from)
+        .and_then(|settings| release::plan(&settings, &SourcesAssembler));
+    let outcome = match planned {
         Err(err) => Outcome {
             // Stopped before a plan: still the run that was asked for.
             dry_run: args.dry_run,
             ..Outcome::failed(&err, None)
         },
         Ok(plan) => {
-            let services = services(global, &args.limits, &args.read_limits);
-            let runtime = runtime()?;
-            if args.dry_run {
-                runtime.block_on(release::dry_run(&plan, &env, services))
-            } else {
-                // The checks are printed as soon as they pass, before the upload progress.
-                let print_checks = |so_far: &Outcome| {
-                    if global.format != Format::Json {
-                        let mut out = super::stdout();
-                        let written =
-                            write_checks(&mut out, global, &ci, so_far).and_then(|()| out.flush());
-                        checks_shown.store(written.is_ok(), Ordering::Relaxed);
-                    }
-                };
-                runtime.block_on(release::publish_after_checks(
-                    &plan,
-                    &env,
-                    services,
-                    &print_checks,
-                ))
-            }
+            // The checks are printed as soon as they pass, before the upload progress.
+            let print_checks = |so_far: &Outcome| {
+                if global.format != Format::Json {
+                    let mut out = super::stdout();
+                    let written =
+                        write_checks(&mut out, global, &ci, so_far).and_then(|()| out.flush());
+                    checks_shown.store(written.is_ok(), Ordering::Relaxed);
+                }
+            };
+            let run = release::Run {
+                reach: if args.dry_run {
+                    Reach::Offline
+                } else {
+                    Reach::Remote
+                },
+                env: &env,
+                services: services(global, &args.limits, &args.read_limits),
+                checked: &print_checks,
+            };
+            runtime()?.block_on(release::execute(&plan, run))
         }
     };
+    let mut outcome = outcome;
+    outcome.warnings.extend(login_warning);
+    without_logins(&mut outcome);
     write(global, &ci, &outcome, checks_shown.load(Ordering::Relaxed))?;
     match &outcome.error {
         None => Ok(Status::Success),
         Some(error) => Err(CommandError::from_classified(error.clone())),
+    }
+}
+
+/// Where the previous releases were read, shown without a user name and password: capkg.yaml's
+/// `previous:` may hold a URL with them (`--previous` is redacted before it is read).
+fn without_logins(outcome: &mut Outcome) {
+    let redact = crate::forge::url::redact_userinfo;
+    for upgrade in outcome
+        .targets
+        .iter_mut()
+        .flat_map(|t| t.upgrade.iter_mut())
+    {
+        if let Some(source) = &mut upgrade.source {
+            *source = redact(source);
+        }
+        if let Some(diff) = &mut upgrade.diff {
+            diff.old.source = redact(&diff.old.source);
+            diff.new.source = redact(&diff.new.source);
+        }
     }
 }
 
@@ -157,7 +185,7 @@ fn write(
 }
 
 fn write_text(
-    out: &mut dyn Write,
+    out: &mut dyn Output,
     global: &GlobalArgs,
     ci: &CiContext,
     outcome: &Outcome,
@@ -166,6 +194,22 @@ fn write_text(
     let annotations = uses_annotations(global, ci);
     if !checks_shown {
         write_checks(out, global, ci, outcome)?;
+    }
+    if !global.quiet && !outcome.phases.is_empty() {
+        writeln!(
+            out,
+            "\nThe release, as it will run (a dry run stops before the network):"
+        )?;
+        for (number, phase) in outcome.phases.iter().enumerate() {
+            writeln!(
+                out,
+                "  {}. {}{}: {}",
+                number + 1,
+                phase.phase,
+                if phase.network { " (network)" } else { "" },
+                escape::text(&phase.what)
+            )?;
+        }
     }
     for target in &outcome.targets {
         write_target(out, global.quiet, target)?;
@@ -177,7 +221,11 @@ fn write_text(
             .iter()
             .find_map(|t| t.plan.as_ref().map(|p| p.clusterctl_config.clone()))
     {
-        writeln!(out, "\nclusterctl configuration:\n{config}")?;
+        writeln!(
+            out,
+            "\nclusterctl configuration:\n{}",
+            escape::lines(&config, "")
+        )?;
     }
     let warnings = outcome.warnings.iter().chain(
         outcome
@@ -217,7 +265,7 @@ fn write_text(
         write_annotations(out, &all)?;
     } else if !global.quiet {
         for warning in warnings {
-            writeln!(out, "warning: {warning}")?;
+            writeln!(out, "warning: {}", escape::text(warning))?;
         }
     }
     let verdict = match outcome.status {
@@ -254,16 +302,17 @@ fn write_checks(
         let labels: Vec<&str> = outcome.providers.iter().map(|p| p.label.as_str()).collect();
         writeln!(
             out,
-            "Release {} {version}{}",
+            "Release {} {}{}",
             if labels.is_empty() {
                 "(provider unknown)".to_string()
             } else {
-                labels.join(", ")
+                escape::text(&labels.join(", ")).into_owned()
             },
+            escape::text(version),
             outcome
                 .version_source
                 .as_deref()
-                .map_or_else(String::new, |s| format!(" (from {s})"))
+                .map_or_else(String::new, |s| format!(" (from {})", escape::text(s)))
         )?;
     }
     if !global.quiet {
@@ -272,12 +321,13 @@ fn write_checks(
                 out,
                 "{} {}",
                 if check.ok { "ok  " } else { "FAIL" },
-                check.message
+                escape::text(&check.message)
             )?;
         }
         let tags = &outcome.checks.tags;
         if let Some(note) = &tags.note {
-            writeln!(out, "{} {note}", if tags.checked { "note" } else { "skip" })?;
+            let state = if tags.checked { "note" } else { "skip" };
+            writeln!(out, "{state} {}", escape::text(note))?;
         }
         if tags.checked {
             if tags.uncovered.is_empty() {
@@ -285,13 +335,13 @@ fn write_checks(
                     out,
                     "ok   git tags: {} semver tag(s) checked from series {}",
                     tags.tags,
-                    tags.from_series.as_deref().unwrap_or("-")
+                    escape::text(tags.from_series.as_deref().unwrap_or("-"))
                 )?;
             } else {
                 writeln!(
                     out,
                     "FAIL git tags without a release series: {}",
-                    tags.uncovered.join(", ")
+                    escape::text(&tags.uncovered.join(", "))
                 )?;
             }
         }
@@ -306,22 +356,18 @@ fn write_checks(
             } else {
                 "ok  "
             };
-            writeln!(out, "{state} {}", images.summary())?;
+            writeln!(out, "{state} {}", escape::text(&images.summary()))?;
         }
     }
     Ok(())
 }
 
-fn write_target(
-    out: &mut dyn Write,
-    quiet: bool,
-    target: &release::TargetReport,
-) -> std::io::Result<()> {
+fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std::io::Result<()> {
     writeln!(
         out,
         "\n{}: {}",
         target.target,
-        summary::target_result(target)
+        escape::text(&summary::target_result(target))
     )?;
     if quiet {
         write_urls(out, target)?;
@@ -329,15 +375,22 @@ fn write_target(
     }
     match (&target.result, &target.plan) {
         (Some(result), _) => {
-            let width = result.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
-            for file in &result.files {
+            let names: Vec<_> = result.files.iter().map(|f| escape::text(&f.name)).collect();
+            let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+            for (file, name) in result.files.iter().zip(&names) {
                 writeln!(
                     out,
                     "  {:<9} {:<width$}  {}",
-                    file.outcome, file.name, file.url
+                    file.outcome,
+                    name,
+                    escape::text(&file.url)
                 )?;
             }
-            writeln!(out, "  destination: {}", result.destination.destination)?;
+            writeln!(
+                out,
+                "  destination: {}",
+                escape::text(&result.destination.destination)
+            )?;
         }
         (None, Some(plan)) if target.state == TargetState::Planned => write_plan(out, plan)?,
         _ => {}
@@ -348,7 +401,7 @@ fn write_target(
             continue;
         };
         let prefix = if several {
-            format!("{} ", provider.label)
+            format!("{} ", escape::text(&provider.label))
         } else {
             String::new()
         };
@@ -358,13 +411,13 @@ fn write_target(
                 "  verify {prefix}{} {}: {}",
                 if check.ok { "ok" } else { "FAIL" },
                 check.name,
-                check.message
+                escape::text(&check.message)
             )?;
         }
     }
     for upgrade in &target.upgrade {
         let prefix = if several {
-            format!("{} ", upgrade.label)
+            format!("{} ", escape::text(&upgrade.label))
         } else {
             String::new()
         };
@@ -373,15 +426,17 @@ fn write_target(
                 writeln!(
                     out,
                     "  upgrade {prefix}from {}: {}",
-                    upgrade
-                        .previous
-                        .as_deref()
-                        .unwrap_or("the previous release"),
+                    escape::text(
+                        upgrade
+                            .previous
+                            .as_deref()
+                            .unwrap_or("the previous release")
+                    ),
                     crate::diff::render::verdict(diff)
                 )?;
                 crate::diff::render::write_compact(out, diff, "    ")?;
             }
-            (None, Some(note)) => writeln!(out, "  upgrade {prefix}{note}")?,
+            (None, Some(note)) => writeln!(out, "  upgrade {prefix}{}", escape::text(note))?,
             (None, None) => {}
         }
         if let Some(withheld) = upgrade.access.as_ref().and_then(|a| a.withheld.as_ref()) {
@@ -392,7 +447,7 @@ fn write_target(
 }
 
 /// The clusterctl URL, one line per provider when the release has several.
-fn write_urls(out: &mut dyn Write, target: &release::TargetReport) -> std::io::Result<()> {
+fn write_urls(out: &mut dyn Write, target: &TargetReport) -> std::io::Result<()> {
     let providers = target
         .providers
         .iter()
@@ -407,23 +462,27 @@ fn write_urls(out: &mut dyn Write, target: &release::TargetReport) -> std::io::R
 }
 
 fn write_plan(out: &mut dyn Write, plan: &TargetPlan) -> std::io::Result<()> {
-    writeln!(out, "  destination: {}", plan.destination)?;
-    let width = plan.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
-    for file in &plan.files {
+    writeln!(out, "  destination: {}", escape::text(&plan.destination))?;
+    let names: Vec<_> = plan.files.iter().map(|f| escape::text(&f.name)).collect();
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    for (file, name) in plan.files.iter().zip(&names) {
         let action = file
             .action
             .map_or_else(|| "upload?".to_string(), |a| a.to_string());
         writeln!(
             out,
             "  {action:<8} {:<width$}  {:>7}  {}  {}",
-            file.name, file.size, &file.sha256, file.url
+            name,
+            file.size,
+            escape::text(&file.sha256),
+            escape::text(&file.url)
         )?;
     }
     for step in &plan.steps {
-        writeln!(out, "  - {step}")?;
+        writeln!(out, "  - {}", escape::text(step))?;
     }
     if let Some(note) = &plan.note {
-        writeln!(out, "  note: {note}")?;
+        writeln!(out, "  note: {}", escape::text(note))?;
     }
     Ok(())
 }

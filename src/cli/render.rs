@@ -15,6 +15,7 @@ use clap::Args;
 
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, VariableArgs};
 use crate::assemble::clusterctl::{self, ClusterctlError, ComponentsOptions};
+use crate::escape;
 use crate::k8s::{dns1123_label, dns1123_subdomain};
 use crate::provider::{FileRole, PROVIDER_LABEL, ProviderType};
 use crate::report::Format;
@@ -76,8 +77,9 @@ pub(super) fn run(global: &GlobalArgs, args: RenderArgs) -> CommandResult {
             let output = write_clusterctl::printed_documents(&documents);
             super::write_output(global, output.as_bytes())?;
         } else {
-            // Document by document: the joined text would be a copy of megabytes.
-            let mut out = super::stdout();
+            // Document by document: the joined text would be a copy of megabytes. The manifest
+            // asked for, byte for byte, as `write_output` writes data.
+            let mut out = super::raw_stdout();
             write_clusterctl::write_joined_documents(&documents, &mut out)
                 .and_then(|()| out.flush())
                 .map_err(CommandError::fault)?;
@@ -121,7 +123,7 @@ fn render_components(
         Err(failure) => (Err(failure), Vec::new()),
     };
     for warning in warnings {
-        eprintln!("warning: {warning}");
+        let _ = writeln!(super::stderr(), "warning: {}", escape::text(&warning));
     }
     rendered
 }
@@ -242,7 +244,7 @@ fn read_from_repository(
     let (name, bytes) = read_file(args, path)?;
     if !global.quiet {
         for warning in duplicate_key_warnings(&name, &bytes) {
-            eprintln!("warning: {warning}");
+            let _ = writeln!(super::stderr(), "warning: {}", escape::text(&warning));
         }
     }
     Ok((name, bytes))

@@ -14,10 +14,12 @@ use super::publish::{HttpLimitArgs, ReadLimitArgs};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::escape::{self, Output};
 use crate::forge::Services;
 use crate::forge::progress::{Event, Progress};
 use crate::report::{self, Format, Style};
-use crate::verify::{self, Settings, VerifyReport, VerifyRequest};
+use crate::settings::{self, CommandLine, Need};
+use crate::verify::{self, VerifyReport, VerifyRequest};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -55,30 +57,26 @@ pub struct VerifyArgs {
 pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
-    let settings =
-        Settings::resolve(args.api_url.as_deref(), &env).map_err(CommandError::from_classified)?;
+    let (source, login_warning) = super::given_reference(&args.source);
     let request = VerifyRequest {
-        source: args.source,
+        source,
         provider_name: args.provider.provider,
         provider_type: args.provider.provider_type,
         version: args.version,
         check_images: true,
         skip_checks: false,
     };
-    let config_path = match &args.config {
-        Some(path) => Some(path.clone()),
-        None => crate::config::Config::discover(std::path::Path::new(".")),
+    let line = CommandLine {
+        config: args.config.clone(),
+        api_url: args.api_url.clone(),
+        ..CommandLine::default()
     };
-    let config = match &config_path {
-        Some(path) => {
-            Some(crate::config::Config::load(path).map_err(CommandError::from_classified)?)
-        }
-        None => None,
-    };
+    let found =
+        settings::resolve(&line, Need::Read, &ci, &env).map_err(CommandError::from_classified)?;
+    let settings = found.reading.clone();
     // The same switches as `capkg release`: capkg.yaml `check_images: false`, or the variable.
     let request = VerifyRequest {
-        check_images: config.as_ref().and_then(|c| c.check_images) != Some(false)
-            && env("CAPKG_CHECK_IMAGES").is_none_or(|v| v.trim() != "false"),
+        check_images: found.images.is_on(),
         ..request
     };
     let mut services = services(global, &args.limits, &args.read_limits);
@@ -86,9 +84,8 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let mut report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
         .map_err(CommandError::from_classified)?;
-    if let Some(config) = &config {
-        report = report.waive(&config.waivers, &config.root);
-    }
+    report = report.waive(&found.waivers);
+    report.warnings.extend(login_warning);
     write_report(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
         ci::append_step_summary(path, &report.markdown()).map_err(CommandError::fault)?;
@@ -106,29 +103,33 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> s
         report::json::write_value(&mut out, report)?;
         return Ok(());
     }
+    // What the release and its server say is shown, not acted on.
     let what = format!(
         "{} {}",
-        report.provider_label.as_deref().unwrap_or("release"),
-        report.version.as_deref().unwrap_or("")
+        escape::text(report.provider_label.as_deref().unwrap_or("release")),
+        escape::text(report.version.as_deref().unwrap_or(""))
     );
     let what = what.trim_end();
     if !global.quiet {
-        writeln!(out, "Read {what} from `{}`", report.source)?;
+        writeln!(out, "Read {what} from `{}`", escape::text(&report.source))?;
         if let Some(latest) = &report.latest {
-            writeln!(out, "latest: {}", latest.version)?;
+            writeln!(out, "latest: {}", escape::text(&latest.version))?;
             for skipped in &latest.skipped {
-                writeln!(out, "  skipped {skipped}")?;
+                writeln!(out, "  skipped {}", escape::text(skipped))?;
             }
             if let Some(series) = &latest.contract_series {
-                writeln!(out, "  chosen from release series {series}")?;
+                writeln!(out, "  chosen from release series {}", escape::text(series))?;
             }
         }
-        let width = report.files.iter().map(|f| f.name.len()).max().unwrap_or(0);
-        for file in &report.files {
+        let names: Vec<_> = report.files.iter().map(|f| escape::text(&f.name)).collect();
+        let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+        for (file, name) in report.files.iter().zip(&names) {
             writeln!(
                 out,
                 "  {:<width$}  {:>9}  {}",
-                file.name, file.size, file.sha256
+                name,
+                file.size,
+                escape::text(&file.sha256)
             )?;
         }
         for check in &report.checks {
@@ -137,7 +138,7 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> s
                 "{} {}: {}",
                 if check.ok { "ok  " } else { "FAIL" },
                 check.name,
-                check.message
+                escape::text(&check.message)
             )?;
         }
     }
@@ -172,7 +173,7 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> s
         )?;
         if !global.quiet {
             for warning in &report.warnings {
-                writeln!(out, "warning: {warning}")?;
+                writeln!(out, "warning: {}", escape::text(warning))?;
             }
         }
     }
@@ -222,12 +223,12 @@ pub(super) fn plain_style(global: &GlobalArgs, ci: &CiContext) -> Style {
 /// The first annotations of each severity as workflow commands, the rest as log lines, then a
 /// note saying how many were not annotated.
 pub(super) fn write_annotations(
-    out: &mut dyn Write,
+    out: &mut dyn Output,
     diagnostics: &[Diagnostic],
 ) -> std::io::Result<()> {
     let capped = ci::cap_annotations(diagnostics);
     for d in &capped.annotated {
-        writeln!(out, "{}", report::github::annotation(d))?;
+        out.command(&report::github::annotation(d))?;
     }
     for d in &capped.overflow {
         writeln!(out, "{}", ci::log_line(d))?;
@@ -300,6 +301,6 @@ impl Progress for LogProgress {
             _ => return,
         };
         let line = crate::forge::http::redact(&line);
-        let _ = writeln!(std::io::stderr().lock(), "{line}");
+        let _ = writeln!(super::stderr(), "{}", escape::text(&line));
     }
 }

@@ -48,18 +48,24 @@ fn permissions(release: &Release) -> Permissions {
     out
 }
 
-/// Whether `new` grants `verb` on `(group, resource)`, wildcards included.
+/// Whether `new` grants `verb` on `(group, resource)`, wildcards included: four lookups, so the
+/// comparison stays linear in the rules.
 fn grants(new: &Permissions, group: &str, resource: &str, verb: &str) -> bool {
-    new.iter().any(|((g, r), verbs)| {
-        (g == group || g == "*")
-            && (r == resource || r == "*")
-            && (verbs.contains(verb) || verbs.contains("*"))
+    [group, "*"].iter().any(|g| {
+        [resource, "*"].iter().any(|r| {
+            new.get(&(g.to_string(), r.to_string()))
+                .is_some_and(|verbs| verbs.contains(verb) || verbs.contains("*"))
+        })
     })
 }
 
+/// An API group as people name it: `core` for the empty one (`apiGroups: [""]`).
+pub(crate) fn group_name(group: &str) -> &str {
+    if group.is_empty() { "core" } else { group }
+}
+
 fn show(group: &str, resource: &str) -> String {
-    let group = if group.is_empty() { "core" } else { group };
-    format!("{group} {resource}")
+    format!("{} {resource}", group_name(group))
 }
 
 pub(crate) fn compare(old: &Release, new: &Release, sink: &mut Sink) {
@@ -87,9 +93,14 @@ pub(crate) fn compare(old: &Release, new: &Release, sink: &mut Sink) {
                 components,
                 &new.dir,
                 format!(
-                    "the controllers may no longer {} {} (apiGroup `{group}`)",
+                    "the controllers may no longer {} {} (apiGroup {})",
                     removed.join(", "),
-                    resource
+                    resource,
+                    if group.is_empty() {
+                        "`\"\"`, the core group".to_string()
+                    } else {
+                        format!("`{group}`")
+                    }
                 ),
             );
         }

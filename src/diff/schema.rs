@@ -292,10 +292,11 @@ fn keywords<'a>(path: &str, old: &Node, new: &'a Node, out: &mut Vec<Delta<'a>>)
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::diff) mod tests {
     use super::*;
 
-    fn node(text: &str) -> Node {
+    /// The first document of `text`, for tests of the diff's modules.
+    pub(in crate::diff) fn node(text: &str) -> Node {
         let source = std::sync::Arc::new(crate::yaml::Source::new("t.yaml", text));
         let file = crate::yaml::parse_str(source, crate::yaml::Limits::default());
         file.roots().next().cloned().expect("a document")

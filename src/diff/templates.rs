@@ -18,17 +18,9 @@ use crate::files::{Release, ReleaseFile};
 use crate::k8s::Object;
 use crate::provider::{FileRole, ProviderType};
 use crate::rules::upgrade as rules;
-use crate::rules::{Findings, Rule};
 use crate::subst::{self, Values};
 use crate::verify::ReadRelease;
 use crate::yaml::Span;
-
-impl Sink {
-    /// A finding at a byte range of a file: a variable's first use is text, not a YAML node.
-    fn at_span(&mut self, rule: &'static Rule, file: &ReleaseFile, span: Span, message: String) {
-        Findings::new(rule, &mut self.diagnostics).at(file, span, message);
-    }
-}
 
 /// One provider's templates and ClusterClass files, old against new.
 pub(crate) fn compare(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {

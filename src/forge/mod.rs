@@ -6,6 +6,7 @@
 //! logins in [`login`]). Nothing here imports `targets` or `verify`: both build on this layer.
 pub(crate) mod github;
 pub(crate) mod gitlab;
+pub(crate) mod history;
 pub(crate) mod http;
 pub(crate) mod login;
 pub(crate) mod oci;

@@ -1,6 +1,6 @@
 //! URL facts shared by publish, release and verify, each decided here once: the `file://` URL of
-//! a local path (clusterctl's spelling, Windows included) and whether a host is the loopback
-//! interface (the one place plain http is allowed).
+//! a local path (clusterctl's spelling, Windows included), whether a host is the loopback
+//! interface (the one place plain http is allowed), and a reference as it may be shown.
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -58,6 +58,19 @@ pub(crate) fn dot_or_empty_part(path: &str) -> Option<&'static str> {
     })
 }
 
+/// `text`, a URL or reference the user gave (a SOURCE, `--previous`, `previous:`), as capkg
+/// shows it: any user name and password replaced by `[redacted]`
+/// ([`super::http::redact_userinfo_text`]), also inside the `oci://` of a plain-http registry
+/// (`oci://http://USER:PASSWORD@HOST/…`), where the URL is the part after `oci://`.
+pub(crate) fn redact_userinfo(text: &str) -> String {
+    match text.trim_start().strip_prefix("oci://") {
+        Some(inner) if inner.contains("://") => {
+            format!("oci://{}", super::http::redact_userinfo_text(inner))
+        }
+        _ => super::http::redact_userinfo_text(text),
+    }
+}
+
 /// `localhost` or a loopback IP address (`127.0.0.0/8`, `::1`, with or without brackets).
 pub(crate) fn is_loopback_host(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
@@ -111,6 +124,39 @@ mod tests {
             lexically_normal(Path::new("../a/b/..")),
             PathBuf::from("../a")
         );
+    }
+
+    #[test]
+    fn references_are_shown_without_their_login() {
+        for (given, shown) in [
+            (
+                "oci://user:pass@host/repo:tag",
+                "oci://[redacted]@host/repo:tag",
+            ),
+            (
+                "oci://http://user:pa@ss@127.0.0.1:5000/r:v1",
+                "oci://http://[redacted]@127.0.0.1:5000/r:v1",
+            ),
+            (
+                "https://token@github.com/o/r/releases/v1/c.yaml",
+                "https://[redacted]@github.com/o/r/releases/v1/c.yaml",
+            ),
+            (
+                "file://u:p@localhost/r/c.yaml",
+                "file://[redacted]@localhost/r/c.yaml",
+            ),
+        ] {
+            assert_eq!(redact_userinfo(given), shown, "{given}");
+        }
+        for plain in [
+            "oci://ghcr.io/o/r@sha256:0123",
+            "oci://http://127.0.0.1:5000/o/r:v1",
+            "https://github.com/o/r/releases/v1/c.yaml",
+            "/repo/infrastructure-a/v1.0.0/c.yaml",
+            "v1.2.3",
+        ] {
+            assert_eq!(redact_userinfo(plain), plain);
+        }
     }
 
     #[test]

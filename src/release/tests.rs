@@ -9,11 +9,18 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 use super::assembly::{Assembled, Assembler};
-use super::destinations::TargetsConfig;
+use super::outcome::{Stage, Step};
+use super::plan::ReleasePlan;
 use super::*;
-use crate::ci::CiTag;
-use crate::config::{GitHubTarget as GitHubConfig, LocalTarget as LocalConfig};
+use crate::ci::{CiContext, CiTag};
+use crate::error::Classified;
+use crate::files;
+use crate::provider::{FileRole, ProviderType, ReleaseProvider};
+use crate::rules;
+use crate::settings::{CommandLine, Need, Settings, TargetSettings};
 use crate::targets::memory::MemoryStore;
+use crate::targets::{self, PublishFile, Reach, Services, TargetKind, TargetRequest};
+use crate::verify::ReadRelease;
 
 const COMPONENTS: &str = "\
 apiVersion: v1
@@ -84,58 +91,75 @@ releaseSeries:
   contract: v1beta1
 ";
 
-/// Builds the same release for any version, into `root`.
+/// Builds the same release for any version: the components above and a `metadata.yaml`,
+/// linted for the version as assembly lints.
 struct Fixed {
-    root: std::path::PathBuf,
     metadata: &'static str,
-    targets: TargetsConfig,
 }
 
 impl Assembler for Fixed {
-    fn assemble(&self, _version: &Version) -> Result<Assembled, Error> {
-        Ok(Assembled {
-            root: self.root.clone(),
+    fn assemble(&self, settings: &Settings) -> Result<Assembled, Error> {
+        let release = files::Release {
+            dir: settings.root.clone(),
             files: vec![
-                targets::ReleaseFile::from_bytes("infrastructure-components.yaml", COMPONENTS),
-                targets::ReleaseFile::from_bytes("metadata.yaml", self.metadata),
+                files::load_text(
+                    "infrastructure-components.yaml",
+                    COMPONENTS.to_string(),
+                    FileRole::Components {
+                        provider_type: ProviderType::Infrastructure,
+                        suffix: None,
+                    },
+                ),
+                files::load_text(
+                    "metadata.yaml",
+                    self.metadata.to_string(),
+                    FileRole::Metadata,
+                ),
             ],
-            diagnostics: None,
-            providers: Vec::new(),
-            targets: self.targets.clone(),
-            waivers: Vec::new(),
-            check_images: true,
+            near_misses: Vec::new(),
+        };
+        let options = rules::Options {
+            provider_type: Some(ProviderType::Infrastructure),
+            provider_name: Some("azure".into()),
+            version: settings.version().cloned(),
+        };
+        Ok(Assembled {
+            files: vec![
+                PublishFile::from_bytes("infrastructure-components.yaml", COMPONENTS),
+                PublishFile::from_bytes("metadata.yaml", self.metadata),
+            ],
+            diagnostics: rules::run(std::slice::from_ref(&release), &options),
+            providers: vec![ReleaseProvider {
+                provider_type: ProviderType::Infrastructure,
+                name: "azure".into(),
+                components: vec!["infrastructure-components.yaml".into()],
+            }],
+            parts: vec![ReadRelease { release, options }],
             findings_note: None,
-            previous: None,
         })
     }
 }
 
-fn fixed(root: &Path, metadata: &'static str) -> Fixed {
-    Fixed {
-        root: root.to_path_buf(),
-        metadata,
-        targets: TargetsConfig {
-            local: Some(LocalConfig {
-                repository: "repo".into(),
-            }),
-            github: Some(GitHubConfig {
-                repo: "o/r".into(),
-                api_url: None,
-            }),
-            gitlab: None,
-            oci: None,
-        },
-    }
-}
-
-fn on_tag(tag: &str) -> CiContext {
-    CiContext {
-        tag: Some(CiTag {
+/// The settings of a capkg.yaml in `root` with a local and a GitHub target, on CI tag `tag`.
+fn settings_for(root: &Path, tag: Option<&str>) -> Result<Settings, crate::settings::Error> {
+    let config = root.join("capkg.yaml");
+    std::fs::write(
+        &config,
+        "provider: {name: azure, type: infrastructure}\ncomponents: {file: components.yaml}\ntargets:\n  local: {repository: repo}\n  github: {repo: o/r}\n",
+    )
+    .unwrap();
+    let ci = CiContext {
+        tag: tag.map(|tag| CiTag {
             tag: tag.to_string(),
             variable: "GITHUB_REF_NAME",
         }),
         ..CiContext::default()
-    }
+    };
+    let line = CommandLine {
+        config: Some(config),
+        ..CommandLine::default()
+    };
+    crate::settings::resolve(&line, Need::Release, &ci, &no_env)
 }
 
 fn no_env(_: &str) -> Option<String> {
@@ -153,17 +177,48 @@ fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
 /// The plan, with its image check asking [`registry`] for the manager image (the components
 /// keep a public registry: lint refuses a loopback one in a release).
 fn plan_for(root: &Path, metadata: &'static str, tag: &str) -> ReleasePlan {
-    let mut plan = plan(
-        &ReleaseRequest::default(),
-        &on_tag(tag),
-        &fixed(root, metadata),
-        &no_env,
-    )
-    .unwrap();
+    let settings = settings_for(root, Some(tag)).unwrap();
+    let mut plan = plan(&settings, &Fixed { metadata }).unwrap();
     for image in &mut plan.images {
         image.image = image.image.replace("registry.k8s.io", &registry().address);
     }
     plan
+}
+
+/// An in-memory target, read as the run reads.
+fn memory(store: std::sync::Arc<MemoryStore>) -> TargetSettings {
+    TargetSettings {
+        request: TargetRequest::Memory(store),
+        reading: crate::verify::Settings::resolve(None, &no_env).unwrap(),
+    }
+}
+
+/// A real run of `plan`.
+async fn publish(plan: &ReleasePlan) -> Outcome {
+    execute(
+        plan,
+        Run {
+            reach: Reach::Remote,
+            env: &no_env,
+            services: Services::default(),
+            checked: &|_| {},
+        },
+    )
+    .await
+}
+
+/// A dry run of `plan`.
+async fn dry_run(plan: &ReleasePlan) -> Outcome {
+    execute(
+        plan,
+        Run {
+            reach: Reach::Offline,
+            env: &no_env,
+            services: Services::default(),
+            checked: &|_| {},
+        },
+    )
+    .await
 }
 
 #[test]
@@ -182,9 +237,9 @@ fn a_clean_release_is_published_then_left_alone() {
             .contains("not a git checkout")
     );
     let store = MemoryStore::new();
-    plan.destinations = vec![TargetRequest::Memory(store.clone())];
+    plan.destinations = vec![memory(store.clone())];
 
-    let first = block_on(publish(&plan, &no_env, Services::default()));
+    let first = block_on(publish(&plan));
     assert_eq!(first.status, Status::Published, "{:?}", first.error);
     assert_eq!(first.exit_code(), 0);
     // The image check ran, against the loopback registry.
@@ -207,7 +262,7 @@ fn a_clean_release_is_published_then_left_alone() {
     let uploads = store.uploads();
     assert_eq!(uploads, 2);
 
-    let second = block_on(publish(&plan, &no_env, Services::default()));
+    let second = block_on(publish(&plan));
     assert_eq!(second.status, Status::Unchanged);
     assert_eq!(store.uploads(), uploads);
     assert_eq!(second.targets[0].state, TargetState::Unchanged);
@@ -221,8 +276,8 @@ fn lint_errors_block_before_any_target_is_touched() {
     assert!(plan.is_blocked());
     assert!(matches!(plan.blockers[0], Error::LintErrors { .. }));
     let store = MemoryStore::new();
-    plan.destinations = vec![TargetRequest::Memory(store.clone())];
-    let outcome = block_on(publish(&plan, &no_env, Services::default()));
+    plan.destinations = vec![memory(store.clone())];
+    let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Refused);
     assert_eq!(outcome.exit_code(), 1);
     let error = outcome.error.unwrap();
@@ -262,11 +317,8 @@ fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
     let done = MemoryStore::new();
     let failing = MemoryStore::new();
     failing.fail_upload_of("metadata.yaml");
-    plan.destinations = vec![
-        TargetRequest::Memory(done.clone()),
-        TargetRequest::Memory(failing.clone()),
-    ];
-    let outcome = block_on(publish(&plan, &no_env, Services::default()));
+    plan.destinations = vec![memory(done.clone()), memory(failing.clone())];
+    let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Incomplete);
     assert_eq!(outcome.targets[0].state, TargetState::Published);
     assert_eq!(outcome.targets[1].state, TargetState::Failed);
@@ -307,7 +359,7 @@ fn a_failure_midway_says_what_is_done_and_a_rerun_finishes() {
             .is_some_and(|r| r.published)
     );
 
-    let rerun = block_on(publish(&plan, &no_env, Services::default()));
+    let rerun = block_on(publish(&plan));
     assert_eq!(rerun.status, Status::Published, "{:?}", rerun.error);
     assert_eq!(rerun.targets[0].state, TargetState::Unchanged);
     assert_eq!(rerun.targets[1].state, TargetState::Published);
@@ -333,11 +385,8 @@ fn a_conflict_found_while_planning_stops_every_target() {
             published: true,
         },
     );
-    plan.destinations = vec![
-        TargetRequest::Memory(first.clone()),
-        TargetRequest::Memory(conflicting),
-    ];
-    let outcome = block_on(publish(&plan, &no_env, Services::default()));
+    plan.destinations = vec![memory(first.clone()), memory(conflicting)];
+    let outcome = block_on(publish(&plan));
     assert_eq!(outcome.status, Status::Refused);
     assert_eq!(outcome.error.as_ref().unwrap().stage, Stage::Plan);
     assert!(
@@ -355,9 +404,9 @@ fn a_conflict_found_while_planning_stops_every_target() {
 fn a_dry_run_plans_github_without_network_and_local_for_real() {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan_for(dir.path(), METADATA, "v1.2.3");
-    let kinds: Vec<TargetKind> = plan.destinations.iter().map(TargetRequest::kind).collect();
+    let kinds: Vec<TargetKind> = plan.destinations.iter().map(TargetSettings::kind).collect();
     assert_eq!(kinds, [TargetKind::Local, TargetKind::Github]);
-    let outcome = block_on(dry_run(&plan, &no_env, Services::default()));
+    let outcome = block_on(dry_run(&plan));
     assert_eq!(outcome.status, Status::DryRun, "{:?}", outcome.error);
     let local = outcome.targets[0].plan.as_ref().unwrap();
     assert!(local.remote_checked);
@@ -430,14 +479,11 @@ fn a_tag_of_a_series_missing_from_metadata_is_named() {
 #[test]
 fn no_version_anywhere_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
-    let err = plan(
-        &ReleaseRequest::default(),
-        &CiContext::default(),
-        &fixed(dir.path(), METADATA),
-        &no_env,
-    )
-    .unwrap_err();
-    assert!(matches!(err, Error::NoVersion));
+    let err = Error::from(settings_for(dir.path(), None).unwrap_err());
+    assert!(
+        matches!(err, Error::Settings(crate::settings::Error::NoVersion)),
+        "{err}"
+    );
     let outcome = Outcome::failed(&err, None);
     assert_eq!(outcome.status, Status::Failed);
     assert_eq!(outcome.exit_code(), 2);
@@ -448,17 +494,17 @@ fn no_version_anywhere_is_a_usage_error() {
 fn summaries_and_outputs_carry_urls_and_checksums() {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan_for(dir.path(), METADATA, "v1.2.3");
-    let outcome = block_on(dry_run(&plan, &no_env, Services::default()));
-    let md = summary::markdown(&outcome);
+    let outcome = block_on(dry_run(&plan));
+    let md = crate::report::release::markdown(&outcome);
     assert!(
         md.starts_with("## 📝 capkg release v1.2.3: dry run"),
         "{md}"
     );
     assert!(md.contains("| `metadata.yaml` |"), "{md}");
-    assert!(md.contains(&targets::ReleaseFile::from_bytes("metadata.yaml", METADATA).sha256));
+    assert!(md.contains(&PublishFile::from_bytes("metadata.yaml", METADATA).sha256));
     assert!(md.contains("`https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml`"));
     assert!(md.contains("```yaml\nproviders:\n"), "{md}");
-    let outputs = summary::outputs(&outcome);
+    let outputs = crate::report::release::outputs(&outcome);
     let get = |name: &str| {
         outputs
             .iter()

@@ -1,25 +1,16 @@
 //! GitHub Actions workflow commands: `::error file=…,line=…,col=…,title=…::message`.
 //!
-//! The runner turns each line into an annotation on the pull request or run. Property values and
-//! messages are escaped differently (GitHub's toolkit: `%`, CR and LF everywhere; `:` and `,` in
-//! properties too). The message repeats `file:line:col`, because annotations beyond GitHub's
-//! per-step cap show only in the log.
+//! The runner turns each line into an annotation on the pull request or run. What a finding
+//! quotes is shown with [`escape::text`]'s escapes, then property values and messages are
+//! escaped as GitHub's toolkit does ([`escape::workflow_property`], [`escape::workflow_data`]),
+//! and each line is written with [`Output::command`], the one way a workflow command gets out.
+//! The message repeats `file:line:col`, because annotations beyond GitHub's per-step cap show
+//! only in the log.
 
-use std::io::{self, Write};
+use std::io;
 
 use crate::diagnostic::{Diagnostic, Severity, Summary};
-
-/// Escapes a message (the part after `::`).
-pub(crate) fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a property value (`file=…`, `title=…`).
-pub(crate) fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
-}
+use crate::escape::{self, Output};
 
 /// The workflow command for a severity.
 pub(crate) fn command(severity: Severity) -> &'static str {
@@ -33,10 +24,11 @@ pub(crate) fn command(severity: Severity) -> &'static str {
 /// One annotation line (without the newline).
 pub(crate) fn annotation(d: &Diagnostic) -> String {
     let mut properties = Vec::new();
-    if let Some(file) = d.file_name() {
-        properties.push(format!("file={}", escape_property(file)));
+    let file = d.file_name().map(escape::text);
+    if let Some(file) = &file {
+        properties.push(format!("file={}", escape::workflow_property(file)));
     }
-    let mut location = d.file_name().unwrap_or_default().to_string();
+    let mut location = file.as_deref().unwrap_or_default().to_string();
     if let (Some(file), Some(span)) = (&d.file, d.span) {
         let start = file.position(span.start);
         let end = file.position(span.end);
@@ -53,17 +45,18 @@ pub(crate) fn annotation(d: &Diagnostic) -> String {
         Some(_) => format!("{} {} (waived)", d.rule, d.severity),
         None => d.rule.to_string(),
     };
-    properties.push(format!("title={}", escape_property(&title)));
-    let mut message = d.message.clone();
+    properties.push(format!("title={}", escape::workflow_property(&title)));
+    // The line breaks are capkg's own; the texts' are shown as escapes.
+    let mut message = escape::text(&d.message).into_owned();
     if !location.is_empty() {
         message = format!("{location}: {message}");
     }
     if let Some(reason) = &d.waived {
         message.push_str("\nwaived: ");
-        message.push_str(reason);
+        message.push_str(&escape::text(reason));
     } else if !d.help.is_empty() {
         message.push_str("\nhelp: ");
-        message.push_str(&d.help);
+        message.push_str(&escape::text(&d.help));
     }
     // A waived finding is a notice whatever its severity: shown, never failing the check.
     let severity = if d.waived.is_some() {
@@ -75,17 +68,17 @@ pub(crate) fn annotation(d: &Diagnostic) -> String {
         "::{} {}::{}",
         command(severity),
         properties.join(","),
-        escape_data(&message)
+        escape::workflow_data(&message)
     )
 }
 
 pub(crate) fn write_diagnostics(
-    out: &mut dyn Write,
+    out: &mut dyn Output,
     diagnostics: &[Diagnostic],
     summary: &Summary,
 ) -> io::Result<()> {
     for d in diagnostics {
-        writeln!(out, "{}", annotation(d))?;
+        out.command(&annotation(d))?;
     }
     writeln!(
         out,
@@ -114,6 +107,8 @@ mod tests {
     use crate::yaml::{Source, Span};
     use std::sync::Arc;
 
+    /// A line break in a message is shown as `\n` (it is the text's, not capkg's); capkg's own
+    /// before `help:` is the annotation's second line.
     #[test]
     fn annotations_are_escaped() {
         let source = Arc::new(Source::new("dir,a/x:y.yaml", "a: 1\nb: 2\n"));
@@ -128,7 +123,25 @@ mod tests {
         let line = annotation(&d);
         assert_eq!(
             line,
-            "::error file=dir%2Ca/x%3Ay.yaml,line=2,col=1,endColumn=2,title=components/single-namespace::dir,a/x:y.yaml:2:1: 100%25 wrong%0Asecond line%0Ahelp: do this"
+            "::error file=dir%2Ca/x%3Ay.yaml,line=2,col=1,endColumn=2,title=components/single-namespace::dir,a/x:y.yaml:2:1: 100%25 wrong\\nsecond line%0Ahelp: do this"
+        );
+    }
+
+    #[test]
+    fn what_a_finding_quotes_cannot_end_its_annotation() {
+        let source = Arc::new(Source::new("a\u{1b}]0;t\u{7},b.yaml", "a: 1\n"));
+        let mut d = Diagnostic::new(
+            "components/image-reference",
+            Severity::Error,
+            Some(source),
+            Some(Span::new(0, 1)),
+            "image `x\n::warning::pwned\r\n##[error]y\u{1b}[2J` is not canonical",
+            "",
+        );
+        d.waived = Some("reason\n::stop-commands::t".into());
+        assert_eq!(
+            annotation(&d),
+            "::notice file=a\\u{1b}]0;t\\u{7}%2Cb.yaml,line=1,col=1,endColumn=2,title=components/image-reference error (waived)::a\\u{1b}]0;t\\u{7},b.yaml:1:1: image `x\\n::warning::pwned\\r\\n##[error]y\\u{1b}[2J` is not canonical%0Awaived: reason\\n::stop-commands::t"
         );
     }
 

@@ -2,6 +2,9 @@
 //!
 //! The file text joins the finding only here, at render time; many findings share one
 //! `Arc<Source>`. Colour is a choice made by the caller (terminal, `NO_COLOR`, `--color`).
+//! Messages, help, labels, file names and the snippet's source lines are shown with
+//! [`escape::text`]'s escapes: a release file may hold any character, in its text as in the
+//! values a message quotes.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -13,6 +16,7 @@ use miette::{
 
 use super::Style;
 use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::escape;
 use crate::yaml::Source;
 
 /// Bytes of a line a snippet shows at most; longer lines are cut around the finding.
@@ -38,7 +42,7 @@ struct Excerpt {
     columns: Vec<(usize, usize)>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct ExcerptLine {
     /// Where the line starts and ends (before its `\n`) in the excerpt.
     at: usize,
@@ -51,6 +55,9 @@ struct ExcerptLine {
     /// 0-based source line, and which run of consecutive lines it belongs to.
     line: usize,
     run: usize,
+    /// Where the copied text holds a character shown as an escape: its source offset and the
+    /// bytes the escape adds (its length less the character's). Empty for ordinary lines.
+    escapes: Vec<(usize, usize)>,
 }
 
 impl Excerpt {
@@ -74,7 +81,7 @@ impl Excerpt {
             }
         }
         let mut excerpt = Excerpt {
-            name: source.name().to_string(),
+            name: escape::text(source.name()).into_owned(),
             text: String::new(),
             lines: Vec::new(),
             columns: Vec::new(),
@@ -101,7 +108,7 @@ impl Excerpt {
                 excerpt.text.push_str(ELLIPSIS);
             }
             let content = excerpt.text.len();
-            excerpt.text.push_str(&text[from..to]);
+            let escapes = push_shown(&mut excerpt.text, &text[from..to], from);
             if to < end {
                 excerpt.text.push_str(ELLIPSIS);
             }
@@ -113,6 +120,7 @@ impl Excerpt {
                 line_bounds: (start, end),
                 line,
                 run,
+                escapes,
             });
             excerpt.text.push('\n');
         }
@@ -133,7 +141,13 @@ impl Excerpt {
             .iter()
             .find(|l| l.line_bounds.0 <= offset && offset <= l.line_bounds.1)?;
         let offset = offset.clamp(line.source.0, line.source.1);
-        Some(line.content + offset - line.source.0)
+        let added: usize = line
+            .escapes
+            .iter()
+            .take_while(|(at, _)| *at < offset)
+            .map(|(_, added)| added)
+            .sum();
+        Some(line.content + offset - line.source.0 + added)
     }
 
     fn map_span(&self, span: crate::yaml::Span) -> Option<SourceSpan> {
@@ -147,6 +161,27 @@ impl Excerpt {
             .iter()
             .position(|l| l.at <= offset && offset <= l.end)
     }
+}
+
+/// Appends `line` (source text from offset `from`) to `out` as [`escape::text`] shows it, but
+/// for tabs, which the snippet renderer lays out itself; returns where it put escapes (see
+/// [`ExcerptLine::escapes`]).
+fn push_shown(out: &mut String, line: &str, from: usize) -> Vec<(usize, usize)> {
+    let mut escapes = Vec::new();
+    if !escape::holds_escaped(line, false) {
+        out.push_str(line);
+        return escapes;
+    }
+    for (at, c) in line.char_indices() {
+        if escape::is_escaped(c) && c != '\t' {
+            let before = out.len();
+            escape::push_escape(out, c);
+            escapes.push((from + at, out.len() - before - c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    escapes
 }
 
 /// The part of the line `start..end` to show: all of it when short, else up to [`MAX_LINE`]
@@ -214,22 +249,23 @@ impl SourceCode for Excerpt {
     }
 }
 
-/// A [`Diagnostic`] as miette wants to see it.
+/// A [`Diagnostic`] as miette wants to see it, its texts escaped.
 struct View<'a> {
     diagnostic: &'a Diagnostic,
+    message: std::borrow::Cow<'a, str>,
     excerpt: Option<Excerpt>,
     labels: Vec<LabeledSpan>,
 }
 
 impl fmt::Debug for View<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
+        f.write_str(&self.message)
     }
 }
 
 impl fmt::Display for View<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -259,10 +295,10 @@ impl miette::Diagnostic for View<'_> {
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
         if let Some(reason) = &self.diagnostic.waived {
-            return Some(Box::new(format!("waived: {reason}")));
+            return Some(Box::new(format!("waived: {}", escape::text(reason))));
         }
         (!self.diagnostic.help.is_empty())
-            .then(|| Box::new(&self.diagnostic.help) as Box<dyn fmt::Display>)
+            .then(|| Box::new(escape::text(&self.diagnostic.help)) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -325,7 +361,7 @@ fn render_with(handler: &GraphicalReportHandler, diagnostic: &Diagnostic) -> Str
                 labels.push(match i {
                     0 => LabeledSpan::new_primary_with_span(None, mapped),
                     _ => LabeledSpan::new_with_span(
-                        Some(diagnostic.labels[i - 1].message.clone()),
+                        Some(escape::text(&diagnostic.labels[i - 1].message).into_owned()),
                         mapped,
                     ),
                 });
@@ -336,6 +372,7 @@ fn render_with(handler: &GraphicalReportHandler, diagnostic: &Diagnostic) -> Str
     };
     let view = View {
         diagnostic,
+        message: escape::text(&diagnostic.message),
         excerpt,
         labels,
     };
@@ -347,7 +384,7 @@ fn render_with(handler: &GraphicalReportHandler, diagnostic: &Diagnostic) -> Str
         {
             // No snippet to show the file name: say it under the message.
             let mut lines: Vec<&str> = text.lines().collect();
-            let at = format!("  in `{name}`");
+            let at = format!("  in `{}`", escape::text(name));
             let insert_at = lines.len().min(1);
             lines.insert(insert_at, &at);
             return lines.join("\n") + "\n";
@@ -358,14 +395,21 @@ fn render_with(handler: &GraphicalReportHandler, diagnostic: &Diagnostic) -> Str
 
 /// `rule: file:line:col: message` and the help, for when the renderer fails.
 fn fallback(diagnostic: &Diagnostic) -> String {
-    let place = match (diagnostic.file_name(), diagnostic.position()) {
+    let place = match (
+        diagnostic.file_name().map(escape::text),
+        diagnostic.position(),
+    ) {
         (Some(name), Some(position)) => format!("{name}:{position}: "),
         (Some(name), None) => format!("{name}: "),
         _ => String::new(),
     };
-    let mut text = format!("{}: {place}{}\n", diagnostic.rule, diagnostic.message);
+    let mut text = format!(
+        "{}: {place}{}\n",
+        diagnostic.rule,
+        escape::text(&diagnostic.message)
+    );
     if !diagnostic.help.is_empty() {
-        text.push_str(&format!("  help: {}\n", diagnostic.help));
+        text.push_str(&format!("  help: {}\n", escape::text(&diagnostic.help)));
     }
     text
 }
@@ -510,6 +554,46 @@ mod tests {
         }
         assert!(!out.contains("k20"), "{out}");
         assert!(out.contains("m.yaml:40:1"), "{out}");
+    }
+
+    #[test]
+    fn what_a_release_holds_is_shown_as_escapes_in_the_message_and_the_snippet() {
+        // A raw escape sequence in the file, and one a double-quoted value spells.
+        let text = "kind: Deployment\n# \u{1b}]0;title\u{7}\nimage: \u{1b}[2Jx\u{9b}y \"\\n::warning::z\"\n";
+        let source = Arc::new(Source::new("a\u{1b}[31m.yaml", text));
+        let start = text.find("x\u{9b}").unwrap();
+        let mut d = Diagnostic::new(
+            "components/image-reference",
+            Severity::Error,
+            Some(source),
+            Some(Span::new(start, start + 1)),
+            "image `\u{1b}[2Jx\u{9b}y \n::warning::z` is not canonical",
+            "help\r\n::error::h",
+        );
+        d.with_label(Span::new(0, 4), "label\n::notice::l");
+        let out = render(Style::plain(), &d);
+        assert!(
+            !out.chars().any(|c| escape::is_escaped(c) && c != '\n'),
+            "{out}"
+        );
+        for line in out.lines() {
+            assert!(!line.trim_start().starts_with("::"), "{line}");
+        }
+        for shown in [
+            "image `\\u{1b}[2Jx\\u{9b}y \\n::warning::z` is not canonical",
+            "help\\r\\n::error::h",
+            "label\\n::notice::l",
+            "a\\u{1b}[31m.yaml:3:12",
+            "# \\u{1b}]0;title\\u{7}",
+            "image: \\u{1b}[2Jx\\u{9b}y",
+        ] {
+            assert!(out.contains(shown), "{shown} missing: {out}");
+        }
+        // The underline stays under the character after the escape.
+        let line = out.lines().find(|l| l.contains("image: ")).unwrap();
+        let under = out.lines().skip_while(|l| *l != line).nth(1).unwrap();
+        let column = |s: &str, what: char| s.chars().position(|c| c == what).unwrap();
+        assert_eq!(column(line, 'x'), column(under, '─'), "{out}");
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! JSON output: wire types kept apart from the library's own, so the interface changes only on
-//! purpose. One diagnostic's JSON form is [`crate::diagnostic::JsonDiagnostic`], which `release`
+//! purpose, and every document versioned ([`SCHEMA_VERSION`]). One diagnostic's JSON form is [`crate::diagnostic::JsonDiagnostic`], which `release`
 //! and `verify` reports embed too.
 //!
-//! Lint: `{"diagnostics":[{"rule","severity","file","line","column","message","help"
+//! Lint: `{"schema_version":1, "diagnostics":[{"rule","severity","file","line","column","message","help"
 //! [,"waived"]}], "summary":{"errors","warnings","infos","waived","files"}}`; line and column
 //! are 1-based, `null` only where a finding has no position; `waived` (the waiver's reason) only
 //! on a finding a waiver accepted, which `errors` and `warnings` do not count.
@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, JsonDiagnostic, Summary};
+use crate::escape::JsonEscapes;
 
 #[derive(Serialize)]
 struct LintReport<'a> {
@@ -47,10 +48,48 @@ pub(crate) fn write_lint(
     write_value(out, &report)
 }
 
-/// Writes any serialisable value as one line of JSON.
+/// Writes any serialisable value as one line of JSON, with what a terminal or a CI runner acts
+/// on escaped too ([`JsonEscapes`]): the text decodes to the same values.
 pub(crate) fn write_value<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
-    writeln!(out)
+    write_with(out, value, serde_json::ser::CompactFormatter)
+}
+
+/// [`write_value`], indented over several lines.
+pub(crate) fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+    write_with(out, value, serde_json::ser::PrettyFormatter::new())
+}
+
+/// The version of the JSON documents capkg prints: every document's first key,
+/// `"schema_version"`. It goes up when a field is removed, renamed or changes meaning; new fields
+/// do not change it.
+pub(crate) const SCHEMA_VERSION: u32 = 1;
+
+/// A document: [`SCHEMA_VERSION`] first, then the report's own fields.
+#[derive(Serialize)]
+struct Document<'a, T: Serialize> {
+    schema_version: u32,
+    #[serde(flatten)]
+    report: &'a T,
+}
+
+/// serde_json writes a document in many small pieces: they reach `out` in blocks.
+fn write_with<T: Serialize>(
+    out: &mut dyn Write,
+    value: &T,
+    formatter: impl serde_json::ser::Formatter,
+) -> io::Result<()> {
+    let mut buffered = io::BufWriter::with_capacity(64 * 1024, out);
+    let formatter = JsonEscapes(formatter);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut buffered, formatter);
+    let document = Document {
+        schema_version: SCHEMA_VERSION,
+        report: value,
+    };
+    document
+        .serialize(&mut serializer)
+        .map_err(io::Error::other)?;
+    writeln!(buffered)?;
+    buffered.flush()
 }
 
 #[cfg(test)]

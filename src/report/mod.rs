@@ -2,13 +2,17 @@
 //!
 //! Three formats, one file each: [`human`] (miette-style diagnostics with source snippets, colour
 //! only when wanted), [`json`] (one object on stdout; its shape is part of capkg's interface) and
-//! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations).
+//! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations); and
+//! [`release`], a release's outcome as a CI step summary and CI outputs. What a
+//! finding quotes from a release is escaped in each as [`crate::escape`] says, and `cli` writes
+//! them through its [`crate::escape::Guard`].
 
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
+pub(crate) mod release;
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 
 use crate::diagnostic::{Diagnostic, Summary};
 
@@ -92,7 +96,7 @@ impl Style {
 
 /// Writes lint results in the chosen format.
 pub(crate) fn write_lint(
-    out: &mut dyn Write,
+    out: &mut dyn crate::escape::Output,
     format: Format,
     style: Style,
     diagnostics: &[Diagnostic],

@@ -29,7 +29,7 @@ pub use build::{
 };
 pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
 pub(crate) use templates::class_reference;
-pub use waivers::Waiver;
+pub use waivers::{Waiver, Waivers};
 
 use crate::files::{Release, ReleaseFile};
 use crate::k8s::Object;

@@ -20,6 +20,7 @@ pub(super) const RULES: &[&Rule] = &[
     &SERVED_VERSION_REMOVED,
     &SERVED_VERSIONS_INCOMPATIBLE,
     &STORAGE_WITHOUT_MIGRATOR,
+    &VERSION_REMOVED_WITHOUT_MIGRATOR,
     &STORED_VERSION_REMOVED,
     &SCOPE_CHANGED,
     &FIELD_REMOVED,
@@ -104,13 +105,51 @@ pub(crate) static STORAGE_WITHOUT_MIGRATOR: Rule = Rule {
     severity: Severity::Warning,
     summary: "the storage version moved, and the manager does not run Cluster API's CRD migrator",
     explanation: "Objects stay stored in the old version until something rewrites them, and the \
-        old version cannot be removed from the CRD while it is in `status.storedVersions`. Since \
-        clusterctl v1.13 this migration is the provider's own job: the CRD migrator in the \
-        manager, which needs `patch`/`update` on the CRD and `customresourcedefinitions/status` \
-        (clusterctl's own migration is gone). A move to a version with the same schema and no \
+        old version cannot be removed from the CRD while it is in `status.storedVersions`. \
+        clusterctl v1.1.5 to v1.9 rewrote provider CRDs' objects itself during `upgrade apply`; \
+        v1.10 made that opt-in (`--enable-crd-storage-version-migration`) and v1.13 removed it. \
+        Since then it is the provider's job: Cluster API's CRD migrator in the manager \
+        (`controllers/crdmigrator`), which needs `patch`/`update` on the CRD and \
+        `customresourcedefinitions/status` and its StorageVersionMigration phase not skipped \
+        (`--skip-crd-migration-phases`). A move to a version with the same schema and no \
         webhook is not reported.",
     help: "run the CRD migrator in the manager (and grant it the CRDs), or waive this when the \
         old version will stay in the CRD",
+    reference: VERSIONING,
+    check: compared_not_linted,
+};
+
+pub(crate) static VERSION_REMOVED_WITHOUT_MIGRATOR: Rule = Rule {
+    id: "upgrade/version-removed-without-migrator",
+    severity: Severity::Error,
+    summary: "a CRD version objects may still be stored in was removed, and nothing migrated them",
+    explanation: "The API server refuses a CRD whose `spec.versions` lacks a version listed in \
+        its `status.storedVersions`, and that list keeps every version objects were ever stored \
+        in until something rewrites the objects and trims it. Release files carry no `status`, \
+        so every version of the previous CRD counts, an unserved one too: CAPO v0.12.0 dropped \
+        `v1alpha6`, already unserved, and `clusterctl upgrade` failed with `status.storedVersions[0]: \
+        Invalid value: \"v1alpha6\": must appear in spec.versions` (CAPO #2863). What \
+        clusterctl does: v1.1.5 to v1.9 migrated provider CRDs during `upgrade apply` (before \
+        scaling the old providers down, it rewrote every object of a CRD whose storedVersions \
+        held more than the storage version, then set storedVersions to the storage version, \
+        and refused a new CRD without the current storage version); v1.10 made that opt-in \
+        (`--enable-crd-storage-version-migration`, deprecated) and v1.13 removed it, keeping \
+        it for cert-manager's CRDs only. Since v1.10 the provider's manager migrates: Cluster \
+        API's CRD migrator (`controllers/crdmigrator`) rewrites the objects and sets \
+        storedVersions to the storage version for each CRD it may `patch`/`update` (the CRD \
+        and `customresourcedefinitions/status`) unless `--skip-crd-migration-phases` skips \
+        StorageVersionMigration. It has to have run before the upgrade, in the previous \
+        release's manager: the new manager starts only once the new CRD was accepted. So a \
+        removed version is an error unless the previous release's manager runs the migrator, \
+        and always when it was the previous storage version (every object is stored in it). \
+        Only the previous release is judged: users upgrading from older releases rely on those \
+        having run it too.",
+    help: "keep the version in `spec.versions` (`served: false`, `storage: false`) until a \
+        release whose manager runs Cluster API's CRD migrator has been out; or tell users in the \
+        release notes to migrate storage before upgrading (rewrite every object in the storage \
+        version, e.g. `kubectl get KIND -A -o json | kubectl replace -f -`, then `kubectl patch \
+        crd NAME --subresource=status --type=merge -p '{\"status\":{\"storedVersions\":[\"STORAGE\"]}}'`) \
+        and waive this with that note",
     reference: VERSIONING,
     check: compared_not_linted,
 };

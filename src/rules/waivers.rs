@@ -234,6 +234,34 @@ impl Scope {
     }
 }
 
+/// A run's waivers (`lint: allow:` and `--allow`) with the folder their `files` globs are
+/// relative to: what a command's report applies, once, to the findings it gathers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Waivers {
+    pub list: Vec<Waiver>,
+    pub root: std::path::PathBuf,
+}
+
+impl Waivers {
+    pub fn new(list: Vec<Waiver>, root: std::path::PathBuf) -> Self {
+        Self { list, root }
+    }
+
+    /// Lint's waivers applied to lint's findings ([`apply`]).
+    pub fn apply(&self, diagnostics: &mut Vec<Diagnostic>) {
+        apply(diagnostics, &self.list, &self.root);
+    }
+
+    /// The waivers of one scope applied ([`apply_scoped`]).
+    pub fn apply_scoped(&self, diagnostics: &mut Vec<Diagnostic>, scope: Scope) {
+        apply_scoped(diagnostics, &self.list, &self.root, scope);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
 /// Marks the findings each waiver accepts and adds a `lint/unused-waiver` warning for each
 /// waiver that accepted none. `root` is the folder `files` globs with a `/` are relative to.
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path) {

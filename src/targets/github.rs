@@ -45,9 +45,9 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::{
-    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, OFFLINE_REASON, Outcome, Plan,
-    PlannedFile, Reach, ReleaseDir, ReleaseFile, ReleaseSummary, Secret, Services, Target,
-    TargetKind, Transfer,
+    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, History, OFFLINE_REASON,
+    Outcome, Plan, PlannedFile, PublishFile, Reach, ReleaseDir, ReleaseSummary, Secret, Services,
+    Target, TargetKind, Transfer, VersionedSource,
 };
 use crate::checksums::sha256_hex;
 use crate::forge::github::{self as forge, Asset, Release, TOKEN_VARIABLES};
@@ -388,9 +388,9 @@ impl GitHubTarget {
     /// An existing asset for `file` and, when it is complete, its SHA-256.
     async fn compare<'f>(
         &self,
-        file: &'f ReleaseFile,
+        file: &'f PublishFile,
         existing: Option<Asset>,
-    ) -> Result<(&'f ReleaseFile, Option<(Asset, Option<String>)>), Error> {
+    ) -> Result<(&'f PublishFile, Option<(Asset, Option<String>)>), Error> {
         let verdict = match existing {
             None => None,
             Some(asset) if !asset.is_uploaded() => Some((asset, None)),
@@ -660,7 +660,7 @@ impl GitHubTarget {
     async fn upload(
         &self,
         release: &Release,
-        file: &ReleaseFile,
+        file: &PublishFile,
         name: &str,
     ) -> Result<Asset, Error> {
         let action = format!("upload `{name}`");
@@ -748,7 +748,7 @@ impl GitHubTarget {
     async fn swap(
         &self,
         release: &Release,
-        file: &ReleaseFile,
+        file: &PublishFile,
         old: &Asset,
     ) -> Result<Asset, Error> {
         let nonce = nonce();
@@ -954,6 +954,17 @@ impl Target for GitHubTarget {
 
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(self.finish_now(outcome))
+    }
+
+    fn history(&self, release: &ReleaseDir, provider: usize) -> History {
+        let Some(provider) = release.providers.get(provider) else {
+            return History::Nothing;
+        };
+        let components = provider.components_name();
+        VersionedSource::of(|version| {
+            forge::clusterctl_url(&self.repo_path(), version, &components)
+        })
+        .map_or(History::Nothing, History::Versioned)
     }
 }
 

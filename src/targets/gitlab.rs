@@ -23,8 +23,9 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, StatusCode, Url};
 
 use super::{
-    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, OFFLINE_REASON, Outcome, Plan,
-    PlannedFile, Reach, ReleaseDir, ReleaseFile, Services, Target, TargetKind, Transfer,
+    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, History, OFFLINE_REASON,
+    Outcome, Plan, PlannedFile, PublishFile, Reach, ReleaseDir, Services, Target, TargetKind,
+    Transfer, VersionedSource,
 };
 use crate::checksums::sha256_hex;
 pub(crate) use crate::forge::gitlab::GitLabToken;
@@ -185,6 +186,11 @@ impl GitLabTarget {
 
     /// `{api}/projects/{project}/packages/generic/{package}/{version}/`, the project escaped.
     fn package_base(&self, release: &ReleaseDir) -> String {
+        self.package_base_at(release, &release.version.to_string())
+    }
+
+    /// [`GitLabTarget::package_base`] for another version of the package.
+    fn package_base_at(&self, release: &ReleaseDir, version: &str) -> String {
         crate::forge::gitlab::package_base(
             self.request
                 .api_url
@@ -192,7 +198,7 @@ impl GitLabTarget {
                 .map_or(API_PLACEHOLDER, Url::as_str),
             &self.request.project_segment(),
             &self.package(release),
-            &release.version.to_string(),
+            version,
         )
     }
 
@@ -281,8 +287,8 @@ impl GitLabTarget {
     async fn compare<'f>(
         &self,
         release: &ReleaseDir,
-        file: &'f ReleaseFile,
-    ) -> Result<(&'f ReleaseFile, String, Option<String>), Error> {
+        file: &'f PublishFile,
+    ) -> Result<(&'f PublishFile, String, Option<String>), Error> {
         let url = self.file_url(release, &file.name)?;
         let existing = self.fetch(&url, &file.name).await?;
         Ok((
@@ -410,7 +416,7 @@ impl GitLabTarget {
         })
     }
 
-    async fn upload(&self, release: &ReleaseDir, file: &ReleaseFile) -> Result<(), Error> {
+    async fn upload(&self, release: &ReleaseDir, file: &PublishFile) -> Result<(), Error> {
         let action = format!("upload `{}`", file.name);
         let url = self.file_url(release, &file.name)?;
         let mut put_url = url.clone();
@@ -588,6 +594,17 @@ impl Target for GitLabTarget {
     fn finish<'a>(&'a self, _outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
         // GitLab has no drafts: files are visible as soon as they are uploaded.
         Box::pin(async { Ok(()) })
+    }
+
+    fn history(&self, release: &ReleaseDir, provider: usize) -> History {
+        let Some(provider) = release.providers.get(provider) else {
+            return History::Nothing;
+        };
+        let components = provider.components_name();
+        VersionedSource::of(|version| {
+            format!("{}{components}", self.package_base_at(release, version))
+        })
+        .map_or(History::Nothing, History::Versioned)
     }
 }
 

@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use super::{
-    Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Overrides, Plan,
-    PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer,
+    Action, BoxFuture, Destination, Error, Event, FileOutcome, History, Outcome, Overrides, Plan,
+    PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer, VersionedSource,
 };
 use crate::checksums::sha256_hex;
 use crate::forge::url::file_url;
@@ -446,6 +446,20 @@ impl Target for LocalTarget {
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(async move { self.finish_now(outcome) })
     }
+
+    fn history(&self, release: &ReleaseDir, provider: usize) -> History {
+        let (Some(provider), Ok(repository)) = (
+            release.providers.get(provider),
+            absolute(&self.request.repository),
+        ) else {
+            return History::Nothing;
+        };
+        let (label, components) = (provider.label(), provider.components_name());
+        VersionedSource::of(|version| {
+            file_url(&repository.join(&label).join(version).join(&components))
+        })
+        .map_or(History::Nothing, History::Versioned)
+    }
 }
 
 /// An advisory lock on a provider's folder in the repository, held from planning until the version
@@ -616,7 +630,7 @@ mod tests {
     use super::*;
     use crate::error::Classified;
 
-    use crate::targets::{FileResult, ReleaseFile, publish};
+    use crate::targets::{FileResult, PublishFile, publish};
     use crate::version::Version;
 
     const COMPONENTS: &str = "kind: Namespace\nmetadata:\n  name: x\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-aws\n";
@@ -628,11 +642,11 @@ mod tests {
             None,
             None,
             vec![
-                ReleaseFile::from_bytes(
+                PublishFile::from_bytes(
                     "infrastructure-components.yaml",
                     COMPONENTS.as_bytes().to_vec(),
                 ),
-                ReleaseFile::from_bytes("metadata.yaml", metadata.as_bytes().to_vec()),
+                PublishFile::from_bytes("metadata.yaml", metadata.as_bytes().to_vec()),
             ],
             vec![],
         )

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bytes::Bytes;
 
 use super::{
-    Action, BoxFuture, Destination, Error, Event, FileOutcome, Outcome, Plan, PlannedFile,
+    Action, BoxFuture, Destination, Error, Event, FileOutcome, History, Outcome, Plan, PlannedFile,
     ReleaseDir, Services, Target, TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
@@ -289,6 +289,14 @@ impl Target for MemoryTarget {
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(async move { self.finish_now(outcome) })
     }
+
+    fn read_by(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn history(&self, _release: &ReleaseDir, _provider: usize) -> History {
+        History::Nothing
+    }
 }
 
 #[cfg(test)]
@@ -296,7 +304,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::targets::{FileResult, ReleaseFile, publish};
+    use crate::targets::{FileResult, PublishFile, publish};
     use crate::version::Version;
 
     fn release(metadata: &str) -> ReleaseDir {
@@ -306,8 +314,8 @@ mod tests {
             None,
             Some("demo"),
             vec![
-                ReleaseFile::from_bytes("bootstrap-components.yaml", b"kind: Namespace\n".to_vec()),
-                ReleaseFile::from_bytes("metadata.yaml", metadata.as_bytes().to_vec()),
+                PublishFile::from_bytes("bootstrap-components.yaml", b"kind: Namespace\n".to_vec()),
+                PublishFile::from_bytes("metadata.yaml", metadata.as_bytes().to_vec()),
             ],
             vec![],
         )

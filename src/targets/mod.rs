@@ -72,9 +72,10 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub(crate) use crate::forge::Services;
+pub(crate) use crate::forge::history::{History, VersionedSource};
 pub(crate) use crate::forge::http::{BoxFuture, HttpError, RetryPolicy, Secret, SystemClock};
 pub(crate) use crate::forge::progress::{Event, Progress, Transfer};
-pub(crate) use crate::release_dir::{ReleaseDir, ReleaseFile};
+pub(crate) use crate::release_dir::{PublishFile, ReleaseDir};
 
 /// Which kind of destination a target writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -83,6 +84,8 @@ pub(crate) enum TargetKind {
     Local,
     Github,
     Gitlab,
+    /// Tests' in-memory destination.
+    #[cfg(test)]
     Memory,
     Oci,
 }
@@ -93,6 +96,7 @@ impl fmt::Display for TargetKind {
             TargetKind::Local => "local",
             TargetKind::Github => "github",
             TargetKind::Gitlab => "gitlab",
+            #[cfg(test)]
             TargetKind::Memory => "memory",
             TargetKind::Oci => "oci",
         })
@@ -123,6 +127,16 @@ pub(crate) trait Target: Send + Sync {
 
     /// Makes the verified result visible (rename into place, publish the draft).
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>>;
+
+    /// How the releases of provider `provider` of `release` published here before are found by
+    /// version: what `capkg release` compares the new one with.
+    fn history(&self, release: &ReleaseDir, provider: usize) -> History;
+
+    /// Who installs from here and is read as it reads (`capkg release` verifies the published
+    /// release so): `clusterctl`, `cluster-api-operator`; `None` for what nobody installs from.
+    fn read_by(&self) -> Option<&'static str> {
+        Some("clusterctl")
+    }
 }
 
 /// The step after the plan that failed, for callers that report it (`release` does).

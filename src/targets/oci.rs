@@ -29,8 +29,9 @@ use std::fmt::Write as _;
 use bytes::Bytes;
 
 use super::{
-    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, HttpError, OFFLINE_REASON,
-    Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind, Transfer,
+    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, History, HttpError,
+    OFFLINE_REASON, Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind,
+    Transfer, VersionedSource,
 };
 use crate::checksums::sha256_hex;
 use crate::forge::login::{LOGIN_SOURCES, Login, LoginSource, RegistryRole};
@@ -710,18 +711,46 @@ impl Target for OciTarget {
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(self.finish_now(outcome))
     }
+
+    fn read_by(&self) -> Option<&'static str> {
+        Some("cluster-api-operator")
+    }
+
+    fn history(&self, release: &ReleaseDir, _provider: usize) -> History {
+        if release.providers.is_empty() {
+            return History::Nothing;
+        }
+        // One artifact holds every provider: the tag is the release's.
+        let request = &self.request;
+        let tag = |version: &str| match (&request.reference.tag, &request.tag) {
+            (Some(tag), _) => tag.clone(),
+            (None, Some(template)) => template.replace("{version}", version),
+            (None, None) => version.to_string(),
+        };
+        VersionedSource::of_tag(|version| {
+            format!("oci://{}", operator_reference(&request.reference, &tag(version)))
+        })
+        .map_or_else(
+            || {
+                History::Unversioned(
+                    "the tag does not hold the version, so older releases cannot be found among the tags: pass `--previous oci://REF:TAG` to compare".into(),
+                )
+            },
+            History::Versioned,
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::targets::ReleaseFile;
+    use crate::targets::PublishFile;
     use crate::version::Version;
 
     fn release(files: &[(&str, &str)]) -> ReleaseDir {
         let files = files
             .iter()
-            .map(|(n, c)| ReleaseFile::from_bytes(n, c.as_bytes().to_vec()))
+            .map(|(n, c)| PublishFile::from_bytes(n, c.as_bytes().to_vec()))
             .collect();
         ReleaseDir::from_files(
             std::path::Path::new("out"),

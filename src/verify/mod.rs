@@ -41,6 +41,7 @@ use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::files::{self, Release};
 use crate::forge::Services;
+use crate::forge::history::VersionedSource;
 use crate::forge::http::{Credential, HttpError};
 use crate::forge::origin::{Access, Origins, Place, Purpose};
 use crate::forge::{self};
@@ -224,11 +225,11 @@ impl VerifyReport {
     }
 
     /// The report with the maintainer's waivers applied (`lint: allow:`), counted again.
-    pub(crate) fn waive(mut self, waivers: &[rules::Waiver], root: &Path) -> Self {
+    pub(crate) fn waive(mut self, waivers: &rules::Waivers) -> Self {
         if waivers.is_empty() {
             return self;
         }
-        rules::waivers::apply(&mut self.diagnostics, waivers, root);
+        waivers.apply(&mut self.diagnostics);
         self.finish()
     }
 
@@ -239,46 +240,56 @@ impl VerifyReport {
         self
     }
 
-    /// The report as Markdown, for a CI step summary.
+    /// The report as Markdown, for a CI step summary; what the release and its server say is
+    /// escaped as [`crate::escape`] says.
     pub(crate) fn markdown(&self) -> String {
+        use crate::escape::{cell, code_span, inline, link_destination};
         let mut md = String::new();
         let verdict = if self.ok { "passed" } else { "failed" };
         md.push_str(&format!(
             "### capkg verify {verdict}: {} {}\n\n",
-            self.provider_label.as_deref().unwrap_or("release"),
-            self.version.as_deref().unwrap_or("")
+            inline(self.provider_label.as_deref().unwrap_or("release")),
+            inline(self.version.as_deref().unwrap_or(""))
         ));
-        md.push_str(&format!("Source: `{}`\n\n", self.source));
+        md.push_str(&format!("Source: {}\n\n", code_span(&self.source)));
         if let Some(latest) = &self.latest {
-            md.push_str(&format!("`latest` resolved to `{}`", latest.version));
+            md.push_str(&format!(
+                "`latest` resolved to {}",
+                code_span(&latest.version)
+            ));
             if let Some(series) = &latest.contract_series {
-                md.push_str(&format!(" (release series {series})"));
+                md.push_str(&format!(" (release series {})", inline(series)));
             }
             md.push_str(".\n\n");
         }
         if !self.files.is_empty() {
             md.push_str("| file | size | SHA-256 |\n| --- | ---: | --- |\n");
             for file in &self.files {
+                let name = code_span(&file.name);
+                let name = match link_destination(&file.url) {
+                    Some(url) => format!("[{name}]({url})"),
+                    None => name,
+                };
                 md.push_str(&format!(
-                    "| [`{}`]({}) | {} | `{}` |\n",
-                    crate::ci::table_cell(&file.name),
-                    file.url,
+                    "| {} | {} | {} |\n",
+                    cell(&name),
                     file.size,
-                    file.sha256
+                    cell(&code_span(&file.sha256))
                 ));
             }
             md.push('\n');
         }
         for check in &self.checks {
             let mark = if check.ok { "✅" } else { "❌" };
-            md.push_str(&format!("- {mark} {}: {}\n", check.name, check.message));
+            let message = inline(&check.message);
+            md.push_str(&format!("- {mark} {}: {message}\n", check.name));
         }
         md.push_str(&format!(
             "- lint: {} error(s), {} warning(s)\n",
             self.summary.errors, self.summary.warnings
         ));
         for warning in &self.warnings {
-            md.push_str(&format!("- ⚠️ {warning}\n"));
+            md.push_str(&format!("- ⚠️ {}\n", inline(warning)));
         }
         md.push('\n');
         md
@@ -786,35 +797,41 @@ fn open(source: ProviderSource, settings: &Settings, services: &Services) -> Res
     })
 }
 
-/// The newest version SOURCE's repository offers that is older than `than`: what `capkg
-/// release` compares a release with. Pre-releases are skipped (users upgrade from releases),
-/// unless `than` is one. `None` for the first release. Versions are what the repository
-/// publishes ([`Repository::published`]: a GitLab project's packages of the name, through its API).
-pub(crate) async fn previous_version(
-    source: &str,
+/// The newest release older than `than` where `source` keeps its releases (the source of one
+/// version: a clusterctl URL, a local repository's file, `oci://REF:TAG`): its version, as
+/// listed there. Pre-releases are skipped unless `than` is one; `None` for the first release
+/// (nothing published there yet, or nothing older).
+pub(crate) async fn newest_older(
+    source: &VersionedSource,
     than: &Version,
     settings: &Settings,
     services: &Services,
 ) -> Result<Option<String>, Error> {
-    let parsed = source::parse(source, &|p: &Path| p.is_dir())?;
-    if matches!(parsed.source, ProviderSource::Directory(_)) {
-        return Ok(None);
-    }
-    let opened = open(parsed.source, settings, services)?;
-    let versions = match opened.repository.published().await {
-        Ok(versions) => versions,
-        // A local repository without the provider's folder yet: nothing published.
-        Err(Error::Local { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+    let this = source.at(&than.to_string());
+    let listed = if source.is_tag() {
+        oci::tags(&this, settings, services).await?
+    } else {
+        let parsed = source::parse(&this, &|p: &Path| p.is_dir())?;
+        if matches!(parsed.source, ProviderSource::Directory(_)) {
             return Ok(None);
         }
-        Err(e) => return Err(e),
+        let opened = open(parsed.source, settings, services)?;
+        match opened.repository.published().await {
+            Ok(versions) => versions,
+            // A local repository without the provider's folder yet: nothing published.
+            Err(Error::Local { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        }
     };
-    Ok(versions
+    Ok(listed
         .iter()
-        .filter_map(|text| Some((Version::parse(text).ok()?, text)))
+        .filter_map(|name| source.version_in(name))
+        .filter_map(|text| Some((Version::parse(&text).ok()?, text)))
         .filter(|(v, _)| v < than && (than.is_prerelease() || !v.is_prerelease()))
         .max_by(|(a, _), (b, _)| a.compare(b))
-        .map(|(_, text)| text.clone()))
+        .map(|(_, text)| text))
 }
 
 /// The provider's manifest label, as clusterctl names it in its messages: from the local
@@ -1081,14 +1098,17 @@ mod tests {
         }
         let settings = Settings::resolve(None, &|_| None).unwrap();
         let previous = |than: &str| {
-            let source = format!(
-                "file://{}/v9.9.9/infrastructure-components.yaml",
-                label.display()
-            );
+            let source = VersionedSource::of(|version| {
+                format!(
+                    "file://{}/{version}/infrastructure-components.yaml",
+                    label.display()
+                )
+            })
+            .unwrap();
             let than = Version::parse(than).unwrap();
             let settings = settings.clone();
             async move {
-                previous_version(&source, &than, &settings, &Services::default())
+                newest_older(&source, &than, &settings, &Services::default())
                     .await
                     .unwrap()
             }
@@ -1101,11 +1121,14 @@ mod tests {
         );
         assert_eq!(previous("v1.2.3").await, None);
         // No folder for the provider yet: the first release.
-        let none = format!(
-            "file://{}/infrastructure-y/v1.0.0/infrastructure-components.yaml",
-            dir.path().display()
-        );
-        let found = previous_version(
+        let none = VersionedSource::of(|version| {
+            format!(
+                "file://{}/infrastructure-y/{version}/infrastructure-components.yaml",
+                dir.path().display()
+            )
+        })
+        .unwrap();
+        let found = newest_older(
             &none,
             &Version::parse("v1.0.0").unwrap(),
             &settings,

@@ -104,110 +104,22 @@ fn registry_error(what: &str, url: &str, err: OciError) -> Error {
     }
 }
 
-/// The previous release in the repository of `oci://REF:TAG`, as [`previous_tag`] finds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PreviousTag {
-    /// `oci://REF:TAG` of the previous release, read as `capkg verify` reads it.
-    pub source: String,
-    /// Its version (the operator's `spec.version`).
-    pub version: String,
-}
-
-/// How the tags of one repository spell versions: TAG of the release's `oci://REF:TAG` with its
-/// version (as [`crate::forge::oci::tag_for`] writes it) cut out, so that a `tag:` template
-/// (`provider-{version}`) is read back the way it was written.
-struct TagSpelling<'a> {
-    /// `oci://REF:` (everything before the tag).
-    reference: &'a str,
-    prefix: &'a str,
-    suffix: &'a str,
-}
-
-impl<'a> TagSpelling<'a> {
-    /// `None` when TAG does not hold `this` (a fixed tag such as `latest`).
-    fn of(source: &'a str, this: &str) -> Option<Self> {
-        let (reference, tag) = source.rsplit_once(':')?;
-        if tag.contains('/') {
-            return None;
-        }
-        let version = crate::forge::oci::tag_for(this);
-        let at = tag.find(&version)?;
-        Some(Self {
-            reference: &source[..reference.len() + 1],
-            prefix: &tag[..at],
-            suffix: &tag[at + version.len()..],
-        })
-    }
-
-    fn version_in<'t>(&self, tag: &'t str) -> Option<&'t str> {
-        tag.strip_prefix(self.prefix)?.strip_suffix(self.suffix)
-    }
-
-    fn at(&self, version: &str) -> PreviousTag {
-        PreviousTag {
-            source: format!(
-                "{}{}{}{}",
-                self.reference,
-                self.prefix,
-                crate::forge::oci::tag_for(version),
-                self.suffix
-            ),
-            version: version.to_string(),
-        }
-    }
-}
-
-/// Whether TAG of `source` (`oci://REF:TAG`) holds its version `this`, so that other releases'
-/// tags can be found (a fixed tag such as `latest` does not).
-pub(crate) fn tag_holds_version(source: &str, this: &str) -> bool {
-    TagSpelling::of(source, this).is_some()
-}
-
-fn fixed_tag(source: &str) -> Error {
-    Error::Source(super::SourceError {
-        source_text: source.to_string(),
-        message: "the release's tag does not hold its version, so older releases cannot be told apart by their tags".into(),
-        hint: Some("pass `--previous oci://REF:TAG` (or `previous:` in capkg.yaml) to compare".into()),
-    })
-}
-
-/// `oci://REF:TAG` of release `version` in the repository of the release `source` (of version
-/// `this`), its tag spelled as `source`'s: what `--previous VERSION` names on an OCI target.
-pub(crate) fn previous_at(source: &str, this: &str, version: &str) -> Result<PreviousTag, Error> {
-    TagSpelling::of(source, this)
-        .map(|spelling| spelling.at(version))
-        .ok_or_else(|| fixed_tag(source))
-}
-
-/// The newest release older than `than` among the tags of the repository that `source`
-/// (`oci://REF:TAG`, the release about to be published) names, listed with the distribution API
-/// and the login [`open_registry`] gives it: what `capkg release` compares an OCI release with.
-/// Tags are read as TAG spells `than`; pre-releases are skipped unless `than` is one. `None`
-/// for the first release (no repository, or no older tag).
-pub(crate) async fn previous_tag(
+/// Every tag of the repository that `source` (`oci://REF:TAG`) names, listed with the
+/// distribution API and the login [`open_registry`] gives it: what `capkg release` finds an OCI
+/// target's earlier releases among.
+pub(crate) async fn tags(
     source: &str,
-    than: &Version,
     settings: &super::Settings,
     services: &Services,
-) -> Result<Option<PreviousTag>, Error> {
-    let spelling = TagSpelling::of(source, &than.to_string()).ok_or_else(|| fixed_tag(source))?;
+) -> Result<Vec<String>, Error> {
     let oci_ref = oci_source(source).unwrap_or(source);
     let parsed = parse_oci_source(oci_ref, "");
     let reference = registry_reference(source, &parsed.repository, parsed.plain_http)?;
     let registry = open_registry(&reference, settings, services)?;
-    let tags = registry
+    registry
         .tags()
         .await
-        .map_err(|e| registry_error("list the tags", &reference.name(), e))?;
-    Ok(tags
-        .iter()
-        .filter_map(|tag| {
-            let text = spelling.version_in(tag)?;
-            Some((Version::parse(text).ok()?, text))
-        })
-        .filter(|(v, _)| v < than && (than.is_prerelease() || !v.is_prerelease()))
-        .max_by(|(a, _), (b, _)| a.compare(b))
-        .map(|(_, text)| spelling.at(text)))
+        .map_err(|e| registry_error("list the tags", &reference.name(), e))
 }
 
 /// Reads and checks `oci://REF`.
@@ -580,31 +492,6 @@ fn checksums(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tags_are_read_as_the_release_spells_its_own() {
-        let plain = "oci://http://127.0.0.1:5000/capi/x:v1.2.4";
-        assert_eq!(
-            previous_at(plain, "v1.2.4", "v1.2.3").unwrap(),
-            PreviousTag {
-                source: "oci://http://127.0.0.1:5000/capi/x:v1.2.3".into(),
-                version: "v1.2.3".into(),
-            }
-        );
-        let template = "oci://ghcr.io/o/p:azure-v1.2.4-oci";
-        let spelling = TagSpelling::of(template, "v1.2.4").unwrap();
-        assert_eq!(spelling.version_in("azure-v1.2.3-oci"), Some("v1.2.3"));
-        assert_eq!(spelling.version_in("v1.2.3"), None);
-        assert_eq!(
-            spelling.at("v1.0.0+build.1").source,
-            "oci://ghcr.io/o/p:azure-v1.0.0_build.1-oci"
-        );
-        let err = previous_at("oci://ghcr.io/o/p:latest", "v1.2.4", "v1.2.3").unwrap_err();
-        assert!(
-            err.to_string().contains("does not hold its version"),
-            "{err}"
-        );
-    }
 
     #[test]
     fn providers_come_from_the_full_components_names() {

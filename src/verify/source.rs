@@ -104,9 +104,10 @@ pub(crate) struct Parsed {
     pub warnings: Vec<String>,
 }
 
-/// Why a SOURCE cannot be read.
+/// Why a SOURCE cannot be read. The SOURCE is shown without the user name and password a URL
+/// may hold, however the error was made: the first word of a refusal gives no secret away.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{source_text}`: {message}")]
+#[error("`{}`: {message}", crate::forge::url::redact_userinfo(.source_text))]
 pub(crate) struct SourceError {
     pub source_text: String,
     /// clusterctl's message where it has one.
@@ -117,7 +118,7 @@ pub(crate) struct SourceError {
 /// Reads SOURCE. `is_dir` tells whether a path is a folder (the file system in the CLI).
 pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed, SourceError> {
     let fail = |message: &str| SourceError {
-        source_text: crate::forge::http::redact_userinfo_text(text),
+        source_text: crate::forge::url::redact_userinfo(text),
         message: message.to_string(),
         hint: None,
     };
@@ -141,7 +142,7 @@ pub(crate) fn parse(text: &str, is_dir: &dyn Fn(&Path) -> bool) -> Result<Parsed
     };
     let scheme = scheme.to_ascii_lowercase();
     // Messages show the URL without its user name and password.
-    let shown = crate::forge::http::redact_userinfo_text(trimmed);
+    let shown = crate::forge::url::redact_userinfo(trimmed);
     if scheme == "file" {
         let url = Url::parse(trimmed).map_err(|e| fail(&format!("invalid url: {e}")))?;
         let path =
@@ -216,7 +217,7 @@ pub(crate) fn clusterctl_refusal(parsed: &Parsed) -> Option<&str> {
 
 fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
     let fail = |message: &str, hint: Option<String>| SourceError {
-        source_text: crate::forge::http::redact_userinfo_text(text),
+        source_text: crate::forge::url::redact_userinfo(text),
         message: message.to_string(),
         hint,
     };
@@ -266,7 +267,7 @@ fn github(text: &str, url: &Url) -> Result<GitHubSource, SourceError> {
 
 fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
     let fail = || SourceError {
-        source_text: crate::forge::http::redact_userinfo_text(text),
+        source_text: crate::forge::url::redact_userinfo(text),
         message: GITLAB_FORM.to_string(),
         hint: None,
     };
@@ -317,10 +318,11 @@ fn gitlab(text: &str, url: &Url) -> Result<GitLabSource, SourceError> {
 
 fn local(text: &str, path: &str) -> Result<LocalSource, SourceError> {
     let fail = |message: String| SourceError {
-        source_text: crate::forge::http::redact_userinfo_text(text),
+        source_text: crate::forge::url::redact_userinfo(text),
         message,
         hint: None,
     };
+    let text = crate::forge::url::redact_userinfo(text);
     if !Path::new(path).is_absolute() {
         return Err(fail(format!(
             "invalid path: path {text:?} must be an absolute path"
@@ -389,6 +391,35 @@ mod tests {
 
     fn message(text: &str) -> String {
         read(text).unwrap_err().message
+    }
+
+    /// However a refusal is made, it shows the SOURCE without its login, from its first word.
+    #[test]
+    fn a_refused_source_never_shows_its_password() {
+        for source in [
+            "oci://user:s3cret-pw@host/repo:tag",
+            "oci://http://user:s3cret-pw@127.0.0.1:5000/repo:tag",
+            "https://user:s3cret-pw@example.com/x",
+            "ftp://user:s3cret-pw@example.com/x",
+            "https://user:s3cret-pw@github.com/o/r/releases/download/v1/c.yaml",
+            "https://user:s3cret-pw@gitlab.example/api/v4/projects/1/packages/generic/p",
+            "file://user:s3cret-pw@localhost/r/c.yaml",
+        ] {
+            // What `parse` refuses, and what callers that refuse later build: the SOURCE as given.
+            let later = SourceError {
+                source_text: source.to_string(),
+                message: "refused later".into(),
+                hint: None,
+            };
+            for error in [read(source).unwrap_err(), later] {
+                let shown = error.to_string();
+                assert!(!shown.contains("s3cret"), "{shown}");
+                assert!(
+                    shown.starts_with('`') && shown.contains("[redacted]@"),
+                    "{shown}"
+                );
+            }
+        }
     }
 
     // Rows from clusterctl's `Test_gitHubRepository_newGitHubRepository`.

@@ -40,8 +40,9 @@ struct Step {
 
 const MARKER: &str = "<!-- test";
 
-/// The folders of `testdata/` every block's copy holds.
-const EXAMPLES: [&str; 2] = ["example-provider", "example-multi-provider"];
+/// The folders of `testdata/` every block's copy holds: the example providers and `capkg
+/// diff`'s release pairs.
+const EXAMPLES: [&str; 3] = ["example-provider", "example-multi-provider", "diff"];
 
 /// The marked blocks of one Markdown file, or what is wrong with a marker.
 fn marked_blocks(name: &str, text: &str) -> Result<Vec<Block>, String> {

@@ -20,6 +20,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("yaml", &["units", "error", "go_unicode", "threads"]),
     ("provider", &["error", "yaml", "k8s"]),
     ("diagnostic", &["yaml"]),
+    ("escape", &[]),
     ("k8s", &["yaml"]),
     ("subst", &["yaml", "error", "units", "go_unicode"]),
     ("checksums", &["error", "files"]),
@@ -64,28 +65,45 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["error", "units", "version", "provider", "checksums"],
     ),
     // Where CI wants things written; it reads diagnostics, not rules.
-    ("ci", &["diagnostic", "forge", "error", "yaml"]),
+    ("ci", &["diagnostic", "escape", "forge", "error", "yaml"]),
 ];
 
 /// Modules with many allowed imports, given instead as what they must never import.
 const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "config",
-        &["cli", "report", "release", "verify", "targets", "ci"],
+        &[
+            "cli", "report", "release", "verify", "targets", "ci", "settings",
+        ],
     ),
     (
         "assemble",
-        &["cli", "report", "release", "verify", "targets", "ci"],
+        &[
+            "cli", "report", "release", "verify", "targets", "ci", "settings",
+        ],
     ),
-    ("targets", &["cli", "report", "release", "verify", "ci"]),
+    (
+        "targets",
+        &["cli", "report", "release", "verify", "ci", "settings"],
+    ),
     (
         "operator",
-        &["cli", "report", "release", "verify", "ci", "targets"],
+        &[
+            "cli", "report", "release", "verify", "ci", "targets", "settings",
+        ],
     ),
     // verify writes its own CI step summary with `ci`'s Markdown helpers.
-    ("verify", &["cli", "report", "release", "targets"]),
+    (
+        "verify",
+        &["cli", "report", "release", "targets", "settings"],
+    ),
     // diff reads through verify and renders its own Markdown, as verify does.
-    ("diff", &["cli", "report", "release", "targets"]),
+    ("diff", &["cli", "report", "release", "targets", "settings"]),
+    // Settings are resolved above the steps that use them and handed down as their own types.
+    (
+        "settings",
+        &["cli", "report", "release", "diff", "operator"],
+    ),
     ("release", &["cli", "report"]),
     ("report", &["cli"]),
 ];

@@ -11,6 +11,7 @@ mod common;
 mod completions;
 mod configmaps;
 mod diff;
+mod diff_cases;
 mod diff_templates;
 #[cfg(unix)] // the book's commands are POSIX shell (contributing.md, "Tests on macOS and Windows")
 mod docs_commands;
@@ -23,6 +24,7 @@ mod hostile_init;
 mod hostile_network;
 mod hostile_oci;
 mod hostile_origins;
+mod hostile_output;
 mod hostile_previous;
 mod hostile_secrets;
 mod hostile_yaml;

@@ -123,7 +123,13 @@ fn a_tag_that_is_no_version_is_refused_in_summary_outputs_and_json() {
     let outcome: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(outcome["status"], "refused");
     assert_eq!(outcome["error"]["stage"], "version");
-    assert_eq!(outcome["error"]["exit"], 1);
+    assert_eq!(outcome["error"]["exit_code"], 1);
+    assert_eq!(
+        outcome["error"].get("exit"),
+        None,
+        "`exit` was `exit_code` twice"
+    );
+    assert_eq!(outcome["schema_version"], 1);
     assert!(
         outcome["error"]["message"]
             .as_str()

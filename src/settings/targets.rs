@@ -1,31 +1,20 @@
-//! Where a release goes: the configuration's `targets:`, narrowed by `--target`, turned into the
-//! [`crate::targets`] requests that publish it, and the report form of a target's plan.
+//! Where a release goes: capkg.yaml's `targets:`, narrowed by `--target`, turned into the
+//! [`crate::targets`] requests that publish it.
 //!
 //! Publishing order is fixed: local, then OCI, then GitHub, then GitLab. A local repository is
 //! private to the machine; an OCI tag and a GitHub release stay invisible until their last step;
 //! a GitLab package has no drafts, so it goes last, when everything before it has worked.
-//!
-//! A dry run never touches the network: every target plans [`crate::targets::Reach::Offline`], the same plan
-//! code as a real run with the questions to the remote left out (the local target's plan reads
-//! only the file system, so it is complete). Files the remote was not asked about have no action
-//! and the reason "upload unless an identical file is there", with `remote_checked: false` and a
-//! note saying so. A real run plans every target against the remote before any of them writes
-//! anything.
 
 use std::path::Path;
 
-use serde::Serialize;
-
-use super::Error;
+use super::{Error, TargetSettings};
+use crate::config::Targets as TargetsConfig;
 use crate::targets::github::GitHubRequest;
 use crate::targets::gitlab::GitLabRequest;
 use crate::targets::local::LocalRequest;
 use crate::targets::oci::OciRequest;
-use crate::targets::{Action, Plan, ProviderDestination, TargetKind, TargetRequest};
-
-/// `targets:` of the configuration: the types `config` reads, under the names release uses (one
-/// owner for a target's capkg.yaml section).
-pub(crate) use crate::config::Targets as TargetsConfig;
+use crate::targets::{TargetKind, TargetRequest};
+use crate::verify;
 
 /// The targets to publish to: the configured ones, or those of `wanted`. A wanted target that
 /// is not configured is taken from CI variables when it can be (`GITHUB_REPOSITORY`,
@@ -73,6 +62,7 @@ pub(crate) fn choose(
                 .oci
                 .as_ref()
                 .map(|oci| TargetRequest::Oci(OciRequest::from(oci))),
+            #[cfg(test)]
             TargetKind::Memory => None,
         };
         match request {
@@ -87,70 +77,21 @@ pub(crate) fn choose(
     Ok(chosen)
 }
 
-/// One file in a [`TargetPlan`].
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct TargetFile {
-    pub name: String,
-    pub size: u64,
-    pub sha256: String,
-    pub url: String,
-    /// `upload`, `skip`, `replace`; `null` when the destination was not looked at.
-    pub action: Option<Action>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-/// What a target will do, as `capkg release` reports it: the target's [`Plan`], with no action
-/// for the files of an offline plan (a dry run).
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct TargetPlan {
-    pub target: TargetKind,
-    pub destination: String,
-    /// The first provider's URL.
-    pub clusterctl_url: String,
-    /// Every provider's URL.
-    pub providers: Vec<ProviderDestination>,
-    pub clusterctl_config: String,
-    /// Whether the destination was looked at.
-    pub remote_checked: bool,
-    pub steps: Vec<String>,
-    pub files: Vec<TargetFile>,
-    pub warnings: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-impl From<&Plan> for TargetPlan {
-    fn from(plan: &Plan) -> Self {
-        let d = &plan.destination;
-        let checked = plan.remote_checked;
-        Self {
-            target: d.target,
-            destination: d.destination.clone(),
-            clusterctl_url: d.clusterctl_url.clone(),
-            providers: d.providers.clone(),
-            clusterctl_config: d.clusterctl_config.clone(),
-            remote_checked: checked,
-            steps: plan.steps.clone(),
-            files: plan
-                .files
-                .iter()
-                .map(|f| TargetFile {
-                    name: f.name.clone(),
-                    size: f.size,
-                    sha256: f.sha256.clone(),
-                    url: f.url.clone(),
-                    action: checked.then_some(f.action),
-                    reason: f.reason.clone(),
-                })
-                .collect(),
-            warnings: d.warnings.clone(),
-            note: (!checked).then(|| {
-                "not compared with what the destination holds: a dry run makes no network requests; a real run compares every file before writing any"
-                    .to_string()
-            }),
-        }
-    }
+/// A target with how what it serves is read back: a GitHub target configured with its own API
+/// is read through it, every other target as the run reads.
+pub(crate) fn with_reading(
+    request: TargetRequest,
+    reading: &verify::Settings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<TargetSettings, Error> {
+    let reading = match &request {
+        TargetRequest::GitHub(GitHubRequest {
+            api_url: Some(api), ..
+        }) => verify::Settings::resolve(Some(api), env)
+            .map_err(|e| Error::Reading(std::sync::Arc::new(e)))?,
+        _ => reading.clone(),
+    };
+    Ok(TargetSettings { request, reading })
 }
 
 #[cfg(test)]

@@ -11,10 +11,15 @@
 //! target's) and `<target>-<label>-clusterctl-url`, `<target>-clusterctl-url` (first provider)
 //! and `<target>-url` (where the files went) per target, and `clusterctl-config` (multi-line,
 //! the first target's `providers:` entries, one per provider).
+//!
+//! Every text the summary quotes is escaped for Markdown as [`crate::escape`] says: names in
+//! code spans that no backtick can leave, other text without links, images or HTML, and each
+//! table cell one cell. Outputs are values for later steps, given as they are
+//! ([`crate::ci::output_lines`] keeps each one a value).
 
-use super::{Outcome, Status, TargetReport, TargetState};
-use crate::ci::table_cell;
 use crate::diagnostic::Severity;
+use crate::escape::{cell, code_span, inline};
+use crate::release::outcome::{Outcome, Status, TargetReport, TargetState};
 
 /// The most lint findings listed in a summary (GitHub caps a summary at 1 MiB).
 pub(crate) const MAX_DIAGNOSTIC_ROWS: usize = 200;
@@ -37,15 +42,17 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
     };
     md.push_str(&format!(
         "## {icon} capkg release {}: {status}\n\n",
-        outcome.version.as_deref().unwrap_or("(no version)")
+        inline(outcome.version.as_deref().unwrap_or("(no version)"))
     ));
     if let (Some(label), Some(provider)) = (&outcome.provider_label, &outcome.provider) {
         md.push_str(&format!(
-            "Provider `{label}` ({} `{}`)",
-            provider.provider_type, provider.name
+            "Provider {} ({} {})",
+            code_span(label),
+            provider.provider_type,
+            code_span(&provider.name)
         ));
         if let Some(source) = &outcome.version_source {
-            md.push_str(&format!(", version from `{source}`"));
+            md.push_str(&format!(", version from {}", code_span(source)));
         }
         md.push_str(".\n\n");
     } else if outcome.providers.len() > 1 {
@@ -54,22 +61,21 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             outcome
                 .providers
                 .iter()
-                .map(|p| format!("`{}`", p.label))
+                .map(|p| code_span(&p.label))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
         if let Some(source) = &outcome.version_source {
-            md.push_str(&format!(", version from `{source}`"));
+            md.push_str(&format!(", version from {}", code_span(source)));
         }
         md.push_str(".\n\n");
     }
     if let Some(error) = &outcome.error {
-        md.push_str(&format!(
-            "> **Error:** {}\n",
-            error.message.replace('\n', " ")
-        ));
+        // A quoted command's stderr, line by line, reads as one quoted paragraph.
+        let message = error.message.replace('\n', " ");
+        md.push_str(&format!("> **Error:** {}\n", inline(&message)));
         if let Some(hint) = &error.hint {
-            md.push_str(&format!(">\n> **Hint:** {hint}\n"));
+            md.push_str(&format!(">\n> **Hint:** {}\n", inline(hint)));
         }
         md.push('\n');
     }
@@ -83,9 +89,9 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                     .iter()
                     .map(|p| {
                         format!(
-                            "{}: `{}`",
-                            table_cell(&p.label),
-                            table_cell(&p.clusterctl_url)
+                            "{}: {}",
+                            cell(&inline(&p.label)),
+                            cell(&code_span(&p.clusterctl_url))
                         )
                     })
                     .collect::<Vec<_>>()
@@ -94,12 +100,12 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                 target
                     .clusterctl_url
                     .as_deref()
-                    .map_or_else(String::new, |u| format!("`{}`", table_cell(u)))
+                    .map_or_else(String::new, |u| cell(&code_span(u)))
             };
             md.push_str(&format!(
                 "| {} | {} | {urls} |\n",
                 target.target,
-                table_cell(&target_result(target)),
+                cell(&inline(&target_result(target))),
             ));
         }
         md.push('\n');
@@ -108,10 +114,11 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             .iter()
             .find_map(|t| t.plan.as_ref().map(|p| p.clusterctl_config.clone()))
         {
+            // capkg's own YAML, its values quoted: no line of it can close the fence.
             md.push_str(
                 "clusterctl configuration (`~/.config/cluster-api/clusterctl.yaml`):\n\n```yaml\n",
             );
-            md.push_str(&config);
+            md.push_str(&crate::escape::lines(&config, ""));
             md.push_str("```\n\n");
         }
     }
@@ -136,7 +143,11 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                     md.push('\n');
                 }
                 (None, Some(note)) => {
-                    md.push_str(&format!("- {target}: {}: {note}\n", upgrade.label));
+                    md.push_str(&format!(
+                        "- {target}: {}: {}\n",
+                        inline(&upgrade.label),
+                        inline(note)
+                    ));
                 }
                 (None, None) => {}
             }
@@ -148,10 +159,10 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
         md.push_str("### Files\n\n| file | size | SHA-256 |\n| --- | ---: | --- |\n");
         for file in &outcome.files {
             md.push_str(&format!(
-                "| `{}` | {} | `{}` |\n",
-                table_cell(&file.name),
+                "| {} | {} | {} |\n",
+                cell(&code_span(&file.name)),
                 file.size,
-                file.sha256
+                cell(&code_span(&file.sha256))
             ));
         }
         md.push('\n');
@@ -159,7 +170,11 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
 
     md.push_str("### Checks\n\n");
     if let Some(check) = &outcome.checks.version_series {
-        md.push_str(&format!("- {} {}\n", mark(check.ok), check.message));
+        md.push_str(&format!(
+            "- {} {}\n",
+            mark(check.ok),
+            inline(&check.message)
+        ));
     }
     let tags = &outcome.checks.tags;
     if tags.checked {
@@ -167,17 +182,17 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             md.push_str(&format!(
                 "- ✅ git tags: {} semantic-version tag(s), every one from series {} up has a release series\n",
                 tags.tags,
-                tags.from_series.as_deref().unwrap_or("-")
+                inline(tags.from_series.as_deref().unwrap_or("-"))
             ));
         } else {
             md.push_str(&format!(
                 "- ❌ git tags without a release series: {}\n",
-                tags.uncovered.join(", ")
+                inline(&tags.uncovered.join(", "))
             ));
         }
     }
     if let Some(note) = &tags.note {
-        md.push_str(&format!("- ℹ️ {note}\n"));
+        md.push_str(&format!("- ℹ️ {}\n", inline(note)));
     }
     md.push_str(&format!(
         "- {} lint: {} error(s), {} warning(s), {} info(s), {} waived\n\n",
@@ -206,8 +221,8 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                 "| {} | `{}` | {} | {} |\n",
                 shown,
                 d.rule,
-                table_cell(&place),
-                table_cell(&message)
+                cell(&inline(&place)),
+                cell(&inline(&message))
             ));
         }
         if outcome.diagnostics.len() > MAX_DIAGNOSTIC_ROWS {
@@ -233,7 +248,7 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
     if !warnings.is_empty() {
         md.push_str("### Warnings\n\n");
         for warning in warnings {
-            md.push_str(&format!("- {warning}\n"));
+            md.push_str(&format!("- {}\n", inline(warning)));
         }
         md.push('\n');
     }

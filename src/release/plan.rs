@@ -1,0 +1,321 @@
+//! The plan: everything decided before anything leaves the machine. [`plan`] assembles the
+//! release (once: its files' bytes and their parsed trees travel together from here to
+//! publishing), runs the checks that need no network (lint, the provider's identity, the
+//! release series, the git tags), and lays out the phases [`super::execute`] carries out: check
+//! the images, compare with the previous release at each target, publish to each target, verify
+//! what each serves. `--dry-run` prints this plan and runs it up to the first step that needs
+//! the network.
+
+use serde::Serialize;
+
+use super::assembly::{Assembled, Assembler};
+use super::error::Error;
+use super::tags::{self, GitTags, TagCheck};
+use crate::diagnostic::{Diagnostic, Summary};
+use crate::provider::ReleaseProvider;
+use crate::rules::{self, Waivers};
+use crate::settings::{ImageCheck, Previous, ResolvedVersion, Settings, TargetSettings};
+use crate::targets::{PublishFile, ReleaseDir, TargetKind};
+use crate::verify::{self, Check, ReadRelease, images_exist};
+
+/// Everything decided before publishing: the release, the checks, the phases.
+#[derive(Debug)]
+pub(crate) struct ReleasePlan {
+    pub version: ResolvedVersion,
+    /// The files as they will be published.
+    pub files: Vec<PublishFile>,
+    /// The release as publish sees it; `None` when its files do not make one (see `blockers`).
+    pub release: Option<ReleaseDir>,
+    /// Each provider's part of the release, parsed once at assembly: what the checks read and
+    /// what the previous release is compared with.
+    pub parts: Vec<ReadRelease>,
+    /// Lint's findings, waived.
+    pub diagnostics: Vec<Diagnostic>,
+    pub version_series: Option<Check>,
+    pub tags: TagCheck,
+    /// Where it goes, in publishing order, each with how it is read back. Public so that tests
+    /// can point a plan elsewhere.
+    pub destinations: Vec<TargetSettings>,
+    /// How releases are read: the images' registries, the previous release, the published one.
+    pub reading: verify::Settings,
+    /// What stops the release before anything is written.
+    pub blockers: Vec<Error>,
+    /// `lint: allow:`, applied to what the comparison and verify find too.
+    pub waivers: Waivers,
+    pub warnings: Vec<String>,
+    /// The images the components name, looked up before publishing ([`images_exist`]).
+    pub images: Vec<images_exist::ImageUse>,
+    /// Whether the images are looked up.
+    pub image_check: ImageCheck,
+    /// The release to compare with, at each target.
+    pub previous: Previous,
+}
+
+impl ReleasePlan {
+    pub(crate) fn is_blocked(&self) -> bool {
+        !self.blockers.is_empty()
+    }
+
+    /// The phases, in the order they run, as `--dry-run` shows them.
+    pub(crate) fn phases(&self) -> Vec<Phase> {
+        let kinds: Vec<TargetKind> = self.destinations.iter().map(TargetSettings::kind).collect();
+        let names = kinds
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let lint = Summary::of(&self.diagnostics, self.parts_files());
+        // A local repository is on this machine; every other target is behind the network.
+        let remote = kinds.iter().any(|kind| *kind != TargetKind::Local);
+        let mut phases = vec![
+            Phase {
+                phase: PhaseKind::Assemble,
+                network: false,
+                what: format!(
+                    "{} files of {} for {}",
+                    self.files.len(),
+                    self.labels(),
+                    self.version.version
+                ),
+            },
+            Phase {
+                phase: PhaseKind::Check,
+                network: false,
+                what: format!(
+                    "lint ({} error(s), {} warning(s)), the release series, the git tags",
+                    lint.errors, lint.warnings
+                ),
+            },
+        ];
+        if let ImageCheck::On = self.image_check {
+            phases.push(Phase {
+                phase: PhaseKind::Check,
+                network: true,
+                what: format!("{} image(s) exist in their registries", self.images.len()),
+            });
+        }
+        phases.push(Phase {
+            phase: PhaseKind::Publish,
+            network: remote,
+            what: format!("plan at each target ({names}): what it holds, what to upload"),
+        });
+        phases.push(Phase {
+            phase: PhaseKind::Compare,
+            network: remote,
+            what: match &self.previous {
+                Previous::Skip => "nothing (`--previous none`)".to_string(),
+                Previous::Newest => {
+                    format!("with the newest older release at each target ({names})")
+                }
+                Previous::Given(given) => format!("with `{given}` at each target ({names})"),
+            },
+        });
+        phases.push(Phase {
+            phase: PhaseKind::Publish,
+            network: remote,
+            what: format!(
+                "upload, read back and make visible, one target after the other ({names})"
+            ),
+        });
+        phases.push(Phase {
+            phase: PhaseKind::Verify,
+            network: remote,
+            what: "read each target's release as clusterctl (or the operator) reads it".to_string(),
+        });
+        phases
+    }
+
+    fn labels(&self) -> String {
+        match &self.release {
+            Some(release) => release.provider_labels(),
+            None => "the release".to_string(),
+        }
+    }
+
+    /// The release files lint read.
+    fn parts_files(&self) -> usize {
+        self.files.iter().filter(|f| f.role.is_some()).count()
+    }
+}
+
+/// A step of the release, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum PhaseKind {
+    Assemble,
+    Check,
+    Compare,
+    Publish,
+    Verify,
+}
+
+impl std::fmt::Display for PhaseKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PhaseKind::Assemble => "assemble",
+            PhaseKind::Check => "check",
+            PhaseKind::Compare => "compare",
+            PhaseKind::Publish => "publish",
+            PhaseKind::Verify => "verify",
+        })
+    }
+}
+
+/// One phase of the plan as `--dry-run` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Phase {
+    pub phase: PhaseKind,
+    /// What it does.
+    pub what: String,
+    /// Whether it needs the network (a dry run stops before it).
+    pub network: bool,
+}
+
+/// Assembles the release and makes every decision that needs no network: nothing is written
+/// but the release for reading findings ([`super::assembly`]).
+pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<ReleasePlan, Error> {
+    let version = settings
+        .version
+        .clone()
+        .ok_or(crate::settings::Error::NoVersion)?;
+    let reading = settings.reading.clone();
+    let assembled = assembler.assemble(settings)?;
+    let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
+    warnings.extend(assembled.findings_note.clone());
+    let Assembled {
+        files: release_files,
+        mut diagnostics,
+        providers,
+        parts,
+        findings_note: _,
+    } = assembled;
+    let waivers = settings.waivers.clone();
+    waivers.apply(&mut diagnostics);
+
+    let mut blockers = Vec::new();
+    let summary = Summary::of(&diagnostics, release_files.len());
+    if summary.errors > 0 {
+        blockers.push(Error::LintErrors {
+            errors: summary.errors,
+            warnings: summary.warnings,
+        });
+    }
+
+    let label = labels(&providers, &parts);
+    // Every part holds the release's one `metadata.yaml`.
+    let with_metadata = parts.iter().find(|p| p.release.metadata().is_some());
+    let metadata = with_metadata.and_then(|p| p.release.metadata());
+    let version_series = with_metadata
+        .map(|part| verify::series_check(&part.release, &version.version, label.as_deref()));
+    if let Some(check) = version_series.as_ref().filter(|c| !c.ok) {
+        blockers.push(Error::VersionNotCovered {
+            version: version.version.to_string(),
+            message: check.message.clone(),
+        });
+    }
+
+    let series = metadata.filter(|m| m.yaml.errors.is_empty()).map(|m| {
+        rules::release_series(m)
+            .iter()
+            .filter_map(|s| {
+                let (major, minor) = s.major_minor()?;
+                Some(tags::Series {
+                    major: u64::try_from(major).ok()?,
+                    minor: u64::try_from(minor).ok()?,
+                    contract: s.contract.map(str::to_string),
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    let tags = tag_check(settings, series.as_deref(), &version)?;
+    if !tags.uncovered.is_empty() {
+        blockers.push(Error::TagsNotCovered {
+            series: tags::missing_series(&tags.uncovered),
+            tags: tags.uncovered.clone(),
+        });
+    }
+
+    let release = ReleaseDir::with_providers(
+        &settings.root,
+        version.version.clone(),
+        providers,
+        release_files.clone(),
+        Vec::new(),
+    );
+    let release = match release {
+        Ok(release) => Some(release),
+        Err(err) => {
+            // Lint has said why already when it found errors.
+            if summary.errors == 0 {
+                blockers.push(Error::Release(err.into()));
+            }
+            None
+        }
+    };
+    let images = images_exist::image_uses(&parts.iter().map(|p| &p.release).collect::<Vec<_>>());
+    Ok(ReleasePlan {
+        version,
+        files: release_files,
+        release,
+        parts,
+        diagnostics,
+        version_series,
+        tags,
+        destinations: settings.targets.clone(),
+        reading,
+        blockers,
+        waivers,
+        warnings,
+        images,
+        image_check: settings.images.clone(),
+        previous: settings.previous.clone(),
+    })
+}
+
+/// The provider label the series check names: the one provider's, or every provider's.
+fn labels(providers: &[ReleaseProvider], parts: &[ReadRelease]) -> Option<String> {
+    match (providers, parts) {
+        ([], [part]) | ([_], [part]) => rules::Context::new(&part.release, &part.options)
+            .provider
+            .label(),
+        _ => Some(
+            providers
+                .iter()
+                .map(ReleaseProvider::label)
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    }
+}
+
+/// Every git tag `clusterctl upgrade plan` will ask about has a release series, in a git
+/// checkout.
+fn tag_check(
+    settings: &Settings,
+    series: Option<&[tags::Series]>,
+    version: &ResolvedVersion,
+) -> Result<TagCheck, Error> {
+    let Some(series) = series else {
+        return Ok(TagCheck {
+            note: Some("no readable metadata.yaml: tags were not checked".into()),
+            ..TagCheck::default()
+        });
+    };
+    Ok(match tags::git_tags(&settings.root)? {
+        GitTags::NotACheckout { reason } => TagCheck {
+            note: Some(format!("not a git checkout, tags not checked: {reason}")),
+            ..TagCheck::default()
+        },
+        GitTags::Tags { tags, shallow } => {
+            let mut check = tags::check(&tags, series, &version.version);
+            if shallow {
+                let note = "the checkout is shallow, so tags may be missing (with actions/checkout use `fetch-depth: 0`)";
+                check.note = Some(match check.note.take() {
+                    Some(other) => format!("{note}; {other}"),
+                    None => note.to_string(),
+                });
+            }
+            check
+        }
+    })
+}
