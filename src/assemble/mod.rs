@@ -9,7 +9,7 @@
 //!    [`AssembledRelease`] holds every file's name and bytes, each provider's part as lint loaded
 //!    it, and the findings (before waivers: the command's report applies them); nothing is
 //!    written.
-//! 2. [`AssembledRelease::write`] writes the folder atomically ([`write`]) and refuses when the lint
+//! 2. [`AssembledRelease::write`] writes the folder atomically ([`write`](mod@write)) and refuses when the lint
 //!    found an error.
 //!
 //! [`clusterctl`] is the other half of the story: what clusterctl itself does to these files at
@@ -210,7 +210,7 @@ impl AssembledRelease {
     }
 
     /// Writes the release as assembled to `dir` when any of `diagnostics` names one of its files
-    /// in `shown_in` (where [`plan`] names files that are not copied under their own name), so
+    /// in `shown_in` (where [`build`] names files that are not copied under their own name), so
     /// that the file and line a finding names can be opened; with `dir` other than `shown_in`,
     /// those findings are renamed to name the files in `dir`. `None` when every finding names a
     /// source file (or none). The same mechanism serves `release`, which builds in memory, and

@@ -1,7 +1,8 @@
 //! `capkg release`: tag -> assemble -> lint -> publish -> verify, for CI.
 //!
-//! Turns flags and the environment into a [`ReleaseRequest`], runs [`release::plan`] and then
-//! [`release::dry_run`] or [`release::publish_after_checks`], and reports the [`Outcome`]:
+//! Resolves flags, capkg.yaml and the environment into [`settings`], plans the release
+//! ([`release::plan()`]), carries the plan out ([`release::execute()`], dry or real), and reports the
+//! [`Outcome`]:
 //!
 //! - stdout: the JSON object (`--format json`), or text: lint findings (annotations in GitHub
 //!   Actions, within GitHub's caps), checks, each target's plan or result, warnings, a verdict;

@@ -4,13 +4,13 @@
 //! The command resolves its [`crate::settings::Settings`] (capkg.yaml, flags and environment:
 //! the version, the targets, the previous release, the waivers), then:
 //!
-//! 1. **Plan** ([`plan`]), offline: **assemble** the release in memory ([`assembly`]: each
+//! 1. **Plan** ([`plan()`]), offline: **assemble** the release in memory ([`assembly`]: each
 //!    file's bytes and its parsed tree, kept together from here to publishing) and **check**
 //!    what needs no network: lint (every rule, for this version; waivers applied), the
 //!    provider's identity (in assembly), `metadata.yaml` has a series for the version, and — in
 //!    a git checkout — every tag `clusterctl upgrade plan` will ask about has one ([`tags`]).
 //!    The plan lists the phases that follow ([`plan::ReleasePlan::phases`]).
-//! 2. **Execute** ([`execute`]), the phases in order: check that every image exists; plan at
+//! 2. **Execute** ([`execute()`]), the phases in order: check that every image exists; plan at
 //!    every target (each looks at its destination and decides per file; a conflict stops the
 //!    run); **compare** each provider with the release before it at each target ([`compare`]:
 //!    the target says where its earlier releases are); **publish** to each target in turn

@@ -1,5 +1,5 @@
 //! The record of a run: what `capkg release --format json` prints, what the CI summary and
-//! outputs are made of ([`super::summary`]), and how a stopped run says what is done, what is
+//! outputs are made of ([`crate::report::release`]), and how a stopped run says what is done, what is
 //! not, and what a re-run does.
 
 use serde::{Serialize, Serializer};

@@ -1,7 +1,7 @@
 //! The plan: everything decided before anything leaves the machine. [`plan`] assembles the
 //! release (once: its files' bytes and their parsed trees travel together from here to
 //! publishing), runs the checks that need no network (lint, the provider's identity, the
-//! release series, the git tags), and lays out the phases [`super::execute`] carries out: check
+//! release series, the git tags), and lays out the phases [`super::execute()`] carries out: check
 //! the images, compare with the previous release at each target, publish to each target, verify
 //! what each serves. `--dry-run` prints this plan and runs it up to the first step that needs
 //! the network.
