@@ -495,7 +495,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+    #[cfg_attr(
+        windows,
+        ignore = "Windows gap: paths shown and matched with backslashes"
+    )]
     fn missing() {
         let components = "kind: Namespace\nmetadata:\n  name: a\n";
         let found = check_files(&MISSING, &[("core-components.yaml", components)]);

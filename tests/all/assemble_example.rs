@@ -166,7 +166,10 @@ fn an_unknown_field_is_exit_2_with_its_position() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn lint_errors_refuse_and_write_nothing() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("out");

@@ -199,7 +199,10 @@ const TABLE: &[Row] = &[
 ];
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn clusterctl_messages_come_first() {
     let mut failures = Vec::new();
     for row in TABLE {

@@ -112,7 +112,10 @@ fn a_release_against_itself_has_no_changes() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn an_unserved_version_is_an_error_with_its_place_and_the_version_change() {
     let pair = Pair::new(unserve_v1beta1);
     let output = pair.diff(&["--format", "json"]);

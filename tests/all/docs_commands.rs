@@ -279,7 +279,11 @@ fn sources() -> Vec<PathBuf> {
 /// `to/testdata/`, without what runs of capkg write there.
 fn copy_testdata(to: &Path, extra: &[String]) {
     let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    for example in EXAMPLES.iter().copied().chain(extra.iter().map(String::as_str)) {
+    for example in EXAMPLES
+        .iter()
+        .copied()
+        .chain(extra.iter().map(String::as_str))
+    {
         let from = testdata.join(example);
         for entry in walkdir::WalkDir::new(&from) {
             let entry = entry.unwrap();
@@ -406,8 +410,7 @@ fn the_marked_commands_of_readme_and_the_book_exit_as_marked() {
     let quick_start = "cargo run --release -- release --config testdata/example-provider/capkg.yaml --target local";
     assert!(
         blocks.iter().any(|b| b.at.starts_with("README.md:")
-            && b
-                .commands
+            && b.commands
                 .iter()
                 .any(|c| c.line == quick_start && c.exit == Some(0))),
         "README's quick start is not a marked block that runs `{quick_start}`"

@@ -107,7 +107,10 @@ fn a_fifo_in_a_release_folder_is_refused_without_hanging() {
     let out = root.path().join("out");
     write_release(&out, &release_files());
     let fifo = out.join("cluster-template-pipe.yaml");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(made.success());
     let output = publish_local(&out, &root.path().join("repo"));
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
@@ -202,7 +205,10 @@ fn a_symlinked_source_outside_the_repository_is_an_error() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: a command's children outlive its timeout")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: a command's children outlive its timeout"
+)]
 fn a_command_that_hangs_is_stopped_at_its_timeout() {
     let project = example_with_components("  command: \"sleep 60 & sleep 60\"\n  timeout: 1s\n");
     let started = std::time::Instant::now();

@@ -118,7 +118,10 @@ fn add_previous(provider: &Provider, previous: &str) {
 /// and never go to another registry. evil.example is a real registry here (behind the front),
 /// so the comparison is made, anonymously, and the report says so.
 #[test]
-#[cfg_attr(not(target_os = "linux"), ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only")]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only"
+)]
 fn an_oci_previous_on_another_registry_gets_no_oci_login() {
     let front = TlsFront::start();
     let evil = LocalRegistry::start(false);
@@ -203,7 +206,10 @@ fn challenging(_request: &Incoming) -> Reply {
 }
 
 #[test]
-#[cfg_attr(not(target_os = "linux"), ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only")]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only"
+)]
 fn an_oci_previous_on_another_registry_never_gets_basic_credentials_for_its_realm() {
     let front = TlsFront::start();
     let (evil, _) = answering(challenging);
@@ -277,7 +283,10 @@ impl TwoGitLabs {
 }
 
 #[test]
-#[cfg_attr(not(target_os = "linux"), ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only")]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only"
+)]
 fn a_gitlab_previous_on_another_instance_gets_no_token() {
     let gitlabs = TwoGitLabs::start();
     let provider = Provider::new("  gitlab:\n    package: infrastructure-azure\n", METADATA);
@@ -362,7 +371,10 @@ fn public_packages(request: &Incoming) -> Reply {
 }
 
 #[test]
-#[cfg_attr(not(target_os = "linux"), ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only")]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only"
+)]
 fn diff_sends_a_job_token_only_to_ci_api_v4_urls_gitlab() {
     let gitlabs = TwoGitLabs::start();
     let (public, _) = answering(public_packages);
@@ -466,7 +478,10 @@ fn verify_latest(api: &str, front: Option<&TlsFront>, extra: &[&str]) -> Output 
 }
 
 #[test]
-#[cfg_attr(not(target_os = "linux"), ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only")]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "the test CA reaches capkg through SSL_CERT_FILE, read on Linux only"
+)]
 fn a_release_lists_next_page_on_loopback_is_not_requested() {
     let front = TlsFront::start();
     let fake = FakeGitHub::start();

@@ -584,7 +584,10 @@ fn rules_say_how_to_waive() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn the_release_summary_counts_waivers_and_urls_have_no_dot_dot() {
     let dir = provider(
         "gcr.io/capx/manager:latest",

@@ -105,7 +105,10 @@ fn corpus_findings_are_the_known_real_defects() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn version_without_a_series_is_an_error_naming_the_series() {
     let dir = corpus().join("ipam-in-cluster");
     let (code, report) = lint_json(&[dir.to_str().unwrap(), "--version", "v9.1.0"]);

@@ -342,7 +342,10 @@ fn the_webhook_wiring_is_followed_to_the_certificate_and_the_pods() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn an_unsubstituted_kustomize_var_is_an_error_in_lint_and_in_assemble() {
     // CAPT's release: `capt-system/$(CERTIFICATE_NAME)`.
     let dir = copy("capt", &[]);
@@ -369,7 +372,10 @@ fn an_unsubstituted_kustomize_var_is_an_error_in_lint_and_in_assemble() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn a_var_the_transformation_rewrites_is_still_reported_by_assemble() {
     let dir = copy(
         "capt",
@@ -407,7 +413,10 @@ fn a_var_the_transformation_rewrites_is_still_reported_by_assemble() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn a_value_copied_from_the_development_image_is_reported_after_pinning() {
     let dir = copy("capz", &[]);
     let output = run(

@@ -37,7 +37,10 @@ fn required_variables(template: &Path) -> Vec<String> {
 const TARGET: &str = "render-target";
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn every_corpus_template_renders_into_the_target_namespace() {
     let corpus = corpus();
     let mut templates: Vec<PathBuf> = Vec::new();

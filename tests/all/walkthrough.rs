@@ -102,7 +102,10 @@ fn lint_in_a_sub_folder_honours_the_waivers() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn a_yaml_error_in_components_files_names_its_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".git")).unwrap();
@@ -179,7 +182,10 @@ fn assemble_takes_the_ci_tag_before_version_and_says_so() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn release_findings_name_files_that_exist() {
     // `release` assembles in memory: its findings named `out/infrastructure-components.yaml`,
     // which nothing wrote.

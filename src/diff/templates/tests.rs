@@ -112,7 +112,10 @@ fn the_same_templates_have_no_changes() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "Windows gap: paths shown and matched with backslashes")]
+#[cfg_attr(
+    windows,
+    ignore = "Windows gap: paths shown and matched with backslashes"
+)]
 fn a_removed_flavor_warns_on_the_missing_file_and_an_added_one_is_listed() {
     let r = report(
         &[
