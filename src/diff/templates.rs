@@ -22,7 +22,6 @@ use crate::subst::{self, Values};
 use crate::verify::ReadRelease;
 use crate::yaml::Span;
 
-
 /// One provider's templates and ClusterClass files, old against new.
 pub(crate) fn compare(old: &ReadRelease, new: &ReadRelease, sink: &mut Sink) {
     if !compared_here(new) {
