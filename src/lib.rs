@@ -31,7 +31,9 @@
 //! - [`rules`]: the lint rules, one file per area, in one registry.
 //!
 //! Transform:
-//! - [`assemble`]: builds a release directory from the maintainer's sources; `init`'s scaffold.
+//! - [`assemble`]: builds a release directory from the maintainer's sources.
+//! - [`init`]: `capkg init`: reads a provider repository (Makefile, kustomize, workflows, remotes)
+//!   and renders the `capkg.yaml` and CI files that fit it.
 //! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps, OCI layers).
 //!
 //! Publish and read back:
@@ -63,6 +65,7 @@ pub(crate) mod forge;
 pub(crate) mod go_sort;
 pub(crate) mod go_unicode;
 pub(crate) mod image_ref;
+pub mod init;
 pub mod k8s;
 pub mod operator;
 pub mod provider;

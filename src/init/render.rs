@@ -12,9 +12,9 @@ use std::path::PathBuf;
 
 use super::{Detected, Forge, GITHUB_WORKFLOW_PATH, GITLAB_JOB_PATH, OUTPUT_DIR, Provider};
 
-const CAPKG_YAML: &str = include_str!("../../../templates/capkg.yaml");
-const GITHUB_WORKFLOW: &str = include_str!("../../../templates/github-release.yaml");
-const GITLAB_JOB: &str = include_str!("../../../templates/gitlab-ci.yml");
+const CAPKG_YAML: &str = include_str!("../../templates/capkg.yaml");
+const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-release.yaml");
+const GITLAB_JOB: &str = include_str!("../../templates/gitlab-ci.yml");
 
 /// The commit of capkg's repository its release `v{version}` was built from, when this build
 /// knew it (`build.rs`): the CI files pin capkg's action to it.
