@@ -17,6 +17,7 @@ use clap::Args;
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::escape;
 use crate::init;
+use crate::init::gitignore::{IGNORED_DIRS, gitignore_with_output};
 use crate::init::repository::Repository;
 use crate::report::{Format, json};
 
@@ -138,8 +139,7 @@ fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
     let relative = Path::new(".gitignore");
     let by_hand = format!(
         "add /{}/ and /{}/ to it yourself if git should ignore the release folders",
-        init::IGNORED_DIRS[0],
-        init::IGNORED_DIRS[1]
+        IGNORED_DIRS[0], IGNORED_DIRS[1]
     );
     let existing = match std::fs::symlink_metadata(repo.root().join(relative)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -163,7 +163,7 @@ fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
             }
         },
     };
-    match init::gitignore_with_output(existing.as_deref()) {
+    match gitignore_with_output(existing.as_deref()) {
         Some((text, added)) => {
             repo.write(relative, text.as_bytes())
                 .map_err(CommandError::from_classified)?;
@@ -172,8 +172,7 @@ fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
         }
         None => Ok(format!(
             ".gitignore already ignores {}/ and {}/",
-            init::IGNORED_DIRS[0],
-            init::IGNORED_DIRS[1]
+            IGNORED_DIRS[0], IGNORED_DIRS[1]
         )),
     }
 }
