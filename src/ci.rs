@@ -216,9 +216,9 @@ pub(crate) fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Resul
     append(path, "GITHUB_OUTPUT", &text)
 }
 
-/// Appends `text`, every known token removed ([`crate::forge::http::redact`]).
+/// Appends `text`, every known token removed ([`crate::forge::secret::redact`]).
 fn append(path: &Path, variable: &'static str, text: &str) -> Result<(), WriteError> {
-    let text = &crate::forge::http::redact(text);
+    let text = &crate::forge::secret::redact(text);
     let error = |source| WriteError {
         path: path.to_path_buf(),
         variable,

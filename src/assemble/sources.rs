@@ -607,7 +607,7 @@ fn stderr_excerpt(pipe: impl Read, keep: usize) -> String {
     // excerpt is cut (which then only cuts redacted text).
     let spare = keep;
     let (raw, cut) = read_tail(pipe, keep + spare);
-    let mut text = crate::forge::http::redact(&String::from_utf8_lossy(&raw));
+    let mut text = crate::forge::secret::redact(&String::from_utf8_lossy(&raw));
     if cut {
         let mut through = text
             .bytes()
@@ -858,7 +858,7 @@ mod tests {
     #[test]
     fn no_cut_leaves_part_of_a_token() {
         let token = "ghp_CUTsplit0123456789abcdef";
-        let _ = crate::forge::http::Secret::new(token);
+        let _ = crate::forge::secret::Secret::new(token);
         // The token four characters before the excerpt's start, then on one long line, in
         // several places relative to the cut.
         for before_cut in [1, 4, token.len() - 1] {

@@ -306,7 +306,7 @@ impl Progress for LogProgress {
             } => format!("read back {name}"),
             _ => return,
         };
-        let line = crate::forge::http::redact(&line);
+        let line = crate::forge::secret::redact(&line);
         let _ = writeln!(super::stderr(), "{}", escape::text(&line));
     }
 }

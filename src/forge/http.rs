@@ -34,516 +34,25 @@
 //!   the token redacted) and the headers, for the forge module to explain.
 //!
 //! Time comes from a [`Clock`] passed in, so tests can run rate-limit scenarios without waiting.
-//! Tokens live in [`Secret`], whose `Debug` is redacted and which has no `Display`.
+//! Tokens live in [`super::secret::Secret`], whose `Debug` is redacted and which has no `Display`;
+//! a [`Credential`] binds one to the origins it may go to.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 
+use super::clock::Clock;
+use super::credential::Credential;
+use super::policy::RetryPolicy;
 use super::progress::{Event, Progress};
-
-/// A boxed future, so that [`crate::targets::Target`] can be used as a trait object.
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// The time source and the sleeper, passed in so tests control time.
-pub(crate) trait Clock: Send + Sync {
-    fn now(&self) -> SystemTime;
-    fn sleep(&self, duration: Duration) -> BoxFuture<'static, ()>;
-}
-
-/// Real time, with tokio's timer.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> SystemTime {
-        SystemTime::now()
-    }
-
-    fn sleep(&self, duration: Duration) -> BoxFuture<'static, ()> {
-        Box::pin(tokio::time::sleep(duration))
-    }
-}
-
-/// How hard to try, and how long to wait.
-#[derive(Debug, Clone)]
-pub struct RetryPolicy {
-    /// Tries per call, the first included, for retryable failures (5xx, cut connections, rate
-    /// limits).
-    pub attempts: u32,
-    /// The first backoff after a 5xx or a cut connection; it doubles on each further failure.
-    pub first_backoff: Duration,
-    /// The longest backoff.
-    pub max_backoff: Duration,
-    /// The longest single wait capkg accepts. A server that asks for more (an hour until the
-    /// primary rate limit resets) makes the call fail at once, saying how long it asked for.
-    pub max_wait: Duration,
-    /// The wait after a rate limit that names no time (GitHub: "at least one minute").
-    pub unsignalled_rate_limit_wait: Duration,
-    /// How many reads (read-back downloads, existence checks) run at once.
-    pub read_concurrency: usize,
-    /// The longest one try of a request may take, from connecting to the last byte of the
-    /// answer (`--http-timeout`).
-    pub timeout: Duration,
-    /// The slowest transfer accepted, in bytes per second, judged over every
-    /// [`RetryPolicy::rate_window`] while a body is moving (`--min-transfer-rate`; 0: no check).
-    pub min_rate: u64,
-    /// The window the transfer rate is judged over.
-    pub rate_window: Duration,
-    /// The largest answer body capkg reads; a larger one is refused, unread when the server
-    /// announces its length (`--max-download`). `verify oci://` holds an artifact's layers to
-    /// it in all, not each.
-    pub max_download: u64,
-    /// The most layers `verify oci://` reads from one artifact (`--max-layers`).
-    pub max_layers: usize,
-    /// The most pages capkg reads of one list: releases, packages, tags (`--max-list-pages`;
-    /// [`super::pages`] holds a list to `max_download` bytes in all too).
-    pub max_list_pages: usize,
-    /// The time every image lookup of one check shares (`--images-timeout`).
-    pub images_deadline: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            attempts: 5,
-            first_backoff: Duration::from_secs(1),
-            max_backoff: Duration::from_secs(30),
-            max_wait: Duration::from_secs(600),
-            unsignalled_rate_limit_wait: Duration::from_secs(60),
-            read_concurrency: 8,
-            timeout: DEFAULT_TIMEOUT,
-            min_rate: DEFAULT_MIN_RATE,
-            rate_window: Duration::from_secs(30),
-            max_download: DEFAULT_MAX_DOWNLOAD,
-            max_layers: DEFAULT_MAX_LAYERS,
-            max_list_pages: super::pages::DEFAULT_MAX_LIST_PAGES,
-            images_deadline: DEFAULT_IMAGES_DEADLINE,
-        }
-    }
-}
-
-/// Ten minutes: a 100 MB upload needs 170 KB/s, far below what GitHub and GitLab runners get.
-pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
-/// 1 KiB/s, i.e. 30 KiB per 30 s window: only a stalled or trickling connection is this slow.
-pub(crate) const DEFAULT_MIN_RATE: u64 = 1024;
-/// 256 MiB: far above any release file clusterctl reads, far below a runner's memory.
-pub(crate) const DEFAULT_MAX_DOWNLOAD: u64 = 256 * 1024 * 1024;
-/// 64: capkg's artifacts have a few layers per provider plus the templates; the operator reads
-/// every layer into memory.
-pub(crate) const DEFAULT_MAX_LAYERS: usize = 64;
-/// One minute for all of a release's image lookups: a healthy registry answers in well under a
-/// second, and a stalled one must not hold a release for the connection timeouts.
-pub(crate) const DEFAULT_IMAGES_DEADLINE: Duration = Duration::from_secs(60);
-
-impl RetryPolicy {
-    /// The backoff before try `attempt + 1` (`attempt` counts from 1).
-    pub fn backoff(&self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
-        self.first_backoff
-            .saturating_mul(factor)
-            .min(self.max_backoff)
-            .min(self.max_wait)
-    }
-}
-
-/// A token. `Debug` never shows it and there is no `Display`; [`Secret::redact`] removes it
-/// (and its usual encodings) from text that came back from a server. Every secret made is also
-/// remembered for [`redact`], so text from anywhere in the process can be cleaned.
-#[derive(Clone)]
-pub(crate) struct Secret(String);
-
-/// The one list [`redact`] removes: every secret this process has read, whoever read it.
-static KNOWN_SECRETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-/// The variables capkg and the tools around it read secrets from; [`redact`] removes their
-/// values even when capkg has not read them yet (a components command runs before a login is
-/// resolved, say).
-pub(crate) const TOKEN_VARIABLES: &[&str] = &[
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "GITLAB_TOKEN",
-    "GITLAB_ACCESS_TOKEN",
-    "CI_JOB_TOKEN",
-    "CI_REGISTRY_PASSWORD",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-    "OCI_PASSWORD",
-    "OCI_ACCESS_TOKEN",
-];
-
-impl Secret {
-    /// `None` for an empty value (an unset CI variable is often set to "").
-    pub(crate) fn new(value: impl Into<String>) -> Option<Secret> {
-        let value = value.into();
-        let trimmed = value.trim();
-        if trimmed.is_empty() {
-            return None;
-        }
-        remember(trimmed);
-        Some(Secret(trimmed.to_string()))
-    }
-
-    pub(crate) fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// `text` with every occurrence of the token, percent-encoded or inside base64 (`Bearer T`,
-    /// `user:T`, `x-access-token:T`, `oauth2:T`, any prefix), replaced by `[redacted]`.
-    pub(crate) fn redact(&self, text: &str) -> String {
-        redact_token(&self.0, text)
-    }
-}
-
-/// Adds a secret that is not kept as a [`Secret`] (a Docker config's base64 `auth`, say) to
-/// the list [`redact`] removes. Blank values are ignored.
-pub(crate) fn remember(value: &str) {
-    let value = value.trim();
-    if value.is_empty() {
-        return;
-    }
-    if let Ok(mut known) = KNOWN_SECRETS.lock()
-        && !known.iter().any(|k| k == value)
-    {
-        known.push(value.to_string());
-    }
-}
-
-/// `text` with every secret this process knows removed, in plain, percent-encoded and base64
-/// forms: each one read so far ([`Secret::new`], [`remember`]), the values of
-/// [`TOKEN_VARIABLES`], and the logins of the Docker config file ([`docker_config_file`]), which
-/// join the list on the first call whether or not a registry was contacted yet.
-/// Call it on any text that may hold a token before it is printed, written or cut: errors,
-/// logs, JSON, CI summaries, a subprocess's output. Values shorter than [`MIN_TOKEN`]
-/// characters are left alone here (they would match ordinary words; no forge issues tokens
-/// that short); [`Secret::redact`] removes its own token whatever its length.
-pub(crate) fn redact(text: &str) -> String {
-    remember_environment();
-    let mut tokens: Vec<String> = KNOWN_SECRETS
-        .lock()
-        .map(|known| known.clone())
-        .unwrap_or_default();
-    tokens.retain(|t| t.chars().count() >= MIN_TOKEN);
-    // Longer tokens first, so a token that contains another is removed whole.
-    tokens.sort_by_key(|t| std::cmp::Reverse(t.len()));
-    let mut out = text.to_string();
-    for token in &tokens {
-        out = redact_token(token, &out);
-    }
-    out
-}
-
-/// Puts the environment's secrets on the list: the variables on every call (cheap, and a
-/// variable set later still counts), the Docker config file once.
-fn remember_environment() {
-    static DOCKER_CONFIG_READ: std::sync::Once = std::sync::Once::new();
-    for name in TOKEN_VARIABLES {
-        if let Ok(value) = std::env::var(name) {
-            remember(&value);
-        }
-    }
-    DOCKER_CONFIG_READ.call_once(|| {
-        let env = |name: &str| std::env::var(name).ok();
-        if let Some(path) = docker_config_file(&env) {
-            for secret in docker_config_secrets(&path) {
-                remember(&secret);
-            }
-        }
-        // GitLab CI's Docker config, given as a variable's text.
-        if let Some(text) = env("DOCKER_AUTH_CONFIG") {
-            for secret in docker_auths_secrets(&text) {
-                remember(&secret);
-            }
-        }
-    });
-}
-
-/// The Docker config file: `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`.
-/// (`DOCKER_AUTH_CONFIG`, the same text in a variable, joins the list too.)
-pub(crate) fn docker_config_file(
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Option<std::path::PathBuf> {
-    let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-    match non_empty("DOCKER_CONFIG") {
-        Some(dir) => Some(std::path::Path::new(&dir).join("config.json")),
-        None => {
-            non_empty("HOME").map(|home| std::path::Path::new(&home).join(".docker/config.json"))
-        }
-    }
-}
-
-/// Largest Docker config file capkg reads: a real one is a few kilobytes.
-const DOCKER_CONFIG_LIMIT: u64 = 4 * 1024 * 1024;
-
-/// The text of a Docker config file, `None` when there is none. It must be a regular file (a
-/// link to one is fine: mounted secrets are links) of at most 4 MiB, opened without blocking so
-/// that a FIFO put there cannot hang the run. Logins ([`super::login`]) and redaction read it
-/// through here.
-pub(crate) fn read_docker_config(path: &std::path::Path) -> std::io::Result<Option<String>> {
-    use std::io::Read;
-    let metadata = match std::fs::metadata(path) {
-        Ok(metadata) => metadata,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err),
-    };
-    if !metadata.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    if metadata.len() > DOCKER_CONFIG_LIMIT {
-        return Err(std::io::Error::other(format!(
-            "larger than {DOCKER_CONFIG_LIMIT} bytes"
-        )));
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let mut text = String::new();
-    options
-        .open(path)?
-        .take(DOCKER_CONFIG_LIMIT)
-        .read_to_string(&mut text)?;
-    Ok(Some(text))
-}
-
-/// Every secret of a Docker config file's `auths`: each `auth` (base64 `user:password`) as
-/// written and its password, `password`, `identitytoken` and `registrytoken`. A missing,
-/// unreadable, oversized or malformed file gives none (reading logins reports those).
-fn docker_config_secrets(path: &std::path::Path) -> Vec<String> {
-    match read_docker_config(path) {
-        Ok(Some(text)) => docker_auths_secrets(&text),
-        _ => Vec::new(),
-    }
-}
-
-/// The secrets of a Docker config's text ([`docker_config_secrets`]); none when it is not one.
-fn docker_auths_secrets(text: &str) -> Vec<String> {
-    let Ok(json) = serde_json::from_str::<serde_json::Value>(text) else {
-        return Vec::new();
-    };
-    let Some(auths) = json.get("auths").and_then(|a| a.as_object()) else {
-        return Vec::new();
-    };
-    let mut secrets = Vec::new();
-    for entry in auths.values() {
-        let field = |name: &str| entry.get(name).and_then(|v| v.as_str());
-        if let Some(auth) = field("auth") {
-            secrets.push(auth.to_string());
-            if let Some((_, password)) = decode_basic_auth(auth) {
-                secrets.push(password);
-            }
-        }
-        for name in ["password", "identitytoken", "registrytoken"] {
-            if let Some(value) = field(name) {
-                secrets.push(value.to_string());
-            }
-        }
-    }
-    secrets.retain(|s| !s.trim().is_empty());
-    secrets
-}
-
-/// Standard or URL-safe base64, padding optional (as Docker config `auth`s are written); `None`
-/// for anything else.
-pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    use base64::Engine;
-    use base64::engine::general_purpose::{
-        STANDARD_NO_PAD_INDIFFERENT, URL_SAFE_NO_PAD_INDIFFERENT,
-    };
-    let text = text.trim();
-    STANDARD_NO_PAD_INDIFFERENT
-        .decode(text)
-        .or_else(|_| URL_SAFE_NO_PAD_INDIFFERENT.decode(text))
-        .ok()
-}
-
-/// A Docker config `auth`, [`base64_decode`] of `user:password`, as `(user, password)`; `None`
-/// when it is not that.
-pub(crate) fn decode_basic_auth(auth: &str) -> Option<(String, String)> {
-    let text = String::from_utf8(base64_decode(auth)?).ok()?;
-    let (user, password) = text.split_once(':')?;
-    Some((user.to_string(), password.to_string()))
-}
-
-/// Shortest value [`redact`] treats as a token.
-pub(crate) const MIN_TOKEN: usize = 8;
-
-/// Shortest encoded fragment worth removing: shorter ones would also match ordinary text.
-const MIN_FRAGMENT: usize = 6;
-
-fn redact_token(token: &str, text: &str) -> String {
-    let mut out = text.to_string();
-    for form in token_forms(token) {
-        if out.contains(&form) {
-            out = out.replace(&form, "[redacted]");
-        }
-    }
-    out
-}
-
-/// The token and the strings that encode it: percent-encoded (either hex case), and the part of
-/// any base64 text holding `PREFIX + token` that depends only on the token: base64 works in
-/// groups of three bytes, so whatever the prefix, the groups wholly inside the token encode to
-/// one of three strings (one per prefix length modulo 3), in either alphabet.
-fn token_forms(token: &str) -> Vec<String> {
-    let mut forms = vec![token.to_string()];
-    let upper = percent_encode(token);
-    if upper != token {
-        forms.push(upper.clone());
-        forms.push(lowercase_escapes(&upper));
-    }
-    let bytes = token.as_bytes();
-    for skip in 0..3 {
-        let Some(rest) = bytes.get(skip..) else {
-            continue;
-        };
-        let whole = rest.len() / 3 * 3;
-        let encoded = base64(
-            &rest[..whole],
-            &base64::engine::general_purpose::STANDARD_NO_PAD,
-        );
-        if encoded.len() >= MIN_FRAGMENT {
-            forms.push(base64(
-                &rest[..whole],
-                &base64::engine::general_purpose::URL_SAFE_NO_PAD,
-            ));
-            forms.push(encoded);
-        }
-    }
-    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
-    forms.dedup();
-    forms
-}
-
-/// Base64 of whole three-byte groups (the callers pass only those), no padding.
-fn base64(bytes: &[u8], engine: &base64::engine::GeneralPurpose) -> String {
-    base64::Engine::encode(engine, bytes)
-}
-
-/// Standard base64 with `=` padding (HTTP Basic credentials).
-pub(crate) fn base64_padded(bytes: &[u8]) -> String {
-    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
-}
-
-/// What [`percent_encode`] escapes: everything but RFC 3986's unreserved characters.
-const NOT_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
-/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`), in
-/// upper-case hex: the one escaping capkg uses for a URL path segment (a GitLab project path, a
-/// tag).
-pub(crate) fn percent_encode(text: &str) -> String {
-    percent_encoding::utf8_percent_encode(text, NOT_UNRESERVED).to_string()
-}
-
-/// Decodes `%XX` escapes (`XX` two hex digits); any other `%` stays as it is.
-pub(crate) fn percent_decode(text: &str) -> Vec<u8> {
-    percent_encoding::percent_decode_str(text).collect()
-}
-
-fn lowercase_escapes(encoded: &str) -> String {
-    let mut out = String::with_capacity(encoded.len());
-    let mut rest = encoded;
-    while let Some(at) = rest.find('%') {
-        out.push_str(&rest[..at]);
-        let escape = rest.get(at..at + 3).unwrap_or(&rest[at..]);
-        out.push_str(&escape.to_ascii_lowercase());
-        rest = &rest[at + escape.len()..];
-    }
-    out.push_str(rest);
-    out
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret([redacted])")
-    }
-}
-
-/// A token, the header that carries it, and the origins (scheme, host, port) it may be sent
-/// to. The client attaches it only to a request whose URL is on one of those origins, so a URL
-/// a server hands back (a `Link`, an `upload_url`, a redirect) on another origin never gets it.
-#[derive(Clone, Debug)]
-pub(crate) struct Credential {
-    header: HeaderName,
-    prefix: &'static str,
-    secret: Secret,
-    origins: Vec<Url>,
-}
-
-impl Credential {
-    #[cfg(test)]
-    pub(crate) fn header_name(&self) -> &HeaderName {
-        &self.header
-    }
-
-    /// `Authorization: Bearer <token>`, sent nowhere until [`Credential::for_origin`].
-    pub(crate) fn bearer(secret: Secret) -> Self {
-        Self {
-            header: reqwest::header::AUTHORIZATION,
-            prefix: "Bearer ",
-            secret,
-            origins: Vec::new(),
-        }
-    }
-
-    /// The token as the whole value of a custom header (`PRIVATE-TOKEN`, `JOB-TOKEN`), sent
-    /// nowhere until [`Credential::for_origin`].
-    pub(crate) fn header(header: &'static str, secret: Secret) -> Self {
-        Self {
-            header: HeaderName::from_static(header),
-            prefix: "",
-            secret,
-            origins: Vec::new(),
-        }
-    }
-
-    /// `Authorization: Basic base64(user:password)` (a registry or its token realm), sent nowhere
-    /// until [`Credential::for_origin`]. The password and the encoded pair are both redacted.
-    pub(crate) fn basic(user: &str, password: &Secret) -> Option<Self> {
-        let encoded = base64_padded(format!("{user}:{}", password.expose()).as_bytes());
-        Some(Self {
-            header: reqwest::header::AUTHORIZATION,
-            prefix: "Basic ",
-            secret: Secret::new(encoded)?,
-            origins: Vec::new(),
-        })
-    }
-
-    /// Sends the token to requests on `origin`'s origin (scheme, host, port): the configured
-    /// API, a forge's documented upload host.
-    pub(crate) fn for_origin(mut self, origin: &Url) -> Self {
-        if !self.allows(origin) {
-            self.origins.push(origin.clone());
-        }
-        self
-    }
-
-    /// Whether `url` is on an origin this credential is for.
-    pub(crate) fn allows(&self, url: &Url) -> bool {
-        self.origins.iter().any(|origin| same_origin(origin, url))
-    }
-
-    fn value(&self) -> Option<HeaderValue> {
-        let mut value =
-            HeaderValue::from_str(&format!("{}{}", self.prefix, self.secret.expose())).ok()?;
-        value.set_sensitive(true);
-        Some(value)
-    }
-}
+use super::rate::{Meter, metered, watch_rate};
+// `release/mod.rs` calls redaction by this path until its split; `secret` is its home.
+pub(crate) use super::secret::redact;
+use super::url::redact_userinfo_text;
 
 /// Why a request could not be made or did not succeed.
 #[derive(Debug, thiserror::Error)]
@@ -838,21 +347,6 @@ fn without_userinfo(url: &Url) -> String {
     clean.to_string()
 }
 
-/// `text` with the user name and password of a URL replaced by `[redacted]`. A password may
-/// hold a raw `@` (or `/`, `?`, `#`, which end the authority), so everything up to the last `@`
-/// goes unless the text parses as a URL without credentials.
-pub(crate) fn redact_userinfo_text(text: &str) -> String {
-    if Url::parse(text).is_ok_and(|url| url.username().is_empty() && url.password().is_none()) {
-        return text.to_string();
-    }
-    match (text.find("://"), text.rfind('@')) {
-        (Some(scheme_end), Some(at)) if at > scheme_end => {
-            format!("{}://[redacted]@{}", &text[..scheme_end], &text[at + 1..])
-        }
-        _ => text.to_string(),
-    }
-}
-
 fn is_loopback(url: &Url) -> bool {
     url.host_str().is_some_and(super::url::is_loopback_host)
 }
@@ -873,13 +367,6 @@ pub(crate) fn check_hop(from: &Url, to: &Url, what: &str) -> Result<(), HttpErro
         });
     }
     Ok(())
-}
-
-/// Same scheme, host and port.
-pub(crate) fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// The user agent every request carries (GitHub rejects requests without one).
@@ -1297,87 +784,18 @@ enum Failed {
     Final(HttpError),
 }
 
-/// Bytes moved by one try, and whether a body is moving now. `phase` counts starts and stops
-/// (odd: moving), so the watchdog judges only windows in which one body moved throughout:
-/// waiting for the server to answer after an upload is not a stall.
-#[derive(Default)]
-struct Meter {
-    moved: AtomicU64,
-    phase: AtomicU64,
-}
-
-impl Meter {
-    fn add(&self, bytes: usize) {
-        self.moved.fetch_add(bytes as u64, Ordering::Relaxed);
-    }
-
-    fn start(&self) {
-        self.phase.fetch_add(1, Ordering::AcqRel);
-    }
-
-    fn stop(&self) {
-        self.phase.fetch_add(1, Ordering::AcqRel);
-    }
-
-    fn read(&self) -> (u64, u64) {
-        (
-            self.phase.load(Ordering::Acquire),
-            self.moved.load(Ordering::Relaxed),
-        )
-    }
-}
-
-/// Resolves with (bytes moved, window) when a body moved slower than `min_rate` over a whole
-/// window; never resolves when `min_rate` is 0.
-async fn watch_rate(meter: &Meter, window: Duration, min_rate: u64) -> (u64, Duration) {
-    if min_rate == 0 || window.is_zero() {
-        return std::future::pending().await;
-    }
-    let needed = (min_rate as f64 * window.as_secs_f64()) as u64;
-    let (mut phase, mut moved) = meter.read();
-    loop {
-        tokio::time::sleep(window).await;
-        let (now_phase, now_moved) = meter.read();
-        let delta = now_moved.saturating_sub(moved);
-        if now_phase == phase && phase % 2 == 1 && delta < needed {
-            return (delta, window);
-        }
-        (phase, moved) = (now_phase, now_moved);
-    }
-}
-
-/// A request body as a stream of chunks that counts what the connection takes.
-fn metered(
-    body: Bytes,
-    meter: Arc<Meter>,
-) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
-    const CHUNK: usize = 64 * 1024;
-    futures_util::stream::unfold(
-        (body, meter, false),
-        |(mut rest, meter, started)| async move {
-            if !started {
-                meter.start();
-            }
-            if rest.is_empty() {
-                meter.stop();
-                return None;
-            }
-            let chunk = rest.split_to(rest.len().min(CHUNK));
-            meter.add(chunk.len());
-            Some((Ok(chunk), (rest, meter, true)))
-        },
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
+    use std::time::SystemTime;
 
     use wiremock::matchers::{header, header_exists, method, path};
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
+    use crate::forge::clock::BoxFuture;
     use crate::forge::progress::NoProgress;
+    use crate::forge::secret::Secret;
 
     /// A clock that never sleeps and records what it was asked to wait.
     #[derive(Default)]
@@ -1687,89 +1105,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn redaction_covers_percent_and_base64_forms_whatever_the_prefix() {
-        let token = "glpat-Ab/cD+eF=gh_ij~kl";
-        let secret = Secret::new(token).unwrap();
-        // Padded with spaces to whole groups, so the test can use the module's encoder.
-        let encode = |text: &str, alphabet| {
-            let mut bytes = text.as_bytes().to_vec();
-            while !bytes.len().is_multiple_of(3) {
-                bytes.push(b' ');
-            }
-            base64(&bytes, alphabet)
-        };
-        let b64 = |text: &str| encode(text, &base64::engine::general_purpose::STANDARD_NO_PAD);
-        let url_safe = |text: &str| encode(text, &base64::engine::general_purpose::URL_SAFE_NO_PAD);
-        let forms = [
-            token.to_string(),
-            "glpat-Ab%2FcD%2BeF%3Dgh_ij~kl".to_string(),
-            "glpat-Ab%2fcD%2beF%3dgh_ij~kl".to_string(),
-            b64(&format!("Bearer {token}")),
-            b64(&format!("user:{token}")),
-            b64(&format!("x-access-token:{token}")),
-            b64(&format!("oauth2:{token}")),
-            b64(&format!("ab:{token}")),
-            url_safe(&format!("x-access-token:{token}")),
-        ];
-        for form in &forms {
-            let text = format!("before {form} after");
-            let redacted = secret.redact(&text);
-            assert!(!redacted.contains(form.as_str()), "{form} -> {redacted}");
-            assert!(redacted.contains("[redacted]"), "{redacted}");
-            assert!(redacted.starts_with("before ") && redacted.ends_with(" after"));
-            assert_eq!(redact(&text), redacted, "the catch-all knows every Secret");
-        }
-        assert_eq!(secret.redact("nothing here"), "nothing here");
-    }
-
-    #[test]
-    fn every_login_of_a_docker_config_joins_the_list() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.json");
-        let auth = base64_padded(b"bob:hunter2-docker-pass");
-        std::fs::write(
-            &path,
-            format!(
-                r#"{{"auths":{{"a.example":{{"auth":"{auth}"}},"b.example":{{"username":"u","password":"plain-pass-123"}},"c.example":{{"identitytoken":"id-token-456789"}}}}}}"#
-            ),
-        )
-        .unwrap();
-        let secrets = docker_config_secrets(&path);
-        for expected in [
-            auth.as_str(),
-            "hunter2-docker-pass",
-            "plain-pass-123",
-            "id-token-456789",
-        ] {
-            assert!(
-                secrets.iter().any(|s| s == expected),
-                "{expected}: {secrets:?}"
-            );
-        }
-        assert!(docker_config_secrets(&dir.path().join("missing.json")).is_empty());
-        std::fs::write(&path, "not json").unwrap();
-        assert!(docker_config_secrets(&path).is_empty());
-        assert_eq!(
-            decode_basic_auth("dTpwOnc"),
-            Some(("u".into(), "p:w".into())),
-            "unpadded, and the password keeps its colons"
-        );
-        assert_eq!(decode_basic_auth("no colon"), None);
-        let from_variable = docker_auths_secrets(&format!(
-            r#"{{"auths":{{"registry.gitlab.example":{{"auth":"{auth}"}}}}}}"#
-        ));
-        assert!(from_variable.iter().any(|s| s == "hunter2-docker-pass"));
-    }
-
-    #[test]
-    fn remembered_values_are_redacted() {
-        remember("remembered-value-0123");
-        assert_eq!(redact("x remembered-value-0123 y"), "x [redacted] y");
-        assert!(TOKEN_VARIABLES.contains(&"OCI_PASSWORD"));
-        assert!(TOKEN_VARIABLES.contains(&"OCI_ACCESS_TOKEN"));
-    }
-
     #[tokio::test]
     async fn a_server_message_is_redacted_before_it_is_cut() {
         let server = MockServer::start().await;
@@ -1788,22 +1123,6 @@ mod tests {
             .unwrap_err();
         let text = format!("{err} {err:?}");
         assert!(!text.contains(&token[..5]), "{text}");
-    }
-
-    #[test]
-    fn the_catch_all_leaves_short_values_alone() {
-        let _ = Secret::new("abc");
-        assert_eq!(redact("abc is a word"), "abc is a word");
-    }
-
-    #[test]
-    fn one_percent_escaping() {
-        assert_eq!(percent_encode("group/sub/p.x"), "group%2Fsub%2Fp.x");
-        assert_eq!(percent_encode("v1.2.3+build.1"), "v1.2.3%2Bbuild.1");
-        assert_eq!(percent_decode("a%2fb%2Fc%zz%"), b"a/b/c%zz%");
-        // Two hex digits or nothing: a sign is not a digit.
-        assert_eq!(percent_decode("a%+Fb%-1c"), b"a%+Fb%-1c");
-        assert_eq!(percent_encode("caf\u{e9} ~x"), "caf%C3%A9%20~x");
     }
 
     #[tokio::test]
@@ -1897,15 +1216,6 @@ mod tests {
             ),
             "{err}"
         );
-    }
-
-    #[test]
-    fn secrets_do_not_debug_print() {
-        let secret = Secret::new("tok-abc").unwrap();
-        assert_eq!(format!("{secret:?}"), "Secret([redacted])");
-        let credential = Credential::bearer(secret);
-        assert!(!format!("{credential:?}").contains("tok-abc"));
-        assert!(Secret::new("  ").is_none());
     }
 
     #[test]

@@ -28,9 +28,11 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, StatusCode, Url};
 
 use crate::error::{Classified, ErrorClass};
-use crate::forge::http::{Credential, Http, HttpError, Request, Retry, Secret};
+use crate::forge::credential::Credential;
+use crate::forge::http::{Http, HttpError, Request, Retry};
 use crate::forge::login::{LOGIN_SOURCES, Login};
 use crate::forge::pages::{self, Page};
+use crate::forge::secret::Secret;
 
 /// An OCI image manifest.
 pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
@@ -365,7 +367,7 @@ impl Registry {
         challenge: &Challenge,
         challenger: &Url,
     ) -> Result<Option<Credential>, OciError> {
-        let own = crate::forge::http::same_origin(challenger, &self.base);
+        let own = crate::forge::url::same_origin(challenger, &self.base);
         let login = if own { self.login.as_ref() } else { None };
         match challenge {
             Challenge::Basic => Ok(match login {
@@ -643,7 +645,7 @@ impl Registry {
             reason: format!("its upload `Location` is not a URL: {err}"),
         })?;
         // The blobs and the login are for this registry: a session elsewhere is not followed.
-        if !crate::forge::http::same_origin(&put_url, &self.base) {
+        if !crate::forge::url::same_origin(&put_url, &self.base) {
             return Err(OciError::ForeignUpload {
                 registry: self.reference.registry.clone(),
                 location: origin_text(&put_url),
@@ -1004,7 +1006,7 @@ mod tests {
             .mount(&server)
             .await;
         let services = crate::forge::Services {
-            policy: crate::forge::http::RetryPolicy {
+            policy: crate::forge::policy::RetryPolicy {
                 max_list_pages: 4,
                 ..Default::default()
             },

@@ -50,8 +50,9 @@ use super::{
     TargetKind, Transfer,
 };
 use crate::checksums::sha256_hex;
+use crate::forge::credential::Credential;
 use crate::forge::github::{self as forge, Asset, Release, TOKEN_VARIABLES};
-use crate::forge::http::{self, Credential, Http, HttpError, Request, Retry};
+use crate::forge::http::{self, Http, HttpError, Request, Retry};
 
 const FORGE: &str = "GitHub";
 /// Name prefixes of the temporary assets of a `--clobber` replace.
