@@ -13,8 +13,15 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::forge::oci::OciError;
 use crate::forge::secret::Secret;
+
+/// A Docker config file that could not be read or is not one: the login it may hold is unknown.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the Docker config file `{}`: {reason}", path.display())]
+pub(crate) struct LoginError {
+    pub path: PathBuf,
+    pub reason: String,
+}
 
 /// The credentials for one registry.
 #[derive(Clone, Debug)]
@@ -66,7 +73,7 @@ impl Login {
         registry: &str,
         role: RegistryRole,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Option<(Login, LoginSource)>, OciError> {
+    ) -> Result<Option<(Login, LoginSource)>, LoginError> {
         let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if role == RegistryRole::Named
             && let Some(login) = variables_login(registry, &non_empty)
@@ -123,18 +130,18 @@ fn variables_login(
 pub(crate) fn docker_config_login(
     path: &Path,
     registry: &str,
-) -> Result<Option<(Login, LoginSource)>, OciError> {
+) -> Result<Option<(Login, LoginSource)>, LoginError> {
     let text = match crate::forge::docker_config::read_docker_config(path) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(None),
         Err(source) => {
-            return Err(OciError::DockerConfig {
+            return Err(LoginError {
                 path: path.to_path_buf(),
                 reason: source.to_string(),
             });
         }
     };
-    let bad = |reason: String| OciError::DockerConfig {
+    let bad = |reason: String| LoginError {
         path: path.to_path_buf(),
         reason,
     };

@@ -20,7 +20,6 @@
 //! origin's own challenge names. A challenge from another origin (after a redirect) is answered
 //! anonymously, and an upload `Location` on another origin is refused.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 
 use bytes::Bytes;
@@ -30,7 +29,7 @@ use reqwest::{Method, StatusCode, Url};
 use crate::error::{Classified, ErrorClass};
 use crate::forge::credential::Credential;
 use crate::forge::http::{Http, HttpError, Request, Retry};
-use crate::forge::login::{LOGIN_SOURCES, Login};
+use crate::forge::login::{LOGIN_SOURCES, Login, LoginError};
 use crate::forge::pages::{self, Page};
 use crate::forge::secret::Secret;
 
@@ -717,8 +716,8 @@ pub(crate) fn tag_for(version: &str) -> String {
 pub(crate) enum OciError {
     #[error("`{reference}` is not a registry reference: {reason}")]
     BadReference { reference: String, reason: String },
-    #[error("cannot read the Docker config file `{}`: {reason}", path.display())]
-    DockerConfig { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Login(#[from] LoginError),
     #[error(
         "the registry `{registry}` refused access to `{repository}`{}{}",
         if *with_login { " with the login given" } else { " without a login" },
