@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::network::{runtime, services};
+use super::output::{plain_style, uses_annotations, write_annotations};
 use super::publish::{HttpLimitArgs, ReadLimitArgs};
-use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diff::{self, DiffReport, DiffRequest};

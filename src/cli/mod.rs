@@ -14,6 +14,8 @@ mod configmaps;
 mod diff;
 mod init;
 mod lint;
+mod network;
+mod output;
 mod publish;
 mod release;
 mod render;

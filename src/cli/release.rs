@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, ValueEnum};
 
-use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
+use super::network::{runtime, services};
+use super::output::{plain_style, uses_annotations, write_annotations};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
