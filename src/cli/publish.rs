@@ -344,13 +344,7 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         }
         opened => opened.map_err(CommandError::from_classified)?,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            CommandError::fault(anyhow::Error::new(e).context("cannot start the async runtime"))
-        })?;
+    let runtime = super::network::runtime()?;
     let dry_run = common.dry_run;
     let result: Result<Report, targets::Error> = runtime.block_on(async {
         let plan = target.plan(&release).await?;
