@@ -111,7 +111,7 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         .extend(old_warning.into_iter().chain(new_warning));
     write(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
-        ci::append_step_summary(path, &diff::render::markdown(&report, "###"))
+        ci::append_step_summary(path, &report::diff::markdown(&report, "###"))
             .map_err(CommandError::fault)?;
     }
     Ok(if report.ok {
@@ -162,10 +162,10 @@ fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> std::io::R
     let mut out = super::stdout();
     match global.format {
         Format::Json => report::json::write_value(&mut out, report)?,
-        Format::Markdown => out.write_all(diff::render::markdown(report, "##").as_bytes())?,
+        Format::Markdown => out.write_all(report::diff::markdown(report, "##").as_bytes())?,
         Format::Human | Format::Github => {
             if !global.quiet {
-                diff::render::write_changes(&mut out, report)?;
+                report::diff::write_changes(&mut out, report)?;
             }
             if uses_annotations(global, ci) {
                 write_annotations(&mut out, &report.diagnostics)?;
@@ -177,7 +177,7 @@ fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> std::io::R
                     &report.summary,
                 )?;
             }
-            writeln!(out, "{}", diff::render::verdict(report))?;
+            writeln!(out, "{}", report::diff::verdict(report))?;
         }
     }
     Ok(())

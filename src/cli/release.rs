@@ -420,9 +420,9 @@ fn write_target(
                             .as_deref()
                             .unwrap_or("the previous release")
                     ),
-                    crate::diff::render::verdict(diff)
+                    crate::report::diff::verdict(diff)
                 )?;
-                crate::diff::render::write_compact(out, diff, "    ")?;
+                crate::report::diff::write_compact(out, diff, "    ")?;
             }
             (None, Some(note)) => writeln!(out, "  upgrade {prefix}{}", escape::text(note))?,
             (None, None) => {}

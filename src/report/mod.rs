@@ -6,6 +6,7 @@
 //! finding quotes from a release is escaped in each as [`crate::escape`] says, and `cli` writes
 //! them through its [`crate::escape::Guard`].
 
+pub(crate) mod diff;
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;

@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{Change, ChangeKind, DiffReport, Section, SideInfo};
 use crate::diagnostic::Diagnostic;
+use crate::diff::{Change, ChangeKind, DiffReport, Section, SideInfo};
 use crate::escape;
 
 const SECTIONS: [Section; 6] = [
