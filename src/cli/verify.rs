@@ -92,7 +92,8 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     report.warnings.extend(login_warning);
     write_report(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
-        ci::append_step_summary(path, &report.markdown()).map_err(CommandError::fault)?;
+        ci::append_step_summary(path, &report::verify::markdown(&report))
+            .map_err(CommandError::fault)?;
     }
     Ok(if report.ok {
         Status::Success

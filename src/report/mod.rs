@@ -10,6 +10,7 @@ pub(crate) mod diff;
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
+pub(crate) mod verify;
 
 use std::io::{self, IsTerminal};
 

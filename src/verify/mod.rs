@@ -239,61 +239,6 @@ impl VerifyReport {
         self.ok = self.error_count() == 0;
         self
     }
-
-    /// The report as Markdown, for a CI step summary; what the release and its server say is
-    /// escaped as [`crate::escape`] says.
-    pub(crate) fn markdown(&self) -> String {
-        use crate::escape::{cell, code_span, inline, link_destination};
-        let mut md = String::new();
-        let verdict = if self.ok { "passed" } else { "failed" };
-        md.push_str(&format!(
-            "### capkg verify {verdict}: {} {}\n\n",
-            inline(self.provider_label.as_deref().unwrap_or("release")),
-            inline(self.version.as_deref().unwrap_or(""))
-        ));
-        md.push_str(&format!("Source: {}\n\n", code_span(&self.source)));
-        if let Some(latest) = &self.latest {
-            md.push_str(&format!(
-                "`latest` resolved to {}",
-                code_span(&latest.version)
-            ));
-            if let Some(series) = &latest.contract_series {
-                md.push_str(&format!(" (release series {})", inline(series)));
-            }
-            md.push_str(".\n\n");
-        }
-        if !self.files.is_empty() {
-            md.push_str("| file | size | SHA-256 |\n| --- | ---: | --- |\n");
-            for file in &self.files {
-                let name = code_span(&file.name);
-                let name = match link_destination(&file.url) {
-                    Some(url) => format!("[{name}]({url})"),
-                    None => name,
-                };
-                md.push_str(&format!(
-                    "| {} | {} | {} |\n",
-                    cell(&name),
-                    file.size,
-                    cell(&code_span(&file.sha256))
-                ));
-            }
-            md.push('\n');
-        }
-        for check in &self.checks {
-            let mark = if check.ok { "✅" } else { "❌" };
-            let message = inline(&check.message);
-            md.push_str(&format!("- {mark} {}: {message}\n", check.name));
-        }
-        md.push_str(&format!(
-            "- lint: {} error(s), {} warning(s)\n",
-            self.summary.errors, self.summary.warnings
-        ));
-        for warning in &self.warnings {
-            md.push_str(&format!("- ⚠️ {}\n", inline(warning)));
-        }
-        md.push('\n');
-        md
-    }
 }
 
 /// Why verify could not read the release.

@@ -101,7 +101,6 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
             "cli", "report", "release", "verify", "ci", "targets", "init",
         ],
     ),
-    // verify writes its own CI step summary with `ci`'s Markdown helpers.
     ("verify", &["cli", "report", "release", "targets", "init"]),
     // diff reads through verify; `report::diff` renders what it found.
     ("diff", &["cli", "report", "release", "targets", "init"]),
