@@ -2,7 +2,7 @@
 //! GitHub annotations within GitHub's caps, or text in the style the terminal or CI log takes.
 
 use super::GlobalArgs;
-use crate::ci::{self, CiContext};
+use crate::ci::CiContext;
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::escape::Output;
 use crate::report::{self, Format, Style};
@@ -27,12 +27,12 @@ pub(super) fn write_annotations(
     out: &mut dyn Output,
     diagnostics: &[Diagnostic],
 ) -> std::io::Result<()> {
-    let capped = ci::cap_annotations(diagnostics);
+    let capped = report::github::cap_annotations(diagnostics);
     for d in &capped.annotated {
         out.command(&report::github::annotation(d))?;
     }
     for d in &capped.overflow {
-        writeln!(out, "{}", ci::log_line(d))?;
+        writeln!(out, "{}", report::github::log_line(d))?;
     }
     if let Some(note) = capped.overflow_note() {
         writeln!(out, "{note}")?;
