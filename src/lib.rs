@@ -46,8 +46,11 @@
 //!
 //! Orchestration and presentation:
 //! - [`release`]: tag -> assemble -> lint -> publish -> verify, as one plan.
-//! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
-//! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
+//! - [`ci`]: which CI system capkg runs in; GitHub's step summary and outputs files.
+//! - [`report`]: renders diagnostics and outcomes as human text, JSON, Markdown or GitHub
+//!   annotations (within GitHub's caps): lint's, diff's, verify's. Two renderers sit beside their
+//!   data: `release::summary` (release's step summary and outputs) until it joins `report`, and
+//!   `subst`'s variable listing, which is clusterctl's own text reproduced byte for byte.
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
 
 pub mod assemble;
