@@ -718,16 +718,8 @@ fn clean(path: &Path) -> PathBuf {
         .map_or_else(|_| path.to_path_buf(), Path::to_path_buf)
 }
 
-/// Reads and parses one file. `role` is `None` for an explicitly named file whose name says
-/// nothing; its content decides, or `default_type`.
-pub fn load_file(
-    path: &Path,
-    role: Option<FileRole>,
-    default_type: Option<ProviderType>,
-) -> Result<ReleaseFile, Error> {
-    load_file_within(path, role, default_type, u64::MAX)
-}
-
+/// Reads and parses one file of at most `limit` bytes. `role` is `None` for an explicitly named
+/// file whose name says nothing; its content decides, or `default_type`.
 fn load_file_within(
     path: &Path,
     role: Option<FileRole>,

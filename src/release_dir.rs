@@ -444,15 +444,6 @@ impl ReleaseDir {
         self.primary().label()
     }
 
-    /// Every provider's label, comma-separated, for messages.
-    pub fn provider_labels(&self) -> String {
-        self.providers
-            .iter()
-            .map(ReleaseProvider::label)
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
     /// The name of the components file the first provider's clusterctl URL points at: the one
     /// without a suffix, else the first.
     pub fn components_name(&self) -> String {
@@ -461,10 +452,6 @@ impl ReleaseDir {
 
     pub fn file(&self, name: &str) -> Option<&ReleaseFile> {
         self.files.iter().find(|f| f.name == name)
-    }
-
-    pub fn total_size(&self) -> u64 {
-        self.files.iter().map(|f| f.size).sum()
     }
 
     /// Checks every file against `checksums.txt`, when there is one: each release file must be
