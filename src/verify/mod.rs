@@ -19,33 +19,35 @@
 //! a local repository layout (`{provider-label}/{version}/`), the version and provider come from
 //! the path and the series check runs too.
 //!
-//! The library returns a [`VerifyReport`] and never prints; failures to read at all are
-//! [`Error`]s. Findings in what was read are in the report (`ok: false`).
+//! The library returns a [`VerifyReport`] ([`report`]) and never prints; failures to read at all
+//! are [`Error`]s. Findings in what was read are in the report (`ok: false`). Reading is
+//! [`read`]'s, the checks besides lint (series, checksums, images) are [`checks`]'.
 
+mod checks;
 pub(crate) mod images_exist;
 pub(crate) mod latest;
 pub(crate) mod oci;
+mod read;
+mod report;
 pub(crate) mod repository;
 pub(crate) mod source;
+
+pub(crate) use checks::{checksums_check, images_check, series_check};
+pub(crate) use report::{Check, RepositoryKind, VerifiedFile, VerifyReport};
 
 use crate::error::{Classified, ErrorClass};
 use std::path::{Path, PathBuf};
 
-use bytes::Bytes;
 use reqwest::Url;
-use serde::Serialize;
 
-use self::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepository, Repository};
-use self::source::{LATEST, ProviderSource, SourceError};
-use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
-use crate::diagnostic::{Diagnostic, Summary};
+use self::source::{ProviderSource, SourceError};
+use crate::checksums::sha256_hex;
 use crate::files::{self, Release};
 use crate::forge::Services;
-use crate::forge::credential::Credential;
 use crate::forge::http::HttpError;
 use crate::forge::origin::{Access, Origins, Place, Purpose};
 use crate::forge::{self};
-use crate::provider::{FileRole, ProviderType};
+use crate::provider::ProviderType;
 use crate::rules::{self};
 use crate::version::Version;
 
@@ -139,105 +141,6 @@ impl Settings {
                 .map(|(_, access)| access),
             place => Some(self.origins.forge(&place, self.purpose).1),
         }
-    }
-}
-
-/// Which kind of repository was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum RepositoryKind {
-    Github,
-    Gitlab,
-    Local,
-    Directory,
-    Oci,
-}
-
-/// One file verify read.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct VerifiedFile {
-    pub name: String,
-    pub size: u64,
-    pub sha256: String,
-    /// Where it was read from (the clusterctl-facing URL, or the path).
-    pub url: String,
-}
-
-/// One check besides lint.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Check {
-    /// `release-series`, `checksums`.
-    pub name: &'static str,
-    pub ok: bool,
-    pub message: String,
-}
-
-/// What verify found.
-///
-/// JSON (`capkg verify --format json`):
-///
-/// ```json
-/// {
-///   "source": "https://github.com/o/r/releases/latest/infrastructure-components.yaml",
-///   "repository": "github | gitlab | local | directory",
-///   "requested_version": "latest",
-///   "version": "v1.2.3",
-///   "latest": {"version": "v1.2.3", "skipped": ["v1.3.0-rc.0: ..."]},
-///   "provider_label": "infrastructure-azure",
-///   "files": [{"name": "metadata.yaml", "size": 1, "sha256": "...", "url": "..."}],
-///   "checks": [{"name": "release-series", "ok": true, "message": "..."}],
-///   "diagnostics": [{"rule": "...", "severity": "error", "file": "...", "line": 1, ...}],
-///   "summary": {"errors": 0, "warnings": 0, "infos": 0, "files": 3},
-///   "warnings": ["..."],
-///   "ok": true
-/// }
-/// ```
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct VerifyReport {
-    pub source: String,
-    pub repository: RepositoryKind,
-    /// The version in the URL (`latest` or a tag); `None` for a folder.
-    pub requested_version: Option<String>,
-    /// The version read.
-    pub version: Option<String>,
-    /// How `latest` was resolved, when it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latest: Option<latest::Resolution>,
-    pub provider_label: Option<String>,
-    pub files: Vec<VerifiedFile>,
-    pub checks: Vec<Check>,
-    #[serde(serialize_with = "crate::diagnostic::serialize_json")]
-    pub diagnostics: Vec<Diagnostic>,
-    pub summary: Summary,
-    /// What clusterctl would do differently, or what could not be checked.
-    pub warnings: Vec<String>,
-    /// No lint errors and every check passed.
-    pub ok: bool,
-    /// What was read, one entry per provider.
-    #[serde(skip)]
-    pub releases: Vec<ReadRelease>,
-}
-
-impl VerifyReport {
-    /// Lint errors plus failed checks.
-    pub(crate) fn error_count(&self) -> usize {
-        self.summary.errors + self.checks.iter().filter(|c| !c.ok).count()
-    }
-
-    /// The report with the maintainer's waivers applied (`lint: allow:`), counted again.
-    pub(crate) fn waive(mut self, waivers: &[rules::Waiver], root: &Path) -> Self {
-        if waivers.is_empty() {
-            return self;
-        }
-        rules::waivers::apply(&mut self.diagnostics, waivers, root);
-        self.finish()
-    }
-
-    fn finish(mut self) -> Self {
-        let files = self.files.len();
-        self.summary = Summary::of(&self.diagnostics, files);
-        self.ok = self.error_count() == 0;
-        self
     }
 }
 
@@ -415,18 +318,6 @@ impl Classified for Error {
     }
 }
 
-/// A repository and what its URL says.
-struct Opened {
-    repository: Box<dyn Repository>,
-    kind: RepositoryKind,
-    /// The version in the URL.
-    version: String,
-    /// The components file name.
-    components: String,
-    /// The provider a local repository's path names.
-    local_provider: Option<(ProviderType, String)>,
-}
-
 /// Reads SOURCE as clusterctl does and checks it.
 pub(crate) async fn verify(
     request: &VerifyRequest,
@@ -445,7 +336,7 @@ pub(crate) async fn verify(
         let parsed = source::parse(&request.source, &|p: &Path| p.is_dir())?;
         let refusal = source::clusterctl_refusal(&parsed).map(str::to_string);
         match (
-            read_and_check(request, parsed, settings, services).await,
+            read::read_and_check(request, parsed, settings, services).await,
             refusal,
         ) {
             (Err(error), Some(refusal)) => Err(Error::ClusterctlRefuses {
@@ -471,277 +362,6 @@ pub(crate) async fn verify(
     }
 }
 
-async fn read_and_check(
-    request: &VerifyRequest,
-    parsed: source::Parsed,
-    settings: &Settings,
-    services: Services,
-) -> Result<VerifyReport, Error> {
-    let opened = match parsed.source {
-        ProviderSource::Directory(dir) => {
-            let limit = services.policy.max_download;
-            return verify_directory(request, &dir, parsed.warnings, limit);
-        }
-        source => open(source, settings, &services)?,
-    };
-    let Opened {
-        repository,
-        kind,
-        version,
-        components,
-        local_provider,
-    } = opened;
-    let mut warnings = parsed.warnings;
-    if kind == RepositoryKind::Local
-        && let Some((provider_type, name)) = &local_provider
-    {
-        let conflicts = request.provider_type.is_some_and(|t| t != *provider_type)
-            || request.provider_name.as_deref().is_some_and(|n| n != name);
-        if conflicts {
-            return Err(Error::Source(SourceError {
-                source_text: request.source.clone(),
-                message: format!(
-                    "invalid path: path {:?} must contain provider {:?} in the format {{basepath}}/{{provider-label}}/{{version}}/{{components.yaml}}",
-                    request.source,
-                    request
-                        .provider_type
-                        .unwrap_or(*provider_type)
-                        .manifest_label(request.provider_name.as_deref().unwrap_or(name))
-                ),
-                hint: None,
-            }));
-        }
-    }
-
-    let requested = version.clone();
-    let (version, resolution) = if version == LATEST && kind != RepositoryKind::Gitlab {
-        let resolution =
-            latest::latest_contract_release(repository.as_ref(), latest::CONTRACT).await?;
-        (resolution.version.clone(), Some(resolution))
-    } else {
-        if version == LATEST {
-            warnings.push(
-                "clusterctl does not resolve `latest` for GitLab packages: it reads a package version literally named `latest`".into(),
-            );
-        }
-        (version, None)
-    };
-
-    let label = repository_label(request, local_provider.as_ref(), &components);
-    let metadata = repository
-        .file(&version, "metadata.yaml")
-        .await
-        .map_err(|e| Error::Metadata {
-            label: label.clone(),
-            source: Box::new(e.into_error()),
-        })?;
-    let components_bytes =
-        repository
-            .file(&version, &components)
-            .await
-            .map_err(|e| Error::Components {
-                name: components.clone(),
-                label: label.clone(),
-                source: Box::new(e.into_error()),
-            })?;
-    let mut fetched: Vec<(String, Bytes)> = vec![
-        ("metadata.yaml".to_string(), metadata),
-        (components.clone(), components_bytes),
-    ];
-
-    // The templates beside the components file, and the checksums capkg publishes.
-    let listed = repository.list(&version).await?;
-    let mut checksums: Option<Bytes> = None;
-    let names = match listed {
-        Some(names) => names,
-        None => {
-            checksums = repository.file(&version, CHECKSUMS_FILE).await.ok();
-            match &checksums {
-                Some(list) => checksum_names(list),
-                None => {
-                    warnings.push(format!(
-                        "a {} package cannot be listed through clusterctl's URLs and has no `{CHECKSUMS_FILE}`: only `cluster-template.yaml` was looked for",
-                        match kind {
-                            RepositoryKind::Gitlab => "GitLab",
-                            _ => "this",
-                        }
-                    ));
-                    vec!["cluster-template.yaml".to_string()]
-                }
-            }
-        }
-    };
-    for name in names {
-        let is_template = matches!(
-            FileRole::from_file_name(&name),
-            Some(FileRole::ClusterTemplate { .. } | FileRole::ClusterClass { .. })
-        );
-        if is_template && !fetched.iter().any(|(n, _)| *n == name) {
-            match repository.file(&version, &name).await {
-                Ok(bytes) => fetched.push((name, bytes)),
-                Err(Fetch::NotFound(_)) => {}
-                Err(Fetch::Failed(err)) if kind == RepositoryKind::Gitlab => {
-                    if name != "cluster-template.yaml" {
-                        warnings.push(format!("`{name}` could not be read: {err}"));
-                    }
-                }
-                Err(Fetch::Failed(err)) => {
-                    return Err(Error::Components {
-                        name,
-                        label,
-                        source: Box::new(err),
-                    });
-                }
-            }
-        } else if name == CHECKSUMS_FILE && checksums.is_none() {
-            checksums = repository.file(&version, CHECKSUMS_FILE).await.ok();
-        }
-    }
-
-    let files: Vec<VerifiedFile> = fetched
-        .iter()
-        .map(|(name, bytes)| VerifiedFile {
-            name: name.clone(),
-            size: bytes.len() as u64,
-            sha256: sha256_hex(bytes),
-            url: repository.url(&version, name),
-        })
-        .collect();
-    let mut checks = Vec::new();
-    if let Some(list) = &checksums {
-        checks.push(checksum_check(list, &files));
-    }
-
-    let release = Release {
-        dir: PathBuf::from(&version),
-        files: fetched
-            .iter()
-            .filter_map(|(name, bytes)| {
-                let role = FileRole::from_file_name(name).or(
-                    match (name == &components, request.provider_type) {
-                        (true, Some(provider_type)) => Some(FileRole::Components {
-                            provider_type,
-                            suffix: None,
-                        }),
-                        _ => None,
-                    },
-                )?;
-                Some(files::load_text(
-                    name,
-                    crate::yaml::text_lossy(bytes).into_owned(),
-                    role,
-                ))
-            })
-            .collect(),
-        near_misses: Vec::new(),
-    };
-    if !release.files.iter().any(|f| f.file_name() == components) {
-        warnings.push(format!(
-            "`{components}` is not named like a components file; pass `--type` to lint it as one"
-        ));
-    }
-    let parsed_version = Version::parse(&version).ok();
-    let options = rules::Options {
-        provider_type: request
-            .provider_type
-            .or(local_provider.as_ref().map(|(t, _)| *t)),
-        provider_name: request
-            .provider_name
-            .clone()
-            .or(local_provider.as_ref().map(|(_, n)| n.clone())),
-        version: parsed_version.clone(),
-    };
-    let provider = rules::Context::new(&release, &options).provider;
-    let label = provider.label();
-    match &parsed_version {
-        _ if request.skip_checks => {}
-        Some(v) => checks.insert(0, series_check(&release, v, label.as_deref())),
-        None => warnings.push(format!(
-            "`{version}` is not a semantic version: clusterctl cannot install it, and the release series check was skipped"
-        )),
-    }
-    let diagnostics = if request.skip_checks {
-        Vec::new()
-    } else {
-        rules::run(std::slice::from_ref(&release), &options)
-    };
-    if request.check_images {
-        images_check(&[&release], settings, &services, &mut checks, &mut warnings).await;
-    }
-    Ok(VerifyReport {
-        source: request.source.clone(),
-        repository: kind,
-        requested_version: Some(requested),
-        version: Some(version),
-        latest: resolution,
-        provider_label: label,
-        files,
-        checks,
-        diagnostics,
-        summary: Summary::default(),
-        warnings,
-        ok: false,
-        releases: vec![ReadRelease { release, options }],
-    }
-    .finish())
-}
-
-/// The repository a parsed (non-folder) SOURCE names.
-fn open(source: ProviderSource, settings: &Settings, services: &Services) -> Result<Opened, Error> {
-    let http = |credential: Option<Credential>| {
-        services
-            .http(credential)
-            .map_err(|e| Error::http("start the HTTP client".into(), e))
-    };
-    Ok(match source {
-        ProviderSource::Directory(dir) => {
-            return Err(Error::Source(SourceError {
-                source_text: dir.display().to_string(),
-                message: "a folder is not a repository".into(),
-                hint: None,
-            }));
-        }
-        ProviderSource::GitHub(source) => {
-            let place = Place::GitHub(settings.github_api.clone());
-            let (credential, _) = settings.origins.forge(&place, settings.purpose);
-            Opened {
-                version: source.version.clone(),
-                components: source.components_path.clone(),
-                kind: RepositoryKind::Github,
-                local_provider: None,
-                repository: Box::new(GitHubRepository::new(
-                    source,
-                    settings.github_api.clone(),
-                    http(credential)?,
-                )),
-            }
-        }
-        ProviderSource::GitLab(source) => {
-            let origin = Url::parse(&source.origin).map_err(|e| Error::Unexpected {
-                url: source.origin.clone(),
-                reason: e.to_string(),
-            })?;
-            let (credential, _) = settings
-                .origins
-                .forge(&Place::GitLab(origin), settings.purpose);
-            Opened {
-                version: source.version.clone(),
-                components: source.components_path.clone(),
-                kind: RepositoryKind::Gitlab,
-                local_provider: None,
-                repository: Box::new(GitLabRepository::new(source, http(credential)?)),
-            }
-        }
-        ProviderSource::Local(source) => Opened {
-            version: source.version.clone(),
-            components: source.components_path.clone(),
-            kind: RepositoryKind::Local,
-            local_provider: source.provider().map(|(t, n)| (t, n.to_string())),
-            repository: Box::new(LocalRepository::new(source, services.policy.max_download)),
-        },
-    })
-}
-
 /// The newest version SOURCE's repository offers that is older than `than`: what `capkg
 /// release` compares a release with. Pre-releases are skipped (users upgrade from releases),
 /// unless `than` is one. `None` for the first release. Versions are what the repository
@@ -756,7 +376,7 @@ pub(crate) async fn previous_version(
     if matches!(parsed.source, ProviderSource::Directory(_)) {
         return Ok(None);
     }
-    let opened = open(parsed.source, settings, services)?;
+    let opened = read::open(parsed.source, settings, services)?;
     let versions = match opened.repository.published().await {
         Ok(versions) => versions,
         // A local repository without the provider's folder yet: nothing published.
@@ -771,257 +391,6 @@ pub(crate) async fn previous_version(
         .filter(|(v, _)| v < than && (than.is_prerelease() || !v.is_prerelease()))
         .max_by(|(a, _), (b, _)| a.compare(b))
         .map(|(_, text)| text.clone()))
-}
-
-/// The provider's manifest label, as clusterctl names it in its messages: from the local
-/// repository's path, else `--type` (or the components file's name) and `--provider`; capkg
-/// cannot know it before reading the components file otherwise.
-fn repository_label(
-    request: &VerifyRequest,
-    local_provider: Option<&(ProviderType, String)>,
-    components: &str,
-) -> String {
-    if let Some((provider_type, name)) = local_provider {
-        return provider_type.manifest_label(name);
-    }
-    let provider_type = request
-        .provider_type
-        .or(match FileRole::from_file_name(components) {
-            Some(FileRole::Components { provider_type, .. }) => Some(provider_type),
-            _ => None,
-        });
-    match (provider_type, request.provider_name.as_deref()) {
-        (Some(provider_type), Some(name)) => provider_type.manifest_label(name),
-        (Some(ProviderType::Core), None) => crate::provider::CORE_PROVIDER_NAME.to_string(),
-        _ => "(unknown: pass --provider and --type)".to_string(),
-    }
-}
-
-/// Looks up every image of `releases` and records the result as the `images` check (missing
-/// images fail it) and warnings (images that could not be checked).
-pub(crate) async fn images_check(
-    releases: &[&Release],
-    settings: &Settings,
-    services: &Services,
-    checks: &mut Vec<Check>,
-    warnings: &mut Vec<String>,
-) {
-    let uses = images_exist::image_uses(releases);
-    let found = images_exist::check(&uses, &settings.origins, services).await;
-    warnings.extend(found.warnings());
-    // `ok` only when an image was found: a check that looked nothing up passes nothing.
-    if found.found.is_empty() && found.missing.is_empty() {
-        if !found.unchecked.is_empty() {
-            warnings.push(format!(
-                "images: none of the {} image(s) could be checked, so their existence is not known",
-                found.unchecked.len()
-            ));
-        }
-        return;
-    }
-    checks.push(Check {
-        name: "images",
-        ok: found.ok(),
-        message: if found.ok() {
-            found.summary()
-        } else {
-            format!("not in their registry: {}", found.missing_text())
-        },
-    });
-}
-
-/// A folder: lint it; a `{label}/{version}/` folder also gets the series check. Each file is
-/// read as a download is: a regular file, at most `limit` bytes.
-fn verify_directory(
-    request: &VerifyRequest,
-    dir: &Path,
-    warnings: Vec<String>,
-    limit: u64,
-) -> Result<VerifyReport, Error> {
-    let releases = files::load_releases_within(&[dir.to_path_buf()], request.provider_type, limit)?;
-    let mut diagnostics = Vec::new();
-    let mut checks = Vec::new();
-    let mut files = Vec::new();
-    let mut versions = Vec::new();
-    let mut labels = Vec::new();
-    // `--version` for a folder the path gives no version (`out/`), as `capkg lint --version`.
-    let given = match request.version.as_deref() {
-        None => None,
-        Some(text) => Some(crate::version::Version::parse(text).map_err(|e| {
-            Error::Source(SourceError {
-                source_text: text.to_string(),
-                message: format!("`--version {text}` is not a version: {e}"),
-                hint: Some("give the version as tagged, `v1.2.3`".into()),
-            })
-        })?),
-    };
-    let mut read = Vec::new();
-    for release in releases {
-        let (version, from_path) = version_from_path(&release.dir);
-        let version = version.or_else(|| given.clone());
-        let options = rules::Options {
-            provider_type: request
-                .provider_type
-                .or(from_path.as_ref().map(|(t, _)| *t)),
-            provider_name: request.provider_name.clone().or(from_path.map(|(_, n)| n)),
-            version: version.clone(),
-        };
-        let label = rules::Context::new(&release, &options).provider.label();
-        if let Some(version) = &version {
-            if !request.skip_checks {
-                checks.push(series_check(&release, version, label.as_deref()));
-            }
-            versions.push(version.to_string());
-        }
-        labels.extend(label);
-        if !request.skip_checks {
-            diagnostics.extend(rules::run(std::slice::from_ref(&release), &options));
-        }
-        for file in &release.files {
-            let text = file.source().text();
-            files.push(VerifiedFile {
-                name: file.path.display().to_string(),
-                size: text.len() as u64,
-                sha256: sha256_hex(text.as_bytes()),
-                url: file.path.display().to_string(),
-            });
-        }
-        read.push(ReadRelease { release, options });
-    }
-    let mut warnings = warnings;
-    if versions.is_empty() && !request.skip_checks {
-        warnings.push(
-            "the folder is not in the `{provider-label}/{version}/` layout, so the version is unknown and the release series check was skipped".into(),
-        );
-    }
-    labels.sort();
-    labels.dedup();
-    versions.dedup();
-    Ok(VerifyReport {
-        source: request.source.clone(),
-        repository: RepositoryKind::Directory,
-        requested_version: None,
-        version: (versions.len() == 1).then(|| versions.remove(0)),
-        latest: None,
-        provider_label: (labels.len() == 1).then(|| labels.remove(0)),
-        files,
-        checks,
-        diagnostics,
-        summary: Summary::default(),
-        warnings,
-        ok: false,
-        releases: read,
-    }
-    .finish())
-}
-
-/// `({label}/)?{version}` of a release folder: the version when the folder name is one, and the
-/// provider when the folder above is a manifest label.
-fn version_from_path(dir: &Path) -> (Option<Version>, Option<(ProviderType, String)>) {
-    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_string);
-    let Some(version) = name(dir).and_then(|n| Version::parse(&n).ok()) else {
-        return (None, None);
-    };
-    let provider = dir
-        .parent()
-        .and_then(name)
-        .and_then(|label| ProviderType::split_label(&label).map(|(t, n)| (t, n.to_string())));
-    (Some(version), provider)
-}
-
-/// clusterctl's `init`/`upgrade` check: the version's major.minor has a release series.
-pub(crate) fn series_check(release: &Release, version: &Version, label: Option<&str>) -> Check {
-    let Some(metadata) = release.metadata() else {
-        return Check {
-            name: "release-series",
-            ok: false,
-            message: "there is no `metadata.yaml`, so clusterctl cannot find a release series for any version".into(),
-        };
-    };
-    let series = rules::release_series(metadata);
-    let wanted = (i128::from(version.major()), i128::from(version.minor()));
-    let listed: Vec<String> = series
-        .iter()
-        .filter_map(|s| s.major_minor())
-        .map(|(major, minor)| format!("{major}.{minor}"))
-        .collect();
-    match series.iter().find(|s| s.major_minor() == Some(wanted)) {
-        Some(found) => Check {
-            name: "release-series",
-            ok: true,
-            message: format!(
-                "release series {}.{} (contract {}) covers {version}",
-                version.major(),
-                version.minor(),
-                found.contract.unwrap_or("none")
-            ),
-        },
-        None => Check {
-            name: "release-series",
-            ok: false,
-            message: format!(
-                "invalid provider metadata: version {version} for the provider {} does not match any release series. {}",
-                label.unwrap_or("(unknown)"),
-                if listed.is_empty() {
-                    "No release series found in metadata.".to_string()
-                } else {
-                    format!("Available series: [{}].", listed.join(", "))
-                }
-            ),
-        },
-    }
-}
-
-/// The file names a `sha256sum` list names.
-fn checksum_names(list: &[u8]) -> Vec<String> {
-    String::from_utf8_lossy(list)
-        .lines()
-        .filter_map(|line| {
-            let (_, name) = line.split_once(char::is_whitespace)?;
-            let name = name.trim_start().trim_start_matches('*');
-            (!name.is_empty()).then(|| name.to_string())
-        })
-        .collect()
-}
-
-/// Every fetched file is in `checksums.txt` with its SHA-256.
-fn checksum_check(list: &[u8], files: &[VerifiedFile]) -> Check {
-    let text = String::from_utf8_lossy(list);
-    let sums: Vec<(&str, &str)> = text
-        .lines()
-        .filter_map(|line| {
-            let (sum, name) = line.split_once(char::is_whitespace)?;
-            Some((sum, name.trim_start().trim_start_matches('*')))
-        })
-        .collect();
-    let mut problems = Vec::new();
-    for file in files {
-        match sums.iter().find(|(_, name)| *name == file.name) {
-            Some((sum, _)) if sum.eq_ignore_ascii_case(&file.sha256) => {}
-            Some((sum, _)) => problems.push(format!(
-                "`{}` has SHA-256 {}, `{CHECKSUMS_FILE}` says {sum}",
-                file.name, file.sha256
-            )),
-            None => problems.push(format!("`{CHECKSUMS_FILE}` does not list `{}`", file.name)),
-        }
-    }
-    checksums_check(
-        &problems,
-        format!("every file read matches `{CHECKSUMS_FILE}`"),
-    )
-}
-
-/// The `checksums` check: passed with `all_match`, or failed listing the problems.
-pub(crate) fn checksums_check(problems: &[String], all_match: String) -> Check {
-    Check {
-        name: "checksums",
-        ok: problems.is_empty(),
-        message: if problems.is_empty() {
-            all_match
-        } else {
-            problems.join("; ")
-        },
-    }
 }
 
 #[cfg(test)]
@@ -1070,98 +439,5 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(found, None);
-    }
-
-    #[test]
-    fn checksum_lists_name_their_files() {
-        let list = b"aaaa  metadata.yaml\nbbbb *cluster-template.yaml\n\n";
-        assert_eq!(
-            checksum_names(list),
-            ["metadata.yaml", "cluster-template.yaml"]
-        );
-        let files = [VerifiedFile {
-            name: "metadata.yaml".into(),
-            size: 1,
-            sha256: "AAAA".to_ascii_lowercase(),
-            url: String::new(),
-        }];
-        assert!(checksum_check(list, &files).ok);
-        let wrong = [VerifiedFile {
-            sha256: "cccc".into(),
-            ..files[0].clone()
-        }];
-        let check = checksum_check(list, &wrong);
-        assert!(!check.ok);
-        assert!(check.message.contains("says aaaa"), "{}", check.message);
-    }
-
-    #[test]
-    fn messages_name_the_provider_by_its_manifest_label() {
-        let request = |name: Option<&str>, provider_type: Option<ProviderType>| VerifyRequest {
-            source: String::new(),
-            provider_name: name.map(str::to_string),
-            provider_type,
-            version: None,
-            check_images: false,
-            skip_checks: false,
-        };
-        let local = (ProviderType::Bootstrap, "kubeadm".to_string());
-        assert_eq!(
-            repository_label(&request(None, None), Some(&local), "x.yaml"),
-            "bootstrap-kubeadm"
-        );
-        assert_eq!(
-            repository_label(
-                &request(Some("azure"), None),
-                None,
-                "infrastructure-components.yaml"
-            ),
-            "infrastructure-azure"
-        );
-        assert_eq!(
-            repository_label(&request(None, None), None, "core-components.yaml"),
-            "cluster-api"
-        );
-        // Never the components file's name (issue 16: `provider "file.yaml"`).
-        assert_eq!(
-            repository_label(&request(None, None), None, "file.yaml"),
-            "(unknown: pass --provider and --type)"
-        );
-    }
-
-    #[test]
-    fn folder_names_give_version_and_provider() {
-        let (version, provider) = version_from_path(Path::new("/repo/infrastructure-azure/v1.2.3"));
-        assert_eq!(version.unwrap().to_string(), "v1.2.3");
-        assert_eq!(
-            provider,
-            Some((ProviderType::Infrastructure, "azure".to_string()))
-        );
-        assert_eq!(version_from_path(Path::new("out")), (None, None));
-    }
-
-    #[test]
-    fn series_check_uses_clusterctl_words() {
-        let release = Release {
-            dir: "v".into(),
-            files: vec![files::load_text(
-                "metadata.yaml",
-                "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta1\n".into(),
-                FileRole::Metadata,
-            )],
-            near_misses: Vec::new(),
-        };
-        let ok = series_check(&release, &Version::parse("v1.0.4").unwrap(), None);
-        assert!(ok.ok, "{}", ok.message);
-        let missing = series_check(
-            &release,
-            &Version::parse("v1.1.0").unwrap(),
-            Some("infrastructure-x"),
-        );
-        assert!(!missing.ok);
-        assert_eq!(
-            missing.message,
-            "invalid provider metadata: version v1.1.0 for the provider infrastructure-x does not match any release series. Available series: [1.0]."
-        );
     }
 }
