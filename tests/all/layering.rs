@@ -256,7 +256,7 @@ fn unsafe_code_is_allowed_only_where_the_list_says() {
     assert_eq!(
         allowed,
         [
-            "assemble/sources.rs: fn kill_group",
+            "assemble/sources/command.rs: fn kill_group",
             "main.rs: the whole file",
             "yaml/mod.rs: mod compact;",
         ],
