@@ -18,7 +18,6 @@
 pub mod clusterctl;
 pub mod images;
 mod parallel;
-pub mod scaffold;
 pub mod sources;
 pub mod transform;
 pub mod typed;

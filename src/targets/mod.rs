@@ -72,9 +72,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub(crate) use crate::forge::Services;
+pub(crate) use crate::forge::clock::{BoxFuture, SystemClock};
 pub(crate) use crate::forge::history::{History, VersionedSource};
-pub(crate) use crate::forge::http::{BoxFuture, HttpError, RetryPolicy, Secret, SystemClock};
+pub(crate) use crate::forge::http::HttpError;
+pub(crate) use crate::forge::policy::RetryPolicy;
 pub(crate) use crate::forge::progress::{Event, Progress, Transfer};
+pub(crate) use crate::forge::secret::Secret;
 pub(crate) use crate::release_dir::{PublishFile, ReleaseDir};
 
 /// Which kind of destination a target writes to.
