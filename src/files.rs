@@ -613,6 +613,25 @@ pub fn load_text(name: &str, text: String, role: FileRole) -> ReleaseFile {
     }
 }
 
+/// A path of capkg.yaml or a flag, joined to the configuration's folder (absolute paths as
+/// they are, without a leading `./`).
+pub fn resolve_in(root: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        clean_join(root, path)
+    }
+}
+
+/// `root/path` without a leading `./`.
+pub fn clean_join(root: &Path, path: &Path) -> PathBuf {
+    if root.as_os_str().is_empty() || root == Path::new(".") {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

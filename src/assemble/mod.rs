@@ -63,7 +63,7 @@ pub struct Sources {
 impl Sources {
     /// A path of the sources, joined to [`Sources::root`].
     pub fn resolve(&self, path: &Path) -> PathBuf {
-        config::resolve_in(&self.root, path)
+        crate::files::resolve_in(&self.root, path)
     }
 
     /// The namespace `provider`'s components install into: its own, else the top-level one.
