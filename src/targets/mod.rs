@@ -606,6 +606,15 @@ pub(crate) enum Error {
         forge: &'static str,
         variables: &'static str,
     },
+    /// The only token set may not go to the target's host ([`crate::forge::origin`]).
+    #[error("{forge}: {variable} is not sent to `{host}`: {reason}; set {variables} instead")]
+    TokenNotForHere {
+        forge: &'static str,
+        variable: &'static str,
+        host: String,
+        reason: String,
+        variables: &'static str,
+    },
     #[error("`{value}` is not a valid {what}: {reason}")]
     Invalid {
         what: &'static str,
@@ -746,6 +755,7 @@ impl Error {
             Error::Read { .. }
             | Error::Missing { .. }
             | Error::MissingToken { .. }
+            | Error::TokenNotForHere { .. }
             | Error::Invalid { .. }
             | Error::Url(_)
             | Error::Write { .. }
