@@ -1,6 +1,6 @@
 //! Embeds the commit capkg's release tag `v{version}` names, when the build can know it, as
 //! `CAPKG_RELEASE_COMMIT`: `capkg init` then pins capkg's GitHub Action by that commit in the
-//! workflow it writes, as Dependabot and Renovate keep pins (src/assemble/scaffold/render.rs).
+//! workflow it writes, as Dependabot and Renovate keep pins (src/init/render.rs).
 //! A future release's commit is unknown to the code, only to the build of that release:
 //! - GitHub Actions building the tag `v{version}` of capkg/capkg (`GITHUB_REF`, `GITHUB_SHA`);
 //! - a git checkout holding the tag `v{version}` (the commit it names, wherever HEAD is);

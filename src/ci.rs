@@ -4,10 +4,8 @@
 //! `GITLAB_CI=true`; no flag is needed. GitHub Actions offers three more channels, all handled
 //! here:
 //!
-//! - **annotations**: workflow commands on stdout (`::error file=…::…`). GitHub shows at most
-//!   [`ANNOTATION_CAP`] errors, as many warnings and as many notices per step and drops the rest
-//!   silently, so [`cap_annotations`] splits diagnostics into the ones to annotate and the rest,
-//!   which callers print as plain log lines and count in the summary;
+//! - **annotations**: workflow commands on stdout (`::error file=…::…`), written and held to
+//!   GitHub's per-step caps by [`crate::report::github`];
 //! - **the step summary**: Markdown appended to the file named by `GITHUB_STEP_SUMMARY`;
 //! - **outputs**: `name=value` lines appended to the file named by `GITHUB_OUTPUT`, with
 //!   GitHub's heredoc form (`name<<DELIMITER`) for values that span lines: no value can end its
@@ -24,11 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
-
-/// How many annotations of one severity GitHub shows per step.
-pub(crate) const ANNOTATION_CAP: usize = 10;
 
 /// A CI system capkg knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,81 +104,6 @@ fn github_tag(value: &dyn Fn(&str) -> Option<String>) -> Option<CiTag> {
     }
 }
 
-/// Diagnostics split by GitHub's per-step caps.
-#[derive(Debug, Default)]
-pub(crate) struct Capped<'d> {
-    /// Annotate these (at most [`ANNOTATION_CAP`] per severity), in the order given.
-    pub annotated: Vec<&'d Diagnostic>,
-    /// GitHub would drop annotations for these: print them as log lines.
-    pub overflow: Vec<&'d Diagnostic>,
-}
-
-impl Capped<'_> {
-    /// `"3 errors, 1 warning"` not shown as annotations, or `None`.
-    pub(crate) fn overflow_note(&self) -> Option<String> {
-        if self.overflow.is_empty() {
-            return None;
-        }
-        let count = |s| self.overflow.iter().filter(|d| d.severity == s).count();
-        let parts: Vec<String> = [
-            (count(Severity::Error), "error"),
-            (count(Severity::Warning), "warning"),
-            (count(Severity::Info), "notice"),
-        ]
-        .into_iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
-        .collect();
-        Some(format!(
-            "{} more not shown as annotations (GitHub shows at most {ANNOTATION_CAP} of each kind per step); they are listed in the log and the step summary",
-            parts.join(", ")
-        ))
-    }
-}
-
-/// The first [`ANNOTATION_CAP`] diagnostics of each severity, and the rest.
-pub(crate) fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
-    let mut capped = Capped::default();
-    let mut seen = [0usize; 3];
-    for d in diagnostics {
-        let slot = match d.severity {
-            _ if d.waived.is_some() => 2,
-            Severity::Error => 0,
-            Severity::Warning => 1,
-            Severity::Info => 2,
-        };
-        if let Some(count) = seen.get_mut(slot) {
-            *count += 1;
-            if *count <= ANNOTATION_CAP {
-                capped.annotated.push(d);
-                continue;
-            }
-        }
-        capped.overflow.push(d);
-    }
-    capped
-}
-
-/// A diagnostic as one plain log line: `file:line:col: severity[rule]: message`, what it quotes
-/// shown as [`escape::text`] shows it.
-pub(crate) fn log_line(d: &Diagnostic) -> String {
-    let mut place = escape::text(d.file_name().unwrap_or_default()).into_owned();
-    if let Some(position) = d.position() {
-        place = format!("{place}:{}:{}", position.line, position.column);
-    }
-    let place = if place.is_empty() {
-        String::new()
-    } else {
-        format!("{place}: ")
-    };
-    format!(
-        "{place}{}[{}]: {}",
-        d.severity,
-        d.rule,
-        escape::text(&d.message)
-    )
-}
-
 /// Why a CI file could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot append to `{}` ({variable})", path.display())]
@@ -216,9 +135,9 @@ pub(crate) fn append_outputs(path: &Path, outputs: &[(String, String)]) -> Resul
     append(path, "GITHUB_OUTPUT", &text)
 }
 
-/// Appends `text`, every known token removed ([`crate::forge::http::redact`]).
+/// Appends `text`, every known token removed ([`crate::forge::secret::redact`]).
 fn append(path: &Path, variable: &'static str, text: &str) -> Result<(), WriteError> {
-    let text = &crate::forge::http::redact(text);
+    let text = &crate::forge::secret::redact(text);
     let error = |source| WriteError {
         path: path.to_path_buf(),
         variable,
@@ -288,8 +207,6 @@ fn delimiter_for(value: &str) -> String {
 mod tests {
     use super::*;
     use crate::test_env::env;
-    use crate::yaml::{Source, Span};
-    use std::sync::Arc;
 
     #[test]
     fn github_actions_on_a_tag_push() {
@@ -340,51 +257,6 @@ mod tests {
         let ci = CiContext::detect(&env(&[("GITLAB_CI", "true"), ("CI_COMMIT_TAG", "")]));
         assert_eq!(ci.tag, None);
         assert_eq!(CiContext::detect(&env(&[])), CiContext::default());
-    }
-
-    fn diagnostic(severity: Severity, n: usize) -> Diagnostic {
-        let source = Arc::new(Source::new("metadata.yaml", "a: 1\nb: 2\n"));
-        Diagnostic::new(
-            "metadata/kind",
-            severity,
-            Some(source),
-            Some(Span::new(5, 6)),
-            format!("finding {n}"),
-            "help",
-        )
-    }
-
-    #[test]
-    fn annotations_stop_at_ten_per_severity() {
-        let mut all = Vec::new();
-        for n in 0..13 {
-            all.push(diagnostic(Severity::Error, n));
-        }
-        for n in 0..4 {
-            all.push(diagnostic(Severity::Warning, n));
-        }
-        for n in 0..11 {
-            all.push(diagnostic(Severity::Info, n));
-        }
-        let capped = cap_annotations(&all);
-        let count = |list: &[&Diagnostic], s| list.iter().filter(|d| d.severity == s).count();
-        assert_eq!(count(&capped.annotated, Severity::Error), 10);
-        assert_eq!(count(&capped.annotated, Severity::Warning), 4);
-        assert_eq!(count(&capped.annotated, Severity::Info), 10);
-        assert_eq!(count(&capped.overflow, Severity::Error), 3);
-        assert_eq!(count(&capped.overflow, Severity::Info), 1);
-        assert_eq!(capped.overflow[0].message, "finding 10");
-        let note = capped.overflow_note().unwrap();
-        assert!(note.starts_with("3 errors, 1 notice more"), "{note}");
-        assert!(cap_annotations(&all[..2]).overflow_note().is_none());
-    }
-
-    #[test]
-    fn log_lines_name_the_place() {
-        assert_eq!(
-            log_line(&diagnostic(Severity::Error, 1)),
-            "metadata.yaml:2:1: error[metadata/kind]: finding 1"
-        );
     }
 
     #[test]

@@ -31,7 +31,9 @@
 //! - [`rules`]: the lint rules, one file per area, in one registry.
 //!
 //! Transform:
-//! - [`assemble`]: builds a release directory from the maintainer's sources; `init`'s scaffold.
+//! - [`assemble`]: builds a release directory from the maintainer's sources.
+//! - [`init`]: `capkg init`: reads a provider repository (Makefile, kustomize, workflows, remotes)
+//!   and renders the `capkg.yaml` and CI files that fit it.
 //! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps, OCI layers).
 //!
 //! Publish and read back:
@@ -47,8 +49,11 @@
 //!   with.
 //! - [`release`]: a release planned once (assemble, check) and carried out by one loop
 //!   (compare, publish, verify).
-//! - [`ci`]: which CI system capkg runs in; GitHub's annotations caps, step summary and outputs.
-//! - [`report`]: renders diagnostics and outcomes as human text, JSON or GitHub annotations.
+//! - [`ci`]: which CI system capkg runs in; GitHub's step summary and outputs files.
+//! - [`report`]: renders diagnostics and outcomes as human text, JSON, Markdown or GitHub
+//!   annotations (within GitHub's caps): lint's, diff's, verify's and release's. One renderer sits
+//!   beside its data: `subst`'s variable listing, which is clusterctl's own text reproduced byte
+//!   for byte.
 //! - [`cli`]: the command-line surface; the only place that decides exit codes.
 
 pub mod assemble;
@@ -66,6 +71,7 @@ pub(crate) mod forge;
 pub(crate) mod go_sort;
 pub(crate) mod go_unicode;
 pub(crate) mod image_ref;
+pub mod init;
 pub mod k8s;
 pub mod operator;
 pub mod provider;

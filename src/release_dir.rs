@@ -463,10 +463,6 @@ impl ReleaseDir {
         self.files.iter().find(|f| f.name == name)
     }
 
-    pub fn total_size(&self) -> u64 {
-        self.files.iter().map(|f| f.size).sum()
-    }
-
     /// Checks every file against `checksums.txt`, when there is one: each release file must be
     /// listed with its SHA-256, and each listed file must exist.
     fn verify_checksums(&self) -> Result<(), Error> {

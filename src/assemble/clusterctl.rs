@@ -30,6 +30,13 @@ use crate::yaml::{self, Limits, Source, YamlFile};
 
 use super::typed::{self, TypedError};
 
+mod unstructured;
+
+use unstructured::{
+    api_version, get, get_mut, group, kind, name, set_at, set_string_map, string_at, string_map,
+    version_part,
+};
+
 /// Why clusterctl would fail; messages follow clusterctl's where it has one.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterctlError {
@@ -216,103 +223,6 @@ fn duplicate_key_lines(source: &Source, errors: impl Iterator<Item = yaml::Error
             )
         })
         .collect()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Unstructured accessors, as `unstructured.Unstructured` has them.
-
-fn get<'v>(value: &'v JsonValue, path: &[&str]) -> Option<&'v JsonValue> {
-    path.iter().try_fold(value, |v, key| v.get(key))
-}
-
-fn get_mut<'v>(value: &'v mut JsonValue, path: &[&str]) -> Option<&'v mut JsonValue> {
-    path.iter().try_fold(value, |v, key| match v {
-        JsonValue::Object(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
-        _ => None,
-    })
-}
-
-fn string_at(value: &JsonValue, path: &[&str]) -> String {
-    get(value, path)
-        .and_then(JsonValue::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// `SetNestedField`: creates missing maps on the way; gives up on a non-map.
-fn set_at(value: &mut JsonValue, path: &[&str], new: JsonValue) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
-    let mut current = value;
-    for key in parents {
-        let JsonValue::Object(entries) = current else {
-            return;
-        };
-        let index = match entries.iter().position(|(k, _)| k == key) {
-            Some(index) => index,
-            None => {
-                entries.push((key.to_string(), JsonValue::Object(Vec::new())));
-                entries.len() - 1
-            }
-        };
-        current = &mut entries[index].1;
-    }
-    if let JsonValue::Object(entries) = current {
-        match entries.iter_mut().find(|(k, _)| k == last) {
-            Some((_, v)) => *v = new,
-            None => entries.push((last.to_string(), new)),
-        }
-    }
-}
-
-fn kind(value: &JsonValue) -> String {
-    string_at(value, &["kind"])
-}
-
-fn name(value: &JsonValue) -> String {
-    string_at(value, &["metadata", "name"])
-}
-
-fn api_version(value: &JsonValue) -> String {
-    string_at(value, &["apiVersion"])
-}
-
-fn group(value: &JsonValue) -> String {
-    let version = api_version(value);
-    version
-        .rsplit_once('/')
-        .map_or(String::new(), |(g, _)| g.to_string())
-}
-
-fn version_part(value: &JsonValue) -> String {
-    let version = api_version(value);
-    version
-        .rsplit_once('/')
-        .map_or(version.clone(), |(_, v)| v.to_string())
-}
-
-/// `NestedNullCoercingStringMap`: `None` when a value is neither a string nor null.
-fn string_map(value: &JsonValue, path: &[&str]) -> Option<Vec<(String, String)>> {
-    match get(value, path)? {
-        JsonValue::Object(entries) => entries
-            .iter()
-            .map(|(k, v)| match v {
-                JsonValue::String(s) => Some((k.clone(), s.clone())),
-                JsonValue::Null => Some((k.clone(), String::new())),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
-    }
-}
-
-fn set_string_map(value: &mut JsonValue, path: &[&str], map: Vec<(String, String)>) {
-    let object = map
-        .into_iter()
-        .map(|(k, v)| (k, JsonValue::String(v)))
-        .collect();
-    set_at(value, path, JsonValue::Object(object));
 }
 
 /// Converts `object` to its Go type and back in place (it is left as it is when its type is not

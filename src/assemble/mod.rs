@@ -18,7 +18,6 @@
 pub mod clusterctl;
 pub mod images;
 mod parallel;
-pub mod scaffold;
 pub mod sources;
 pub mod transform;
 pub mod typed;
@@ -64,7 +63,7 @@ pub struct Sources {
 impl Sources {
     /// A path of the sources, joined to [`Sources::root`].
     pub fn resolve(&self, path: &Path) -> PathBuf {
-        config::resolve_in(&self.root, path)
+        crate::files::resolve_in(&self.root, path)
     }
 
     /// The namespace `provider`'s components install into: its own, else the top-level one.

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::network::{runtime, services};
+use super::output::{plain_style, uses_annotations, write_annotations};
 use super::publish::{HttpLimitArgs, ReadLimitArgs};
-use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diff::{self, DiffReport, DiffRequest};
@@ -105,7 +106,7 @@ pub(super) fn run(global: &GlobalArgs, args: DiffArgs) -> CommandResult {
         .extend(old_warning.into_iter().chain(new_warning));
     write(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
-        ci::append_step_summary(path, &diff::render::markdown(&report, "###"))
+        ci::append_step_summary(path, &report::diff::markdown(&report, "###"))
             .map_err(CommandError::fault)?;
     }
     Ok(if report.ok {
@@ -156,10 +157,10 @@ fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> std::io::R
     let mut out = super::stdout();
     match global.format {
         Format::Json => report::json::write_value(&mut out, report)?,
-        Format::Markdown => out.write_all(diff::render::markdown(report, "##").as_bytes())?,
+        Format::Markdown => out.write_all(report::diff::markdown(report, "##").as_bytes())?,
         Format::Human | Format::Github => {
             if !global.quiet {
-                diff::render::write_changes(&mut out, report)?;
+                report::diff::write_changes(&mut out, report)?;
             }
             if uses_annotations(global, ci) {
                 write_annotations(&mut out, &report.diagnostics)?;
@@ -171,7 +172,7 @@ fn write(global: &GlobalArgs, ci: &CiContext, report: &DiffReport) -> std::io::R
                     &report.summary,
                 )?;
             }
-            writeln!(out, "{}", diff::render::verdict(report))?;
+            writeln!(out, "{}", report::diff::verdict(report))?;
         }
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! `capkg init`: scaffold `capkg.yaml` and the release CI of the repository's forge (a GitHub
 //! Actions workflow or a GitLab CI job) at the repository root, and ignore the output folder.
 //!
-//! Detection and rendering are [`crate::assemble::scaffold`]'s; this file writes the files, each
+//! Detection and rendering are [`crate::init`]'s; this file writes the files, each
 //! atomically inside the repository ([`Repository::write`]: a link out of it refuses the run before
 //! anything is written, exit 1), and never replaces an existing one without `--force` (files it
 //! skips are listed, and the run still succeeds). A `.gitignore` that is a link is neither read
@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
-use crate::assemble::scaffold;
-use crate::assemble::scaffold::repository::Repository;
 use crate::escape;
+use crate::init;
+use crate::init::gitignore::{IGNORED_DIRS, gitignore_with_output};
+use crate::init::repository::Repository;
 use crate::report::{Format, json};
 
 #[derive(Debug, Args)]
@@ -40,7 +41,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
             args.dir.display()
         )));
     }
-    let mut detected = scaffold::detect(&args.dir).map_err(|e| {
+    let mut detected = init::detect(&args.dir).map_err(|e| {
         CommandError::fault(
             anyhow::Error::new(e).context(format!("cannot read `{}`", args.dir.display())),
         )
@@ -65,7 +66,7 @@ pub(super) fn run(global: &GlobalArgs, args: InitArgs) -> CommandResult {
             anyhow::Error::new(e).context(format!("cannot read `{}`", root.display())),
         )
     })?;
-    let files = scaffold::render(&detected);
+    let files = init::render(&detected);
     // Every file checked before any is written: a link out of the repository refuses the run
     // with nothing written.
     for (relative, _) in &files {
@@ -138,8 +139,7 @@ fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
     let relative = Path::new(".gitignore");
     let by_hand = format!(
         "add /{}/ and /{}/ to it yourself if git should ignore the release folders",
-        scaffold::IGNORED_DIRS[0],
-        scaffold::IGNORED_DIRS[1]
+        IGNORED_DIRS[0], IGNORED_DIRS[1]
     );
     let existing = match std::fs::symlink_metadata(repo.root().join(relative)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -163,7 +163,7 @@ fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
             }
         },
     };
-    match scaffold::gitignore_with_output(existing.as_deref()) {
+    match gitignore_with_output(existing.as_deref()) {
         Some((text, added)) => {
             repo.write(relative, text.as_bytes())
                 .map_err(CommandError::from_classified)?;
@@ -172,8 +172,7 @@ fn ignore_output(repo: &Repository) -> Result<String, CommandError> {
         }
         None => Ok(format!(
             ".gitignore already ignores {}/ and {}/",
-            scaffold::IGNORED_DIRS[0],
-            scaffold::IGNORED_DIRS[1]
+            IGNORED_DIRS[0], IGNORED_DIRS[1]
         )),
     }
 }

@@ -14,6 +14,8 @@ mod configmaps;
 mod diff;
 mod init;
 mod lint;
+mod network;
+mod output;
 mod publish;
 mod release;
 mod render;
@@ -290,7 +292,7 @@ fn message_with_causes(error: &anyhow::Error) -> String {
 /// carries its own `error` object, with `stage`, `message`, `hint`, `exit` and `exit_code`).
 fn write_json_error(message: &str, hint: Option<&str>, exit_code: u8) {
     // As on stderr, a message may quote a server or a subprocess: redacted.
-    let redact = crate::forge::http::redact;
+    let redact = crate::forge::secret::redact;
     let document = serde_json::json!({
         "error": {
             "message": redact(message),
@@ -339,7 +341,7 @@ fn print_failure(global: &GlobalArgs, failure: &CommandError) {
     };
     // Every line goes through `redact`: a message may quote a server or a subprocess; and
     // through `escape::lines`: what it quotes is shown, not acted on, each quoted line marked.
-    let shown = |text: &str| escape::lines(&crate::forge::http::redact(text), "  | ");
+    let shown = |text: &str| escape::lines(&crate::forge::secret::redact(text), "  | ");
     let mut err = stderr();
     let _ = writeln!(
         err,

@@ -88,7 +88,7 @@ pub struct HttpLimitArgs {
 pub struct ReadLimitArgs {
     /// The most layers `verify oci://` reads from one artifact; a larger one is refused before
     /// any layer is read.
-    #[arg(long, value_name = "N", env = "CAPKG_MAX_LAYERS", default_value_t = crate::forge::http::DEFAULT_MAX_LAYERS)]
+    #[arg(long, value_name = "N", env = "CAPKG_MAX_LAYERS", default_value_t = crate::forge::policy::DEFAULT_MAX_LAYERS)]
     pub max_layers: usize,
     /// The time all image lookups of one check share; images not looked up by then are
     /// reported as not checked (`30s`, `2m`).
@@ -97,7 +97,7 @@ pub struct ReadLimitArgs {
     /// The most pages capkg reads of one list (a repository's releases, a project's packages, a
     /// registry's tags); a longer list is an error. A list is also held to `--max-download`
     /// bytes in all.
-    #[arg(long, value_name = "N", env = "CAPKG_MAX_LIST_PAGES", default_value_t = crate::forge::pages::DEFAULT_MAX_LIST_PAGES, value_parser = parse_pages)]
+    #[arg(long, value_name = "N", env = "CAPKG_MAX_LIST_PAGES", default_value_t = crate::forge::policy::DEFAULT_MAX_LIST_PAGES, value_parser = parse_pages)]
     pub max_list_pages: usize,
 }
 
@@ -344,13 +344,7 @@ pub(super) fn run(global: &GlobalArgs, args: PublishArgs) -> CommandResult {
         }
         opened => opened.map_err(CommandError::from_classified)?,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            CommandError::fault(anyhow::Error::new(e).context("cannot start the async runtime"))
-        })?;
+    let runtime = super::network::runtime()?;
     let dry_run = common.dry_run;
     let result: Result<Report, targets::Error> = runtime.block_on(async {
         let plan = target.plan(&release).await?;
@@ -608,7 +602,7 @@ impl Reporter {
     }
 
     fn line(&self, text: &str) {
-        let redacted = crate::forge::http::redact(text);
+        let redacted = crate::forge::secret::redact(text);
         let text = &escape::text(&redacted);
         match self.mode {
             Mode::Quiet => {}

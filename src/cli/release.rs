@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, ValueEnum};
 
-use super::verify::{plain_style, runtime, services, uses_annotations, write_annotations};
+use super::network::{runtime, services};
+use super::output::{plain_style, uses_annotations, write_annotations};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -433,9 +434,9 @@ fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std:
                             .as_deref()
                             .unwrap_or("the previous release")
                     ),
-                    crate::diff::render::verdict(diff)
+                    crate::report::diff::verdict(diff)
                 )?;
-                crate::diff::render::write_compact(out, diff, "    ")?;
+                crate::report::diff::write_compact(out, diff, "    ")?;
             }
             (None, Some(note)) => writeln!(out, "  upgrade {prefix}{}", escape::text(note))?,
             (None, None) => {}

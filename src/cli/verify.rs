@@ -2,22 +2,20 @@
 //!
 //! Prints the report ([`crate::verify::VerifyReport`]) as text or JSON. In GitHub Actions (or with
 //! `--format github`) findings become annotations, within GitHub's per-step caps, and a Markdown
-//! summary is appended to `GITHUB_STEP_SUMMARY`. Also holds what `capkg release` shares with it:
-//! the async runtime, progress lines and the annotation printer.
+//! summary is appended to `GITHUB_STEP_SUMMARY`.
 
 use std::io::Write;
-use std::sync::Arc;
 
 use clap::Args;
 
+use super::network::{runtime, services};
+use super::output::{plain_style, uses_annotations, write_annotations};
 use super::publish::{HttpLimitArgs, ReadLimitArgs};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
-use crate::diagnostic::{Diagnostic, Severity, Summary};
-use crate::escape::{self, Output};
-use crate::forge::Services;
-use crate::forge::progress::{Event, Progress};
-use crate::report::{self, Format, Style};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
+use crate::report::{self, Format};
 use crate::settings::{self, CommandLine, Need};
 use crate::verify::{self, VerifyReport, VerifyRequest};
 
@@ -88,7 +86,8 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     report.warnings.extend(login_warning);
     write_report(global, &ci, &report).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
-        ci::append_step_summary(path, &report.markdown()).map_err(CommandError::fault)?;
+        ci::append_step_summary(path, &report::verify::markdown(&report))
+            .map_err(CommandError::fault)?;
     }
     Ok(if report.ok {
         Status::Success
@@ -204,103 +203,4 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> s
         )?;
     }
     Ok(())
-}
-
-/// Annotations in GitHub Actions or with `--format github`.
-pub(super) fn uses_annotations(global: &GlobalArgs, ci: &CiContext) -> bool {
-    global.format == Format::Github || (global.format == Format::Human && ci.is_github())
-}
-
-/// Plain text in CI logs (GitLab renders no escape codes reliably in every viewer).
-pub(super) fn plain_style(global: &GlobalArgs, ci: &CiContext) -> Style {
-    if ci.system.is_some() {
-        Style::plain()
-    } else {
-        Style::for_stdout(global.color)
-    }
-}
-
-/// The first annotations of each severity as workflow commands, the rest as log lines, then a
-/// note saying how many were not annotated.
-pub(super) fn write_annotations(
-    out: &mut dyn Output,
-    diagnostics: &[Diagnostic],
-) -> std::io::Result<()> {
-    let capped = ci::cap_annotations(diagnostics);
-    for d in &capped.annotated {
-        out.command(&report::github::annotation(d))?;
-    }
-    for d in &capped.overflow {
-        writeln!(out, "{}", ci::log_line(d))?;
-    }
-    if let Some(note) = capped.overflow_note() {
-        writeln!(out, "{note}")?;
-    }
-    let summary = Summary::of(diagnostics, 0);
-    writeln!(
-        out,
-        "capkg: {} error(s), {} warning(s)",
-        summary.errors, summary.warnings
-    )
-}
-
-/// The runtime network commands run on.
-pub(super) fn runtime() -> Result<tokio::runtime::Runtime, CommandError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            CommandError::fault(anyhow::Error::new(e).context("cannot start the async runtime"))
-        })
-}
-
-/// Default retries and clock, the HTTP bounds of the flags, with waits and steps reported on
-/// stderr.
-pub(super) fn services(
-    global: &GlobalArgs,
-    limits: &HttpLimitArgs,
-    read_limits: &ReadLimitArgs,
-) -> Services {
-    let defaults = Services::default();
-    Services {
-        progress: Arc::new(LogProgress {
-            quiet: global.quiet,
-        }),
-        policy: read_limits.apply(limits.apply(defaults.policy.clone())),
-        ..defaults
-    }
-}
-
-/// Progress as plain lines on stderr: steps, waits and finished transfers (no bars: these
-/// commands run mostly in CI logs).
-pub(super) struct LogProgress {
-    pub quiet: bool,
-}
-
-impl Progress for LogProgress {
-    fn event(&self, event: &Event<'_>) {
-        if self.quiet {
-            return;
-        }
-        let line = match *event {
-            Event::Step(step) => step.to_string(),
-            Event::Waiting { reason, delay } => {
-                format!("waiting {}: {reason}", crate::units::format_duration(delay))
-            }
-            Event::Finished {
-                name,
-                transfer: crate::targets::Transfer::Upload,
-                ..
-            } => format!("uploaded {name}"),
-            Event::Finished {
-                name,
-                transfer: crate::targets::Transfer::ReadBack,
-                ..
-            } => format!("read back {name}"),
-            _ => return,
-        };
-        let line = crate::forge::http::redact(&line);
-        let _ = writeln!(super::stderr(), "{}", escape::text(&line));
-    }
 }

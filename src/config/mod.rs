@@ -414,7 +414,10 @@ impl Config {
             if candidate.is_file() {
                 return Some(match start.is_absolute() {
                     true => candidate,
-                    false => clean_join(&clean_join(start, &up), Path::new(FILE_NAME)),
+                    false => crate::files::clean_join(
+                        &crate::files::clean_join(start, &up),
+                        Path::new(FILE_NAME),
+                    ),
                 });
             }
             if dir.join(".git").exists() {
@@ -427,7 +430,7 @@ impl Config {
 
     /// A path from the file, resolved against [`Config::root`].
     pub fn resolve(&self, path: &Path) -> PathBuf {
-        resolve_in(&self.root, path)
+        crate::files::resolve_in(&self.root, path)
     }
 }
 
@@ -437,25 +440,6 @@ pub fn components_file_name(provider_type: ProviderType, suffix: Option<&str>) -
     match suffix {
         None => provider_type.components_file_name(),
         Some(suffix) => format!("{}-components-{suffix}.yaml", provider_type.short_name()),
-    }
-}
-
-/// A path of capkg.yaml or a flag, joined to the configuration's folder (absolute paths as
-/// they are, without a leading `./`).
-pub fn resolve_in(root: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        clean_join(root, path)
-    }
-}
-
-/// `root/path` without a leading `./`.
-fn clean_join(root: &Path, path: &Path) -> PathBuf {
-    if root.as_os_str().is_empty() || root == Path::new(".") {
-        path.to_path_buf()
-    } else {
-        root.join(path)
     }
 }
 

@@ -19,7 +19,6 @@ pub(crate) mod clusterclass;
 pub(crate) mod crd;
 pub(crate) mod objects;
 pub(crate) mod rbac;
-pub(crate) mod render;
 pub(crate) mod schema;
 pub(crate) mod templates;
 

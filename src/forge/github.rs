@@ -9,7 +9,8 @@ use reqwest::header::{ACCEPT, HeaderName};
 use reqwest::{Method, Url};
 use serde::Deserialize;
 
-use super::http::{self, HttpError, Request, Secret};
+use super::http::{self, HttpError, Request};
+use super::secret::Secret;
 
 /// github.com's API; `--api-url` or `GITHUB_API_URL` point elsewhere (GitHub Enterprise, tests).
 pub(crate) const DEFAULT_API: &str = "https://api.github.com";

@@ -1,7 +1,9 @@
 //! GitLab's API as publish and verify both use it: the token and the header it goes in, and the
 //! project path in a URL. GitLab has no default API: it is `--api-url` or `CI_API_V4_URL`.
 
-use super::http::{self, Credential, Secret};
+use super::credential::Credential;
+use super::encoding::{percent_decode, percent_encode};
+use super::secret::Secret;
 
 /// The variables [`token`] reads, in its order, for messages.
 pub(crate) const TOKEN_VARIABLES: &str = "GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN";
@@ -53,7 +55,7 @@ pub(crate) fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<GitLabToken>
 /// escaped path (`group%2Fproject`, the form GitLab's URLs show) is escaped once, not again.
 /// GitLab paths hold no `%`, so decoding first is lossless.
 pub(crate) fn escape_project(project: &str) -> String {
-    http::percent_encode(&String::from_utf8_lossy(&http::percent_decode(project)))
+    percent_encode(&String::from_utf8_lossy(&percent_decode(project)))
 }
 
 /// `{api}/projects/{project}/packages/generic/{package}/{version}/`: where a generic package's

@@ -13,8 +13,15 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::forge::http::Secret;
-use crate::forge::oci::OciError;
+use crate::forge::secret::Secret;
+
+/// A Docker config file that could not be read or is not one: the login it may hold is unknown.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the Docker config file `{}`: {reason}", path.display())]
+pub(crate) struct LoginError {
+    pub path: PathBuf,
+    pub reason: String,
+}
 
 /// The credentials for one registry.
 #[derive(Clone, Debug)]
@@ -66,14 +73,14 @@ impl Login {
         registry: &str,
         role: RegistryRole,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Option<(Login, LoginSource)>, OciError> {
+    ) -> Result<Option<(Login, LoginSource)>, LoginError> {
         let non_empty = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if role == RegistryRole::Named
             && let Some(login) = variables_login(registry, &non_empty)
         {
             return Ok(Some(login));
         }
-        match crate::forge::http::docker_config_file(env) {
+        match crate::forge::docker_config::docker_config_file(env) {
             Some(path) => docker_config_login(&path, registry),
             None => Ok(None),
         }
@@ -123,18 +130,18 @@ fn variables_login(
 pub(crate) fn docker_config_login(
     path: &Path,
     registry: &str,
-) -> Result<Option<(Login, LoginSource)>, OciError> {
-    let text = match crate::forge::http::read_docker_config(path) {
+) -> Result<Option<(Login, LoginSource)>, LoginError> {
+    let text = match crate::forge::docker_config::read_docker_config(path) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(None),
         Err(source) => {
-            return Err(OciError::DockerConfig {
+            return Err(LoginError {
                 path: path.to_path_buf(),
                 reason: source.to_string(),
             });
         }
     };
-    let bad = |reason: String| OciError::DockerConfig {
+    let bad = |reason: String| LoginError {
         path: path.to_path_buf(),
         reason,
     };
@@ -170,7 +177,7 @@ pub(crate) fn docker_config_login(
             .filter(|v| !v.is_empty())
     };
     if let Some(auth) = field("auth") {
-        let decoded = crate::forge::http::base64_decode(auth)
+        let decoded = crate::forge::encoding::base64_decode(auth)
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .ok_or_else(|| bad(format!("the `auth` of `{registry}` is not base64 text")))?;
         let Some((user, password)) = decoded.split_once(':') else {
@@ -210,7 +217,7 @@ pub(crate) mod tests {
     fn docker_config_entries_give_logins() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.json");
-        let auth = crate::forge::http::base64_padded(b"alice:s3cret-pass");
+        let auth = crate::forge::encoding::base64_padded(b"alice:s3cret-pass");
         std::fs::write(
             &path,
             format!(
@@ -290,7 +297,7 @@ pub(crate) mod tests {
     /// A Docker config folder whose one `auths` entry, for `registry`, is `user:password`.
     pub(crate) fn docker_config_with(registry: &str, user_password: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        let auth = crate::forge::http::base64_padded(user_password.as_bytes());
+        let auth = crate::forge::encoding::base64_padded(user_password.as_bytes());
         std::fs::write(
             dir.path().join("config.json"),
             format!(r#"{{"auths":{{"{registry}":{{"auth":"{auth}"}}}}}}"#),
@@ -331,18 +338,5 @@ pub(crate) mod tests {
             Login::resolve("images.example", RegistryRole::Named, &env).unwrap(),
             Some((Login::Token(_), _))
         ));
-    }
-
-    #[test]
-    fn base64_round_trips() {
-        for text in ["", "a", "ab", "abc", "user:pässword"] {
-            let encoded = crate::forge::http::base64_padded(text.as_bytes());
-            assert_eq!(
-                crate::forge::http::base64_decode(&encoded).unwrap(),
-                text.as_bytes()
-            );
-        }
-        assert_eq!(crate::forge::http::base64_padded(b"ab"), "YWI=");
-        assert!(crate::forge::http::base64_decode("a*b").is_none());
     }
 }

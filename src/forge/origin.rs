@@ -25,10 +25,12 @@ use std::collections::BTreeMap;
 use reqwest::Url;
 use serde::Serialize;
 
+use super::credential::Credential;
 use super::gitlab::GitLabToken;
-use super::http::{Credential, Secret, same_origin};
 use super::login::{Login, LoginSource, RegistryRole};
 use super::oci::OciError;
+use super::secret::Secret;
+use super::url::same_origin;
 
 /// Why a request is made, which decides whether the place it goes to may be the user's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,11 +16,8 @@ use std::future::Future;
 
 use reqwest::Url;
 
-use super::http::{RetryPolicy, same_origin};
-
-/// The most pages of one list capkg reads unless told otherwise: 100,000 GitHub releases or
-/// GitLab packages at 100 a page, far past any provider's; a registry chooses its own page size.
-pub(crate) const DEFAULT_MAX_LIST_PAGES: usize = 1000;
+use super::policy::RetryPolicy;
+use super::url::same_origin;
 
 /// One page of a list as the caller read it.
 #[derive(Debug)]

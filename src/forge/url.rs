@@ -5,6 +5,8 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
+use reqwest::Url;
+
 /// `file:///abs/path`, as clusterctl's `providers:` entries spell local URLs: without `.` or
 /// `..` components (a `repository: ../repo` would otherwise print `/work/x/../repo`).
 pub(crate) fn file_url(path: &Path) -> String {
@@ -60,14 +62,14 @@ pub(crate) fn dot_or_empty_part(path: &str) -> Option<&'static str> {
 
 /// `text`, a URL or reference the user gave (a SOURCE, `--previous`, `previous:`), as capkg
 /// shows it: any user name and password replaced by `[redacted]`
-/// ([`super::http::redact_userinfo_text`]), also inside the `oci://` of a plain-http registry
+/// ([`redact_userinfo_text`]), also inside the `oci://` of a plain-http registry
 /// (`oci://http://USER:PASSWORD@HOST/…`), where the URL is the part after `oci://`.
 pub(crate) fn redact_userinfo(text: &str) -> String {
     match text.trim_start().strip_prefix("oci://") {
         Some(inner) if inner.contains("://") => {
-            format!("oci://{}", super::http::redact_userinfo_text(inner))
+            format!("oci://{}", redact_userinfo_text(inner))
         }
-        _ => super::http::redact_userinfo_text(text),
+        _ => redact_userinfo_text(text),
     }
 }
 
@@ -104,6 +106,28 @@ pub(crate) fn is_local_network_host(host: &str) -> bool {
         }
         Err(_) => is_loopback_host(bare),
     }
+}
+
+/// `text` with the user name and password of a URL replaced by `[redacted]`. A password may
+/// hold a raw `@` (or `/`, `?`, `#`, which end the authority), so everything up to the last `@`
+/// goes unless the text parses as a URL without credentials.
+pub(crate) fn redact_userinfo_text(text: &str) -> String {
+    if Url::parse(text).is_ok_and(|url| url.username().is_empty() && url.password().is_none()) {
+        return text.to_string();
+    }
+    match (text.find("://"), text.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            format!("{}://[redacted]@{}", &text[..scheme_end], &text[at + 1..])
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// Same scheme, host and port.
+pub(crate) fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 #[cfg(test)]

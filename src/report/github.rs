@@ -6,6 +6,11 @@
 //! and each line is written with [`Output::command`], the one way a workflow command gets out.
 //! The message repeats `file:line:col`, because annotations beyond GitHub's per-step cap show
 //! only in the log.
+//!
+//! GitHub shows at most [`ANNOTATION_CAP`] errors, as many warnings and as many notices per step
+//! and drops the rest silently, so [`cap_annotations`] splits diagnostics into the ones to
+//! annotate and the rest, which callers print as plain log lines ([`log_line`]) and count in the
+//! summary.
 
 use std::io;
 
@@ -101,6 +106,84 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// How many annotations of one severity GitHub shows per step.
+pub(crate) const ANNOTATION_CAP: usize = 10;
+
+/// Diagnostics split by GitHub's per-step caps.
+#[derive(Debug, Default)]
+pub(crate) struct Capped<'d> {
+    /// Annotate these (at most [`ANNOTATION_CAP`] per severity), in the order given.
+    pub annotated: Vec<&'d Diagnostic>,
+    /// GitHub would drop annotations for these: print them as log lines.
+    pub overflow: Vec<&'d Diagnostic>,
+}
+
+impl Capped<'_> {
+    /// `"3 errors, 1 warning"` not shown as annotations, or `None`.
+    pub(crate) fn overflow_note(&self) -> Option<String> {
+        if self.overflow.is_empty() {
+            return None;
+        }
+        let count = |s| self.overflow.iter().filter(|d| d.severity == s).count();
+        let parts: Vec<String> = [
+            (count(Severity::Error), "error"),
+            (count(Severity::Warning), "warning"),
+            (count(Severity::Info), "notice"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
+        .collect();
+        Some(format!(
+            "{} more not shown as annotations (GitHub shows at most {ANNOTATION_CAP} of each kind per step); they are listed in the log and the step summary",
+            parts.join(", ")
+        ))
+    }
+}
+
+/// The first [`ANNOTATION_CAP`] diagnostics of each severity, and the rest.
+pub(crate) fn cap_annotations(diagnostics: &[Diagnostic]) -> Capped<'_> {
+    let mut capped = Capped::default();
+    let mut seen = [0usize; 3];
+    for d in diagnostics {
+        let slot = match d.severity {
+            _ if d.waived.is_some() => 2,
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Info => 2,
+        };
+        if let Some(count) = seen.get_mut(slot) {
+            *count += 1;
+            if *count <= ANNOTATION_CAP {
+                capped.annotated.push(d);
+                continue;
+            }
+        }
+        capped.overflow.push(d);
+    }
+    capped
+}
+
+/// A diagnostic as one plain log line: `file:line:col: severity[rule]: message`, what it quotes
+/// shown as [`escape::text`] shows it.
+pub(crate) fn log_line(d: &Diagnostic) -> String {
+    let mut place = escape::text(d.file_name().unwrap_or_default()).into_owned();
+    if let Some(position) = d.position() {
+        place = format!("{place}:{}:{}", position.line, position.column);
+    }
+    let place = if place.is_empty() {
+        String::new()
+    } else {
+        format!("{place}: ")
+    };
+    format!(
+        "{place}{}[{}]: {}",
+        d.severity,
+        d.rule,
+        escape::text(&d.message)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +243,51 @@ mod tests {
         assert_eq!(
             annotation(&d),
             "::notice title=metadata/missing error (waived)::m%0Awaived: not ours"
+        );
+    }
+
+    fn diagnostic(severity: Severity, n: usize) -> Diagnostic {
+        let source = Arc::new(Source::new("metadata.yaml", "a: 1\nb: 2\n"));
+        Diagnostic::new(
+            "metadata/kind",
+            severity,
+            Some(source),
+            Some(Span::new(5, 6)),
+            format!("finding {n}"),
+            "help",
+        )
+    }
+
+    #[test]
+    fn annotations_stop_at_ten_per_severity() {
+        let mut all = Vec::new();
+        for n in 0..13 {
+            all.push(diagnostic(Severity::Error, n));
+        }
+        for n in 0..4 {
+            all.push(diagnostic(Severity::Warning, n));
+        }
+        for n in 0..11 {
+            all.push(diagnostic(Severity::Info, n));
+        }
+        let capped = cap_annotations(&all);
+        let count = |list: &[&Diagnostic], s| list.iter().filter(|d| d.severity == s).count();
+        assert_eq!(count(&capped.annotated, Severity::Error), 10);
+        assert_eq!(count(&capped.annotated, Severity::Warning), 4);
+        assert_eq!(count(&capped.annotated, Severity::Info), 10);
+        assert_eq!(count(&capped.overflow, Severity::Error), 3);
+        assert_eq!(count(&capped.overflow, Severity::Info), 1);
+        assert_eq!(capped.overflow[0].message, "finding 10");
+        let note = capped.overflow_note().unwrap();
+        assert!(note.starts_with("3 errors, 1 notice more"), "{note}");
+        assert!(cap_annotations(&all[..2]).overflow_note().is_none());
+    }
+
+    #[test]
+    fn log_lines_name_the_place() {
+        assert_eq!(
+            log_line(&diagnostic(Severity::Error, 1)),
+            "metadata.yaml:2:1: error[metadata/kind]: finding 1"
         );
     }
 }

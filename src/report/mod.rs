@@ -1,16 +1,20 @@
 //! Rendering results for people and machines.
 //!
-//! Three formats, one file each: [`human`] (miette-style diagnostics with source snippets, colour
-//! only when wanted), [`json`] (one object on stdout; its shape is part of capkg's interface) and
-//! [`github`] (GitHub Actions workflow commands, which the runner turns into annotations); and
-//! [`release`], a release's outcome as a CI step summary and CI outputs. What a
-//! finding quotes from a release is escaped in each as [`crate::escape`] says, and `cli` writes
-//! them through its [`crate::escape::Guard`].
+//! Three formats of findings, one file each: [`human`] (miette-style diagnostics with source
+//! snippets, colour only when wanted), [`json`] (one object on stdout; its shape is part of
+//! capkg's interface) and [`github`] (GitHub Actions workflow commands, which the runner turns
+//! into annotations, within GitHub's caps). A command's outcome beyond its findings has its own
+//! file: [`diff`] (the changes as text and the report as Markdown), [`verify`] (its step
+//! summary) and [`release`] (a release's step summary and CI outputs). What a finding quotes from
+//! a release is escaped in each as [`crate::escape`] says, and `cli` writes them through its
+//! [`crate::escape::Guard`].
 
+pub(crate) mod diff;
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
 pub(crate) mod release;
+pub(crate) mod verify;
 
 use std::io::{self, IsTerminal};
 

@@ -139,7 +139,7 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                     {
                         md.push_str(&format!("Read without a login: {withheld}\n\n"));
                     }
-                    md.push_str(&crate::diff::render::markdown(diff, "####"));
+                    md.push_str(&crate::report::diff::markdown(diff, "####"));
                     md.push('\n');
                 }
                 (None, Some(note)) => {

@@ -193,13 +193,6 @@ pub struct Variable {
     pub span: Span,
 }
 
-impl Variable {
-    /// The default as text (invalid UTF-8 replaced), for display.
-    pub fn default_lossy(&self) -> Option<Cow<'_, str>> {
-        self.default.as_deref().map(String::from_utf8_lossy)
-    }
-}
-
 /// Every `${…}` in the input, nested ones included, for diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reference {

@@ -75,6 +75,29 @@ struct Settings {
     clobber: bool,
 }
 
+/// A job token belongs to its pipeline's GitLab (`CI_API_V4_URL`): a target on another instance
+/// needs a token of its own, as the origin rule says for reading ([`crate::forge::origin`]).
+fn job_token_may_reach(api: &Url, env: Env<'_>) -> Result<(), Error> {
+    let pipeline = env("CI_API_V4_URL")
+        .filter(|v| !v.trim().is_empty())
+        .and_then(|text| http::parse_base_url(&text).ok());
+    let reason = match &pipeline {
+        Some(ci) if ci.origin() == api.origin() => return Ok(()),
+        Some(ci) => format!(
+            "a job token goes only to its pipeline's GitLab, `{}` (CI_API_V4_URL)",
+            ci.origin().ascii_serialization()
+        ),
+        None => "a job token goes only to its pipeline's GitLab, and CI_API_V4_URL, which names it, is not set".to_string(),
+    };
+    Err(Error::TokenNotForHere {
+        forge: FORGE,
+        variable: "CI_JOB_TOKEN",
+        host: api.origin().ascii_serialization(),
+        reason,
+        variables: "GITLAB_TOKEN or GITLAB_ACCESS_TOKEN",
+    })
+}
+
 impl Settings {
     /// API from `api_url`, else `CI_API_V4_URL`; project from `project`, else
     /// `CI_PROJECT_ID`; the token as [`crate::forge::gitlab::token`] finds it. Offline, what is
@@ -115,6 +138,9 @@ impl Settings {
             }
         };
         let token = crate::forge::gitlab::token(env);
+        if let (Some(GitLabToken::Job(_)), Some(api)) = (&token, &api_url) {
+            job_token_may_reach(api, env)?;
+        }
         if token.is_none() && !offline {
             return Err(Error::MissingToken {
                 forge: FORGE,
@@ -661,6 +687,46 @@ mod tests {
             api_url: api_url.map(str::to_string),
             ..GitLabRequest::default()
         }
+    }
+
+    #[test]
+    fn a_job_token_is_not_sent_to_another_gitlab() {
+        let err = Settings::resolve(
+            asked(Some("g/p"), Some("https://gitlab.other.example/api/v4")),
+            &env(&[
+                ("CI_API_V4_URL", "https://gitlab.example.com/api/v4"),
+                ("CI_JOB_TOKEN", "job-secret-1"),
+            ]),
+            Reach::Remote,
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::TokenNotForHere { .. }), "{err}");
+        let message = err.to_string();
+        assert!(
+            message.contains("`https://gitlab.other.example`"),
+            "{message}"
+        );
+        assert!(message.contains("GITLAB_TOKEN"), "{message}");
+        assert!(!message.contains("job-secret-1"), "{message}");
+        // Without CI_API_V4_URL nothing says which GitLab the job token belongs to.
+        let err = Settings::resolve(
+            asked(Some("g/p"), Some("https://gitlab.example.com/api/v4")),
+            &env(&[("CI_JOB_TOKEN", "job-secret-1")]),
+            Reach::Remote,
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::TokenNotForHere { .. }), "{err}");
+        // A token of the user's own goes where the target is.
+        Settings::resolve(
+            asked(Some("g/p"), Some("https://gitlab.other.example/api/v4")),
+            &env(&[
+                ("CI_API_V4_URL", "https://gitlab.example.com/api/v4"),
+                ("CI_JOB_TOKEN", "job-secret-1"),
+                ("GITLAB_TOKEN", "pat"),
+            ]),
+            Reach::Remote,
+        )
+        .unwrap();
     }
 
     #[test]

@@ -72,9 +72,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub(crate) use crate::forge::Services;
+pub(crate) use crate::forge::clock::{BoxFuture, SystemClock};
 pub(crate) use crate::forge::history::{History, VersionedSource};
-pub(crate) use crate::forge::http::{BoxFuture, HttpError, RetryPolicy, Secret, SystemClock};
+pub(crate) use crate::forge::http::HttpError;
+pub(crate) use crate::forge::policy::RetryPolicy;
 pub(crate) use crate::forge::progress::{Event, Progress, Transfer};
+pub(crate) use crate::forge::secret::Secret;
 pub(crate) use crate::release_dir::{PublishFile, ReleaseDir};
 
 /// Which kind of destination a target writes to.
@@ -603,6 +606,15 @@ pub(crate) enum Error {
         forge: &'static str,
         variables: &'static str,
     },
+    /// The only token set may not go to the target's host ([`crate::forge::origin`]).
+    #[error("{forge}: {variable} is not sent to `{host}`: {reason}; set {variables} instead")]
+    TokenNotForHere {
+        forge: &'static str,
+        variable: &'static str,
+        host: String,
+        reason: String,
+        variables: &'static str,
+    },
     #[error("`{value}` is not a valid {what}: {reason}")]
     Invalid {
         what: &'static str,
@@ -743,6 +755,7 @@ impl Error {
             Error::Read { .. }
             | Error::Missing { .. }
             | Error::MissingToken { .. }
+            | Error::TokenNotForHere { .. }
             | Error::Invalid { .. }
             | Error::Url(_)
             | Error::Write { .. }

@@ -34,7 +34,7 @@ use super::{
     Transfer, VersionedSource,
 };
 use crate::checksums::sha256_hex;
-use crate::forge::login::{LOGIN_SOURCES, Login, LoginSource, RegistryRole};
+use crate::forge::login::{LOGIN_SOURCES, Login, LoginError, LoginSource, RegistryRole};
 use crate::forge::oci::{self, OCI_MANIFEST, OciError, Reference, Registry};
 use crate::operator::oci::{TITLE_ANNOTATION, components_title, metadata_title};
 use crate::provider::FileRole;
@@ -89,8 +89,8 @@ impl Settings {
     /// and the Docker config file ([`Login::resolve`]); `SOURCE_DATE_EPOCH`.
     fn resolve(request: OciRequest, env: Env<'_>) -> Result<Self, Error> {
         let reference = Reference::parse(&request.repository).map_err(from_oci)?;
-        let login =
-            Login::resolve(&reference.registry, RegistryRole::Named, env).map_err(from_oci)?;
+        let login = Login::resolve(&reference.registry, RegistryRole::Named, env)
+            .map_err(|err| from_oci(err.into()))?;
         let source_date_epoch = match env("SOURCE_DATE_EPOCH").filter(|v| !v.trim().is_empty()) {
             Some(text) => Some(source_date_epoch(&text)?),
             None => None,
@@ -314,7 +314,7 @@ fn from_oci_doing(action: &str, err: OciError) -> Error {
             value: reference,
             reason,
         },
-        OciError::DockerConfig { path, reason } => Error::Invalid {
+        OciError::Login(LoginError { path, reason }) => Error::Invalid {
             what: "Docker config file",
             value: path.display().to_string(),
             reason,

@@ -24,9 +24,9 @@ use serde::Serialize;
 
 use crate::files::Release;
 use crate::forge::Services;
-use crate::forge::http::RetryPolicy;
 use crate::forge::oci::{OciError, Reference, Registry};
 use crate::forge::origin::{Origins, Purpose};
+use crate::forge::policy::RetryPolicy;
 use crate::image_ref::Parts;
 use crate::k8s::Object;
 
@@ -262,7 +262,7 @@ pub(crate) async fn check(uses: &[ImageUse], origins: &Origins, services: &Servi
             }
             Ok(Err(err)) => result.unchecked.push(Unchecked {
                 image: image.to_string(),
-                reason: crate::forge::http::redact(&error_chain(&err)),
+                reason: crate::forge::secret::redact(&error_chain(&err)),
             }),
             Err(_) => result.unchecked.push(Unchecked {
                 image: image.to_string(),

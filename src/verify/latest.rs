@@ -133,7 +133,7 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
-    use crate::forge::http::BoxFuture;
+    use crate::forge::clock::BoxFuture;
 
     /// A repository in memory: versions, and files per version (absent release = not found).
     struct Fake {

@@ -361,7 +361,7 @@ pub(crate) async fn verify(
 fn titled_layers(
     json: &serde_json::Value,
     tagged: &str,
-    policy: &crate::forge::http::RetryPolicy,
+    policy: &crate::forge::policy::RetryPolicy,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<(String, String)>, Error> {
     let listed: Vec<&serde_json::Value> = json

@@ -25,8 +25,9 @@ use reqwest::{Method, StatusCode, Url};
 use super::Error;
 use super::source::{GitHubSource, GitLabSource, LocalSource};
 use crate::checksums::CHECKSUMS_FILE;
+use crate::forge::clock::BoxFuture;
 use crate::forge::github::{self as forge, Release};
-use crate::forge::http::{BoxFuture, Http, HttpError, Request};
+use crate::forge::http::{Http, HttpError, Request};
 use crate::forge::pages::{self, Page};
 use crate::forge::url::file_url;
 use crate::provider::FileRole;
@@ -291,7 +292,7 @@ fn json<T: serde::de::DeserializeOwned>(body: &[u8], url: &Url) -> Result<T, Err
 
 /// Percent-escapes what a path segment cannot hold (tags may contain `+`, `/` is not allowed).
 fn escape_segment(text: &str) -> String {
-    crate::forge::http::percent_encode(text)
+    crate::forge::encoding::percent_encode(text)
 }
 
 // --- GitLab ---
@@ -360,7 +361,7 @@ impl GitLabRepository {
             "{}/api/v4/projects/{}/packages?package_type=generic&package_name={}&per_page=100",
             source.origin,
             source.project,
-            crate::forge::http::percent_encode(&source.package)
+            crate::forge::encoding::percent_encode(&source.package)
         );
         let first = Url::parse(&text).map_err(|e| Error::Unexpected {
             url: text.clone(),

@@ -360,7 +360,7 @@ fn local(text: &str, path: &str) -> Result<LocalSource, SourceError> {
 
 /// The path of a `file:` URL, percent-decoded, whatever its host (Go's `url.Path`).
 fn decoded_path(url: &Url) -> Option<String> {
-    String::from_utf8(crate::forge::http::percent_decode(url.path())).ok()
+    String::from_utf8(crate::forge::encoding::percent_decode(url.path())).ok()
 }
 
 /// Go's `filepath.Clean` for absolute paths: no `.`, `..` resolved, no trailing `/`.

@@ -313,10 +313,6 @@ impl OffsetMap {
         self.runs.push((rewritten, original, 0));
     }
 
-    pub fn is_identity(&self) -> bool {
-        self.runs.is_empty()
-    }
-
     /// The original offset of a rewritten offset.
     pub fn to_original(&self, offset: usize) -> usize {
         if self.runs.is_empty() {

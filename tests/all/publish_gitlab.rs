@@ -187,6 +187,32 @@ fn ci_variables_give_api_project_and_job_token() {
     );
 }
 
+/// A job token belongs to its pipeline's GitLab: a target on another instance gets no request
+/// carrying it, and the refusal names the token to set instead.
+#[test]
+fn a_job_token_is_not_sent_to_a_target_on_another_gitlab() {
+    let pipeline = FakeGitLab::start();
+    let other = FakeGitLab::start();
+    let (_root, dir) = release_dir();
+    let output = capkg()
+        .args(["--format", "json", "publish", "gitlab"])
+        .arg(&dir)
+        .args(["--version", "v1.2.3", "--package", "capz"])
+        .args(["--api-url", &other.api, "--project", PROJECT_ID])
+        .env("CI_API_V4_URL", &pipeline.api)
+        .env("CI_JOB_TOKEN", JOB_TOKEN)
+        .output()
+        .unwrap();
+    let run = finish(output);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(other.requests().is_empty(), "{:?}", other.requests());
+    assert!(pipeline.requests().is_empty());
+    let text = format!("{}{}", run.stdout, run.stderr);
+    assert!(text.contains("CI_JOB_TOKEN is not sent to"), "{text}");
+    assert!(text.contains("GITLAB_TOKEN"), "{text}");
+    assert!(!text.contains(JOB_TOKEN), "{text}");
+}
+
 #[test]
 fn a_project_path_is_escaped_in_the_url() {
     let fake = FakeGitLab::start();

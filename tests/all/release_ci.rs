@@ -10,7 +10,7 @@ use crate::publish_fakes::METADATA;
 use crate::publish_fakes::github::{self, FakeGitHub};
 use crate::publish_fakes::gitlab::{self, FakeGitLab, PROJECT_ID};
 use crate::release_common::{Actions, Provider, clean_capkg, stderr, stdout};
-use capkg::assemble::scaffold::{self, Detected, GITLAB_JOB_PATH};
+use capkg::init::{self, Detected, GITLAB_JOB_PATH};
 use capkg::provider::ProviderType;
 
 const WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
@@ -18,19 +18,19 @@ const WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
 /// What `capkg init` writes for the README's example provider, `infrastructure-foo`, from a
 /// build that does not know its release commit (capkg's action by tag, as the book shows it).
 fn rendered(path: &str) -> String {
-    rendered_pinned(path, scaffold::ActionPin::Tag)
+    rendered_pinned(path, init::ActionPin::Tag)
 }
 
-fn rendered_pinned(path: &str, pin: scaffold::ActionPin<'_>) -> String {
+fn rendered_pinned(path: &str, pin: init::ActionPin<'_>) -> String {
     // init writes only the CI files of the repository's forge.
     let forge = if path == WORKFLOW_PATH {
-        scaffold::Forge::GitHub("acme/cluster-api-provider-foo".into())
+        init::Forge::GitHub("acme/cluster-api-provider-foo".into())
     } else {
-        scaffold::Forge::GitLab(None)
+        init::Forge::GitLab(None)
     };
-    scaffold::render_pinned(
+    init::render_pinned(
         &Detected {
-            providers: vec![scaffold::Provider {
+            providers: vec![init::Provider {
                 name: Some("foo".into()),
                 provider_type: Some(ProviderType::Infrastructure),
                 components: Vec::new(),
@@ -86,7 +86,7 @@ fn the_ci_files_pin_the_capkg_that_wrote_them() {
     // A build that knows the commit its release tag names pins the action to it, the version
     // in a comment; the rest of the file is the same.
     let commit = "3d3c42e5aac5ba805825da76410c181273ba90b1";
-    let pinned = rendered_pinned(WORKFLOW_PATH, scaffold::ActionPin::Commit(commit));
+    let pinned = rendered_pinned(WORKFLOW_PATH, init::ActionPin::Commit(commit));
     assert!(
         pinned.contains(&format!(
             "        uses: capkg/capkg@{commit} # v{version}\n"

@@ -1,8 +1,8 @@
 //! A diff as a reviewer reads it: the changes as plain text grouped by section, or the whole
 //! report as Markdown (a pull request comment, release notes, the CI step summary), as
-//! [`crate::verify::VerifyReport::markdown`] is verify's. Findings in text are rendered by
-//! [`crate::report`]. What the releases hold (names, images, labels, versions) is shown as
-//! [`crate::escape`] says: [`escape::text`] in text, Markdown's escapes in Markdown.
+//! [`super::verify::markdown`] is verify's. Findings in text are rendered by [`super::human`].
+//! What the releases hold (names, images, labels, versions) is shown as [`crate::escape`] says:
+//! [`escape::text`] in text, Markdown's escapes in Markdown.
 //!
 //! An object's field changes are shown under it ([`rows`]), on its line when there is one;
 //! objects of one kind whose one change is the same (a controller-gen version annotation on
@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{Change, ChangeKind, DiffReport, Section, SideInfo};
 use crate::diagnostic::Diagnostic;
+use crate::diff::{Change, ChangeKind, DiffReport, Section, SideInfo};
 use crate::escape;
 
 const SECTIONS: [Section; 6] = [

@@ -6,15 +6,15 @@
 //! escapes included), every comment holding repository text has its line breaks and control
 //! characters escaped ([`comment`]), and the GitHub workflow builds no `${{ }}` expression from
 //! repository text: a make target reaches its `run:` script only through `env:`, quoted, and
-//! only when [`super::workflow_safe_target`] accepted it during detection.
+//! only when [`workflow_safe_target`] accepted it during detection.
 
 use std::path::PathBuf;
 
 use super::{Detected, Forge, GITHUB_WORKFLOW_PATH, GITLAB_JOB_PATH, OUTPUT_DIR, Provider};
 
-const CAPKG_YAML: &str = include_str!("../../../templates/capkg.yaml");
-const GITHUB_WORKFLOW: &str = include_str!("../../../templates/github-release.yaml");
-const GITLAB_JOB: &str = include_str!("../../../templates/gitlab-ci.yml");
+const CAPKG_YAML: &str = include_str!("../../templates/capkg.yaml");
+const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-release.yaml");
+const GITLAB_JOB: &str = include_str!("../../templates/gitlab-ci.yml");
 
 /// The commit of capkg's repository its release `v{version}` was built from, when this build
 /// knew it (`build.rs`): the CI files pin capkg's action to it.
@@ -207,13 +207,13 @@ fn target_lines(detected: &Detected) -> String {
 
 /// GitHub steps running the make targets that write files the release publishes. The target
 /// reaches the script through `env:`, never pasted into it: detection kept only targets of
-/// letters, digits and `._/+-` ([`super::workflow_safe_target`]), so no `${{ }}` expression can
+/// letters, digits and `._/+-` ([`workflow_safe_target`]), so no `${{ }}` expression can
 /// be made of one either.
 fn prepare_steps(detected: &Detected) -> String {
     detected
         .prepare
         .iter()
-        .filter(|(target, _)| super::workflow_safe_target(target).is_ok())
+        .filter(|(target, _)| workflow_safe_target(target).is_ok())
         .map(|(target, what)| {
             format!(
                 "      - name: {}\n        run: make \"$MAKE_TARGET\" # writes {}, as the Makefile's release does\n        env:\n          MAKE_TARGET: {}\n",
@@ -291,6 +291,26 @@ pub fn render_pinned(detected: &Detected, pin: ActionPin<'_>) -> Vec<(PathBuf, S
         Forge::Unknown => {}
     }
     files
+}
+
+/// Whether a make target can be written into the generated GitHub workflow (as an `env:` value
+/// its step passes to `make "$MAKE_TARGET"`): ASCII letters, digits and `._/+-`, not starting
+/// with `-` (which make reads as an option). Anything else, `$` above all (GitHub expands
+/// `${{ }}` anywhere in a workflow, before any quoting), is refused with what it holds.
+pub(super) fn workflow_safe_target(target: &str) -> Result<(), String> {
+    if target.is_empty() {
+        return Err("nothing".to_string());
+    }
+    if let Some(c) = target
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "._/+-".contains(*c)))
+    {
+        return Err(crate::files::describe_char(c));
+    }
+    if target.starts_with('-') {
+        return Err("a leading `-` (an option to make)".to_string());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -476,6 +496,29 @@ mod tests {
             "zd3c42e5aac5ba805825da76410c181273ba90b1",
         ] {
             assert!(!is_commit(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_plain_make_targets_are_written_into_a_workflow() {
+        for safe in [
+            "cluster-templates",
+            "generate-flavors",
+            "templates/all",
+            "v1.2+x",
+        ] {
+            assert_eq!(workflow_safe_target(safe), Ok(()), "{safe}");
+        }
+        for (unsafe_target, reason) in [
+            ("gen${{github.token}}x$(id)", "`$`"),
+            ("a b", "a space"),
+            ("a\nb", "a newline"),
+            ("-x", "a leading `-`"),
+            ("a;b", "`;`"),
+            ("", "nothing"),
+        ] {
+            let refused = workflow_safe_target(unsafe_target).unwrap_err();
+            assert!(refused.contains(reason), "{unsafe_target:?}: {refused}");
         }
     }
 }

@@ -1,0 +1,232 @@
+//! `components/label-values`, `components/provider-label`, `components/provider-identity`: the
+//! labels clusterctl sets and reads, and the provider they name.
+
+use super::{Components, LABELS, has_variable};
+use crate::k8s::Object;
+use crate::provider::{PROVIDER_LABEL, ProviderType};
+use crate::rules::{Context, Rule, Severity};
+use crate::yaml::Node;
+
+pub(super) static LABEL_VALUES: Rule = Rule {
+    id: "components/label-values",
+    severity: Severity::Error,
+    summary: "a label or annotation value is not a string",
+    explanation: "Label and annotation values must be strings. Unquoted `true`, `yes`, `on`, \
+        numbers or `0755` are read as booleans or numbers by Kubernetes' YAML 1.1 reader; the API \
+        server rejects such objects, and clusterctl, when it adds its own labels, reads the \
+        existing ones as a string map, fails, and silently drops all of the object's other \
+        labels.",
+    help: "quote the value (`\"true\"`)",
+    reference: LABELS,
+    check: |cx, findings| {
+        for components in Components::all(cx) {
+            for object in &components.objects {
+                for (what, map) in [
+                    ("label", object.labels()),
+                    ("annotation", object.annotations()),
+                ] {
+                    let Some(map) = map else { continue };
+                    for (key, _, value) in map.iter() {
+                        let Some(resolved) = value.resolve() else {
+                            findings.at_node(
+                                components.file,
+                                value,
+                                format!(
+                                    "{what} `{key}` of {} is not a plain value",
+                                    object.display()
+                                ),
+                            );
+                            continue;
+                        };
+                        if resolved.is_string() || resolved == crate::yaml::resolve::Resolved::Null
+                        {
+                            continue;
+                        }
+                        let text = value.scalar_text().unwrap_or_default();
+                        findings
+                            .at_node(
+                                components.file,
+                                value,
+                                format!(
+                                    "{what} `{key}` of {} is the {} `{text}`, not a string",
+                                    object.display(),
+                                    resolved.type_name()
+                                ),
+                            )
+                            .with_help(format!("quote it: `{key}: \"{text}\"`"));
+                    }
+                }
+            }
+        }
+    },
+};
+
+pub(super) static PROVIDER_LABEL_RULE: Rule = Rule {
+    id: "components/provider-label",
+    severity: Severity::Warning,
+    summary: "an object lacks the `cluster.x-k8s.io/provider` label, or it names another provider",
+    explanation: "Every object of a provider should carry `cluster.x-k8s.io/provider: \
+        <type>-<name>` (`infrastructure-aws`; plain `cluster-api` for core). clusterctl adds it \
+        when it installs, but `kubectl apply` users, `clusterctl move`, `clusterctl delete` and \
+        Cluster API's Tilt setup rely on it, and several providers have shipped without it.",
+    help: "add the label to every object (kustomize: `labels:` with `includeSelectors: false` in config/default)",
+    reference: LABELS,
+    check: |cx, findings| {
+        let expected = cx.provider.label();
+        for components in Components::all(cx) {
+            let missing: Vec<&Object<'_>> = components
+                .objects
+                .iter()
+                .filter(|o| o.label(PROVIDER_LABEL).is_none())
+                .collect();
+            let shown = expected
+                .clone()
+                .unwrap_or_else(|| match cx.provider.provider_type {
+                    Some(t) => format!("{}-<name>", t.short_name()),
+                    None => "<type>-<name>".to_string(),
+                });
+            if !missing.is_empty() && missing.len() == components.objects.len() {
+                findings.on_file(
+                    components.file,
+                    format!(
+                        "none of the {} objects carries `{PROVIDER_LABEL}: {shown}`",
+                        components.objects.len()
+                    ),
+                );
+            } else {
+                for object in missing {
+                    findings.at_node(
+                        components.file,
+                        object.anchor(),
+                        format!(
+                            "{} has no `{PROVIDER_LABEL}` label (expected `{shown}`)",
+                            object.display()
+                        ),
+                    );
+                }
+            }
+            let Some(expected) = &expected else { continue };
+            let wrong: Vec<(&Object<'_>, &Node, &str)> = components
+                .objects
+                .iter()
+                .filter_map(|object| {
+                    let value = object.label(PROVIDER_LABEL)?;
+                    let text = value.scalar_text()?;
+                    (text != expected && !has_variable(text)).then_some((object, value, text))
+                })
+                .collect();
+            let Some(&(_, first_value, first_text)) = wrong.first() else {
+                continue;
+            };
+            let bare = |text: &str| {
+                cx.provider.name.as_deref() == Some(text)
+                    && ProviderType::split_label(text).is_none()
+            };
+            let labelled = components
+                .objects
+                .iter()
+                .filter(|o| o.label(PROVIDER_LABEL).is_some())
+                .count();
+            // One defect, one finding: every labelled object carries the same wrong value.
+            if wrong.len() > 1
+                && wrong.len() == labelled
+                && wrong.iter().all(|(_, _, text)| *text == first_text)
+            {
+                // Another provider on every object is `components/provider-identity`'s finding.
+                if bare(first_text) {
+                    findings.at_node(
+                        components.file,
+                        first_value,
+                        format!(
+                            "all {labelled} labelled objects are labelled `{PROVIDER_LABEL}: {first_text}`, without its type prefix; clusterctl labels them `{expected}`"
+                        ),
+                    );
+                }
+                continue;
+            }
+            for (object, value, text) in wrong {
+                let message = match bare(text) {
+                    true => format!(
+                        "{} is labelled `{PROVIDER_LABEL}: {text}`, without its type prefix; clusterctl labels it `{expected}`",
+                        object.display()
+                    ),
+                    false => format!(
+                        "{} is labelled `{PROVIDER_LABEL}: {text}`, expected `{expected}`",
+                        object.display()
+                    ),
+                };
+                findings.at_node(components.file, value, message);
+            }
+        }
+    },
+};
+
+pub(super) static PROVIDER_IDENTITY: Rule = Rule {
+    id: "components/provider-identity",
+    severity: Severity::Error,
+    summary: "the components' provider labels name another provider than the release is for",
+    explanation: "The provider a release is for comes from `--provider` and `--type` (or \
+        capkg.yaml), else from the components file name and the `cluster.x-k8s.io/provider` \
+        labels. When most labelled objects name another provider (`infrastructure-bar` in a \
+        release of `infrastructure-foo`, or a bootstrap label in an \
+        `infrastructure-components.yaml`), either the flags or the manifests are wrong: published \
+        as it is, clusterctl would install the objects under the wrong provider name or type, and \
+        `clusterctl delete` and `move` would then miss or take the wrong objects.",
+    help: "check `--provider`/`--type` (or `provider:` in capkg.yaml) against the manifests' `cluster.x-k8s.io/provider` labels, and fix whichever is wrong",
+    reference: LABELS,
+    check: |cx, findings| {
+        let Some((label, count, labelled)) = crate::rules::most_common_label(cx.release) else {
+            return;
+        };
+        let (label_type, label_name) = match ProviderType::split_label(&label) {
+            Some((t, name)) => (Some(t), name),
+            None => (None, label.as_str()),
+        };
+        let wrong_type = matches!(
+            (cx.provider.provider_type, label_type),
+            (Some(expected), Some(found)) if expected != found
+        );
+        let wrong_name = cx
+            .provider
+            .name
+            .as_deref()
+            .is_some_and(|name| name != label_name);
+        if !wrong_type && !wrong_name {
+            return;
+        }
+        let expected = cx
+            .provider
+            .label()
+            .or_else(|| {
+                Some(format!(
+                    "{}-<name>",
+                    cx.provider.provider_type?.short_name()
+                ))
+            })
+            .unwrap_or_else(|| "<type>-<name>".to_string());
+        let mut given = Vec::new();
+        if let Some(name) = &cx.given.name {
+            given.push(format!("`--provider {name}`"));
+        }
+        if let Some(t) = cx.given.provider_type {
+            given.push(format!("`--type {t}`"));
+        }
+        let source = match given.is_empty() {
+            true => "the components file name and the other labels".to_string(),
+            false => given.join(" and "),
+        };
+        let found = Context::objects_in(cx.release.components()).find(|(_, object)| {
+            object.label(PROVIDER_LABEL).and_then(Node::as_str) == Some(label.as_str())
+        });
+        let message = format!(
+            "{count} of the {labelled} labelled objects are labelled `{PROVIDER_LABEL}: {label}`, but the release is `{expected}` (from {source})"
+        );
+        match found {
+            Some((file, object)) => match object.label(PROVIDER_LABEL) {
+                Some(value) => findings.at_node(file, value, message),
+                None => findings.on_file(file, message),
+            },
+            None => return,
+        };
+    },
+};
