@@ -75,7 +75,21 @@ for tool in "${tools[@]}"; do
 done
 
 # Build first, with the network cargo may need for the crates; the tests then run offline.
+# `--no-run` (before any `--`) stops after the build, with the tools installed.
+args=()
+build_only=
+after_separator=
+for arg in "$@"; do
+  if [ -z "$after_separator" ] && [ "$arg" = --no-run ]; then
+    build_only=1
+    continue
+  fi
+  if [ "$arg" = -- ]; then after_separator=1; fi
+  args+=("$arg")
+done
+set -- ${args[@]+"${args[@]}"}
 cargo test --locked --no-run "$@"
+if [ -n "$build_only" ]; then exit 0; fi
 
 # No test reaches a real host: every client the tests run (capkg, git, curl, skopeo) sends what
 # is not for loopback to a proxy on a port nothing listens on, so a request a test forgot to serve
