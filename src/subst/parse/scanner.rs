@@ -85,7 +85,8 @@ pub(super) struct Scanner<'a> {
     skipped: Vec<usize>,
 }
 
-/// An error inside the expression being parsed; [`parse_each`] sets which top-level expression.
+/// An error inside the expression being parsed; [`parse_each`](super::parse_each) sets which
+/// top-level expression.
 fn err(kind: ParseErrorKind, offset: usize) -> Error {
     Error::Parse {
         kind,
