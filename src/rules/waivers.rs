@@ -51,6 +51,11 @@ pub struct Waiver {
     /// Globs over `Kind/name` the object a finding is in must match (any of them); empty: every
     /// object. `CustomResourceDefinition/foos.infrastructure.cluster.x-k8s.io`, `Deployment/*`.
     pub objects: Vec<String>,
+    /// The field the finding is about, and what is below it (`upgrade/…` findings name theirs:
+    /// [`Diagnostic::field`]); `None`: every field.
+    pub field: Option<String>,
+    /// The previous release an `upgrade/…` finding was judged against; `None`: any.
+    pub previous: Option<crate::version::Version>,
     pub reason: String,
     pub origin: Origin,
 }
@@ -61,6 +66,8 @@ impl PartialEq for Waiver {
         self.rule == other.rule
             && self.files == other.files
             && self.objects == other.objects
+            && self.field == other.field
+            && self.previous == other.previous
             && self.reason == other.reason
     }
 }
@@ -77,6 +84,8 @@ impl Waiver {
             rule: rule.to_string(),
             files: Vec::new(),
             objects: Vec::new(),
+            field: None,
+            previous: None,
             reason: if reason.is_empty() {
                 "`--allow` on the command line".to_string()
             } else {
@@ -89,6 +98,23 @@ impl Waiver {
     fn matches(&self, diagnostic: &Diagnostic, root: &Path, objects: &mut ObjectIndex) -> bool {
         if diagnostic.rule != self.rule {
             return false;
+        }
+        if let Some(field) = &self.field
+            && !diagnostic
+                .field
+                .as_deref()
+                .is_some_and(|found| is_within(found, field))
+        {
+            return false;
+        }
+        if let Some(previous) = &self.previous {
+            let judged = diagnostic
+                .previous
+                .as_deref()
+                .and_then(|v| crate::version::Version::parse(v).ok());
+            if judged.as_ref() != Some(previous) {
+                return false;
+            }
         }
         if !self.objects.is_empty() {
             let Some(object) = objects.object_of(diagnostic) else {
@@ -131,6 +157,16 @@ impl Waiver {
                 matcher.is_match(file_name)
             }
         })
+    }
+}
+
+/// True when `found` is the field `waived` names or one below it: `spec.versions[v1beta1]`
+/// holds `spec.versions[v1beta1].schema.openAPIV3Schema.status`, not `spec.versions[v1beta10]`.
+fn is_within(found: &str, waived: &str) -> bool {
+    let waived = waived.trim();
+    match found.strip_prefix(waived) {
+        Some(rest) => rest.is_empty() || rest.starts_with('.') || rest.starts_with('['),
+        None => false,
     }
 }
 
@@ -234,6 +270,44 @@ impl Scope {
     }
 }
 
+/// Which of a scope's waivers a run could have matched, so that only those it could have
+/// matched and did not are reported unused (`lint/unused-waiver`); every waiver of the scope is
+/// applied whatever this says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    /// Every waiver of the scope: `assemble` and `release` lint what they assembled, and a
+    /// comparison that ran met every `upgrade/…` rule.
+    All,
+    /// `capkg lint`: not the rules only `assemble` applies (a development value left after
+    /// the image pin).
+    Linted,
+    /// `capkg verify`, a release as published: lint's rules over files read back, which carry
+    /// their names but not the checkout's folders, so a waiver whose `files` name a path is not
+    /// judged either.
+    Published,
+    /// None: the run applies waivers it cannot judge (`release`'s read-back of what it
+    /// published, judged at assembly; a diff where no provider had a previous release).
+    Nothing,
+}
+
+/// Rules whose findings `assemble` makes while it builds the release: lint and verify never
+/// see them.
+const FOUND_BY_ASSEMBLE: &[&str] = &[super::build::DEV_IMAGE_VALUE.id];
+
+impl Judged {
+    fn judges(self, waiver: &Waiver) -> bool {
+        match self {
+            Judged::All => true,
+            Judged::Linted => !FOUND_BY_ASSEMBLE.contains(&waiver.rule.as_str()),
+            Judged::Published => {
+                !FOUND_BY_ASSEMBLE.contains(&waiver.rule.as_str())
+                    && !waiver.files.iter().any(|glob| glob.contains('/'))
+            }
+            Judged::Nothing => false,
+        }
+    }
+}
+
 /// A run's waivers (`lint: allow:` and `--allow`) with the folder their `files` globs are
 /// relative to: what a command's report applies, once, to the findings it gathers.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -247,14 +321,20 @@ impl Waivers {
         Self { list, root }
     }
 
-    /// Lint's waivers applied to lint's findings ([`apply`]).
+    /// Lint's waivers applied to lint's findings ([`apply`]), every one judged.
     pub fn apply(&self, diagnostics: &mut Vec<Diagnostic>) {
-        apply(diagnostics, &self.list, &self.root);
+        self.apply_judged(diagnostics, Scope::Lint, Judged::All);
     }
 
-    /// The waivers of one scope applied ([`apply_scoped`]).
+    /// The waivers of one scope applied ([`apply_scoped`]), every one judged.
     pub fn apply_scoped(&self, diagnostics: &mut Vec<Diagnostic>, scope: Scope) {
-        apply_scoped(diagnostics, &self.list, &self.root, scope);
+        self.apply_judged(diagnostics, scope, Judged::All);
+    }
+
+    /// The waivers of one scope applied; those `judged` says the run could have matched and
+    /// that matched nothing are reported unused.
+    pub fn apply_judged(&self, diagnostics: &mut Vec<Diagnostic>, scope: Scope, judged: Judged) {
+        apply_judged(diagnostics, &self.list, &self.root, scope, judged);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -265,7 +345,7 @@ impl Waivers {
 /// Marks the findings each waiver accepts and adds a `lint/unused-waiver` warning for each
 /// waiver that accepted none. `root` is the folder `files` globs with a `/` are relative to.
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path) {
-    apply_scoped(diagnostics, waivers, root, Scope::Lint);
+    apply_judged(diagnostics, waivers, root, Scope::Lint, Judged::All);
 }
 
 /// [`apply`] with the waivers of one scope.
@@ -274,6 +354,17 @@ pub fn apply_scoped(
     waivers: &[Waiver],
     root: &Path,
     scope: Scope,
+) {
+    apply_judged(diagnostics, waivers, root, scope, Judged::All);
+}
+
+/// [`apply_scoped`], reporting unused only the waivers `judged` says the run could have matched.
+pub fn apply_judged(
+    diagnostics: &mut Vec<Diagnostic>,
+    waivers: &[Waiver],
+    root: &Path,
+    scope: Scope,
+    judged: Judged,
 ) {
     let waivers: Vec<&Waiver> = waivers.iter().filter(|w| scope.covers(&w.rule)).collect();
     let mut used = vec![false; waivers.len()];
@@ -292,37 +383,47 @@ pub fn apply_scoped(
         }
     }
     for (waiver, used) in waivers.iter().zip(used) {
-        if used {
+        if used || !judged.judges(waiver) {
             continue;
         }
-        let mut scope = if waiver.files.is_empty() {
-            String::new()
-        } else {
-            format!(" in files matching {}", waiver.files.join(", "))
-        };
-        if !waiver.objects.is_empty() {
-            scope.push_str(&format!(
-                " on objects matching {}",
-                waiver.objects.join(", ")
-            ));
-        }
-        let (file, span, source) = match &waiver.origin {
-            Origin::Config { file, span } => (Some(file.clone()), Some(*span), "`lint: allow:`"),
-            Origin::CommandLine => (None, None, "`--allow`"),
-        };
-        diagnostics.push(Diagnostic::new(
-            UNUSED_WAIVER.id,
-            UNUSED_WAIVER.severity,
-            file,
-            span,
-            format!(
-                "the waiver of `{}`{scope} ({source}) matches no finding",
-                waiver.rule
-            ),
-            UNUSED_WAIVER.help,
-        ));
+        diagnostics.push(unused(waiver));
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+/// The `lint/unused-waiver` warning for a waiver, at its capkg.yaml entry, saying all it names.
+fn unused(waiver: &Waiver) -> Diagnostic {
+    let mut scope = String::new();
+    if !waiver.files.is_empty() {
+        scope.push_str(&format!(" in files matching {}", waiver.files.join(", ")));
+    }
+    if !waiver.objects.is_empty() {
+        scope.push_str(&format!(
+            " on objects matching {}",
+            waiver.objects.join(", ")
+        ));
+    }
+    if let Some(field) = &waiver.field {
+        scope.push_str(&format!(" at field {field}"));
+    }
+    if let Some(previous) = &waiver.previous {
+        scope.push_str(&format!(" against previous release {previous}"));
+    }
+    let (file, span, source) = match &waiver.origin {
+        Origin::Config { file, span } => (Some(file.clone()), Some(*span), "`lint: allow:`"),
+        Origin::CommandLine => (None, None, "`--allow`"),
+    };
+    Diagnostic::new(
+        UNUSED_WAIVER.id,
+        UNUSED_WAIVER.severity,
+        file,
+        span,
+        format!(
+            "the waiver of `{}`{scope} ({source}) matches no finding",
+            waiver.rule
+        ),
+        UNUSED_WAIVER.help,
+    )
 }
 
 #[cfg(test)]
@@ -345,6 +446,8 @@ mod tests {
             rule: rule.into(),
             files: files.iter().map(|f| f.to_string()).collect(),
             objects: Vec::new(),
+            field: None,
+            previous: None,
             reason: "judged".into(),
             origin: Origin::CommandLine,
         }
