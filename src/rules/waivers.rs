@@ -246,14 +246,47 @@ pub fn how_to_waive(rule: &str) -> String {
     if NOT_WAIVABLE.contains(&rule) {
         return "This rule cannot be waived: no judgement makes a file clusterctl reads only in part right; fix the file.".to_string();
     }
-    let command = if Scope::Upgrade.covers(rule) {
-        "`capkg diff` (`capkg release` takes the capkg.yaml entry)"
+    let (command, narrowed) = if Scope::Upgrade.covers(rule) {
+        (
+            "`capkg diff` (`capkg release` takes the capkg.yaml entry)",
+            "`field` and `previous` name the field and the previous release the finding was judged against, as its JSON form (`--format json`) shows them",
+        )
     } else {
-        "`capkg lint`"
+        (
+            "`capkg lint`",
+            "`files` and `objects` narrow it to the files and objects you judged",
+        )
     };
     format!(
-        "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to {command}. Waived findings are still shown, with the reason, and do not fail the run."
+        "To accept these findings where you have judged them, add an entry to capkg.yaml's `lint: allow:` (below: `reason` is required, the other keys are optional and narrow what it accepts; {narrowed}), or pass `--allow {rule}=<why>` to {command}. Waived findings are still shown, with the reason, and do not fail the run; a waiver that matches nothing is a `lint/unused-waiver` warning."
     )
+}
+
+/// The capkg.yaml entry that waives `rule`, every key it takes with an example: what
+/// `capkg rules RULE` prints below [`how_to_waive`]. `None` for a rule no waiver accepts.
+pub fn waiver_example(rule: &str) -> Option<String> {
+    if NOT_WAIVABLE.contains(&rule) {
+        return None;
+    }
+    let mut entry = format!("lint:\n  allow:\n    - rule: {rule}\n");
+    if Scope::Upgrade.covers(rule) {
+        let (object, field) = super::upgrade::waiver_narrowing(rule);
+        if let Some(object) = object {
+            entry.push_str(&format!("      objects: [\"{object}\"]\n"));
+        }
+        if let Some(field) = field {
+            entry.push_str(&format!(
+                "      field: {field}  # this field and what is below it\n"
+            ));
+        }
+        entry.push_str("      previous: v0.2.0  # judged against this previous release only\n");
+    } else {
+        entry.push_str(
+            "      files: [\"<glob>\"]  # a file name, or a path from capkg.yaml's folder\n      objects: [\"<Kind>/<name>\"]  # globs over the object the finding is in\n",
+        );
+    }
+    entry.push_str("      reason: \"<why you accept it>\"\n");
+    Some(entry)
 }
 
 /// Which waivers a run judges: lint's own, or the `upgrade/…` ones `capkg diff` uses. A
@@ -563,4 +596,63 @@ mod tests {
             unused.message
         );
     }
+
+    #[test]
+    fn a_field_holds_what_is_below_it_and_nothing_beside_it() {
+        let status = "spec.versions[v1beta1].schema.openAPIV3Schema.status";
+        assert!(is_within(status, status));
+        assert!(is_within(&format!("{status}.conditions[*]"), status));
+        assert!(is_within(status, "spec.versions[v1beta1]"));
+        assert!(!is_within(
+            "spec.versions[v1beta1].schema.openAPIV3Schema.statusDetail",
+            status
+        ));
+        assert!(!is_within("spec.versions[v1beta10]", "spec.versions[v1beta1]"));
+        assert!(!is_within("spec.versions[v1beta1]", status));
+    }
+
+    #[test]
+    fn upgrade_waivers_match_the_field_and_the_previous_release_they_name() {
+        let found = |field: &str, previous: Option<&str>| {
+            let mut d = finding("upgrade/crd-field-removed", "new/infrastructure-components.yaml");
+            d.field = Some(field.into());
+            d.previous = previous.map(str::to_string);
+            d
+        };
+        let status = "spec.versions[v1beta1].schema.openAPIV3Schema.status";
+        let spec = "spec.versions[v1beta1].schema.openAPIV3Schema.spec";
+        let mut judged = waiver("upgrade/crd-field-removed", &[]);
+        judged.field = Some(status.into());
+        judged.previous = Some(crate::version::Version::parse("v0.2.0").unwrap());
+        let mut found = vec![
+            found(status, Some("v0.2.0")),
+            found(status, Some("0.2.0+build.1")),
+            found(status, Some("v0.3.0")),
+            found(spec, Some("v0.2.0")),
+            found(status, None),
+        ];
+        apply_scoped(&mut found, &[judged], Path::new("."), Scope::Upgrade);
+        let waived: Vec<bool> = found.iter().map(|d| d.waived.is_some()).collect();
+        // `v` and build metadata do not make another release.
+        assert_eq!(waived, [true, true, false, false, false]);
+    }
+
+    #[test]
+    fn unused_is_reported_only_for_what_the_run_could_have_matched() {
+        let unused = |waivers: &[Waiver], judged: Judged| {
+            let mut found = Vec::new();
+            apply_judged(&mut found, waivers, Path::new("."), Scope::Lint, judged);
+            found.len()
+        };
+        let assemble_only = waiver(super::super::build::DEV_IMAGE_VALUE.id, &[]);
+        let by_path = waiver("components/object-namespace", &["config/rbac/*.yaml"]);
+        let by_name = waiver("components/object-namespace", &["role.yaml"]);
+        assert_eq!(unused(std::slice::from_ref(&assemble_only), Judged::All), 1);
+        assert_eq!(unused(std::slice::from_ref(&assemble_only), Judged::Linted), 0);
+        assert_eq!(unused(std::slice::from_ref(&by_path), Judged::Linted), 1);
+        assert_eq!(unused(std::slice::from_ref(&by_path), Judged::Published), 0);
+        assert_eq!(unused(std::slice::from_ref(&by_name), Judged::Published), 1);
+        assert_eq!(unused(&[by_name, by_path, assemble_only], Judged::Nothing), 0);
+    }
+
 }
