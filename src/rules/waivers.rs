@@ -19,11 +19,14 @@ pub static UNUSED_WAIVER: Rule = Rule {
     id: "lint/unused-waiver",
     severity: Severity::Warning,
     summary: "a waiver (`lint: allow:` or `--allow`) matches no finding",
-    explanation: "A waiver accepts the findings of one rule, optionally in some files only. When \
-        it matches nothing, the finding it was written for has been fixed, or the rule id or the \
-        `files` globs do not say what was meant. A stale waiver would silently accept the next, \
-        different finding of that rule.",
-    help: "remove the waiver, or correct its `rule` or `files`",
+    explanation: "A waiver accepts the findings of one rule, optionally narrowed to some files, \
+        objects, a field and (for `upgrade/…` rules) the previous release they were judged \
+        against. When it matches nothing, the finding it was written for has been fixed, or what \
+        it names does not say what was meant. A stale waiver would silently accept the next, \
+        different finding of that rule. Each command reports only the waivers it could have \
+        matched: lint and verify lint's, `diff` and `release` the `upgrade/…` ones where a \
+        previous release was compared.",
+    help: "remove the waiver, or correct its `rule`, `files`, `objects`, `field` or `previous`",
     reference: Reference {
         title: "capkg book, \"capkg lint\" > \"Waivers\" (docs/book/src/lint.md)",
         url: CLUSTERCTL_CONTRACT,

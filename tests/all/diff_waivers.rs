@@ -180,8 +180,7 @@ fn a_previous_version_alone_accepts_only_the_comparison_against_that_release() {
     let releases = Releases::new(&status_waiver("    previous: v1.15.0\n"));
     let output = releases.diff("v1.15.0", "v1.15.2");
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    // The same `status` removal judged against v1.15.1 (v1.15.1 -> v1.15.2 compared as if
-    // v1.15.1 still had it) is not what was judged.
+    // Judged against v1.15.1, the next removal (`spec`) is not what the waiver accepted.
     let output = releases.diff("v1.15.1", "v1.15.2");
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     let report = json(&output);
@@ -269,4 +268,91 @@ fn each_command_reports_unused_only_the_waivers_it_could_have_matched() {
     let diff = unused(&output);
     assert_eq!(diff.len(), 1, "{diff:?}");
     assert!(names(&diff, "`upgrade/crd-field-removed`"), "{diff:?}");
+}
+
+/// A one-Deployment provider released to a local repository, with two waivers that match
+/// nothing: one of lint's, one of an upgrade rule.
+fn small_provider() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "components.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capx-system\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: capx-controller-manager\n  namespace: capx-system\nspec:\n  selector:\n    matchLabels: {app: m}\n  template:\n    metadata:\n      labels: {app: m}\n    spec:\n      containers:\n      - name: manager\n        image: gcr.io/capx/manager:v1.2.0\n",
+    );
+    write(
+        "metadata.yaml",
+        "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 2\n  contract: v1beta2\n",
+    );
+    write(
+        "capkg.yaml",
+        "provider:\n  name: capx\n  type: infrastructure\ncomponents:\n  file: components.yaml\nmetadata: metadata.yaml\nlint:\n  allow:\n    - rule: templates/clusterclass-file\n      reason: the class ships with the e2e suite\n    - rule: upgrade/crd-field-removed\n      reason: announced\ntargets:\n  local:\n    repository: repo\n",
+    );
+    dir
+}
+
+#[test]
+fn a_release_reports_each_unused_waiver_once_and_upgrade_ones_only_once_compared() {
+    let dir = small_provider();
+    let release = |version: &str| -> Vec<String> {
+        let output = capkg()
+            .current_dir(dir.path())
+            .args(["release", "--version", version, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let text = stdout(&output);
+        // Wherever the report carries them: the lint, each target's comparison and read-back.
+        text.match_indices("the waiver of `")
+            .map(|(at, _)| text[at..].split('`').nth(1).unwrap().to_string())
+            .collect()
+    };
+    // The first release: nothing to compare with, so the upgrade waiver is not judged; the lint
+    // one is said once, by the lint of what was assembled, not again by the read-back.
+    assert_eq!(release("v1.2.0"), ["templates/clusterclass-file"]);
+    // The next one is compared with it: the upgrade waiver matched nothing there.
+    assert_eq!(
+        release("v1.2.1"),
+        ["templates/clusterclass-file", "upgrade/crd-field-removed"]
+    );
+}
+
+/// The book's diff chapter lists every `upgrade/…` rule `capkg rules` knows, each with its
+/// example and the field its findings carry for a waiver.
+#[test]
+fn the_diff_chapter_lists_every_upgrade_rule_with_an_example_and_its_field() {
+    let output = capkg()
+        .args(["rules", "--format", "json"])
+        .output()
+        .unwrap();
+    let rules = json(&output);
+    let chapter = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/book/src/diff.md"),
+    )
+    .unwrap();
+    let (_, waivers) = chapter
+        .split_once("## Waivers that say what they accept")
+        .unwrap();
+    let upgrade: Vec<&str> = rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .filter(|id| id.starts_with("upgrade/"))
+        .collect();
+    assert!(upgrade.len() > 20, "{upgrade:?}");
+    for id in upgrade {
+        let row = chapter
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{id}` |")))
+            .unwrap_or_else(|| panic!("{id} has no row in a rule table"));
+        // rule | severity | fires when | example: the example is not empty.
+        let example = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
+        assert!(!example.is_empty(), "{id}: {row}");
+        assert!(
+            waivers
+                .lines()
+                .any(|line| line.starts_with('|') && line.contains(&format!("`{id}`"))),
+            "{id} is not in the waivers' field table"
+        );
+    }
 }
