@@ -460,7 +460,11 @@ fn discovery_stops_at_the_repository_root() {
 fn every_waivable_rule_has_an_entry_to_copy() {
     for rule in crate::rules::all() {
         let Some(entry) = crate::rules::waivers::waiver_example(rule.id) else {
-            assert!(crate::rules::waivers::check_rule(rule.id).is_err(), "{}", rule.id);
+            assert!(
+                crate::rules::waivers::check_rule(rule.id).is_err(),
+                "{}",
+                rule.id
+            );
             continue;
         };
         let config = parse(&entry).unwrap_or_else(|e| panic!("{}: {e:?}\n{entry}", rule.id));

@@ -55,11 +55,31 @@ pub(super) const RULES: &[&Rule] = &[
 /// point into one) and the field they carry, as `capkg diff` names them (`crate::diff::crd`).
 /// A rule not here names neither: its findings are about a file or a release series file.
 const NARROWING: &[(&str, Option<&str>, Option<&str>)] = &[
-    (SERVED_VERSION_REMOVED.id, Some(CRD_OBJECT), Some("spec.versions[v1beta1]")),
-    (SERVED_VERSIONS_INCOMPATIBLE.id, Some(CRD_OBJECT), Some("spec.versions[v1beta2]")),
-    (STORAGE_WITHOUT_MIGRATOR.id, Some(CRD_OBJECT), Some("spec.versions[v1beta2]")),
-    (VERSION_REMOVED_WITHOUT_MIGRATOR.id, Some(CRD_OBJECT), Some("spec.versions[v1alpha6]")),
-    (STORED_VERSION_REMOVED.id, Some(CRD_OBJECT), Some("spec.versions[v1alpha4]")),
+    (
+        SERVED_VERSION_REMOVED.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1beta1]"),
+    ),
+    (
+        SERVED_VERSIONS_INCOMPATIBLE.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1beta2]"),
+    ),
+    (
+        STORAGE_WITHOUT_MIGRATOR.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1beta2]"),
+    ),
+    (
+        VERSION_REMOVED_WITHOUT_MIGRATOR.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1alpha6]"),
+    ),
+    (
+        STORED_VERSION_REMOVED.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1alpha4]"),
+    ),
     (SCOPE_CHANGED.id, Some(CRD_OBJECT), Some("spec.scope")),
     (FIELD_REMOVED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
     (TYPE_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
@@ -72,13 +92,29 @@ const NARROWING: &[(&str, Option<&str>, Option<&str>)] = &[
     (NULLABLE_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
     (ONE_OF_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
     (SCHEMA_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
-    (CONTRACT_DROPPED.id, Some(CRD_OBJECT), Some("metadata.labels[cluster.x-k8s.io/v1beta1]")),
+    (
+        CONTRACT_DROPPED.id,
+        Some(CRD_OBJECT),
+        Some("metadata.labels[cluster.x-k8s.io/v1beta1]"),
+    ),
     (SERIES_DROPPED.id, None, Some("releaseSeries[1.14]")),
     (SERIES_MISSING.id, None, Some("releaseSeries[1.15]")),
     (RBAC_REMOVED.id, None, Some("rules[core/secrets]")),
-    (TEMPLATE_VARIABLE_REQUIRED.id, None, Some("variables[AZURE_CLIENT_ID]")),
-    (CLUSTERCLASS_VARIABLE_REMOVED.id, Some(CLASS_OBJECT), Some("spec.variables[coreDNSImageTag]")),
-    (CLUSTERCLASS_VARIABLE_REQUIRED.id, Some(CLASS_OBJECT), Some("spec.variables[controlPlanePort]")),
+    (
+        TEMPLATE_VARIABLE_REQUIRED.id,
+        None,
+        Some("variables[AZURE_CLIENT_ID]"),
+    ),
+    (
+        CLUSTERCLASS_VARIABLE_REMOVED.id,
+        Some(CLASS_OBJECT),
+        Some("spec.variables[coreDNSImageTag]"),
+    ),
+    (
+        CLUSTERCLASS_VARIABLE_REQUIRED.id,
+        Some(CLASS_OBJECT),
+        Some("spec.variables[controlPlanePort]"),
+    ),
     (
         CLUSTERCLASS_VARIABLE_NARROWED.id,
         Some(CLASS_OBJECT),
@@ -89,7 +125,11 @@ const NARROWING: &[(&str, Option<&str>, Option<&str>)] = &[
         Some(CLASS_OBJECT),
         Some("spec.workers.machinePools[default-worker]"),
     ),
-    (CLUSTERCLASS_TEMPLATE_INCOMPATIBLE.id, Some(CLASS_OBJECT), None),
+    (
+        CLUSTERCLASS_TEMPLATE_INCOMPATIBLE.id,
+        Some(CLASS_OBJECT),
+        None,
+    ),
     (TEMPLATE_CLUSTERCLASS_CHANGED.id, None, None),
 ];
 
@@ -419,7 +459,9 @@ mod tests {
         for (index, (id, object, _)) in NARROWING.iter().enumerate() {
             assert!(RULES.iter().any(|rule| rule.id == *id), "{id}");
             assert!(
-                NARROWING[index + 1..].iter().all(|(other, _, _)| other != id),
+                NARROWING[index + 1..]
+                    .iter()
+                    .all(|(other, _, _)| other != id),
                 "{id} twice"
             );
             assert!(object.is_none_or(|o| o.contains('/')), "{id}");

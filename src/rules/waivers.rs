@@ -610,14 +610,20 @@ mod tests {
             "spec.versions[v1beta1].schema.openAPIV3Schema.statusDetail",
             status
         ));
-        assert!(!is_within("spec.versions[v1beta10]", "spec.versions[v1beta1]"));
+        assert!(!is_within(
+            "spec.versions[v1beta10]",
+            "spec.versions[v1beta1]"
+        ));
         assert!(!is_within("spec.versions[v1beta1]", status));
     }
 
     #[test]
     fn upgrade_waivers_match_the_field_and_the_previous_release_they_name() {
         let found = |field: &str, previous: Option<&str>| {
-            let mut d = finding("upgrade/crd-field-removed", "new/infrastructure-components.yaml");
+            let mut d = finding(
+                "upgrade/crd-field-removed",
+                "new/infrastructure-components.yaml",
+            );
             d.field = Some(field.into());
             d.previous = previous.map(str::to_string);
             d
@@ -651,11 +657,16 @@ mod tests {
         let by_path = waiver("components/object-namespace", &["config/rbac/*.yaml"]);
         let by_name = waiver("components/object-namespace", &["role.yaml"]);
         assert_eq!(unused(std::slice::from_ref(&assemble_only), Judged::All), 1);
-        assert_eq!(unused(std::slice::from_ref(&assemble_only), Judged::Linted), 0);
+        assert_eq!(
+            unused(std::slice::from_ref(&assemble_only), Judged::Linted),
+            0
+        );
         assert_eq!(unused(std::slice::from_ref(&by_path), Judged::Linted), 1);
         assert_eq!(unused(std::slice::from_ref(&by_path), Judged::Published), 0);
         assert_eq!(unused(std::slice::from_ref(&by_name), Judged::Published), 1);
-        assert_eq!(unused(&[by_name, by_path, assemble_only], Judged::Nothing), 0);
+        assert_eq!(
+            unused(&[by_name, by_path, assemble_only], Judged::Nothing),
+            0
+        );
     }
-
 }

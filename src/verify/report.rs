@@ -91,7 +91,11 @@ impl VerifyReport {
 
     /// The report with the maintainer's waivers applied (`lint: allow:`), counted again; those
     /// `judged` says this read could have matched and that matched nothing are reported unused.
-    pub(crate) fn waive(mut self, waivers: &rules::Waivers, judged: rules::waivers::Judged) -> Self {
+    pub(crate) fn waive(
+        mut self,
+        waivers: &rules::Waivers,
+        judged: rules::waivers::Judged,
+    ) -> Self {
         if waivers.is_empty() {
             return self;
         }

@@ -43,8 +43,8 @@ struct Releases {
 impl Releases {
     fn new(waivers: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let base = std::fs::read_to_string(provider().join("infrastructure-components.yaml"))
-            .unwrap();
+        let base =
+            std::fs::read_to_string(provider().join("infrastructure-components.yaml")).unwrap();
         let without_status = drop_v1beta2_property(&base, "status");
         let without_both = drop_v1beta2_property(&without_status, "spec");
         for (version, components) in [
@@ -127,7 +127,10 @@ fn a_waiver_for_one_removal_no_longer_accepts_the_next_release_removing_another_
         status["waived"],
         "status moved to the v1beta2 conditions, announced in v1.15.1"
     );
-    assert!(findings(&report, "lint/unused-waiver").is_empty(), "{report}");
+    assert!(
+        findings(&report, "lint/unused-waiver").is_empty(),
+        "{report}"
+    );
 
     // v1.15.1 -> v1.15.2: `spec` removed, another release, another field; refused.
     let output = releases.diff("v1.15.1", "v1.15.2");
@@ -213,7 +216,12 @@ fn narrowing_a_lint_waiver_by_field_or_previous_release_is_refused_with_the_line
     ] {
         let releases = Releases::new(entry);
         let output = releases.diff("v1.15.0", "v1.15.1");
-        assert_eq!(output.status.code(), Some(2), "{entry}: {}", stdout(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{entry}: {}",
+            stdout(&output)
+        );
         let text = stderr(&output);
         assert!(
             text.contains(&format!("capkg.yaml:4:{column}: ")) && text.contains(said),
@@ -255,7 +263,10 @@ fn each_command_reports_unused_only_the_waivers_it_could_have_matched() {
         .output()
         .unwrap();
     let verify = unused(&output);
-    assert!(names(&verify, "`templates/clusterclass-file`"), "{verify:?}");
+    assert!(
+        names(&verify, "`templates/clusterclass-file`"),
+        "{verify:?}"
+    );
     assert!(
         !names(&verify, "`components/object-namespace`"),
         "{verify:?}"
