@@ -260,7 +260,8 @@ async fn publish_one(
             run.services.clone(),
         )
         .await
-        .map(|report| report.waive(&plan.waivers));
+        // Judged where the release was assembled: this read only applies them.
+        .map(|report| report.waive(&plan.waivers, crate::rules::waivers::Judged::Nothing));
         let Some(report) = outcome.targets.get_mut(index) else {
             return false;
         };

@@ -13,6 +13,7 @@ mod configmaps;
 mod diff;
 mod diff_cases;
 mod diff_templates;
+mod diff_waivers;
 mod docs_commands;
 mod docs_links;
 mod first_run;
