@@ -66,6 +66,11 @@ pub struct ReleaseArgs {
     /// runs where the previous release is on this machine).
     #[arg(long)]
     pub dry_run: bool,
+    /// Publish where nobody installs from it yet and stop: a GitHub draft release; the local
+    /// folder, OCI tag and GitLab package version `draft-VERSION`. The images are not looked
+    /// up; `capkg promote` does that, makes the draft public and verifies it.
+    #[arg(long)]
+    pub draft: bool,
     /// The release to compare with before publishing (`capkg diff`): a version looked up at
     /// each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml
     /// `previous:`, else the newest version older than this one at each target.
@@ -98,11 +103,17 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     let checks_shown = AtomicBool::new(false);
     let planned = settings::resolve(&line, Need::Release, &ci, &env)
         .map_err(release::Error::from)
-        .and_then(|settings| release::plan(&settings, &SourcesAssembler));
+        .and_then(|settings| release::plan(&settings, &SourcesAssembler))
+        .map(|plan| if args.draft { plan.into_draft() } else { plan });
     let outcome = match planned {
         Err(err) => Outcome {
             // Stopped before a plan: still the run that was asked for.
             dry_run: args.dry_run,
+            mode: if args.draft {
+                release::plan::Mode::Draft
+            } else {
+                release::plan::Mode::Release
+            },
             ..Outcome::failed(&err, None)
         },
         Ok(plan) => {
@@ -158,7 +169,7 @@ fn without_logins(outcome: &mut Outcome) {
 }
 
 /// Every channel: stdout, and in CI the summary and outputs.
-fn write(
+pub(super) fn write(
     global: &GlobalArgs,
     ci: &CiContext,
     outcome: &Outcome,
@@ -215,8 +226,10 @@ fn write_text(
     for target in &outcome.targets {
         write_target(out, global.quiet, target)?;
     }
+    // A draft's URLs are where nobody installs from: no configuration to copy.
     if !global.quiet
         && outcome.error.is_none()
+        && outcome.mode != release::plan::Mode::Draft
         && let Some(config) = outcome
             .targets
             .iter()
@@ -278,6 +291,11 @@ fn write_text(
         release::Status::Incomplete => {
             "Incomplete: see the error below; run the same command again to finish."
         }
+        release::Status::Drafted => {
+            "Drafted: nobody can install it yet; `capkg promote` checks the images, makes it public and verifies it."
+        }
+        release::Status::Promoted => "Promoted: the release is public and verified.",
+        release::Status::AlreadyPromoted => "Already promoted: nothing changed.",
     };
     writeln!(out, "{verdict}")?;
     Ok(())

@@ -73,6 +73,7 @@ pub(crate) mod error;
 pub(crate) mod execute;
 pub(crate) mod outcome;
 pub(crate) mod plan;
+pub(crate) mod promote;
 pub(crate) mod tags;
 
 pub(crate) use self::error::Error;

@@ -140,6 +140,78 @@ pub(crate) trait Target: Send + Sync {
     fn read_by(&self) -> Option<&'static str> {
         Some("clusterctl")
     }
+
+    /// The files `release --draft` left here for `version` ([`draft_name`]), or, once promoted,
+    /// those of the release it became: what `capkg promote` checks and makes public. `None`
+    /// when there is neither. `label` names the provider where the location depends on it and
+    /// the settings do not say (GitLab's default package name).
+    fn read_draft<'a>(
+        &'a self,
+        version: &'a crate::version::Version,
+        label: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<Drafted>, Error>>;
+}
+
+/// What `release --draft` left at a target, as [`Target::read_draft`] found it.
+#[derive(Debug, Clone)]
+pub(crate) struct Drafted {
+    /// Where it was read (a folder, a tag, a package version, a release page), for messages.
+    pub location: String,
+    pub files: Vec<PublishFile>,
+}
+
+/// Where `release --draft` puts a version that nobody installs from yet: the local folder, the
+/// OCI tag and the GitLab package version `draft-v1.2.3`. clusterctl and cluster-api-operator
+/// read only semantic versions (a local folder, a URL's version) or the tag named by
+/// `spec.version`, and `draft-…` is neither, so none of them ever picks a draft.
+pub(crate) fn draft_name(name: &str) -> String {
+    format!("{DRAFT_PREFIX}{name}")
+}
+
+/// The prefix of [`draft_name`].
+pub(crate) const DRAFT_PREFIX: &str = "draft-";
+
+/// The release files of a draft, each byte for byte what its `checksums.txt` lists: the list
+/// `release --draft` published with it is the plan `capkg promote` holds the draft to. A file
+/// changed, missing or added since is refused, named.
+pub(crate) fn check_draft(drafted: Drafted) -> Result<Vec<PublishFile>, Error> {
+    use crate::checksums::{self, CHECKSUMS_FILE};
+    let changed = |name: &str, reason: String| Error::DraftChanged {
+        name: name.to_string(),
+        location: drafted.location.clone(),
+        reason,
+    };
+    let Some(list) = drafted.files.iter().find(|f| f.name == CHECKSUMS_FILE) else {
+        return Err(changed(
+            CHECKSUMS_FILE,
+            "is missing, so the draft cannot be checked".into(),
+        ));
+    };
+    let entries = checksums::parse(&list.contents)
+        .map_err(|e| changed(CHECKSUMS_FILE, format!("cannot be read ({e})")))?;
+    for entry in &entries {
+        match drafted.files.iter().find(|f| f.name == entry.name) {
+            None => return Err(changed(&entry.name, "is listed but missing".into())),
+            Some(file) if file.sha256 != entry.sha256 => {
+                return Err(changed(
+                    &entry.name,
+                    format!(
+                        "has SHA-256 {}, the draft's list says {}",
+                        file.sha256, entry.sha256
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(extra) = drafted
+        .files
+        .iter()
+        .find(|f| f.name != CHECKSUMS_FILE && !entries.iter().any(|e| e.name == f.name))
+    {
+        return Err(changed(&extra.name, "is not in the draft's list".into()));
+    }
+    Ok(drafted.files)
 }
 
 /// The step after the plan that failed, for callers that report it (`release` does).
@@ -225,6 +297,31 @@ pub(crate) enum TargetRequest {
 }
 
 impl TargetRequest {
+    /// The same target, publishing a draft: what `release --draft` writes ([`draft_name`]; a
+    /// GitHub release left a draft).
+    pub(crate) fn into_draft(self) -> Self {
+        match self {
+            TargetRequest::Local(request) => TargetRequest::Local(local::LocalRequest {
+                draft: true,
+                ..request
+            }),
+            TargetRequest::GitHub(request) => TargetRequest::GitHub(github::GitHubRequest {
+                draft: true,
+                ..request
+            }),
+            TargetRequest::GitLab(request) => TargetRequest::GitLab(gitlab::GitLabRequest {
+                draft: true,
+                ..request
+            }),
+            TargetRequest::Oci(request) => TargetRequest::Oci(oci::OciRequest {
+                draft: true,
+                ..request
+            }),
+            #[cfg(test)]
+            TargetRequest::Memory(store) => TargetRequest::Memory(store),
+        }
+    }
+
     pub(crate) fn kind(&self) -> TargetKind {
         match self {
             TargetRequest::Local(_) => TargetKind::Local,
@@ -727,6 +824,14 @@ pub(crate) enum Error {
         expected: String,
         actual: String,
     },
+    #[error(
+        "the draft at `{location}` was changed since `capkg release --draft`: `{name}` {reason}"
+    )]
+    DraftChanged {
+        name: String,
+        location: String,
+        reason: String,
+    },
     #[error("the plan was made by another target or already used")]
     ForeignPlan,
     #[error("a plan made without looking at the destination (a dry run) cannot be carried out")]
@@ -770,6 +875,7 @@ impl Error {
             | Error::SeveralDrafts { .. }
             | Error::ImmutableRelease { .. }
             | Error::Differs { .. }
+            | Error::DraftChanged { .. }
             | Error::DuplicateRefused { .. } => true,
         }
     }
@@ -795,6 +901,9 @@ impl Error {
                 Some("pass `--force` to replace the version folder".into())
             }
             Error::Differs { flag, .. } => Some(format!("pass `{flag}` to replace it")),
+            Error::DraftChanged { .. } => Some(
+                "nothing was made public; find out who changed the draft, delete it (the `draft-…` folder, OCI tag or GitLab package version, or the GitHub draft release), run `capkg release --draft` again and promote that".into(),
+            ),
             Error::Unreachable { .. } => {
                 Some("the server did not answer in time or failed repeatedly; run the same command again: publishing resumes where it stopped".into())
             }
