@@ -1145,7 +1145,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --draft --previous --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --dry-run --draft --previous --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1161,10 +1161,6 @@ _capkg() {
                     ;;
                 --target)
                     COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
-                    return 0
-                    ;;
-                --previous)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --provider)
@@ -1196,6 +1192,10 @@ _capkg() {
                     return 0
                     ;;
                 --max-list-pages)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --previous)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

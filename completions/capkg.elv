@@ -271,7 +271,6 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
             cand --version 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)'
             cand --target 'Publish only to these targets of the configuration (repeatable)'
-            cand --previous 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
@@ -280,6 +279,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --max-layers 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read'
             cand --images-timeout 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)'
             cand --max-list-pages 'The most pages capkg reads of one list (a repository''s releases, a project''s packages, a registry''s tags); a longer list is an error. A list is also held to `--max-download` bytes in all'
+            cand --previous 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target'
             cand --format 'Output format'
             cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
             cand --dry-run 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)'
@@ -293,8 +293,8 @@ set edit:completion:arg-completer[capkg] = {|@words|
         }
         &'capkg;promote'= {
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
-            cand --version 'The version to promote; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml, as `release` finds it'
-            cand --target 'Promote only at these targets of the configuration (repeatable)'
+            cand --version 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)'
+            cand --target 'Publish only to these targets of the configuration (repeatable)'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'

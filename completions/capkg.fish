@@ -266,7 +266,6 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publi
 gitlab\t''
 local\t''
 oci\t''"
-complete -c capkg -n "__fish_capkg_using_subcommand release" -l previous -d 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
@@ -275,6 +274,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-download -d 
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-list-pages -d 'The most pages capkg reads of one list (a repository\'s releases, a project\'s packages, a registry\'s tags); a longer list is an error. A list is also held to `--max-download` bytes in all' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l previous -d 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'
@@ -288,8 +288,8 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'P
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand promote" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
-complete -c capkg -n "__fish_capkg_using_subcommand promote" -l version -d 'The version to promote; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml, as `release` finds it' -r
-complete -c capkg -n "__fish_capkg_using_subcommand promote" -l target -d 'Promote only at these targets of the configuration (repeatable)' -r -f -a "github\t''
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l version -d 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l target -d 'Publish only to these targets of the configuration (repeatable)' -r -f -a "github\t''
 gitlab\t''
 local\t''
 oci\t''"

@@ -32,6 +32,8 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
         Status::Published => "published",
         Status::Unchanged => "already published, nothing changed",
         Status::DryRun => "dry run, nothing changed",
+        Status::Refused if outcome.mode == Mode::Promote => "refused, nothing made public",
+        Status::Failed if outcome.mode == Mode::Promote => "failed, nothing made public",
         Status::Refused => "refused, nothing published",
         Status::Failed => "failed, nothing published",
         Status::Incomplete => "incomplete",

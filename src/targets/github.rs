@@ -310,6 +310,9 @@ impl GitHubTarget {
                 self.repo_path()
             )),
             Some(existing) if existing.draft => {}
+            Some(_) if self.request.draft => warnings.push(format!(
+                "release `{tag}` is already published: `--draft` leaves it as it is"
+            )),
             Some(_) if !changing.is_empty() => warnings.push(format!(
                 "release `{tag}` is already published: its assets change while users can see it"
             )),

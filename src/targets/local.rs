@@ -738,6 +738,43 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_draft_is_the_whole_release_in_a_folder_clusterctl_never_reads() {
+        let repo = tempfile::tempdir().unwrap();
+        let release = release("v1.2.3", "m");
+        let draft = LocalTarget::new(
+            LocalRequest {
+                draft: true,
+                ..target(repo.path(), false).request
+            },
+            Services::default(),
+        );
+        publish(&draft, &release).await.unwrap();
+        let mut entries: Vec<String> = std::fs::read_dir(repo.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        entries.sort();
+        assert_eq!(
+            entries,
+            ["draft-v1.2.3"],
+            "no `{{label}}/{{version}}` folder"
+        );
+        let found = draft
+            .read_draft(&release.version, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let mut names: Vec<&str> = found.files.iter().map(|f| f.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["infrastructure-components.yaml", "metadata.yaml"]);
+        let none = target(repo.path(), false)
+            .read_draft(&Version::parse("v1.2.4").unwrap(), None)
+            .await
+            .unwrap();
+        assert!(none.is_none());
+    }
+
+    #[tokio::test]
     async fn writes_the_clusterctl_layout_and_a_rerun_changes_nothing() {
         let repo = tempfile::tempdir().unwrap();
         let outcome = publish(&target(repo.path(), false), &release("v1.2.3", "m"))

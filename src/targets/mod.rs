@@ -57,6 +57,7 @@
 //! `clusterctl_url` name the first provider. The local target writes a folder per provider, so
 //! its file names carry the folder (`bootstrap-kubeadm/metadata.yaml`).
 
+mod draft;
 pub(crate) mod github;
 pub(crate) mod gitlab;
 pub(crate) mod local;
@@ -79,6 +80,7 @@ pub(crate) use crate::forge::policy::RetryPolicy;
 pub(crate) use crate::forge::progress::{Event, Progress, Transfer};
 pub(crate) use crate::forge::secret::Secret;
 pub(crate) use crate::release_dir::{PublishFile, ReleaseDir};
+pub(crate) use draft::{Drafted, check_draft, draft_name};
 
 /// Which kind of destination a target writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -150,68 +152,6 @@ pub(crate) trait Target: Send + Sync {
         version: &'a crate::version::Version,
         label: Option<&'a str>,
     ) -> BoxFuture<'a, Result<Option<Drafted>, Error>>;
-}
-
-/// What `release --draft` left at a target, as [`Target::read_draft`] found it.
-#[derive(Debug, Clone)]
-pub(crate) struct Drafted {
-    /// Where it was read (a folder, a tag, a package version, a release page), for messages.
-    pub location: String,
-    pub files: Vec<PublishFile>,
-}
-
-/// Where `release --draft` puts a version that nobody installs from yet: the local folder, the
-/// OCI tag and the GitLab package version `draft-v1.2.3`. clusterctl and cluster-api-operator
-/// read only semantic versions (a local folder, a URL's version) or the tag named by
-/// `spec.version`, and `draft-…` is neither, so none of them ever picks a draft.
-pub(crate) fn draft_name(name: &str) -> String {
-    format!("{DRAFT_PREFIX}{name}")
-}
-
-/// The prefix of [`draft_name`].
-pub(crate) const DRAFT_PREFIX: &str = "draft-";
-
-/// The release files of a draft, each byte for byte what its `checksums.txt` lists: the list
-/// `release --draft` published with it is the plan `capkg promote` holds the draft to. A file
-/// changed, missing or added since is refused, named.
-pub(crate) fn check_draft(drafted: Drafted) -> Result<Vec<PublishFile>, Error> {
-    use crate::checksums::{self, CHECKSUMS_FILE};
-    let changed = |name: &str, reason: String| Error::DraftChanged {
-        name: name.to_string(),
-        location: drafted.location.clone(),
-        reason,
-    };
-    let Some(list) = drafted.files.iter().find(|f| f.name == CHECKSUMS_FILE) else {
-        return Err(changed(
-            CHECKSUMS_FILE,
-            "is missing, so the draft cannot be checked".into(),
-        ));
-    };
-    let entries = checksums::parse(&list.contents)
-        .map_err(|e| changed(CHECKSUMS_FILE, format!("cannot be read ({e})")))?;
-    for entry in &entries {
-        match drafted.files.iter().find(|f| f.name == entry.name) {
-            None => return Err(changed(&entry.name, "is listed but missing".into())),
-            Some(file) if file.sha256 != entry.sha256 => {
-                return Err(changed(
-                    &entry.name,
-                    format!(
-                        "has SHA-256 {}, the draft's list says {}",
-                        file.sha256, entry.sha256
-                    ),
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    if let Some(extra) = drafted
-        .files
-        .iter()
-        .find(|f| f.name != CHECKSUMS_FILE && !entries.iter().any(|e| e.name == f.name))
-    {
-        return Err(changed(&extra.name, "is not in the draft's list".into()));
-    }
-    Ok(drafted.files)
 }
 
 /// The step after the plan that failed, for callers that report it (`release` does).

@@ -899,6 +899,17 @@ mod tests {
         assert_eq!(request.tag_for("v1").unwrap(), "release-v1");
         let request = settings("ghcr.io/o/aws:fixed", Some("x"));
         assert_eq!(request.tag_for("v1").unwrap(), "fixed");
+        // A draft's tag is one the operator never pulls, whatever the tag would be.
+        let draft = |repository: &str, tag: Option<&str>| Settings {
+            draft: true,
+            ..settings(repository, tag)
+        };
+        let request = draft("ghcr.io/o/aws", None);
+        assert_eq!(request.tag_for("v1.2.3+meta").unwrap(), "draft-v1.2.3_meta");
+        let request = draft("ghcr.io/o/aws", Some("release-{version}"));
+        assert_eq!(request.tag_for("v1").unwrap(), "draft-release-v1");
+        let request = draft("ghcr.io/o/aws:fixed", None);
+        assert_eq!(request.tag_for("v1").unwrap(), "draft-fixed");
         assert_eq!(
             operator_reference(
                 &Reference::parse("http://127.0.0.1:5000/a/b").unwrap(),
