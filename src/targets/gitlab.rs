@@ -420,13 +420,13 @@ impl GitLabTarget {
         if !remote {
             steps.push(format!(
                 "fetch each file from package `{package}` version `{}`; identical files are skipped, different ones stop the run",
-                release.version
+                self.package_version(&release.version)
             ));
         }
         if uploads > 0 {
             steps.push(format!(
                 "upload {uploads} file(s) to package `{package}` version `{}`",
-                release.version
+                self.package_version(&release.version)
             ));
         }
         Ok(Plan {
@@ -478,7 +478,7 @@ impl GitLabTarget {
                 return Err(Error::DuplicateRefused {
                     name: file.name.clone(),
                     package: self.package(release),
-                    version: release.version.to_string(),
+                    version: self.package_version(&release.version),
                     message: rejection.message.clone(),
                 });
             }
