@@ -46,6 +46,7 @@ mod publish_gitlab;
 mod publish_local;
 mod release_ci;
 mod release_common;
+mod release_draft;
 mod release_e2e;
 mod release_upgrade;
 mod release_version;
