@@ -224,6 +224,15 @@ pub(super) fn detect_providers(
                 }
             }
         }
+        if provider_type.is_none()
+            && let Some(repository) = detected.repository.as_deref()
+            && let Some(listed_type) = builtin::only_type(owner_name, repository)
+        {
+            provider_type = Some(listed_type);
+            identity = format!(
+                "type {listed_type}: clusterctl's built-in provider list has `{repository}` as {listed_type} only; {identity}"
+            );
+        }
         if let Some(t) = provider_type
             && let Some(repository) = detected.repository.as_deref()
             && let Some((listed, built_in_name, line)) =
