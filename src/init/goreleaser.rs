@@ -20,6 +20,8 @@ pub(super) struct Goreleaser {
     pub images: Vec<(String, usize)>,
     /// The line of an image tag made of `{{ .Version }}` (no `v`) when none is `{{ .Tag }}`.
     pub tag_without_v: Option<usize>,
+    /// Release files a `before:` hook writes: `(file, name published, line of the hook)`.
+    pub made_at_release: Vec<(String, String, usize)>,
     /// Whether it creates the GitHub release of the tag (its default; `release: disable: true`
     /// turns it off).
     pub publishes: bool,
@@ -95,11 +97,51 @@ pub(super) fn read(repo: &Repository) -> Option<Goreleaser> {
         })
         .chain(tags.iter().map(|(t, at)| (compact(t), *at)))
         .collect();
-    let keeps_tag = tag_parts.iter().any(|(t, _)| t.contains("{{.Tag}}"));
+    // `v{{ trimprefix .Version "v" }}` and `{{ .Tag }}` keep the `v`; a bare `{{ .Version }}`
+    // drops it.
+    let keeps_tag = tag_parts
+        .iter()
+        .any(|(t, _)| t.contains("{{.Tag}}") || t.starts_with("v{{"));
     let tag_without_v = (!keeps_tag)
-        .then(|| tag_parts.iter().find(|(t, _)| t.contains("{{.Version}}")))
+        .then(|| {
+            tag_parts
+                .iter()
+                .find(|(t, _)| t.starts_with("{{.Version}}"))
+        })
         .flatten()
         .map(|(_, at)| line(*at));
+    // Release files its `before:` hooks write (`… >release-metadata.yaml`), published under a
+    // clusterctl name (`name_template: metadata.yaml`).
+    let mut made_at_release = Vec::new();
+    for extra in root
+        .path(&["release", "extra_files"])
+        .map(Node::items)
+        .unwrap_or_default()
+    {
+        let Some(glob) = extra.get("glob").and_then(Node::scalar_text) else {
+            continue;
+        };
+        let glob = glob.trim_start_matches("./");
+        let published = extra
+            .get("name_template")
+            .and_then(Node::scalar_text)
+            .unwrap_or(glob);
+        let clusterctl_file = published == "metadata.yaml"
+            || matches!(
+                crate::provider::FileRole::from_file_name(published),
+                Some(crate::provider::FileRole::Components { .. })
+            );
+        if !clusterctl_file || glob.contains(['*', '{']) {
+            continue;
+        }
+        let hook = text.lines().position(|l| {
+            let compact: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+            compact.contains(&format!(">{glob}"))
+        });
+        if let Some(at) = hook {
+            made_at_release.push((glob.to_string(), published.to_string(), at + 1));
+        }
+    }
     let publishes = !root
         .path(&["release", "disable"])
         .and_then(Node::scalar_text)
@@ -108,6 +150,7 @@ pub(super) fn read(repo: &Repository) -> Option<Goreleaser> {
         file: (*file).to_string(),
         images,
         tag_without_v,
+        made_at_release,
         publishes,
     })
 }
@@ -130,6 +173,7 @@ mod tests {
         assert_eq!(read.images, [("ghcr.io/acme/manager".to_string(), 3)]);
         assert_eq!(read.tag_without_v, Some(3));
         assert!(read.publishes);
+        assert!(read.made_at_release.is_empty());
 
         let ko = read_text(
             "kos:\n  - repository: ghcr.io/acme/extension\n    tags: ['{{.Tag}}', latest]\nrelease:\n  disable: true\n",

@@ -117,7 +117,10 @@ pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
 /// Reads the release targets of the Makefile text as make reads them in an environment (the
 /// release workflow's `env:`, `(name, value, evidence)`): a variable there beats the Makefile's
 /// `?=` default, not its `=` or `:=` (make without `-e`).
-pub(super) fn release_recipe_in(text: &str, environment: &[(String, String, String)]) -> ReleaseRecipe {
+pub(super) fn release_recipe_in(
+    text: &str,
+    environment: &[(String, String, String)],
+) -> ReleaseRecipe {
     let makefile = parse(text, environment);
     let from_environment = makefile
         .beaten
@@ -422,7 +425,9 @@ impl Makefile {
             if let Some(path) = redirected
                 && recipe.writes_metadata.is_none()
             {
-                let written = self.expand(path, overrides).unwrap_or_else(|| path.to_string());
+                let written = self
+                    .expand(path, overrides)
+                    .unwrap_or_else(|| path.to_string());
                 recipe.writes_metadata = Some((target.to_string(), number, clean(&written)));
             }
             if first == "cd" {
@@ -739,7 +744,11 @@ mod tests {
     fn the_environment_beats_a_default_only() {
         let text = "REGISTRY ?= localhost:5000\nTAG := dev\nIMG ?= $(REGISTRY)/manager\nrelease:\n\t$(MAKE) set-manifest-image MANIFEST_IMG=$(IMG) MANIFEST_TAG=$(TAG)\n";
         let environment = [
-            ("REGISTRY".to_string(), "ghcr.io/acme".to_string(), "w.yaml:3".to_string()),
+            (
+                "REGISTRY".to_string(),
+                "ghcr.io/acme".to_string(),
+                "w.yaml:3".to_string(),
+            ),
             ("TAG".to_string(), "v9".to_string(), "w.yaml:4".to_string()),
         ];
         let recipe = release_recipe_in(text, &environment);
@@ -753,7 +762,10 @@ mod tests {
                 1
             )]
         );
-        assert_eq!(release_recipe(text).images, [("localhost:5000/manager".to_string(), 5)]);
+        assert_eq!(
+            release_recipe(text).images,
+            [("localhost:5000/manager".to_string(), 5)]
+        );
     }
 
     #[test]

@@ -163,7 +163,32 @@ pub(super) fn detect_providers(
         detected.missing.push(
             "components: no kustomization at config/default, */config/default or */*/config/default, and none built by the Makefile's release target".to_string(),
         );
-        detected.providers.push(Provider::default());
+        // The repository may still be one clusterctl lists (a runtime extension built from a
+        // Helm chart): its name and type are known even when its components are not.
+        let owner_name = match &detected.forge {
+            Forge::GitHub(path) => Some(path.as_str()),
+            _ => None,
+        };
+        let listed = detected.repository.as_deref().and_then(|repository| {
+            let t = builtin::only_type(owner_name, repository)?;
+            builtin::built_in(owner_name, repository, t).map(|entry| (t, entry))
+        });
+        let provider = match listed {
+            Some((t, (listed, name, line))) => {
+                detected.found.push(format!(
+                    "{}: clusterctl's built-in provider list names {listed} `{name}` ({t}), {}:{line}; its components command is still to be filled in",
+                    t.manifest_label(name),
+                    builtin::SOURCE
+                ));
+                Provider {
+                    name: Some(name.to_string()),
+                    provider_type: Some(t),
+                    components: Vec::new(),
+                }
+            }
+            None => Provider::default(),
+        };
+        detected.providers.push(provider);
         return;
     }
     let convention = detected

@@ -64,25 +64,46 @@ fn plain_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// The 1-based line of the first non-comment line creating or pushing a tag: `git tag NAME`
-/// (not a listing or a deletion) or `git push … tag…`.
+/// The 1-based line of the first non-comment line creating the release tag: `git tag NAME`
+/// (not a listing, a deletion, or a tag in a folder such as `test/v1.2.3` or `api/v1.2.3`,
+/// which Go modules are tagged with) or `git push --tags`.
 fn tag_line(text: &str) -> Option<usize> {
-    text.lines().position(|line| {
-        let line = line.trim_start().trim_start_matches("- ").trim_start_matches("run:");
-        if line.trim_start().starts_with('#') {
-            return false;
-        }
-        let creates = line.match_indices("git tag").any(|(at, _)| {
-            let rest = line[at + "git tag".len()..].trim_start();
-            !rest.is_empty()
-                && !["-l", "--list", "-d", "--delete", "-v", "--verify", "--contains", "|"]
-                    .iter()
-                    .any(|flag| rest.starts_with(flag))
-        });
-        let pushes = line.contains("git push") && line.contains("tag");
-        creates || pushes
-    })
-    .map(|at| at + 1)
+    text.lines()
+        .position(|line| {
+            let line = line
+                .trim_start()
+                .trim_start_matches("- ")
+                .trim_start_matches("run:");
+            if line.trim_start().starts_with('#') {
+                return false;
+            }
+            let creates = line.match_indices("git tag").any(|(at, _)| {
+                let rest = line[at + "git tag".len()..].trim_start();
+                let listing = [
+                    "-l",
+                    "--list",
+                    "-d",
+                    "--delete",
+                    "-v",
+                    "--verify",
+                    "--contains",
+                    "|",
+                ]
+                .iter()
+                .any(|flag| rest.starts_with(flag));
+                let name = rest
+                    .split_whitespace()
+                    .take_while(|word| {
+                        !matches!(*word, "-m" | "-F" | "--message" | "--file" | "&&" | ";")
+                    })
+                    .find(|word| !word.starts_with('-'));
+                !listing && name.is_some_and(|name| !name.contains('/'))
+            });
+            let pushes = line.contains("git push")
+                && (line.contains("--tags") || line.contains("refs/tags/"));
+            creates || pushes
+        })
+        .map(|at| at + 1)
 }
 
 /// The 1-based line of the first non-comment line making a release a draft (`draft: true`,
@@ -170,22 +191,37 @@ pub(super) fn workflow_env(
         return Vec::new();
     };
     let mut blocks: Vec<&Node> = root.get("env").into_iter().collect();
-    for (_, _, job) in root.get("jobs").and_then(Node::as_mapping).into_iter().flat_map(|m| m.iter()) {
+    for (_, _, job) in root
+        .get("jobs")
+        .and_then(Node::as_mapping)
+        .into_iter()
+        .flat_map(|m| m.iter())
+    {
         blocks.extend(job.get("env"));
         for step in job.get("steps").map(Node::items).unwrap_or_default() {
             blocks.extend(step.get("env"));
         }
     }
     let mut found: Vec<(String, String, String)> = Vec::new();
-    for (name, key, value) in blocks.iter().filter_map(|b| b.as_mapping()).flat_map(|m| m.iter()) {
+    for (name, key, value) in blocks
+        .iter()
+        .filter_map(|b| b.as_mapping())
+        .flat_map(|m| m.iter())
+    {
         let Some(mut value) = value.as_str().map(str::to_string) else {
             continue;
         };
         if let Some(full) = owner_name {
             let full = full.to_ascii_lowercase();
             let owner = full.split('/').next().unwrap_or_default().to_string();
-            for (expression, by) in [("github.repository_owner", &owner), ("github.repository", &full)] {
-                for written in [format!("${{{{ {expression} }}}}"), format!("${{{{{expression}}}}}")] {
+            for (expression, by) in [
+                ("github.repository_owner", &owner),
+                ("github.repository", &full),
+            ] {
+                for written in [
+                    format!("${{{{ {expression} }}}}"),
+                    format!("${{{{{expression}}}}}"),
+                ] {
                     value = value.replace(&written, by);
                 }
             }
@@ -193,7 +229,11 @@ pub(super) fn workflow_env(
         let plain_name = name
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-        if !plain_name || value.contains('$') || value.is_empty() || found.iter().any(|(n, _, _)| n == name) {
+        if !plain_name
+            || value.contains('$')
+            || value.is_empty()
+            || found.iter().any(|(n, _, _)| n == name)
+        {
             continue;
         }
         let line = source.position(key.span().start).line;
@@ -253,11 +293,17 @@ mod tests {
 
     #[test]
     fn the_job_pushing_the_tag_and_its_output_are_found() {
-        let caller = caller(CLUSTER_API, "release.yaml", &[21])
-            .unwrap()
-            .unwrap();
+        let caller = caller(CLUSTER_API, "release.yaml", &[21]).unwrap().unwrap();
         assert_eq!(caller.tag_job, "push_release_tags");
         assert_eq!(caller.tag_line, 12, "a listing is not a tag");
+        // Go modules' tags in folders are not the release's (CAREN's `api/`, `common/`).
+        assert_eq!(
+            tag_line(
+                "run: |\n  git tag -a api/${{ x }} -m \"Release\"\n  git tag test/${V}\n  git push origin {api,common}/${{ x.tag_name }}\n"
+            ),
+            None
+        );
+        assert_eq!(tag_line("  git tag \"${V}\" && git push --tags\n"), Some(1));
         assert_eq!(
             caller.version.as_deref(),
             Some("needs.push_release_tags.outputs.release_tag")
@@ -274,21 +320,35 @@ mod tests {
         assert_eq!(
             workflow_env(text, "w.yaml", Some("Acme/cluster-api-provider-x")),
             [
-                ("REGISTRY".to_string(), "ghcr.io/acme".to_string(), "w.yaml:2".to_string()),
-                ("IMAGE_NAME".to_string(), "manager".to_string(), "w.yaml:7".to_string()),
+                (
+                    "REGISTRY".to_string(),
+                    "ghcr.io/acme".to_string(),
+                    "w.yaml:2".to_string()
+                ),
+                (
+                    "IMAGE_NAME".to_string(),
+                    "manager".to_string(),
+                    "w.yaml:7".to_string()
+                ),
             ]
         );
-        assert!(workflow_env(text, "w.yaml", None)
-            .iter()
-            .all(|(name, _, _)| name == "IMAGE_NAME"));
+        assert!(
+            workflow_env(text, "w.yaml", None)
+                .iter()
+                .all(|(name, _, _)| name == "IMAGE_NAME")
+        );
     }
 
     #[test]
     fn a_workflow_without_a_tag_is_no_caller_and_odd_ids_are_refused() {
         assert!(
-            caller("jobs:\n  a:\n    steps:\n      - run: git tag --list\n", "x", &[])
-                .unwrap()
-                .is_none()
+            caller(
+                "jobs:\n  a:\n    steps:\n      - run: git tag --list\n",
+                "x",
+                &[]
+            )
+            .unwrap()
+            .is_none()
         );
         let refused = caller(
             "jobs:\n  \"a${{x}}\":\n    steps:\n      - run: git tag v1\n",

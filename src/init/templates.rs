@@ -32,9 +32,7 @@ pub(super) fn detect_metadata(
         detected.found.push("metadata: metadata.yaml".to_string());
         detected.metadata = Some("metadata.yaml".to_string());
     } else if repo.is_file(Path::new(CONFIG_METADATA), "") {
-        detected
-            .found
-            .push(format!("metadata: {CONFIG_METADATA}"));
+        detected.found.push(format!("metadata: {CONFIG_METADATA}"));
         detected.metadata = Some(CONFIG_METADATA.to_string());
     } else if let Some((target, line, written)) = &recipe.writes_metadata
         && !written.starts_with(&format!("{OUTPUT_DIR}/"))

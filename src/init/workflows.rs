@@ -63,6 +63,7 @@ pub(super) fn existing_releases(
         .filter(|path| !own.contains(&path.as_str()))
         .collect();
     files.push(".gitlab-ci.yml".to_string());
+    let mut tag_workflows = 0;
     for file in files {
         let Some(text) = repo.read(Path::new(&file), "") else {
             continue;
@@ -81,7 +82,10 @@ pub(super) fn existing_releases(
                             ));
                         }
                         if let Some(at) = super::release_flow::draft_line(&text) {
-                            pipelines.process.draft.get_or_insert(format!("{file}:{at}"));
+                            pipelines
+                                .process
+                                .draft
+                                .get_or_insert(format!("{file}:{at}"));
                         }
                         read_image_tags(&text, &file, &mut pipelines);
                         add_environment(&text, &file, owner_name, &mut pipelines);
@@ -94,9 +98,13 @@ pub(super) fn existing_releases(
             continue;
         };
         if file.starts_with(WORKFLOWS) {
+            tag_workflows += 1;
             add_environment(&text, &file, owner_name, &mut pipelines);
             if let Some(at) = super::release_flow::draft_line(&text) {
-                pipelines.process.draft.get_or_insert(format!("{file}:{at}"));
+                pipelines
+                    .process
+                    .draft
+                    .get_or_insert(format!("{file}:{at}"));
             }
             if let Some((word, at)) = images.first() {
                 pipelines
@@ -128,7 +136,8 @@ pub(super) fn existing_releases(
         if pipelines.tag_without_v.is_none()
             && let Some(at) = goreleaser.tag_without_v
         {
-            pipelines.tag_without_v = Some(format!("{file}:{at} (goreleaser's {{{{ .Version }}}})"));
+            pipelines.tag_without_v =
+                Some(format!("{file}:{at} (goreleaser's {{{{ .Version }}}})"));
         }
         for (image, at) in &goreleaser.images {
             if !pipelines.pushed_images.iter().any(|(i, _)| i == image) {
@@ -136,6 +145,18 @@ pub(super) fn existing_releases(
                     .pushed_images
                     .push((image.clone(), format!("{file}:{at}")));
             }
+        }
+        for (written, published, at) in &goreleaser.made_at_release {
+            pipelines.notes.push(format!(
+                "goreleaser's `before:` hook writes {written} at release time ({file}:{at}) and publishes it as {published}: capkg builds the release from the repository, so point capkg.yaml at what that step reads or run it before `capkg release` and point capkg.yaml at {written}"
+            ));
+        }
+        if let Some((image, at)) = goreleaser.images.first()
+            && tag_workflows > 0
+        {
+            pipelines.process.images_beside.get_or_insert(format!(
+                "{file}:{at}, goreleaser pushes {image} when the tag's workflow runs it"
+            ));
         }
         if goreleaser.publishes {
             pipelines.notes.push(format!(
@@ -146,14 +167,13 @@ pub(super) fn existing_releases(
     // A tag a workflow pushes starts no workflow on tags: the images are its jobs' (needed by
     // capkg's job) or built outside GitHub's workflows once the tag exists.
     if let Some(caller) = &pipelines.process.caller {
-        pipelines.process.images_beside = (caller.image_jobs.is_empty()
-            && pipelines.process.draft.is_none())
-        .then(|| {
-            format!(
-                "no job of {} builds them, so they are built elsewhere once the tag is pushed",
-                caller.file
-            )
-        });
+        pipelines.process.images_beside =
+            (caller.image_jobs.is_empty() && pipelines.process.draft.is_none()).then(|| {
+                format!(
+                    "no job of {} builds them, so they are built elsewhere once the tag is pushed",
+                    caller.file
+                )
+            });
     }
     pipelines
 }
@@ -161,7 +181,11 @@ pub(super) fn existing_releases(
 /// The plain `env:` variables of a release workflow, the first setting of each kept.
 fn add_environment(text: &str, file: &str, owner_name: Option<&str>, pipelines: &mut Pipelines) {
     for variable in super::release_flow::workflow_env(text, file, owner_name) {
-        if !pipelines.environment.iter().any(|(n, _, _)| *n == variable.0) {
+        if !pipelines
+            .environment
+            .iter()
+            .any(|(n, _, _)| *n == variable.0)
+        {
             pipelines.environment.push(variable);
         }
     }
