@@ -142,10 +142,10 @@ pub(super) fn read(repo: &Repository) -> Option<Goreleaser> {
             made_at_release.push((glob.to_string(), published.to_string(), at + 1));
         }
     }
-    let publishes = !root
+    let publishes = root
         .path(&["release", "disable"])
         .and_then(Node::scalar_text)
-        .is_some_and(|v| v == "true");
+        .is_none_or(|v| v != "true");
     Some(Goreleaser {
         file: (*file).to_string(),
         images,
