@@ -50,6 +50,9 @@ pub(super) struct ReleaseRecipe {
     /// A recipe line writing a `metadata.yaml` at release time (`gen-metadata > out/metadata.yaml`):
     /// its target, its line and the file written.
     pub writes_metadata: Option<(String, usize, String)>,
+    /// Files any rule of the Makefile writes, as a target named after the file or a redirect
+    /// into it: `(file, target, line)`.
+    pub writers: Vec<(String, String, usize)>,
     /// Variables of the environment that beat a `?=` default the release reads:
     /// `(name, value, evidence, Makefile line of the default)`.
     pub from_environment: Vec<(String, String, String, usize)>,
@@ -130,7 +133,9 @@ pub(super) fn release_recipe_in(
             Some((name.clone(), value.clone(), evidence.clone(), *line))
         })
         .collect();
+    let writers = makefile.writers();
     let mut recipe = ReleaseRecipe {
+        writers,
         from_environment,
         prod_registry: makefile
             .expand("$(PROD_REGISTRY)", &BTreeMap::new())
@@ -306,6 +311,36 @@ fn parse(text: &str, environment: &[(String, String, String)]) -> Makefile {
 }
 
 impl Makefile {
+    /// Files the rules write: a target that is a path (`config/default/image_patch.yaml:`),
+    /// or the file a recipe line redirects into (`… > config/default/image_patch.yaml`), each
+    /// with the target that writes it and the line.
+    fn writers(&self) -> Vec<(String, String, usize)> {
+        let none = BTreeMap::new();
+        let mut found: Vec<(String, String, usize)> = Vec::new();
+        for rule in &self.rules {
+            let Some(targets) = self.expand(&rule.targets, &none) else {
+                continue;
+            };
+            for target in targets.split_whitespace() {
+                let line = rule.recipe.first().map_or(0, |(n, _)| *n);
+                if target.contains('/') && target.contains('.') {
+                    found.push((clean(target), target.to_string(), line));
+                }
+                for (number, command) in &rule.recipe {
+                    let words = words(command);
+                    for pair in words.windows(2) {
+                        if matches!(pair[0].as_str(), ">" | ">>")
+                            && let Some(file) = self.expand(&pair[1], &none)
+                        {
+                            found.push((clean(&file), target.to_string(), *number));
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// `text` with its variables expanded; `None` when a value cannot be known (an unset
     /// variable, a make function).
     fn expand(&self, text: &str, overrides: &BTreeMap<String, String>) -> Option<String> {

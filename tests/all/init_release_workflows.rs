@@ -446,3 +446,39 @@ fn clusterctl_templates_in_a_wider_copied_glob_are_proposed() {
         "{config}\n{report}"
     );
 }
+
+#[test]
+fn a_kustomize_input_a_make_step_writes_runs_that_step_first() {
+    // CAPZ-like: config/default names an image patch that `make` writes before the build.
+    let (_dir, root) = checkout("acme/cluster-api-provider-example", None);
+    let kustomization = read(&root, "config/default/kustomization.yaml");
+    write(
+        &root,
+        "config/default/kustomization.yaml",
+        &format!("{kustomization}patches:\n- path: manager_image_patch.yaml\n"),
+    );
+    write(
+        &root,
+        "Makefile",
+        "RELEASE_DIR := out\nrelease: release-manifests\nrelease-manifests: config/default/manager_image_patch.yaml\n\tkustomize build config/default > $(RELEASE_DIR)/infrastructure-components.yaml\nconfig/default/manager_image_patch.yaml:\n\thack/image-patch.sh > config/default/manager_image_patch.yaml\n",
+    );
+    let report = init(&root);
+    assert!(
+        report.contains("note: components: config/default/kustomization.yaml lists config/default/manager_image_patch.yaml, which is not in the repository: `make config/default/manager_image_patch.yaml` writes it (Makefile:6)"),
+        "{report}"
+    );
+    let workflow = read(&root, CALLED);
+    assert!(
+        workflow.contains("          MAKE_TARGET: config/default/manager_image_patch.yaml\n"),
+        "{workflow}"
+    );
+
+    // Nothing writes it: said, since kustomize refuses the build.
+    std::fs::write(root.join("Makefile"), "").unwrap();
+    std::fs::remove_file(root.join("capkg.yaml")).unwrap();
+    let report = init(&root);
+    assert!(
+        report.contains("not found: components: config/default/kustomization.yaml lists config/default/manager_image_patch.yaml, which is not in the repository and no make target writes"),
+        "{report}"
+    );
+}
