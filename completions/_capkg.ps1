@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Scaffold `capkg.yaml` and CI files for a provider repository')
             [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
             [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make public a release `capkg release --draft` left, once its images exist')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)')
             [CompletionResult]::new('configmaps', 'configmaps', [CompletionResultType]::ParameterValue, 'Print the ConfigMaps cluster-api-operator reads the release''s providers from')
@@ -292,7 +293,31 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Publish only to these targets of the configuration (repeatable)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
+            [CompletionResult]::new('--http-timeout', '--http-timeout', [CompletionResultType]::ParameterName, 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)')
+            [CompletionResult]::new('--min-transfer-rate', '--min-transfer-rate', [CompletionResultType]::ParameterName, 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)')
+            [CompletionResult]::new('--max-download', '--max-download', [CompletionResultType]::ParameterName, 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)')
+            [CompletionResult]::new('--max-layers', '--max-layers', [CompletionResultType]::ParameterName, 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read')
+            [CompletionResult]::new('--images-timeout', '--images-timeout', [CompletionResultType]::ParameterName, 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)')
+            [CompletionResult]::new('--max-list-pages', '--max-list-pages', [CompletionResultType]::ParameterName, 'The most pages capkg reads of one list (a repository''s releases, a project''s packages, a registry''s tags); a longer list is an error. A list is also held to `--max-download` bytes in all')
             [CompletionResult]::new('--previous', '--previous', [CompletionResultType]::ParameterName, 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Publish where nobody installs from it yet and stop: a GitHub draft release; the local folder, OCI tag and GitLab package version `draft-VERSION`. The images are not looked up; `capkg promote` does that, makes the draft public and verifies it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'capkg;promote' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'capkg''s configuration file; default: `capkg.yaml` at the repository root')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Publish only to these targets of the configuration (repeatable)')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name')
             [CompletionResult]::new('--http-timeout', '--http-timeout', [CompletionResultType]::ParameterName, 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)')
@@ -303,7 +328,6 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('--max-list-pages', '--max-list-pages', [CompletionResultType]::ParameterName, 'The most pages capkg reads of one list (a repository''s releases, a project''s packages, a registry''s tags); a longer list is an error. A list is also held to `--max-download` bytes in all')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the data asked for')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more about what is happening (repeat for more)')
@@ -399,6 +423,7 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Scaffold `capkg.yaml` and CI files for a provider repository')
             [CompletionResult]::new('publish', 'publish', [CompletionResultType]::ParameterValue, 'Publish an assembled release directory')
             [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Tag -> assemble -> lint -> publish -> verify, in one step for CI')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make public a release `capkg release --draft` left, once its images exist')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Read a published release as clusterctl does and lint it')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)')
             [CompletionResult]::new('configmaps', 'configmaps', [CompletionResultType]::ParameterValue, 'Print the ConfigMaps cluster-api-operator reads the release''s providers from')
@@ -447,6 +472,9 @@ Register-ArgumentCompleter -Native -CommandName 'capkg' -ScriptBlock {
             break
         }
         'capkg;help;release' {
+            break
+        }
+        'capkg;help;promote' {
             break
         }
         'capkg;help;verify' {

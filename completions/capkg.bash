@@ -37,6 +37,9 @@ _capkg() {
             capkg,lint)
                 cmd="capkg__subcmd__lint"
                 ;;
+            capkg,promote)
+                cmd="capkg__subcmd__promote"
+                ;;
             capkg,publish)
                 cmd="capkg__subcmd__publish"
                 ;;
@@ -78,6 +81,9 @@ _capkg() {
                 ;;
             capkg__subcmd__help,lint)
                 cmd="capkg__subcmd__help__subcmd__lint"
+                ;;
+            capkg__subcmd__help,promote)
+                cmd="capkg__subcmd__help__subcmd__promote"
                 ;;
             capkg__subcmd__help,publish)
                 cmd="capkg__subcmd__help__subcmd__publish"
@@ -149,7 +155,7 @@ _capkg() {
 
     case "${cmd}" in
         capkg)
-            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release verify diff configmaps completions help"
+            opts="-q -v -h -V --format --color --quiet --verbose --help --version lint rules subst vars render assemble init publish release promote verify diff configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -383,7 +389,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help)
-            opts="lint rules subst vars render assemble init publish release verify diff configmaps completions help"
+            opts="lint rules subst vars render assemble init publish release promote verify diff configmaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -481,6 +487,20 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__help__subcmd__lint)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__help__subcmd__promote)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -702,6 +722,72 @@ _capkg() {
                     return 0
                     ;;
                 --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capkg__subcmd__promote)
+            opts="-q -v -h --config --version --target --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --target)
+                    COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-transfer-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-download)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-layers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --images-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-list-pages)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1059,7 +1145,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --previous --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --dry-run --draft --previous --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1075,10 +1161,6 @@ _capkg() {
                     ;;
                 --target)
                     COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
-                    return 0
-                    ;;
-                --previous)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --provider)
@@ -1110,6 +1192,10 @@ _capkg() {
                     return 0
                     ;;
                 --max-list-pages)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --previous)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

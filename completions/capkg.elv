@@ -37,6 +37,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand init 'Scaffold `capkg.yaml` and CI files for a provider repository'
             cand publish 'Publish an assembled release directory'
             cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+            cand promote 'Make public a release `capkg release --draft` left, once its images exist'
             cand verify 'Read a published release as clusterctl does and lint it'
             cand diff 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
             cand configmaps 'Print the ConfigMaps cluster-api-operator reads the release''s providers from'
@@ -270,7 +271,30 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
             cand --version 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)'
             cand --target 'Publish only to these targets of the configuration (repeatable)'
+            cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
+            cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
+            cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
+            cand --min-transfer-rate 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)'
+            cand --max-download 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)'
+            cand --max-layers 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read'
+            cand --images-timeout 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)'
+            cand --max-list-pages 'The most pages capkg reads of one list (a repository''s releases, a project''s packages, a registry''s tags); a longer list is an error. A list is also held to `--max-download` bytes in all'
             cand --previous 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target'
+            cand --format 'Output format'
+            cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
+            cand --dry-run 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)'
+            cand --draft 'Publish where nobody installs from it yet and stop: a GitHub draft release; the local folder, OCI tag and GitLab package version `draft-VERSION`. The images are not looked up; `capkg promote` does that, makes the draft public and verifies it'
+            cand -q 'Print only errors and the data asked for'
+            cand --quiet 'Print only errors and the data asked for'
+            cand -v 'Say more about what is happening (repeat for more)'
+            cand --verbose 'Say more about what is happening (repeat for more)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'capkg;promote'= {
+            cand --config 'capkg''s configuration file; default: `capkg.yaml` at the repository root'
+            cand --version 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)'
+            cand --target 'Publish only to these targets of the configuration (repeatable)'
             cand --provider 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels'
             cand --type 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl''s `InfrastructureProvider`…; default: from the components file name'
             cand --http-timeout 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)'
@@ -281,7 +305,6 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand --max-list-pages 'The most pages capkg reads of one list (a repository''s releases, a project''s packages, a registry''s tags); a longer list is an error. A list is also held to `--max-download` bytes in all'
             cand --format 'Output format'
             cand --color 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)'
-            cand --dry-run 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)'
             cand -q 'Print only errors and the data asked for'
             cand --quiet 'Print only errors and the data asked for'
             cand -v 'Say more about what is happening (repeat for more)'
@@ -372,6 +395,7 @@ set edit:completion:arg-completer[capkg] = {|@words|
             cand init 'Scaffold `capkg.yaml` and CI files for a provider repository'
             cand publish 'Publish an assembled release directory'
             cand release 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+            cand promote 'Make public a release `capkg release --draft` left, once its images exist'
             cand verify 'Read a published release as clusterctl does and lint it'
             cand diff 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
             cand configmaps 'Print the ConfigMaps cluster-api-operator reads the release''s providers from'
@@ -407,6 +431,8 @@ set edit:completion:arg-completer[capkg] = {|@words|
         &'capkg;help;publish;oci'= {
         }
         &'capkg;help;release'= {
+        }
+        &'capkg;help;promote'= {
         }
         &'capkg;help;verify'= {
         }

@@ -44,6 +44,7 @@ complete -c capkg -n "__fish_capkg_needs_command" -f -a "assemble" -d 'Build the
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "publish" -d 'Publish an assembled release directory'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+complete -c capkg -n "__fish_capkg_needs_command" -f -a "promote" -d 'Make public a release `capkg release --draft` left, once its images exist'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "diff" -d 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
 complete -c capkg -n "__fish_capkg_needs_command" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
@@ -265,7 +266,6 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publi
 gitlab\t''
 local\t''
 oci\t''"
-complete -c capkg -n "__fish_capkg_using_subcommand release" -l previous -d 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
@@ -274,6 +274,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-download -d 
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l max-list-pages -d 'The most pages capkg reads of one list (a repository\'s releases, a project\'s packages, a registry\'s tags); a longer list is an error. A list is also held to `--max-download` bytes in all' -r
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l previous -d 'The release to compare with before publishing (`capkg diff`): a version looked up at each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml `previous:`, else the newest version older than this one at each target' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
 json\t'One JSON object on stdout, for programs'
 github\t'GitHub Actions annotations (`::error file=…::…`)'
@@ -282,9 +283,34 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l color -d 'When t
 always\t''
 never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l dry-run -d 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l draft -d 'Publish where nobody installs from it yet and stop: a GitHub draft release; the local folder, OCI tag and GitLab package version `draft-VERSION`. The images are not looked up; `capkg promote` does that, makes the draft public and verifies it'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l config -d 'capkg\'s configuration file; default: `capkg.yaml` at the repository root' -r -F
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l version -d 'The version to release; default: the CI tag (`GITHUB_REF_NAME` on a tag push, `CI_COMMIT_TAG`), else `version:` in capkg.yaml (the order `assemble` follows)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l target -d 'Publish only to these targets of the configuration (repeatable)' -r -f -a "github\t''
+gitlab\t''
+local\t''
+oci\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l max-layers -d 'The most layers `verify oci://` reads from one artifact; a larger one is refused before any layer is read' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l images-timeout -d 'The time all image lookups of one check share; images not looked up by then are reported as not checked (`30s`, `2m`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l max-list-pages -d 'The most pages capkg reads of one list (a repository\'s releases, a project\'s packages, a registry\'s tags); a longer list is an error. A list is also held to `--max-download` bytes in all' -r
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l format -d 'Output format' -r -f -a "human\t'Diagnostics with source snippets, for people'
+json\t'One JSON object on stdout, for programs'
+github\t'GitHub Actions annotations (`::error file=…::…`)'
+markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -s q -l quiet -d 'Print only errors and the data asked for'
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l api-url -d 'API base URL (GitHub Enterprise, a test server); default GITHUB_API_URL, else https://api.github.com. The SOURCE keeps its github.com form: `https://github.com/O/R/ releases/TAG/FILE` is read as `{api}/repos/O/R/releases/tags/TAG` and its assets' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l version -d 'For `oci://REF`: the provider\'s `spec.version`, which names the layers the operator reads (default: the tag in REF). For a folder outside the `{label}/{version}/` layout (`out/`): the version being released, checked as `lint --version` does' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
@@ -356,20 +382,21 @@ never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "rules" -d 'List the lint rules, or explain one'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "publish" -d 'Publish an assembled release directory'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "diff" -d 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release verify diff configmaps completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "lint" -d 'Check release files against the clusterctl and provider contracts'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "rules" -d 'List the lint rules, or explain one'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "subst" -d 'Substitute variables as clusterctl does and print the result'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "vars" -d 'List the variables files need, as `clusterctl generate cluster --list-variables` does'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "render" -d 'Print what `clusterctl generate cluster` or `generate provider` would, from local files'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "assemble" -d 'Build the release directory from `capkg.yaml` and the sources'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "init" -d 'Scaffold `capkg.yaml` and CI files for a provider repository'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "publish" -d 'Publish an assembled release directory'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "release" -d 'Tag -> assemble -> lint -> publish -> verify, in one step for CI'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "promote" -d 'Make public a release `capkg release --draft` left, once its images exist'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "verify" -d 'Read a published release as clusterctl does and lint it'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "diff" -d 'Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules)'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "configmaps" -d 'Print the ConfigMaps cluster-api-operator reads the release\'s providers from'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c capkg -n "__fish_capkg_using_subcommand help; and not __fish_seen_subcommand_from lint rules subst vars render assemble init publish release promote verify diff configmaps completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "local" -d 'A local repository clusterctl reads as `file://…/{provider-label}/{version}/{file}`'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "github" -d 'A GitHub release (token from GITHUB_TOKEN or GH_TOKEN)'
 complete -c capkg -n "__fish_capkg_using_subcommand help; and __fish_seen_subcommand_from publish" -f -a "gitlab" -d 'A GitLab generic package (token from GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN)'

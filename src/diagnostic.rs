@@ -59,6 +59,12 @@ pub struct Diagnostic {
     /// Why the maintainer accepts this finding (a `lint: allow:` entry or `--allow`): shown in
     /// every format, never counted as an error or warning, never blocking.
     pub waived: Option<String>,
+    /// The field of the object the finding is about, for a finding that compares two releases
+    /// (`spec.versions[v1beta1].schema.openAPIV3Schema.status`): what a waiver's `field` names.
+    pub field: Option<String>,
+    /// The previous release's version the finding was judged against (`upgrade/…` findings):
+    /// what a waiver's `previous` names.
+    pub previous: Option<String>,
 }
 
 /// Serializes findings in their JSON form ([`Diagnostic::to_json`]): the
@@ -107,6 +113,8 @@ impl Diagnostic {
             help: help.into(),
             labels: Vec::new(),
             waived: None,
+            field: None,
+            previous: None,
         }
     }
 
@@ -126,6 +134,12 @@ impl Diagnostic {
             span,
             message: message.into(),
         });
+        self
+    }
+
+    /// Names the field the finding is about ([`Diagnostic::field`]).
+    pub fn with_field(&mut self, field: impl Into<String>) -> &mut Self {
+        self.field = Some(field.into());
         self
     }
 
@@ -161,6 +175,8 @@ impl Diagnostic {
             end_column: end.map(|p| p.column),
             message: &self.message,
             help: &self.help,
+            field: self.field.as_deref(),
+            previous: self.previous.as_deref(),
             waived: self.waived.as_deref(),
         }
     }
@@ -219,6 +235,12 @@ pub struct JsonDiagnostic<'a> {
     end_column: Option<usize>,
     message: &'a str,
     help: &'a str,
+    /// The field the finding is about, as a waiver's `field` names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+    /// The previous release's version it was judged against, as a waiver's `previous` names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous: Option<&'a str>,
     /// The waiver's reason, for a finding the maintainer accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     waived: Option<&'a str>,

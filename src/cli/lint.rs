@@ -58,7 +58,11 @@ pub(super) fn run(global: &GlobalArgs, args: LintArgs) -> CommandResult {
         version: args.version.clone(),
     };
     let mut diagnostics = rules::run(&releases, &options);
-    settings.waivers.apply(&mut diagnostics);
+    settings.waivers.apply_judged(
+        &mut diagnostics,
+        rules::waivers::Scope::Lint,
+        rules::waivers::Judged::Linted,
+    );
     let files = releases.iter().map(|r| r.files.len()).sum();
     // The summary counts every finding: `-q` hides warnings, it does not make them go away.
     let summary = Summary::of(&diagnostics, files);

@@ -16,6 +16,7 @@ mod init;
 mod lint;
 mod network;
 mod output;
+mod promote;
 mod publish;
 mod release;
 mod render;
@@ -92,6 +93,8 @@ pub enum Command {
     Publish(publish::PublishArgs),
     /// Tag -> assemble -> lint -> publish -> verify, in one step for CI.
     Release(release::ReleaseArgs),
+    /// Make public a release `capkg release --draft` left, once its images exist.
+    Promote(promote::PromoteArgs),
     /// Read a published release as clusterctl does and lint it.
     Verify(verify::VerifyArgs),
     /// Compare two releases: what changed, and what of it breaks an upgrade (`upgrade/…` rules).
@@ -324,6 +327,7 @@ pub fn run(cli: Cli) -> CommandResult {
         Command::Init(args) => init::run(global, args),
         Command::Publish(args) => publish::run(global, args),
         Command::Release(args) => release::run(global, args),
+        Command::Promote(args) => promote::run(global, args),
         Command::Verify(args) => verify::run(global, args),
         Command::Diff(args) => diff::run(global, args),
         Command::Configmaps(args) => configmaps::run(global, args),

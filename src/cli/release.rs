@@ -51,8 +51,10 @@ impl From<TargetKind> for targets::TargetKind {
     }
 }
 
+/// What `release` and `promote` share: which release (the configuration, the version) and
+/// where (the targets), and how the network is used.
 #[derive(Debug, Args)]
-pub struct ReleaseArgs {
+pub struct ReleaseSelection {
     /// capkg's configuration file; default: `capkg.yaml` at the repository root.
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
@@ -63,21 +65,47 @@ pub struct ReleaseArgs {
     /// Publish only to these targets of the configuration (repeatable).
     #[arg(long, value_enum, value_name = "TARGET")]
     pub target: Vec<TargetKind>,
-    /// Print the plan and touch nothing: no network access, nothing written (the upgrade check
-    /// runs where the previous release is on this machine).
-    #[arg(long)]
-    pub dry_run: bool,
-    /// The release to compare with before publishing (`capkg diff`): a version looked up at
-    /// each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml
-    /// `previous:`, else the newest version older than this one at each target.
-    #[arg(long, value_name = "REF|none")]
-    pub previous: Option<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
     #[command(flatten)]
     pub limits: super::publish::HttpLimitArgs,
     #[command(flatten)]
     pub read_limits: super::publish::ReadLimitArgs,
+}
+
+impl ReleaseSelection {
+    /// The command line settings resolve; `previous` is `release`'s alone.
+    pub(super) fn command_line(self, previous: Option<String>) -> CommandLine {
+        CommandLine {
+            config: self.config,
+            provider_type: self.provider.provider_type,
+            provider_name: self.provider.provider,
+            version: self.version,
+            targets: self.target.into_iter().map(Into::into).collect(),
+            previous,
+            ..CommandLine::default()
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReleaseArgs {
+    #[command(flatten)]
+    pub selection: ReleaseSelection,
+    /// Print the plan and touch nothing: no network access, nothing written (the upgrade check
+    /// runs where the previous release is on this machine).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Publish where nobody installs from it yet and stop: a GitHub draft release; the local
+    /// folder, OCI tag and GitLab package version `draft-VERSION`. The images are not looked
+    /// up; `capkg promote` does that, makes the draft public and verifies it.
+    #[arg(long)]
+    pub draft: bool,
+    /// The release to compare with before publishing (`capkg diff`): a version looked up at
+    /// each target (`v1.2.2`), a source `capkg verify` reads, or `none`; default: capkg.yaml
+    /// `previous:`, else the newest version older than this one at each target.
+    #[arg(long, value_name = "REF|none")]
+    pub previous: Option<String>,
 }
 
 pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
@@ -87,23 +115,22 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
         None => (None, None),
     };
     let ci = CiContext::detect(&env);
-    let line = CommandLine {
-        config: args.config,
-        provider_type: args.provider.provider_type,
-        provider_name: args.provider.provider,
-        version: args.version,
-        targets: args.target.into_iter().map(Into::into).collect(),
-        previous,
-        ..CommandLine::default()
-    };
+    let services = services(global, &args.selection.limits, &args.selection.read_limits);
+    let line = args.selection.command_line(previous);
     let checks_shown = AtomicBool::new(false);
     let planned = settings::resolve(&line, Need::Release, &ci, &env)
         .map_err(release::Error::from)
-        .and_then(|settings| release::plan(&settings, &SourcesAssembler));
+        .and_then(|settings| release::plan(&settings, &SourcesAssembler))
+        .map(|plan| if args.draft { plan.into_draft() } else { plan });
     let outcome = match planned {
         Err(err) => Outcome {
             // Stopped before a plan: still the run that was asked for.
             dry_run: args.dry_run,
+            mode: if args.draft {
+                release::plan::Mode::Draft
+            } else {
+                release::plan::Mode::Release
+            },
             ..Outcome::failed(&err, None)
         },
         Ok(plan) => {
@@ -123,7 +150,7 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
                     Reach::Remote
                 },
                 env: &env,
-                services: services(global, &args.limits, &args.read_limits),
+                services,
                 checked: &print_checks,
             };
             runtime()?.block_on(release::execute(&plan, run))
@@ -159,7 +186,7 @@ fn without_logins(outcome: &mut Outcome) {
 }
 
 /// Every channel: stdout, and in CI the summary and outputs.
-fn write(
+pub(super) fn write(
     global: &GlobalArgs,
     ci: &CiContext,
     outcome: &Outcome,
@@ -216,8 +243,10 @@ fn write_text(
     for target in &outcome.targets {
         write_target(out, global.quiet, target)?;
     }
+    // A draft's URLs are where nobody installs from: no configuration to copy.
     if !global.quiet
         && outcome.error.is_none()
+        && outcome.mode != release::plan::Mode::Draft
         && let Some(config) = outcome
             .targets
             .iter()
@@ -270,7 +299,10 @@ fn write_text(
             writeln!(out, "warning: {}", escape::text(warning))?;
         }
     }
+    let promoting = outcome.mode == release::plan::Mode::Promote;
     let verdict = match outcome.status {
+        release::Status::Refused if promoting => "Refused: nothing was made public.",
+        release::Status::Failed if promoting => "Failed: nothing was made public.",
         release::Status::Published => "Published.",
         release::Status::Unchanged => "Already published: nothing changed.",
         release::Status::DryRun => "Dry run: nothing was changed and no network request was made.",
@@ -279,6 +311,11 @@ fn write_text(
         release::Status::Incomplete => {
             "Incomplete: see the error below; run the same command again to finish."
         }
+        release::Status::Drafted => {
+            "Drafted: nobody can install it yet; `capkg promote` checks the images, makes it public and verifies it."
+        }
+        release::Status::Promoted => "Promoted: the release is public and verified.",
+        release::Status::AlreadyPromoted => "Already promoted: nothing changed.",
     };
     writeln!(out, "{verdict}")?;
     Ok(())
@@ -291,7 +328,8 @@ fn write_checks(
     ci: &CiContext,
     outcome: &Outcome,
 ) -> std::io::Result<()> {
-    if !uses_annotations(global, ci) {
+    // A promotion does not lint: the draft was linted when it was made.
+    if !uses_annotations(global, ci) && outcome.mode != release::plan::Mode::Promote {
         let mut shown = outcome.diagnostics.clone();
         if global.quiet {
             shown.retain(|d| d.severity == Severity::Error);

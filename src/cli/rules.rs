@@ -27,6 +27,10 @@ struct RuleInfo {
     url: &'static str,
     /// How to accept the rule's findings.
     waive: String,
+    /// The capkg.yaml entry that accepts them, every key with an example; absent for a rule no
+    /// waiver accepts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waiver: Option<String>,
 }
 
 fn info(rule: &Rule) -> RuleInfo {
@@ -39,6 +43,7 @@ fn info(rule: &Rule) -> RuleInfo {
         reference: rule.reference.title,
         url: rule.reference.url,
         waive: rules::waivers::how_to_waive(rule.id),
+        waiver: rules::waivers::waiver_example(rule.id),
     }
 }
 
@@ -104,11 +109,13 @@ fn write(
                 "{}\n",
                 textwrap(&format!("What to do: {}.", rule.help))
             )?;
-            writeln!(
-                out,
-                "{}\n",
-                textwrap(&rules::waivers::how_to_waive(rule.id))
-            )?;
+            writeln!(out, "{}\n", textwrap(&rule.waive))?;
+            if let Some(entry) = &rule.waiver {
+                for line in entry.lines() {
+                    writeln!(out, "    {line}")?;
+                }
+                writeln!(out)?;
+            }
             writeln!(out, "Source: {}\n        {}", rule.reference, rule.url)?;
         }
         Format::Human | Format::Github | Format::Markdown => {

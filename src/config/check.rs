@@ -503,6 +503,36 @@ impl Checker<'_> {
                 }
                 None => Vec::new(),
             };
+            let upgrade_only = |key: &str, at: usize| {
+                match &raw.rule {
+                    Some(rule) if !rule.value.starts_with("upgrade/") => Err(self.error(
+                        at,
+                        format!("`{key}` narrows a waiver of an `upgrade/…` rule (the findings `capkg diff` and `capkg release` compare); `{}` is judged on one release: narrow it with `files` or `objects`", rule.value),
+                    )),
+                    _ => Ok(()),
+                }
+            };
+            let field = match raw.field {
+                Some(field) => {
+                    upgrade_only("field", field.start)?;
+                    let path = field.value.trim();
+                    if path.is_empty() || path.contains(char::is_whitespace) {
+                        return Err(self.error(field.start, format!("`{}` is not a field path: write it as the finding's JSON `field` names it (`spec.versions[v1beta1].schema.openAPIV3Schema.status`)", field.value)));
+                    }
+                    Some(path.to_string())
+                }
+                None => None,
+            };
+            let previous = match raw.previous {
+                Some(previous) => {
+                    upgrade_only("previous", previous.start)?;
+                    let version = crate::version::Version::parse(previous.value.trim()).map_err(|e| {
+                        self.error(previous.start, format!("`previous: {}` is not a release version ({e}): write the version the finding was judged against (`v0.2.0`)", previous.value))
+                    })?;
+                    Some(version)
+                }
+                None => None,
+            };
             if let Some(reason) = &raw.reason
                 && reason.value.trim().is_empty()
             {
@@ -524,6 +554,8 @@ impl Checker<'_> {
                 rule,
                 files,
                 objects,
+                field,
+                previous,
                 reason,
                 origin: crate::rules::waivers::Origin::Config {
                     file: self.source.clone(),

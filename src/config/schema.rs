@@ -124,6 +124,8 @@ pub(super) struct RawWaiver {
     pub(super) rule: Option<Spanned<String>>,
     pub(super) files: Option<Spanned<Strings>>,
     pub(super) objects: Option<Spanned<Strings>>,
+    pub(super) field: Option<Spanned<String>>,
+    pub(super) previous: Option<Spanned<String>>,
     pub(super) reason: Option<Spanned<String>>,
 }
 
@@ -191,7 +193,7 @@ fn waivers_list<'de, D: serde::Deserializer<'de>>(
 ) -> Result<Vec<Spanned<RawWaiver>>, D::Error> {
     yaml::de::list_of(
         deserializer,
-        "`lint.allow` must be a list of `{rule, files, objects, reason}` entries",
+        "`lint.allow` must be a list of `{rule, files, objects, field, previous, reason}` entries",
         None,
     )
 }

@@ -454,3 +454,23 @@ fn discovery_stops_at_the_repository_root() {
     std::fs::write(dir.path().join(FILE_NAME), "").unwrap();
     assert_eq!(Config::discover(&repo.join("a")), None);
 }
+
+/// What `capkg rules RULE` prints to copy is a waiver capkg.yaml accepts, for every rule.
+#[test]
+fn every_waivable_rule_has_an_entry_to_copy() {
+    for rule in crate::rules::all() {
+        let Some(entry) = crate::rules::waivers::waiver_example(rule.id) else {
+            assert!(
+                crate::rules::waivers::check_rule(rule.id).is_err(),
+                "{}",
+                rule.id
+            );
+            continue;
+        };
+        let config = parse(&entry).unwrap_or_else(|e| panic!("{}: {e:?}\n{entry}", rule.id));
+        let waiver = &config.waivers[0];
+        assert_eq!(waiver.rule, rule.id);
+        assert!(!waiver.reason.is_empty());
+        assert_eq!(waiver.previous.is_some(), rule.id.starts_with("upgrade/"));
+    }
+}

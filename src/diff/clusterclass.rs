@@ -258,7 +258,8 @@ fn variables(old: &Class<'_>, new: &Class<'_>, subject: &str, sink: &mut Sink) {
                 format!(
                     "{what} is gone: Clusters that set it are no longer reconciled, and manifests that set it are refused"
                 ),
-            );
+            )
+            .with_field(variable_field(name));
             continue;
         };
         if now.is_required() && !was.is_required() {
@@ -275,7 +276,8 @@ fn variables(old: &Class<'_>, new: &Class<'_>, subject: &str, sink: &mut Sink) {
                 format!(
                     "{what} is now required: Clusters that do not set it are no longer reconciled"
                 ),
-            );
+            )
+            .with_field(variable_field(name));
         } else if was.is_required() && !now.is_required() {
             sink.change(Change::new(
                 Section::Templates,
@@ -285,7 +287,7 @@ fn variables(old: &Class<'_>, new: &Class<'_>, subject: &str, sink: &mut Sink) {
             ));
         }
         if let (Some(a), Some(b)) = (was.schema, now.schema) {
-            schema_changes(a, b, new.file, &what, sink);
+            schema_changes(a, b, new.file, (&what, name), sink);
         }
     }
     for (name, now) in &after {
@@ -307,14 +309,26 @@ fn variables(old: &Class<'_>, new: &Class<'_>, subject: &str, sink: &mut Sink) {
                 format!(
                     "{what} is new and required: Clusters created for the previous release do not set it and are no longer reconciled"
                 ),
-            );
+            )
+            .with_field(variable_field(name));
         }
     }
 }
 
+/// The field of a ClusterClass variable (a waiver's `field`).
+fn variable_field(name: &str) -> String {
+    format!("spec.variables[{name}]")
+}
+
 /// The schema checks CRDs get, each difference listed; those that refuse values Clusters may
 /// hold are findings, except a changed default and keywords that do not validate.
-fn schema_changes(old: &Node, new: &Node, file: &ReleaseFile, what: &str, sink: &mut Sink) {
+fn schema_changes(
+    old: &Node,
+    new: &Node,
+    file: &ReleaseFile,
+    (what, variable): (&str, &str),
+    sink: &mut Sink,
+) {
     for delta in schema::compare(old, new) {
         // The schema's root is the variable itself: `bastion.spec.flavor`, not `^.spec.flavor`.
         let line = format!("{what}{}", delta.path.trim_start_matches('^'));
@@ -332,7 +346,12 @@ fn schema_changes(old: &Node, new: &Node, file: &ReleaseFile, what: &str, sink: 
                     "{line}: {} (as `{}` judges CRDs): Clusters whose value the new schema refuses are no longer reconciled",
                     delta.what, rule.id
                 ),
-            );
+            )
+            .with_field(format!(
+                "{}.schema.openAPIV3Schema{}",
+                variable_field(variable),
+                delta.path.trim_start_matches('^')
+            ));
         }
     }
 }
@@ -373,7 +392,11 @@ fn worker_classes(old: &Class<'_>, new: &Class<'_>, subject: &str, sink: &mut Si
             format!(
                 "{what} is gone: the update is refused while Clusters use it, and manifests that name it are refused"
             ),
-        );
+        )
+        .with_field(format!(
+            "spec.workers.{key}[{}]",
+            worker.split_once(' ').map_or(worker.as_str(), |(_, name)| name)
+        ));
         removed.push(worker.clone());
     }
     for worker in after.keys() {

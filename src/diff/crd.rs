@@ -229,6 +229,23 @@ pub(crate) struct Migrators<'a> {
     pub new: Migrator<'a>,
 }
 
+/// The field a finding about one version of a CRD names (a waiver's `field`).
+pub(crate) fn version_field(version: &str) -> String {
+    format!("spec.versions[{version}]")
+}
+
+/// The field of a property of a version's schema: crdify's `^` (the schema's root) spelled out,
+/// so `^.status` of v1beta1 is `spec.versions[v1beta1].schema.openAPIV3Schema.status`.
+pub(crate) fn schema_field(version: &str, path: &str) -> String {
+    let below = path.strip_prefix('^').unwrap_or(path);
+    format!("{}.schema.openAPIV3Schema{below}", version_field(version))
+}
+
+/// The field of a CRD's contract label.
+fn contract_field(contract: &str) -> String {
+    format!("metadata.labels[{CONTRACT_LABEL_PREFIX}{contract}]")
+}
+
 /// Everything that changed between two CRDs of the same name, and what it breaks. Findings come
 /// in the order an upgrade meets them: what makes the API server refuse the CRD, then what
 /// users lose, then the schemas version by version, then between served versions.
@@ -253,7 +270,8 @@ pub(crate) fn compare<'a>(
             new.file,
             at,
             format!("{}: scope changed from {before} to {after}", new.name),
-        );
+        )
+        .with_field("spec.scope");
     }
     let pairing = Pairing::of(old, new);
     removed_versions(old, new, &pairing, &migrators.old, sink);
@@ -300,7 +318,8 @@ pub(crate) fn compare<'a>(
                     "{}: version {name}, served by the previous release, {what}",
                     new.name
                 ),
-            );
+            )
+            .with_field(version_field(name));
         }
     }
     if old.strategy() != new.strategy() {
@@ -341,7 +360,8 @@ pub(crate) fn compare<'a>(
                     new.file,
                     delta.at,
                     format!("{what} {}: {}", delta.path, delta.what),
-                );
+                )
+                .with_field(schema_field(after.name, &delta.path));
             }
         }
     }
@@ -373,7 +393,8 @@ fn removed_versions(
                     "{}: version {name} is in the old CRD's status.storedVersions and not in the new CRD",
                     new.name
                 ),
-            );
+            )
+            .with_field(version_field(name));
         }
         return;
     }
@@ -409,7 +430,8 @@ fn removed_versions(
             new.file,
             new.versions_node(),
             message,
-        );
+        )
+        .with_field(version_field(name));
     }
 }
 
@@ -559,6 +581,8 @@ fn served_pairs<'a>(old: &Crd<'_>, new: &Crd<'a>, sink: &mut Sink) {
                 listed.join("; ")
             ),
         );
+        // One finding for the pair: a waiver names the version the difference appears in.
+        diagnostic.with_field(version_field(pair.high));
         for delta in &deltas[1..] {
             diagnostic.with_label(
                 crate::rules::head(delta.at.span()),
@@ -635,7 +659,8 @@ fn storage_move<'a>(old: &Crd<'_>, new: &Crd<'a>, migrator: &Migrator<'_>, sink:
             after.name,
             migrator.why_not(new.name)
         ),
-    );
+    )
+    .with_field(version_field(after.name));
 }
 
 fn contracts<'a>(old: &Crd<'_>, new: &Crd<'a>, claimed: &[&str], sink: &mut Sink) {
@@ -653,7 +678,8 @@ fn contracts<'a>(old: &Crd<'_>, new: &Crd<'a>, claimed: &[&str], sink: &mut Sink
                     "{}: the label {CONTRACT_LABEL_PREFIX}{contract} ({old_value}) is gone, and this release implements contract {contract} (metadata.yaml)",
                     new.name
                 ),
-            );
+            )
+            .with_field(contract_field(contract));
             continue;
         };
         if old_value != *value {
@@ -685,7 +711,8 @@ fn contracts<'a>(old: &Crd<'_>, new: &Crd<'a>, claimed: &[&str], sink: &mut Sink
                     "{}: {highest}, the highest version its label {CONTRACT_LABEL_PREFIX}{contract} names, is not served, and this release implements contract {contract} (metadata.yaml)",
                     new.name
                 ),
-            );
+            )
+            .with_field(contract_field(contract));
         }
     }
 }

@@ -32,7 +32,7 @@ use crate::files::ReleaseFile;
 use crate::forge::Services;
 use crate::provider::ProviderType;
 use crate::rules::upgrade as rules;
-use crate::rules::waivers::Scope;
+use crate::rules::waivers::{Judged, Scope};
 use crate::rules::{self as lint_rules, Context, Findings, Rule, Waivers};
 use crate::verify::{self, ReadRelease, Settings, VerifyRequest};
 use crate::yaml::Node;
@@ -193,9 +193,11 @@ impl Sink {
         file: &ReleaseFile,
         span: crate::yaml::Span,
         message: String,
-    ) {
+    ) -> &mut Diagnostic {
         Findings::new(rule, &mut self.diagnostics).at(file, span, message);
         self.record();
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
     }
 
     /// A finding about something no longer there: on the new file as a whole, or the folder.
@@ -205,13 +207,15 @@ impl Sink {
         file: Option<&ReleaseFile>,
         dir: &Path,
         message: String,
-    ) {
+    ) -> &mut Diagnostic {
         let mut findings = Findings::new(rule, &mut self.diagnostics);
         match file {
             Some(file) => findings.on_file(file, message),
             None => findings.on_path(dir, message),
         };
         self.record();
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
     }
 
     /// The findings in the order shown: by file, a finding about the file as a whole first,
@@ -269,6 +273,10 @@ pub(crate) struct DiffReport {
     pub warnings: Vec<String>,
     /// No error remains after waivers.
     pub ok: bool,
+    /// How many providers had a previous release to compare with: with none, no `upgrade/…`
+    /// waiver could have matched, so none is reported unused.
+    #[serde(skip)]
+    pub compared: usize,
 }
 
 impl DiffReport {
@@ -289,7 +297,12 @@ impl DiffReport {
         for (i, d) in self.diagnostics.iter().enumerate() {
             places.entry(key(d)).or_default().push_back(i);
         }
-        waivers.apply_scoped(&mut self.diagnostics, Scope::Upgrade);
+        let judged = if self.compared > 0 {
+            Judged::All
+        } else {
+            Judged::Nothing
+        };
+        waivers.apply_judged(&mut self.diagnostics, Scope::Upgrade, judged);
         let mut placed: Vec<(Option<usize>, Diagnostic)> = std::mem::take(&mut self.diagnostics)
             .into_iter()
             .map(|d| {
@@ -395,6 +408,7 @@ pub(crate) fn compare(old: &[ReadRelease], new: &[ReadRelease]) -> DiffReport {
     let mut changes = Vec::new();
     let mut diagnostics: Vec<(Diagnostic, Option<usize>)> = Vec::new();
     let mut warnings = Vec::new();
+    let mut compared = 0;
     let old_labels: Vec<String> = old.iter().map(label).collect();
     let new_labels: Vec<String> = new.iter().map(label).collect();
     let single = old.len() == 1 && new.len() == 1;
@@ -410,7 +424,10 @@ pub(crate) fn compare(old: &[ReadRelease], new: &[ReadRelease]) -> DiffReport {
         };
         let mut sink = Sink::new(provider.clone());
         match before {
-            Some(before) => compare_release(before, after, &mut sink),
+            Some(before) => {
+                compare_release(before, after, &mut sink);
+                compared += 1;
+            }
             None => sink.change(Change::bare(
                 ChangeKind::Added,
                 Section::Objects,
@@ -422,7 +439,15 @@ pub(crate) fn compare(old: &[ReadRelease], new: &[ReadRelease]) -> DiffReport {
         }
         let (mut found_changes, found) = sink.into_parts();
         changes.append(&mut found_changes);
-        diagnostics.extend(found);
+        // Every finding was judged against this one previous release: what a waiver's
+        // `previous` names.
+        let previous = before
+            .and_then(|b| b.options.version.as_ref())
+            .map(ToString::to_string);
+        diagnostics.extend(found.into_iter().map(|(mut d, at)| {
+            d.previous.clone_from(&previous);
+            (d, at)
+        }));
     }
     if !single {
         for provider in &old_labels {
@@ -454,6 +479,7 @@ pub(crate) fn compare(old: &[ReadRelease], new: &[ReadRelease]) -> DiffReport {
         summary: Summary::default(),
         warnings,
         ok: true,
+        compared,
     }
     .finish()
 }
@@ -627,6 +653,11 @@ fn images(old: &Objects<'_>, new: &Objects<'_>, sink: &mut Sink) {
     }
 }
 
+/// The field of a release series of `metadata.yaml` (a waiver's `field`): `releaseSeries[1.14]`.
+fn series_field((major, minor): (i128, i128)) -> String {
+    format!("releaseSeries[{major}.{minor}]")
+}
+
 /// `metadata.yaml`: series dropped or re-contracted, the new version's own series; returns the
 /// contracts the new release claims.
 fn metadata<'a>(old: &ReadRelease, new: &'a ReadRelease, sink: &mut Sink) -> Vec<&'a str> {
@@ -660,7 +691,8 @@ fn metadata<'a>(old: &ReadRelease, new: &'a ReadRelease, sink: &mut Sink) -> Vec
                         "{} implemented contract {contract}, now {c}: clusterctl would pick the wrong releases",
                         show(*mm)
                     ),
-                );
+                )
+                .with_field(series_field(*mm));
             }
             None => {
                 sink.change(Change::new(
@@ -677,7 +709,8 @@ fn metadata<'a>(old: &ReadRelease, new: &'a ReadRelease, sink: &mut Sink) -> Vec
                         "{} (contract {contract}) is gone: clusterctl no longer knows the releases installed from it",
                         show(*mm)
                     ),
-                );
+                )
+                .with_field(series_field(*mm));
             }
         }
     }
@@ -702,7 +735,8 @@ fn metadata<'a>(old: &ReadRelease, new: &'a ReadRelease, sink: &mut Sink) -> Vec
                     "metadata.yaml has no release series {}.{} for {version}: clusterctl refuses to install or upgrade to it",
                     own.0, own.1
                 ),
-            );
+            )
+            .with_field(series_field(own));
         }
     }
     // The contract this release implements: its own series', else any the file names.

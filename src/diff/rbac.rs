@@ -102,7 +102,11 @@ pub(crate) fn compare(old: &Release, new: &Release, sink: &mut Sink) {
                         format!("`{group}`")
                     }
                 ),
-            );
+            )
+            .with_field(format!(
+                "rules[{}/{resource}]",
+                if group.is_empty() { "core" } else { group }
+            ));
         }
     }
     for ((group, resource), verbs) in &after {

@@ -195,7 +195,8 @@ fn variables(was: &ReleaseFile, now: &ReleaseFile, previous: &str, sink: &mut Si
                 "`{name}` now needs `{}` (no default), {before_text}: `clusterctl generate cluster` fails with \"value for variables [{}] is not set\" until users set it",
                 variable.name, variable.name
             ),
-        );
+        )
+        .with_field(format!("variables[{}]", variable.name));
     }
     for (key, variable) in &before {
         if !after.contains_key(key) {

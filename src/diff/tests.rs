@@ -1037,3 +1037,44 @@ fn a_deployment_change_is_listed_by_field_under_the_object() {
         ]
     );
 }
+
+#[test]
+fn findings_carry_their_field_and_the_previous_release_for_waivers() {
+    let unserved = components().replacen("served: true", "served: false", 1);
+    let r = report(&components(), &unserved);
+    let finding = r
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "upgrade/served-version-removed")
+        .expect("a finding");
+    assert!(
+        finding
+            .field
+            .as_deref()
+            .is_some_and(|f| f.starts_with("spec.versions[")),
+        "{finding:?}"
+    );
+    assert_eq!(finding.previous.as_deref(), Some("v1.0.0"));
+}
+
+#[test]
+fn upgrade_waivers_are_reported_unused_only_when_something_was_compared() {
+    let waivers = crate::rules::Waivers::new(
+        vec![
+            crate::rules::Waiver::from_flag("upgrade/crd-field-removed=announced").expect("waiver"),
+        ],
+        Path::new(".").into(),
+    );
+    let unused = |r: DiffReport| {
+        r.waive(&waivers)
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == "lint/unused-waiver")
+            .count()
+    };
+    assert_eq!(unused(report(&components(), &components())), 1);
+    // A provider the old release does not have: nothing compared, nothing to judge.
+    let first = compare(&[], &[read(&components(), METADATA, "v1.1.0")]);
+    assert_eq!(first.compared, 0);
+    assert_eq!(unused(first), 0);
+}

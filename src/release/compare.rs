@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::error::Error;
 use super::outcome::UpgradeReport;
-use super::plan::ReleasePlan;
+use super::plan::{Mode, ReleasePlan};
 use crate::diff::{self, DiffRequest, SideInfo};
 use crate::settings::Previous;
 use crate::targets::{History, ProviderDestination, Reach, ReleaseDir, Services, Target};
@@ -51,7 +51,11 @@ pub(super) async fn upgrades(
         // Where the previous release is, and its version where the source does not say it.
         let found: Option<(String, Option<String>)> = match (&plan.previous, &history) {
             (Previous::Skip, _) => {
-                report.note = Some("not compared: `--previous none`".into());
+                report.note = Some(if plan.mode == Mode::Promote {
+                    "not compared again: `capkg release --draft` compared the draft".into()
+                } else {
+                    "not compared: `--previous none`".into()
+                });
                 None
             }
             (Previous::Given(given), _) if is_source(given) => Some((given.clone(), None)),

@@ -38,6 +38,14 @@ pub(crate) enum Error {
         #[source]
         source: targets::Error,
     },
+    #[error("no draft of {version} at any target ({targets}): `capkg release --draft` makes one")]
+    NothingDrafted { version: String, targets: String },
+    #[error("{target}: cannot promote the draft")]
+    Draft {
+        target: TargetKind,
+        #[source]
+        source: targets::Error,
+    },
     #[error("{target}: could not verify the published release")]
     Verify {
         target: TargetKind,
@@ -91,9 +99,10 @@ impl Classified for Error {
             | Error::UpgradeBreaks { .. }
             | Error::ImagesMissing { .. } => ErrorClass::Refusal,
             Error::Assemble(source) => source.class(),
-            Error::Release(source) | Error::Target { source, .. } => {
+            Error::Release(source) | Error::Target { source, .. } | Error::Draft { source, .. } => {
                 ErrorClass::refusal_if(source.is_refusal())
             }
+            Error::NothingDrafted { .. } => ErrorClass::Refusal,
             Error::Verify { source, .. } => ErrorClass::refusal_if(source.is_refusal()),
             // The previous release is there but unreadable: capkg cannot compare.
             Error::Previous { .. } | Error::NotComparable { .. } => ErrorClass::Fault,
@@ -121,7 +130,7 @@ impl Classified for Error {
                 "pass `--previous oci://REF:TAG` (or `previous:` in capkg.yaml) to name the release to compare with; `--previous none` skips the comparison".into(),
             ),
             Error::ImagesMissing { .. } => Some(
-                "push the images first (or fix their names or tags in the components or capkg.yaml `images:`); `check_images: false` in capkg.yaml turns the check off".into(),
+                "push the images first (or fix their names or tags in the components or capkg.yaml `images:`); `check_images: false` in capkg.yaml turns the check off; after `capkg release --draft`, run `capkg promote` again once they are promoted".into(),
             ),
             // `capkg release` never replaces what is published, and has no flag to.
             Error::Target {
@@ -130,7 +139,9 @@ impl Classified for Error {
             } => Some(
                 "`capkg release` never replaces published files: release a new version; if nobody can have used this one yet, delete it at the target and run again".into(),
             ),
-            Error::Release(source) | Error::Target { source, .. } => source.hint(),
+            Error::Release(source) | Error::Target { source, .. } | Error::Draft { source, .. } => {
+                source.hint()
+            }
             Error::Verify { source, .. } => source.hint(),
             Error::Git { .. } => Some(
                 "in a container, git may refuse a checkout owned by another user: `git config --global --add safe.directory \"$PWD\"`".into(),
@@ -154,7 +165,9 @@ impl Error {
             | Error::UpgradeBreaks { .. }
             | Error::Previous { .. }
             | Error::NotComparable { .. }
-            | Error::Release(_) => Stage::Checks,
+            | Error::Release(_)
+            | Error::NothingDrafted { .. }
+            | Error::Draft { .. } => Stage::Checks,
             Error::Target {
                 step: Step::Plan, ..
             } => Stage::Plan,

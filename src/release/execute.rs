@@ -12,7 +12,7 @@
 use super::compare;
 use super::error::Error;
 use super::outcome::{Outcome, Stage, Status, Step, TargetReport, TargetState, chain};
-use super::plan::ReleasePlan;
+use super::plan::{Mode, ReleasePlan};
 use crate::diagnostic::Severity;
 use crate::targets::{self, Reach, Services, Target};
 use crate::verify::{self, VerifyReport, VerifyRequest, images_exist};
@@ -61,6 +61,12 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
                 "--dry-run makes no network requests",
             ));
         }
+    } else if plan.mode == Mode::Draft {
+        if outcome.checks.images.is_none() {
+            outcome.checks.images = Some(images_exist::ImageCheck::skipped(
+                "a draft: `capkg promote` looks the images up before making it public",
+            ));
+        }
     } else if plan.image_check.is_on() {
         let found = images_exist::check(&plan.images, &plan.reading.origins, &run.services).await;
         outcome.warnings.extend(found.warnings());
@@ -98,7 +104,9 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
         match planned {
             Ok((target, target_plan)) => {
                 // A dry run shows the verification each provider will get.
-                let verified_by = dry.then(|| target.read_by()).flatten();
+                let verified_by = (dry && plan.mode != Mode::Draft)
+                    .then(|| target.read_by())
+                    .flatten();
                 report.planned(&target_plan, verified_by);
                 opened.push((index, target, target_plan));
             }
@@ -172,13 +180,17 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
             return outcome;
         }
     }
-    if outcome
+    let unchanged = outcome
         .targets
         .iter()
-        .all(|t| t.state == TargetState::Unchanged)
-    {
-        outcome.status = Status::Unchanged;
-    }
+        .all(|t| t.state == TargetState::Unchanged);
+    outcome.status = match (plan.mode, unchanged) {
+        (Mode::Release, true) => Status::Unchanged,
+        (Mode::Release, false) => Status::Published,
+        (Mode::Draft, _) => Status::Drafted,
+        (Mode::Promote, true) => Status::AlreadyPromoted,
+        (Mode::Promote, false) => Status::Promoted,
+    };
     outcome
 }
 
@@ -231,14 +243,18 @@ async fn publish_one(
         }
     };
     report.published(result, unchanged);
+    if plan.mode == Mode::Draft && !unchanged {
+        report.state = TargetState::Drafted;
+    }
     let provider_urls: Vec<String> = report
         .providers
         .iter()
         .map(|p| p.clusterctl_url.clone())
         .collect();
 
-    // Verify through each provider's clusterctl URL, as clusterctl (or the operator) reads it.
-    if target.read_by().is_none() {
+    // Verify through each provider's clusterctl URL, as clusterctl (or the operator) reads it;
+    // a draft is verified when it is promoted.
+    if target.read_by().is_none() || plan.mode == Mode::Draft {
         return true;
     }
     let Some(settings) = plan.destinations.get(index).map(|d| &d.reading) else {
@@ -260,7 +276,8 @@ async fn publish_one(
             run.services.clone(),
         )
         .await
-        .map(|report| report.waive(&plan.waivers));
+        // Judged where the release was assembled: this read only applies them.
+        .map(|report| report.waive(&plan.waivers, crate::rules::waivers::Judged::Nothing));
         let Some(report) = outcome.targets.get_mut(index) else {
             return false;
         };

@@ -23,6 +23,10 @@
 //! done, what is not, and that running the same command again finishes the job: publishing
 //! skips identical files, so a re-run only does what is missing.
 //!
+//! `--draft` ([`plan::Mode::Draft`]) publishes where nobody installs from and stops before the
+//! images and verify; `capkg promote` ([`promote`]) makes such a draft public through the same
+//! loop.
+//!
 //! The library never prints: [`execute::execute`] returns an [`Outcome`], the object `capkg
 //! release --format json` prints; [`crate::report::release`] renders it as Markdown for a CI step
 //! summary and as CI outputs.
@@ -32,7 +36,8 @@
 //! ```json
 //! {
 //!   "schema_version": 1,
-//!   "status": "published | unchanged | dry-run | refused | failed | incomplete",
+//!   "status": "published | unchanged | dry-run | refused | failed | incomplete | drafted | promoted | already-promoted",
+//!   "mode": "release | draft | promote",
 //!   "dry_run": false,
 //!   "version": "v1.2.3", "version_source": "GITHUB_REF_NAME",
 //!   "provider": {"type": "InfrastructureProvider", "name": "azure"},
@@ -46,9 +51,9 @@
 //!     "version_series": {"name": "release-series", "ok": true, "message": "..."},
 //!     "tags": {"checked": true, "tags": 4, "from_series": "1.0", "uncovered": [], "newer_uncovered": []}
 //!   },
-//!   "phases": [{"phase": "assemble | check | compare | publish | verify", "what": "...", "network": false}],
+//!   "phases": [{"phase": "assemble | check | compare | publish | draft | verify", "what": "...", "network": false}],
 //!   "targets": [{
-//!     "target": "github", "state": "published | unchanged | planned | failed | not-started",
+//!     "target": "github", "state": "published | drafted | unchanged | planned | failed | not-started",
 //!     "clusterctl_url": "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml",
 //!     "providers": [{"label": "infrastructure-azure", "clusterctl_url": "...", "verify": {...}}],
 //!     "plan": {"destination": "...", "remote_checked": true, "steps": [], "files": [...]},
@@ -73,6 +78,7 @@ pub(crate) mod error;
 pub(crate) mod execute;
 pub(crate) mod outcome;
 pub(crate) mod plan;
+pub(crate) mod promote;
 pub(crate) mod tags;
 
 pub(crate) use self::error::Error;

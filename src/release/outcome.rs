@@ -5,7 +5,7 @@
 use serde::{Serialize, Serializer};
 
 use super::error::Error;
-use super::plan::{Phase, ReleasePlan};
+use super::plan::{Mode, Phase, ReleasePlan};
 use super::tags::TagCheck;
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::error::{Classified, ErrorClass};
@@ -66,6 +66,12 @@ pub(crate) enum Status {
     Failed,
     /// Stopped while publishing: some targets are done, some are not.
     Incomplete,
+    /// `release --draft`: every target holds the draft.
+    Drafted,
+    /// `promote`: the draft is public (and verified) everywhere.
+    Promoted,
+    /// `promote`: every target had made it public already (and it verified).
+    AlreadyPromoted,
 }
 
 /// What happened at one target.
@@ -75,6 +81,8 @@ pub(crate) enum TargetState {
     NotStarted,
     Planned,
     Published,
+    /// `release --draft`: the draft is there, nobody installs from it yet.
+    Drafted,
     Unchanged,
     Failed,
 }
@@ -218,8 +226,10 @@ impl TargetReport {
 
     /// True when this target is published and verified (or holds it unchanged).
     pub(crate) fn is_done(&self) -> bool {
-        matches!(self.state, TargetState::Published | TargetState::Unchanged)
-            && self.failed_step.is_none()
+        matches!(
+            self.state,
+            TargetState::Published | TargetState::Drafted | TargetState::Unchanged
+        ) && self.failed_step.is_none()
     }
 }
 
@@ -301,6 +311,8 @@ impl Serialize for ErrorReport {
 #[derive(Debug, Serialize)]
 pub(crate) struct Outcome {
     pub status: Status,
+    /// `release`, `draft` (`release --draft`) or `promote`.
+    pub mode: Mode,
     pub dry_run: bool,
     pub version: Option<String>,
     pub version_source: Option<String>,
@@ -347,6 +359,7 @@ impl Outcome {
     pub(crate) fn failed(error: &Error, version: Option<&ResolvedVersion>) -> Self {
         let mut outcome = Self {
             status: Status::Failed,
+            mode: Mode::Release,
             dry_run: false,
             version: version.map(|v| v.version.to_string()),
             version_source: version.map(|v| v.source.clone()),
@@ -392,6 +405,7 @@ impl Outcome {
             .collect();
         Self {
             status,
+            mode: plan.mode,
             dry_run,
             version: Some(plan.version.version.to_string()),
             version_source: Some(plan.version.source.clone()),
@@ -490,6 +504,7 @@ impl Outcome {
                 let what = match (t.state, t.verify.is_some()) {
                     (TargetState::Unchanged, true) => "already there, verified",
                     (TargetState::Unchanged, false) => "already there",
+                    (TargetState::Drafted, _) => "drafted",
                     (_, true) => "published and verified",
                     (_, false) => "published",
                 };

@@ -49,9 +49,34 @@ pub(crate) struct ReleasePlan {
     pub image_check: ImageCheck,
     /// The release to compare with, at each target.
     pub previous: Previous,
+    /// A release, a draft of one, or a draft's promotion.
+    pub mode: Mode,
+}
+
+/// What a run makes of the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Mode {
+    /// `capkg release`: published and verified.
+    Release,
+    /// `capkg release --draft`: uploaded and read back where nobody installs from it yet; the
+    /// images are looked up and the release verified by `capkg promote`.
+    Draft,
+    /// `capkg promote`: a draft, checked, made public and verified.
+    Promote,
 }
 
 impl ReleasePlan {
+    /// The same plan, published as a draft: every target writes where nobody installs from
+    /// ([`crate::targets::draft_name`], a GitHub draft release).
+    pub(crate) fn into_draft(mut self) -> Self {
+        self.mode = Mode::Draft;
+        for destination in &mut self.destinations {
+            destination.request = destination.request.clone().into_draft();
+        }
+        self
+    }
+
     pub(crate) fn is_blocked(&self) -> bool {
         !self.blockers.is_empty()
     }
@@ -87,7 +112,7 @@ impl ReleasePlan {
                 ),
             },
         ];
-        if let ImageCheck::On = self.image_check {
+        if self.image_check.is_on() && self.mode != Mode::Draft {
             phases.push(Phase {
                 phase: PhaseKind::Check,
                 network: true,
@@ -110,6 +135,17 @@ impl ReleasePlan {
                 Previous::Given(given) => format!("with `{given}` at each target ({names})"),
             },
         });
+        if self.mode == Mode::Draft {
+            phases.push(Phase {
+                phase: PhaseKind::Draft,
+                network: remote,
+                what: format!(
+                    "upload and read back, one target after the other ({names}), where nobody installs from it: a GitHub draft release, `{}` as the local folder, OCI tag and GitLab package version; `capkg promote` checks the images, makes it public and verifies it",
+                    crate::targets::draft_name(&self.version.version.to_string())
+                ),
+            });
+            return phases;
+        }
         phases.push(Phase {
             phase: PhaseKind::Publish,
             network: remote,
@@ -146,6 +182,8 @@ pub(crate) enum PhaseKind {
     Check,
     Compare,
     Publish,
+    /// `release --draft`: published where nobody installs from it yet.
+    Draft,
     Verify,
 }
 
@@ -156,6 +194,7 @@ impl std::fmt::Display for PhaseKind {
             PhaseKind::Check => "check",
             PhaseKind::Compare => "compare",
             PhaseKind::Publish => "publish",
+            PhaseKind::Draft => "draft",
             PhaseKind::Verify => "verify",
         })
     }
@@ -269,6 +308,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         images,
         image_check: settings.images.clone(),
         previous: settings.previous.clone(),
+        mode: Mode::Release,
     })
 }
 

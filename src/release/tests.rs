@@ -520,3 +520,86 @@ fn summaries_and_outputs_carry_urls_and_checksums() {
     assert!(get("clusterctl-url").unwrap().starts_with("file://"));
     assert!(get("clusterctl-config").unwrap().contains('\n'));
 }
+
+#[test]
+fn a_draft_defers_the_images_and_verification_to_promote() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plan = plan_for(dir.path(), METADATA, "v1.2.3").into_draft();
+    assert_eq!(plan.mode, plan::Mode::Draft);
+    let phases = plan.phases();
+    let kinds: Vec<plan::PhaseKind> = phases.iter().map(|p| p.phase).collect();
+    assert_eq!(kinds.last(), Some(&plan::PhaseKind::Draft), "{phases:?}");
+    assert!(!kinds.contains(&plan::PhaseKind::Verify), "{phases:?}");
+    assert!(
+        !phases.iter().any(|p| p.what.contains("image(s) exist")),
+        "{phases:?}"
+    );
+    assert!(
+        phases.iter().any(|p| p.what.contains("`draft-v1.2.3`")),
+        "{phases:?}"
+    );
+    // Every target writes its draft.
+    assert!(plan.destinations.iter().all(|d| match &d.request {
+        TargetRequest::Local(local) => local.draft,
+        TargetRequest::GitHub(github) => github.draft,
+        _ => false,
+    }));
+
+    let store = MemoryStore::new();
+    plan.destinations = vec![memory(store.clone())];
+    let drafted = block_on(publish(&plan));
+    assert_eq!(drafted.status, Status::Drafted, "{:?}", drafted.error);
+    assert_eq!(drafted.mode, plan::Mode::Draft);
+    assert_eq!(drafted.targets[0].state, TargetState::Drafted);
+    assert!(drafted.targets[0].verify.is_none());
+    let images = drafted.checks.images.as_ref().unwrap();
+    assert!(images.found.is_empty());
+    assert!(
+        images
+            .skipped
+            .as_deref()
+            .is_some_and(|why| why.contains("`capkg promote`")),
+        "{images:?}"
+    );
+}
+
+#[test]
+fn a_promotion_plans_the_drafts_files_looks_the_images_up_and_compares_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = settings_for(dir.path(), Some("v1.2.3")).unwrap();
+    let files = [
+        ("infrastructure-components.yaml", COMPONENTS),
+        ("metadata.yaml", METADATA),
+    ];
+    let list = crate::checksums::write(files.iter().map(|(n, t)| (*n, t.as_bytes()))).unwrap();
+    let mut drafted: Vec<PublishFile> = files
+        .iter()
+        .map(|(name, text)| PublishFile::from_bytes(name, *text))
+        .collect();
+    drafted.push(PublishFile::from_bytes("checksums.txt", list));
+    let mut plan = promote::promotion_plan(&settings, drafted).unwrap();
+    assert_eq!(plan.mode, plan::Mode::Promote);
+    assert_eq!(plan.previous, crate::settings::Previous::Skip);
+    assert!(!plan.is_blocked(), "{:?}", plan.blockers);
+    assert_eq!(plan.files.len(), 3);
+    let images: Vec<&str> = plan.images.iter().map(|i| i.image.as_str()).collect();
+    assert_eq!(images, ["registry.k8s.io/capz:v1.2.3"]);
+    for image in &mut plan.images {
+        image.image = image.image.replace("registry.k8s.io", &registry().address);
+    }
+    let store = MemoryStore::new();
+    plan.destinations = vec![memory(store.clone())];
+
+    let promoted = block_on(publish(&plan));
+    assert_eq!(promoted.status, Status::Promoted, "{:?}", promoted.error);
+    let image = format!("{}/capz:v1.2.3", registry().address);
+    assert_eq!(promoted.checks.images.as_ref().unwrap().found, [image]);
+    assert!(
+        store
+            .release("infrastructure-azure", "v1.2.3")
+            .unwrap()
+            .published
+    );
+    let again = block_on(publish(&plan));
+    assert_eq!(again.status, Status::AlreadyPromoted);
+}

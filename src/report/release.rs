@@ -20,6 +20,7 @@
 use crate::diagnostic::Severity;
 use crate::escape::{cell, code_span, inline};
 use crate::release::outcome::{Outcome, Status, TargetReport, TargetState};
+use crate::release::plan::Mode;
 
 /// The most lint findings listed in a summary (GitHub caps a summary at 1 MiB).
 pub(crate) const MAX_DIAGNOSTIC_ROWS: usize = 200;
@@ -31,17 +32,27 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
         Status::Published => "published",
         Status::Unchanged => "already published, nothing changed",
         Status::DryRun => "dry run, nothing changed",
+        Status::Refused if outcome.mode == Mode::Promote => "refused, nothing made public",
+        Status::Failed if outcome.mode == Mode::Promote => "failed, nothing made public",
         Status::Refused => "refused, nothing published",
         Status::Failed => "failed, nothing published",
         Status::Incomplete => "incomplete",
+        Status::Drafted => "drafted, not yet installable (`capkg promote` makes it public)",
+        Status::Promoted => "promoted: public and verified",
+        Status::AlreadyPromoted => "already promoted, nothing changed",
     };
     let icon = match outcome.status {
-        Status::Published | Status::Unchanged => "✅",
-        Status::DryRun => "📝",
+        Status::Published | Status::Unchanged | Status::Promoted | Status::AlreadyPromoted => "✅",
+        Status::DryRun | Status::Drafted => "📝",
         Status::Refused | Status::Failed | Status::Incomplete => "❌",
     };
+    let command = match outcome.mode {
+        Mode::Release => "capkg release",
+        Mode::Draft => "capkg release --draft",
+        Mode::Promote => "capkg promote",
+    };
     md.push_str(&format!(
-        "## {icon} capkg release {}: {status}\n\n",
+        "## {icon} {command} {}: {status}\n\n",
         inline(outcome.version.as_deref().unwrap_or("(no version)"))
     ));
     if let (Some(label), Some(provider)) = (&outcome.provider_label, &outcome.provider) {
@@ -290,6 +301,10 @@ pub(crate) fn target_result(target: &TargetReport) -> String {
             _ => "planned".to_string(),
         },
         TargetState::Published => format!("published{verified}{}", counts.unwrap_or_default()),
+        TargetState::Drafted => format!(
+            "drafted, not installable until `capkg promote`{}",
+            counts.unwrap_or_default()
+        ),
         TargetState::Unchanged => format!("already there, unchanged{verified}"),
         TargetState::Failed => format!(
             "failed while {}{}",

@@ -51,6 +51,100 @@ pub(super) const RULES: &[&Rule] = &[
     &CLUSTERCLASS_TEMPLATE_INCOMPATIBLE,
 ];
 
+/// What a waiver of each rule can be narrowed to: the object its findings are in (where they
+/// point into one) and the field they carry, as `capkg diff` names them (`crate::diff::crd`).
+/// A rule not here names neither: its findings are about a file or a release series file.
+const NARROWING: &[(&str, Option<&str>, Option<&str>)] = &[
+    (
+        SERVED_VERSION_REMOVED.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1beta1]"),
+    ),
+    (
+        SERVED_VERSIONS_INCOMPATIBLE.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1beta2]"),
+    ),
+    (
+        STORAGE_WITHOUT_MIGRATOR.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1beta2]"),
+    ),
+    (
+        VERSION_REMOVED_WITHOUT_MIGRATOR.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1alpha6]"),
+    ),
+    (
+        STORED_VERSION_REMOVED.id,
+        Some(CRD_OBJECT),
+        Some("spec.versions[v1alpha4]"),
+    ),
+    (SCOPE_CHANGED.id, Some(CRD_OBJECT), Some("spec.scope")),
+    (FIELD_REMOVED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (TYPE_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (REQUIRED_ADDED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (ENUM_NARROWED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (DEFAULT_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (MAXIMUM_LOWERED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (MINIMUM_RAISED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (PATTERN_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (NULLABLE_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (ONE_OF_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (SCHEMA_CHANGED.id, Some(CRD_OBJECT), Some(SCHEMA_FIELD)),
+    (
+        CONTRACT_DROPPED.id,
+        Some(CRD_OBJECT),
+        Some("metadata.labels[cluster.x-k8s.io/v1beta1]"),
+    ),
+    (SERIES_DROPPED.id, None, Some("releaseSeries[1.14]")),
+    (SERIES_MISSING.id, None, Some("releaseSeries[1.15]")),
+    (RBAC_REMOVED.id, None, Some("rules[core/secrets]")),
+    (
+        TEMPLATE_VARIABLE_REQUIRED.id,
+        None,
+        Some("variables[AZURE_CLIENT_ID]"),
+    ),
+    (
+        CLUSTERCLASS_VARIABLE_REMOVED.id,
+        Some(CLASS_OBJECT),
+        Some("spec.variables[coreDNSImageTag]"),
+    ),
+    (
+        CLUSTERCLASS_VARIABLE_REQUIRED.id,
+        Some(CLASS_OBJECT),
+        Some("spec.variables[controlPlanePort]"),
+    ),
+    (
+        CLUSTERCLASS_VARIABLE_NARROWED.id,
+        Some(CLASS_OBJECT),
+        Some("spec.variables[podSecurityStandard].schema.openAPIV3Schema.enforce"),
+    ),
+    (
+        CLUSTERCLASS_WORKER_CLASS_REMOVED.id,
+        Some(CLASS_OBJECT),
+        Some("spec.workers.machinePools[default-worker]"),
+    ),
+    (
+        CLUSTERCLASS_TEMPLATE_INCOMPATIBLE.id,
+        Some(CLASS_OBJECT),
+        None,
+    ),
+    (TEMPLATE_CLUSTERCLASS_CHANGED.id, None, None),
+];
+
+const CRD_OBJECT: &str = "CustomResourceDefinition/devclusters.infrastructure.cluster.x-k8s.io";
+const CLASS_OBJECT: &str = "ClusterClass/quick-start";
+const SCHEMA_FIELD: &str = "spec.versions[v1beta1].schema.openAPIV3Schema.status";
+
+/// The object and field a waiver of `rule` can name, each an example ([`NARROWING`]).
+pub(crate) fn waiver_narrowing(rule: &str) -> (Option<&'static str>, Option<&'static str>) {
+    NARROWING
+        .iter()
+        .find(|(id, _, _)| *id == rule)
+        .map_or((None, None), |(_, object, field)| (*object, *field))
+}
+
 const CRDIFY: Reference = Reference {
     title: "kubernetes-sigs/crdify, \"Validations\" (OLM v1's upgrade preflight)",
     url: "https://github.com/kubernetes-sigs/crdify",
@@ -355,3 +449,22 @@ pub(crate) static RBAC_REMOVED: Rule = Rule {
     reference: CONTRACT,
     check: compared_not_linted,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_narrowing_is_of_an_upgrade_rule_and_said_once() {
+        for (index, (id, object, _)) in NARROWING.iter().enumerate() {
+            assert!(RULES.iter().any(|rule| rule.id == *id), "{id}");
+            assert!(
+                NARROWING[index + 1..]
+                    .iter()
+                    .all(|(other, _, _)| other != id),
+                "{id} twice"
+            );
+            assert!(object.is_none_or(|o| o.contains('/')), "{id}");
+        }
+    }
+}

@@ -19,11 +19,14 @@ pub static UNUSED_WAIVER: Rule = Rule {
     id: "lint/unused-waiver",
     severity: Severity::Warning,
     summary: "a waiver (`lint: allow:` or `--allow`) matches no finding",
-    explanation: "A waiver accepts the findings of one rule, optionally in some files only. When \
-        it matches nothing, the finding it was written for has been fixed, or the rule id or the \
-        `files` globs do not say what was meant. A stale waiver would silently accept the next, \
-        different finding of that rule.",
-    help: "remove the waiver, or correct its `rule` or `files`",
+    explanation: "A waiver accepts the findings of one rule, optionally narrowed to some files, \
+        objects, a field and (for `upgrade/…` rules) the previous release they were judged \
+        against. When it matches nothing, the finding it was written for has been fixed, or what \
+        it names does not say what was meant. A stale waiver would silently accept the next, \
+        different finding of that rule. Each command reports only the waivers it could have \
+        matched: lint and verify lint's, `diff` and `release` the `upgrade/…` ones where a \
+        previous release was compared.",
+    help: "remove the waiver, or correct its `rule`, `files`, `objects`, `field` or `previous`",
     reference: Reference {
         title: "capkg book, \"capkg lint\" > \"Waivers\" (docs/book/src/lint.md)",
         url: CLUSTERCTL_CONTRACT,
@@ -51,6 +54,11 @@ pub struct Waiver {
     /// Globs over `Kind/name` the object a finding is in must match (any of them); empty: every
     /// object. `CustomResourceDefinition/foos.infrastructure.cluster.x-k8s.io`, `Deployment/*`.
     pub objects: Vec<String>,
+    /// The field the finding is about, and what is below it (`upgrade/…` findings name theirs:
+    /// [`Diagnostic::field`]); `None`: every field.
+    pub field: Option<String>,
+    /// The previous release an `upgrade/…` finding was judged against; `None`: any.
+    pub previous: Option<crate::version::Version>,
     pub reason: String,
     pub origin: Origin,
 }
@@ -61,6 +69,8 @@ impl PartialEq for Waiver {
         self.rule == other.rule
             && self.files == other.files
             && self.objects == other.objects
+            && self.field == other.field
+            && self.previous == other.previous
             && self.reason == other.reason
     }
 }
@@ -77,6 +87,8 @@ impl Waiver {
             rule: rule.to_string(),
             files: Vec::new(),
             objects: Vec::new(),
+            field: None,
+            previous: None,
             reason: if reason.is_empty() {
                 "`--allow` on the command line".to_string()
             } else {
@@ -89,6 +101,23 @@ impl Waiver {
     fn matches(&self, diagnostic: &Diagnostic, root: &Path, objects: &mut ObjectIndex) -> bool {
         if diagnostic.rule != self.rule {
             return false;
+        }
+        if let Some(field) = &self.field
+            && !diagnostic
+                .field
+                .as_deref()
+                .is_some_and(|found| is_within(found, field))
+        {
+            return false;
+        }
+        if let Some(previous) = &self.previous {
+            let judged = diagnostic
+                .previous
+                .as_deref()
+                .and_then(|v| crate::version::Version::parse(v).ok());
+            if judged.as_ref() != Some(previous) {
+                return false;
+            }
         }
         if !self.objects.is_empty() {
             let Some(object) = objects.object_of(diagnostic) else {
@@ -131,6 +160,16 @@ impl Waiver {
                 matcher.is_match(file_name)
             }
         })
+    }
+}
+
+/// True when `found` is the field `waived` names or one below it: `spec.versions[v1beta1]`
+/// holds `spec.versions[v1beta1].schema.openAPIV3Schema.status`, not `spec.versions[v1beta10]`.
+fn is_within(found: &str, waived: &str) -> bool {
+    let waived = waived.trim();
+    match found.strip_prefix(waived) {
+        Some(rest) => rest.is_empty() || rest.starts_with('.') || rest.starts_with('['),
+        None => false,
     }
 }
 
@@ -210,14 +249,47 @@ pub fn how_to_waive(rule: &str) -> String {
     if NOT_WAIVABLE.contains(&rule) {
         return "This rule cannot be waived: no judgement makes a file clusterctl reads only in part right; fix the file.".to_string();
     }
-    let command = if Scope::Upgrade.covers(rule) {
-        "`capkg diff` (`capkg release` takes the capkg.yaml entry)"
+    let (command, narrowed) = if Scope::Upgrade.covers(rule) {
+        (
+            "`capkg diff` (`capkg release` takes the capkg.yaml entry)",
+            "`field` and `previous` name the field and the previous release the finding was judged against, as its JSON form (`--format json`) shows them",
+        )
     } else {
-        "`capkg lint`"
+        (
+            "`capkg lint`",
+            "`files` and `objects` narrow it to the files and objects you judged",
+        )
     };
     format!(
-        "To accept these findings where you have judged them, add to capkg.yaml `lint: allow: [{{rule: {rule}, files: [\"<glob>\"], reason: \"<why>\"}}]` (`files` is optional; `reason` is required), or pass `--allow {rule}=<why>` to {command}. Waived findings are still shown, with the reason, and do not fail the run."
+        "To accept these findings where you have judged them, add an entry to capkg.yaml's `lint: allow:` (below: `reason` is required, the other keys are optional and narrow what it accepts; {narrowed}), or pass `--allow {rule}=<why>` to {command}. Waived findings are still shown, with the reason, and do not fail the run; a waiver that matches nothing is a `lint/unused-waiver` warning."
     )
+}
+
+/// The capkg.yaml entry that waives `rule`, every key it takes with an example: what
+/// `capkg rules RULE` prints below [`how_to_waive`]. `None` for a rule no waiver accepts.
+pub fn waiver_example(rule: &str) -> Option<String> {
+    if NOT_WAIVABLE.contains(&rule) {
+        return None;
+    }
+    let mut entry = format!("lint:\n  allow:\n    - rule: {rule}\n");
+    if Scope::Upgrade.covers(rule) {
+        let (object, field) = super::upgrade::waiver_narrowing(rule);
+        if let Some(object) = object {
+            entry.push_str(&format!("      objects: [\"{object}\"]\n"));
+        }
+        if let Some(field) = field {
+            entry.push_str(&format!(
+                "      field: {field}  # this field and what is below it\n"
+            ));
+        }
+        entry.push_str("      previous: v0.2.0  # judged against this previous release only\n");
+    } else {
+        entry.push_str(
+            "      files: [\"<glob>\"]  # a file name, or a path from capkg.yaml's folder\n      objects: [\"<Kind>/<name>\"]  # globs over the object the finding is in\n",
+        );
+    }
+    entry.push_str("      reason: \"<why you accept it>\"\n");
+    Some(entry)
 }
 
 /// Which waivers a run judges: lint's own, or the `upgrade/…` ones `capkg diff` uses. A
@@ -234,6 +306,44 @@ impl Scope {
     }
 }
 
+/// Which of a scope's waivers a run could have matched, so that only those it could have
+/// matched and did not are reported unused (`lint/unused-waiver`); every waiver of the scope is
+/// applied whatever this says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    /// Every waiver of the scope: `assemble` and `release` lint what they assembled, and a
+    /// comparison that ran met every `upgrade/…` rule.
+    All,
+    /// `capkg lint`: not the rules only `assemble` applies (a development value left after
+    /// the image pin).
+    Linted,
+    /// `capkg verify`, a release as published: lint's rules over files read back, which carry
+    /// their names but not the checkout's folders, so a waiver whose `files` name a path is not
+    /// judged either.
+    Published,
+    /// None: the run applies waivers it cannot judge (`release`'s read-back of what it
+    /// published, judged at assembly; a diff where no provider had a previous release).
+    Nothing,
+}
+
+/// Rules whose findings `assemble` makes while it builds the release: lint and verify never
+/// see them.
+const FOUND_BY_ASSEMBLE: &[&str] = &[super::build::DEV_IMAGE_VALUE.id];
+
+impl Judged {
+    fn judges(self, waiver: &Waiver) -> bool {
+        match self {
+            Judged::All => true,
+            Judged::Linted => !FOUND_BY_ASSEMBLE.contains(&waiver.rule.as_str()),
+            Judged::Published => {
+                !FOUND_BY_ASSEMBLE.contains(&waiver.rule.as_str())
+                    && !waiver.files.iter().any(|glob| glob.contains('/'))
+            }
+            Judged::Nothing => false,
+        }
+    }
+}
+
 /// A run's waivers (`lint: allow:` and `--allow`) with the folder their `files` globs are
 /// relative to: what a command's report applies, once, to the findings it gathers.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -247,14 +357,20 @@ impl Waivers {
         Self { list, root }
     }
 
-    /// Lint's waivers applied to lint's findings ([`apply`]).
+    /// Lint's waivers applied to lint's findings ([`apply`]), every one judged.
     pub fn apply(&self, diagnostics: &mut Vec<Diagnostic>) {
-        apply(diagnostics, &self.list, &self.root);
+        self.apply_judged(diagnostics, Scope::Lint, Judged::All);
     }
 
-    /// The waivers of one scope applied ([`apply_scoped`]).
+    /// The waivers of one scope applied ([`apply_scoped`]), every one judged.
     pub fn apply_scoped(&self, diagnostics: &mut Vec<Diagnostic>, scope: Scope) {
-        apply_scoped(diagnostics, &self.list, &self.root, scope);
+        self.apply_judged(diagnostics, scope, Judged::All);
+    }
+
+    /// The waivers of one scope applied; those `judged` says the run could have matched and
+    /// that matched nothing are reported unused.
+    pub fn apply_judged(&self, diagnostics: &mut Vec<Diagnostic>, scope: Scope, judged: Judged) {
+        apply_judged(diagnostics, &self.list, &self.root, scope, judged);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -265,7 +381,7 @@ impl Waivers {
 /// Marks the findings each waiver accepts and adds a `lint/unused-waiver` warning for each
 /// waiver that accepted none. `root` is the folder `files` globs with a `/` are relative to.
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, waivers: &[Waiver], root: &Path) {
-    apply_scoped(diagnostics, waivers, root, Scope::Lint);
+    apply_judged(diagnostics, waivers, root, Scope::Lint, Judged::All);
 }
 
 /// [`apply`] with the waivers of one scope.
@@ -274,6 +390,17 @@ pub fn apply_scoped(
     waivers: &[Waiver],
     root: &Path,
     scope: Scope,
+) {
+    apply_judged(diagnostics, waivers, root, scope, Judged::All);
+}
+
+/// [`apply_scoped`], reporting unused only the waivers `judged` says the run could have matched.
+pub fn apply_judged(
+    diagnostics: &mut Vec<Diagnostic>,
+    waivers: &[Waiver],
+    root: &Path,
+    scope: Scope,
+    judged: Judged,
 ) {
     let waivers: Vec<&Waiver> = waivers.iter().filter(|w| scope.covers(&w.rule)).collect();
     let mut used = vec![false; waivers.len()];
@@ -292,37 +419,47 @@ pub fn apply_scoped(
         }
     }
     for (waiver, used) in waivers.iter().zip(used) {
-        if used {
+        if used || !judged.judges(waiver) {
             continue;
         }
-        let mut scope = if waiver.files.is_empty() {
-            String::new()
-        } else {
-            format!(" in files matching {}", waiver.files.join(", "))
-        };
-        if !waiver.objects.is_empty() {
-            scope.push_str(&format!(
-                " on objects matching {}",
-                waiver.objects.join(", ")
-            ));
-        }
-        let (file, span, source) = match &waiver.origin {
-            Origin::Config { file, span } => (Some(file.clone()), Some(*span), "`lint: allow:`"),
-            Origin::CommandLine => (None, None, "`--allow`"),
-        };
-        diagnostics.push(Diagnostic::new(
-            UNUSED_WAIVER.id,
-            UNUSED_WAIVER.severity,
-            file,
-            span,
-            format!(
-                "the waiver of `{}`{scope} ({source}) matches no finding",
-                waiver.rule
-            ),
-            UNUSED_WAIVER.help,
-        ));
+        diagnostics.push(unused(waiver));
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+/// The `lint/unused-waiver` warning for a waiver, at its capkg.yaml entry, saying all it names.
+fn unused(waiver: &Waiver) -> Diagnostic {
+    let mut scope = String::new();
+    if !waiver.files.is_empty() {
+        scope.push_str(&format!(" in files matching {}", waiver.files.join(", ")));
+    }
+    if !waiver.objects.is_empty() {
+        scope.push_str(&format!(
+            " on objects matching {}",
+            waiver.objects.join(", ")
+        ));
+    }
+    if let Some(field) = &waiver.field {
+        scope.push_str(&format!(" at field {field}"));
+    }
+    if let Some(previous) = &waiver.previous {
+        scope.push_str(&format!(" against previous release {previous}"));
+    }
+    let (file, span, source) = match &waiver.origin {
+        Origin::Config { file, span } => (Some(file.clone()), Some(*span), "`lint: allow:`"),
+        Origin::CommandLine => (None, None, "`--allow`"),
+    };
+    Diagnostic::new(
+        UNUSED_WAIVER.id,
+        UNUSED_WAIVER.severity,
+        file,
+        span,
+        format!(
+            "the waiver of `{}`{scope} ({source}) matches no finding",
+            waiver.rule
+        ),
+        UNUSED_WAIVER.help,
+    )
 }
 
 #[cfg(test)]
@@ -345,6 +482,8 @@ mod tests {
             rule: rule.into(),
             files: files.iter().map(|f| f.to_string()).collect(),
             objects: Vec::new(),
+            field: None,
+            previous: None,
             reason: "judged".into(),
             origin: Origin::CommandLine,
         }
@@ -458,6 +597,76 @@ mod tests {
             unused.message.contains("on objects matching Deployment/*"),
             "{}",
             unused.message
+        );
+    }
+
+    #[test]
+    fn a_field_holds_what_is_below_it_and_nothing_beside_it() {
+        let status = "spec.versions[v1beta1].schema.openAPIV3Schema.status";
+        assert!(is_within(status, status));
+        assert!(is_within(&format!("{status}.conditions[*]"), status));
+        assert!(is_within(status, "spec.versions[v1beta1]"));
+        assert!(!is_within(
+            "spec.versions[v1beta1].schema.openAPIV3Schema.statusDetail",
+            status
+        ));
+        assert!(!is_within(
+            "spec.versions[v1beta10]",
+            "spec.versions[v1beta1]"
+        ));
+        assert!(!is_within("spec.versions[v1beta1]", status));
+    }
+
+    #[test]
+    fn upgrade_waivers_match_the_field_and_the_previous_release_they_name() {
+        let found = |field: &str, previous: Option<&str>| {
+            let mut d = finding(
+                "upgrade/crd-field-removed",
+                "new/infrastructure-components.yaml",
+            );
+            d.field = Some(field.into());
+            d.previous = previous.map(str::to_string);
+            d
+        };
+        let status = "spec.versions[v1beta1].schema.openAPIV3Schema.status";
+        let spec = "spec.versions[v1beta1].schema.openAPIV3Schema.spec";
+        let mut judged = waiver("upgrade/crd-field-removed", &[]);
+        judged.field = Some(status.into());
+        judged.previous = Some(crate::version::Version::parse("v0.2.0").unwrap());
+        let mut found = vec![
+            found(status, Some("v0.2.0")),
+            found(status, Some("0.2.0+build.1")),
+            found(status, Some("v0.3.0")),
+            found(spec, Some("v0.2.0")),
+            found(status, None),
+        ];
+        apply_scoped(&mut found, &[judged], Path::new("."), Scope::Upgrade);
+        let waived: Vec<bool> = found.iter().map(|d| d.waived.is_some()).collect();
+        // `v` and build metadata do not make another release.
+        assert_eq!(waived, [true, true, false, false, false]);
+    }
+
+    #[test]
+    fn unused_is_reported_only_for_what_the_run_could_have_matched() {
+        let unused = |waivers: &[Waiver], judged: Judged| {
+            let mut found = Vec::new();
+            apply_judged(&mut found, waivers, Path::new("."), Scope::Lint, judged);
+            found.len()
+        };
+        let assemble_only = waiver(super::super::build::DEV_IMAGE_VALUE.id, &[]);
+        let by_path = waiver("components/object-namespace", &["config/rbac/*.yaml"]);
+        let by_name = waiver("components/object-namespace", &["role.yaml"]);
+        assert_eq!(unused(std::slice::from_ref(&assemble_only), Judged::All), 1);
+        assert_eq!(
+            unused(std::slice::from_ref(&assemble_only), Judged::Linted),
+            0
+        );
+        assert_eq!(unused(std::slice::from_ref(&by_path), Judged::Linted), 1);
+        assert_eq!(unused(std::slice::from_ref(&by_path), Judged::Published), 0);
+        assert_eq!(unused(std::slice::from_ref(&by_name), Judged::Published), 1);
+        assert_eq!(
+            unused(&[by_name, by_path, assemble_only], Judged::Nothing),
+            0
         );
     }
 }

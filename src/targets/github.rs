@@ -44,9 +44,9 @@ use reqwest::{Method, Url};
 use serde_json::json;
 
 use super::{
-    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, History, OFFLINE_REASON,
-    Outcome, Plan, PlannedFile, PublishFile, Reach, ReleaseDir, ReleaseSummary, Secret, Services,
-    Target, TargetKind, Transfer, VersionedSource,
+    Action, BoxFuture, Destination, Drafted, Env, Error, Event, FileOutcome, History,
+    OFFLINE_REASON, Outcome, Plan, PlannedFile, PublishFile, Reach, ReleaseDir, ReleaseSummary,
+    Secret, Services, Target, TargetKind, Transfer, VersionedSource,
 };
 use crate::checksums::sha256_hex;
 use crate::forge::credential::Credential;
@@ -310,6 +310,9 @@ impl GitHubTarget {
                 self.repo_path()
             )),
             Some(existing) if existing.draft => {}
+            Some(_) if self.request.draft => warnings.push(format!(
+                "release `{tag}` is already published: `--draft` leaves it as it is"
+            )),
             Some(_) if !changing.is_empty() => warnings.push(format!(
                 "release `{tag}` is already published: its assets change while users can see it"
             )),
@@ -556,6 +559,35 @@ impl Target for GitHubTarget {
 
     fn finish<'a>(&'a self, outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(self.finish_now(outcome))
+    }
+
+    fn read_draft<'a>(
+        &'a self,
+        version: &'a crate::version::Version,
+        _label: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<Drafted>, Error>> {
+        Box::pin(async move {
+            // The draft and the release it becomes are one object: found by listing, drafts
+            // included.
+            let (found, _) = self.find_release(&version.to_string()).await?;
+            let Some(found) = found else {
+                return Ok(None);
+            };
+            let mut files = Vec::new();
+            for asset in &found.assets {
+                let wanted = asset.name == crate::checksums::CHECKSUMS_FILE
+                    || crate::provider::FileRole::from_file_name(&asset.name).is_some();
+                if !wanted {
+                    continue;
+                }
+                let bytes = self.download(asset.id, &asset.name).await?;
+                files.push(PublishFile::from_bytes(&asset.name, bytes));
+            }
+            Ok(Some(Drafted {
+                location: found.html_url.to_string(),
+                files,
+            }))
+        })
     }
 
     fn history(&self, release: &ReleaseDir, provider: usize) -> History {

@@ -23,9 +23,9 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, StatusCode, Url};
 
 use super::{
-    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, History, OFFLINE_REASON,
-    Outcome, Plan, PlannedFile, PublishFile, Reach, ReleaseDir, Services, Target, TargetKind,
-    Transfer, VersionedSource,
+    Action, BoxFuture, Destination, Drafted, Env, Error, Event, FileOutcome, History,
+    OFFLINE_REASON, Outcome, Plan, PlannedFile, PublishFile, Reach, ReleaseDir, Services, Target,
+    TargetKind, Transfer, VersionedSource,
 };
 use crate::checksums::sha256_hex;
 pub(crate) use crate::forge::gitlab::GitLabToken;
@@ -45,6 +45,11 @@ pub(crate) struct GitLabRequest {
     pub api_url: Option<String>,
     /// Upload a file whose content differs from the one already there.
     pub clobber: bool,
+    /// Upload to the package version `draft-{version}` ([`super::draft_name`]) rather than the
+    /// version: clusterctl reads only the version its URL names, and users name the release's.
+    /// GitLab generic packages have no drafts of their own (and a `hidden` package can still
+    /// be downloaded), so a draft is a version nobody asks for.
+    pub draft: bool,
 }
 
 impl From<&crate::config::GitLabTarget> for GitLabRequest {
@@ -54,6 +59,7 @@ impl From<&crate::config::GitLabTarget> for GitLabRequest {
             package: section.package.clone(),
             api_url: section.api_url.clone(),
             clobber: false,
+            draft: false,
         }
     }
 }
@@ -73,6 +79,7 @@ struct Settings {
     /// Always set for [`Reach::Remote`].
     token: Option<GitLabToken>,
     clobber: bool,
+    draft: bool,
 }
 
 /// A job token belongs to its pipeline's GitLab (`CI_API_V4_URL`): a target on another instance
@@ -156,6 +163,7 @@ impl Settings {
             package: request.package,
             token,
             clobber: request.clobber,
+            draft: request.draft,
         })
     }
 
@@ -210,20 +218,34 @@ impl GitLabTarget {
             .unwrap_or_else(|| release.provider_label())
     }
 
+    /// The package version this release is uploaded to: the version, or its draft's.
+    fn package_version(&self, version: &crate::version::Version) -> String {
+        let version = version.to_string();
+        if self.request.draft {
+            super::draft_name(&version)
+        } else {
+            version
+        }
+    }
+
     /// `{api}/projects/{project}/packages/generic/{package}/{version}/`, the project escaped.
     fn package_base(&self, release: &ReleaseDir) -> String {
-        self.package_base_at(release, &release.version.to_string())
+        self.package_base_at(release, &self.package_version(&release.version))
     }
 
     /// [`GitLabTarget::package_base`] for another version of the package.
     fn package_base_at(&self, release: &ReleaseDir, version: &str) -> String {
+        self.base_of(&self.package(release), version)
+    }
+
+    fn base_of(&self, package: &str, version: &str) -> String {
         crate::forge::gitlab::package_base(
             self.request
                 .api_url
                 .as_ref()
                 .map_or(API_PLACEHOLDER, Url::as_str),
             &self.request.project_segment(),
-            &self.package(release),
+            package,
             version,
         )
     }
@@ -424,13 +446,13 @@ impl GitLabTarget {
         if !remote {
             steps.push(format!(
                 "fetch each file from package `{package}` version `{}`; identical files are skipped, different ones stop the run",
-                release.version
+                self.package_version(&release.version)
             ));
         }
         if uploads > 0 {
             steps.push(format!(
                 "upload {uploads} file(s) to package `{package}` version `{}`",
-                release.version
+                self.package_version(&release.version)
             ));
         }
         Ok(Plan {
@@ -482,7 +504,7 @@ impl GitLabTarget {
                 return Err(Error::DuplicateRefused {
                     name: file.name.clone(),
                     package: self.package(release),
-                    version: release.version.to_string(),
+                    version: self.package_version(&release.version),
                     message: rejection.message.clone(),
                 });
             }
@@ -620,6 +642,50 @@ impl Target for GitLabTarget {
     fn finish<'a>(&'a self, _outcome: &'a mut Outcome) -> BoxFuture<'a, Result<(), Error>> {
         // GitLab has no drafts: files are visible as soon as they are uploaded.
         Box::pin(async { Ok(()) })
+    }
+
+    fn read_draft<'a>(
+        &'a self,
+        version: &'a crate::version::Version,
+        label: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<Drafted>, Error>> {
+        Box::pin(async move {
+            let Some(package) = self.request.package.as_deref().or(label) else {
+                return Err(Error::Missing {
+                    what: "GitLab package name to find the draft in",
+                    flag: "`package:` in capkg.yaml's `targets.gitlab` (or the provider's `name:` and `type:`)",
+                    env: None,
+                });
+            };
+            let base = self.base_of(package, &self.package_version(version));
+            let url_of = |name: &str| {
+                let text = format!("{base}{name}");
+                Url::parse(&text).map_err(|err| Error::Invalid {
+                    what: "GitLab package URL",
+                    value: text,
+                    reason: err.to_string(),
+                })
+            };
+            // A package cannot be listed by name and version here; the draft's list names its
+            // files.
+            let list_name = crate::checksums::CHECKSUMS_FILE;
+            let Some(list) = self.fetch(&url_of(list_name)?, list_name).await? else {
+                return Ok(None);
+            };
+            let mut files = vec![PublishFile::from_bytes(list_name, list.clone())];
+            for entry in crate::checksums::parse(&list).unwrap_or_default() {
+                if crate::files::check_release_name(&entry.name).is_err() {
+                    continue;
+                }
+                if let Some(bytes) = self.fetch(&url_of(&entry.name)?, &entry.name).await? {
+                    files.push(PublishFile::from_bytes(&entry.name, bytes));
+                }
+            }
+            Ok(Some(Drafted {
+                location: base,
+                files,
+            }))
+        })
     }
 
     fn history(&self, release: &ReleaseDir, provider: usize) -> History {

@@ -27,8 +27,9 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use super::{
-    Action, BoxFuture, Destination, Error, Event, FileOutcome, History, Outcome, Overrides, Plan,
-    PlannedFile, ReleaseDir, Services, Target, TargetKind, Transfer, VersionedSource,
+    Action, BoxFuture, Destination, Drafted, Error, Event, FileOutcome, History, Outcome,
+    Overrides, Plan, PlannedFile, PublishFile, ReleaseDir, Services, Target, TargetKind, Transfer,
+    VersionedSource,
 };
 use crate::checksums::sha256_hex;
 use crate::forge::url::file_url;
@@ -44,6 +45,9 @@ pub(crate) struct LocalRequest {
     pub force: bool,
     /// Also report the overrides layout clusterctl reads from this folder.
     pub overrides: Option<PathBuf>,
+    /// Write the whole release, flat as `capkg assemble` lays it out, to
+    /// `{repository}/draft-{version}/` ([`super::draft_name`]), a folder clusterctl never reads.
+    pub draft: bool,
 }
 
 impl LocalRequest {
@@ -58,6 +62,7 @@ impl LocalRequest {
             },
             force: false,
             overrides: None,
+            draft: false,
         }
     }
 }
@@ -116,14 +121,32 @@ impl LocalTarget {
             Some(folder) => Some(absolute(folder)?),
             None => None,
         };
-        for index in 0..release.providers.len() {
-            let part = release.for_provider(index);
-            let label = part.provider_label();
-            let label_dir = label_folder(&repository, &label)?;
-            let version_dir = label_dir.join(&version);
+        // A draft is one folder holding the whole release, as `capkg assemble` writes it.
+        let parts = if self.request.draft {
+            1
+        } else {
+            release.providers.len()
+        };
+        for index in 0..parts {
+            let (part, label, label_dir, version_dir) = if self.request.draft {
+                let draft = super::draft_name(&version);
+                let label = release.provider_label();
+                (
+                    release.clone(),
+                    label,
+                    repository.clone(),
+                    repository.join(draft),
+                )
+            } else {
+                let part = release.for_provider(index);
+                let label = part.provider_label();
+                let label_dir = label_folder(&repository, &label)?;
+                let version_dir = label_dir.join(&version);
+                (part, label, label_dir, version_dir)
+            };
             let url_of = |name: &str| file_url(&version_dir.join(name));
             let shown = |name: &str| {
-                if several {
+                if several && !self.request.draft {
                     format!("{label}/{name}")
                 } else {
                     name.to_string()
@@ -199,7 +222,16 @@ impl LocalTarget {
                     steps.push(format!("rename it to `{}`", version_dir.display()));
                 }
             }
-            urls.push(url_of(&part.components_name()));
+            if self.request.draft {
+                urls.extend(
+                    release
+                        .providers
+                        .iter()
+                        .map(|p| url_of(&p.components_name())),
+                );
+            } else {
+                urls.push(url_of(&part.components_name()));
+            }
             if let Some(folder) = &overrides {
                 override_files.extend(
                     part.files
@@ -447,6 +479,46 @@ impl Target for LocalTarget {
         Box::pin(async move { self.finish_now(outcome) })
     }
 
+    fn read_draft<'a>(
+        &'a self,
+        version: &'a crate::version::Version,
+        _label: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<Drafted>, Error>> {
+        Box::pin(async move {
+            let dir =
+                absolute(&self.request.repository)?.join(super::draft_name(&version.to_string()));
+            if !dir.is_dir() {
+                return Ok(None);
+            }
+            let entries = std::fs::read_dir(&dir).map_err(|source| Error::Read {
+                path: dir.clone(),
+                source,
+            })?;
+            let mut files = Vec::new();
+            for entry in entries {
+                let entry = entry.map_err(|source| Error::Read {
+                    path: dir.clone(),
+                    source,
+                })?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') {
+                    continue;
+                }
+                let path = entry.path();
+                // Only regular files are read: a link could make the draft say anything.
+                let bytes = crate::files::read_regular(&path).map_err(|e| Error::Read {
+                    path: path.clone(),
+                    source: std::io::Error::other(e.to_string()),
+                })?;
+                files.push(PublishFile::from_bytes(&name, bytes));
+            }
+            Ok(Some(Drafted {
+                location: dir.display().to_string(),
+                files,
+            }))
+        })
+    }
+
     fn history(&self, release: &ReleaseDir, provider: usize) -> History {
         let (Some(provider), Ok(repository)) = (
             release.providers.get(provider),
@@ -656,12 +728,50 @@ mod tests {
     fn target(repository: &Path, force: bool) -> LocalTarget {
         LocalTarget::new(
             LocalRequest {
+                draft: false,
                 repository: repository.to_path_buf(),
                 force,
                 overrides: None,
             },
             Services::default(),
         )
+    }
+
+    #[tokio::test]
+    async fn a_draft_is_the_whole_release_in_a_folder_clusterctl_never_reads() {
+        let repo = tempfile::tempdir().unwrap();
+        let release = release("v1.2.3", "m");
+        let draft = LocalTarget::new(
+            LocalRequest {
+                draft: true,
+                ..target(repo.path(), false).request
+            },
+            Services::default(),
+        );
+        publish(&draft, &release).await.unwrap();
+        let mut entries: Vec<String> = std::fs::read_dir(repo.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        entries.sort();
+        assert_eq!(
+            entries,
+            ["draft-v1.2.3"],
+            "no `{{label}}/{{version}}` folder"
+        );
+        let found = draft
+            .read_draft(&release.version, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let mut names: Vec<&str> = found.files.iter().map(|f| f.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["infrastructure-components.yaml", "metadata.yaml"]);
+        let none = target(repo.path(), false)
+            .read_draft(&Version::parse("v1.2.4").unwrap(), None)
+            .await
+            .unwrap();
+        assert!(none.is_none());
     }
 
     #[tokio::test]

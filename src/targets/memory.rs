@@ -294,6 +294,14 @@ impl Target for MemoryTarget {
         None
     }
 
+    fn read_draft<'a>(
+        &'a self,
+        _version: &'a crate::version::Version,
+        _label: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<super::Drafted>, Error>> {
+        Box::pin(async { Ok(None) })
+    }
+
     fn history(&self, _release: &ReleaseDir, _provider: usize) -> History {
         History::Nothing
     }

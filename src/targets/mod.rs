@@ -57,6 +57,7 @@
 //! `clusterctl_url` name the first provider. The local target writes a folder per provider, so
 //! its file names carry the folder (`bootstrap-kubeadm/metadata.yaml`).
 
+mod draft;
 pub(crate) mod github;
 pub(crate) mod gitlab;
 pub(crate) mod local;
@@ -79,6 +80,7 @@ pub(crate) use crate::forge::policy::RetryPolicy;
 pub(crate) use crate::forge::progress::{Event, Progress, Transfer};
 pub(crate) use crate::forge::secret::Secret;
 pub(crate) use crate::release_dir::{PublishFile, ReleaseDir};
+pub(crate) use draft::{Drafted, check_draft, draft_name};
 
 /// Which kind of destination a target writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -140,6 +142,16 @@ pub(crate) trait Target: Send + Sync {
     fn read_by(&self) -> Option<&'static str> {
         Some("clusterctl")
     }
+
+    /// The files `release --draft` left here for `version` ([`draft_name`]), or, once promoted,
+    /// those of the release it became: what `capkg promote` checks and makes public. `None`
+    /// when there is neither. `label` names the provider where the location depends on it and
+    /// the settings do not say (GitLab's default package name).
+    fn read_draft<'a>(
+        &'a self,
+        version: &'a crate::version::Version,
+        label: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<Drafted>, Error>>;
 }
 
 /// The step after the plan that failed, for callers that report it (`release` does).
@@ -225,6 +237,31 @@ pub(crate) enum TargetRequest {
 }
 
 impl TargetRequest {
+    /// The same target, publishing a draft: what `release --draft` writes ([`draft_name`]; a
+    /// GitHub release left a draft).
+    pub(crate) fn into_draft(self) -> Self {
+        match self {
+            TargetRequest::Local(request) => TargetRequest::Local(local::LocalRequest {
+                draft: true,
+                ..request
+            }),
+            TargetRequest::GitHub(request) => TargetRequest::GitHub(github::GitHubRequest {
+                draft: true,
+                ..request
+            }),
+            TargetRequest::GitLab(request) => TargetRequest::GitLab(gitlab::GitLabRequest {
+                draft: true,
+                ..request
+            }),
+            TargetRequest::Oci(request) => TargetRequest::Oci(oci::OciRequest {
+                draft: true,
+                ..request
+            }),
+            #[cfg(test)]
+            TargetRequest::Memory(store) => TargetRequest::Memory(store),
+        }
+    }
+
     pub(crate) fn kind(&self) -> TargetKind {
         match self {
             TargetRequest::Local(_) => TargetKind::Local,
@@ -736,6 +773,14 @@ pub(crate) enum Error {
         expected: String,
         actual: String,
     },
+    #[error(
+        "the draft at `{location}` was changed since `capkg release --draft`: `{name}` {reason}"
+    )]
+    DraftChanged {
+        name: String,
+        location: String,
+        reason: String,
+    },
     #[error("the plan was made by another target or already used")]
     ForeignPlan,
     #[error("a plan made without looking at the destination (a dry run) cannot be carried out")]
@@ -780,6 +825,7 @@ impl Error {
             | Error::SeveralDrafts { .. }
             | Error::ImmutableRelease { .. }
             | Error::Differs { .. }
+            | Error::DraftChanged { .. }
             | Error::DuplicateRefused { .. } => true,
         }
     }
@@ -805,6 +851,9 @@ impl Error {
                 Some("pass `--force` to replace the version folder".into())
             }
             Error::Differs { flag, .. } => Some(format!("pass `{flag}` to replace it")),
+            Error::DraftChanged { .. } => Some(
+                "nothing was made public; find out who changed the draft, delete it (the `draft-…` folder, OCI tag or GitLab package version, or the GitHub draft release), run `capkg release --draft` again and promote that".into(),
+            ),
             Error::Unreachable { .. } => {
                 Some("the server did not answer in time or failed repeatedly; run the same command again: publishing resumes where it stopped".into())
             }

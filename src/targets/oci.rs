@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use bytes::Bytes;
 
 use super::{
-    Action, BoxFuture, Destination, Env, Error, Event, FileOutcome, History, HttpError,
+    Action, BoxFuture, Destination, Drafted, Env, Error, Event, FileOutcome, History, HttpError,
     OFFLINE_REASON, Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind,
     Transfer, VersionedSource,
 };
@@ -59,6 +59,9 @@ pub(crate) struct OciRequest {
     pub tag: Option<String>,
     /// Move a tag that points at another artifact.
     pub force: bool,
+    /// Tag the artifact `draft-{tag}` ([`super::draft_name`]), which cluster-api-operator
+    /// never reads: it pulls only the tag `spec.version` (or the reference) names.
+    pub draft: bool,
 }
 
 impl From<&crate::config::OciTarget> for OciRequest {
@@ -67,6 +70,7 @@ impl From<&crate::config::OciTarget> for OciRequest {
             repository: section.repository.clone(),
             tag: section.tag.clone(),
             force: false,
+            draft: false,
         }
     }
 }
@@ -82,6 +86,7 @@ struct Settings {
     login: Option<(Login, LoginSource)>,
     /// `SOURCE_DATE_EPOCH`: the manifest's `org.opencontainers.image.created`.
     source_date_epoch: Option<i64>,
+    draft: bool,
 }
 
 impl Settings {
@@ -99,6 +104,7 @@ impl Settings {
             reference,
             tag: request.tag,
             force: request.force,
+            draft: request.draft,
             login,
             source_date_epoch,
         })
@@ -112,6 +118,11 @@ impl Settings {
             (None, None) => version.to_string(),
         };
         let tag = oci::tag_for(&tag);
+        let tag = if self.draft {
+            super::draft_name(&tag)
+        } else {
+            tag
+        };
         if !oci::valid_tag(&tag) {
             return Err(Error::Invalid {
                 what: "tag",
@@ -716,6 +727,53 @@ impl Target for OciTarget {
         Some("cluster-api-operator")
     }
 
+    fn read_draft<'a>(
+        &'a self,
+        version: &'a crate::version::Version,
+        _label: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<Drafted>, Error>> {
+        Box::pin(async move {
+            let tag = self.request.tag_for(&version.to_string())?;
+            let Some((body, _)) = self
+                .registry
+                .get_manifest(&tag)
+                .await
+                .map_err(|e| from_oci_doing("read the draft's manifest", e))?
+            else {
+                return Ok(None);
+            };
+            let location = format!("{}:{tag}", self.request.reference.name());
+            let manifest: serde_json::Value =
+                serde_json::from_slice(&body).map_err(|e| Error::Unexpected {
+                    forge: "the registry",
+                    url: location.clone(),
+                    reason: format!("the manifest is not JSON ({e})"),
+                })?;
+            // The plain-named layers are the release files; the operator's names are copies.
+            let mut files = Vec::new();
+            for layer in manifest["layers"].as_array().into_iter().flatten() {
+                let (Some(title), Some(digest)) = (
+                    layer["annotations"][TITLE_ANNOTATION].as_str(),
+                    layer["digest"].as_str(),
+                ) else {
+                    continue;
+                };
+                let wanted = title == crate::checksums::CHECKSUMS_FILE
+                    || FileRole::from_file_name(title).is_some();
+                if !wanted || crate::files::check_release_name(title).is_err() {
+                    continue;
+                }
+                let bytes = self
+                    .registry
+                    .get_blob(digest)
+                    .await
+                    .map_err(|e| from_oci_doing("read a layer of the draft", e))?;
+                files.push(super::PublishFile::from_bytes(title, bytes));
+            }
+            Ok(Some(Drafted { location, files }))
+        })
+    }
+
     fn history(&self, release: &ReleaseDir, _provider: usize) -> History {
         if release.providers.is_empty() {
             return History::Nothing;
@@ -831,6 +889,7 @@ mod tests {
                 repository: repository.to_string(),
                 tag: tag.map(str::to_string),
                 force: false,
+                draft: false,
             };
             Settings::resolve(request, &env).unwrap()
         };
@@ -840,6 +899,17 @@ mod tests {
         assert_eq!(request.tag_for("v1").unwrap(), "release-v1");
         let request = settings("ghcr.io/o/aws:fixed", Some("x"));
         assert_eq!(request.tag_for("v1").unwrap(), "fixed");
+        // A draft's tag is one the operator never pulls, whatever the tag would be.
+        let draft = |repository: &str, tag: Option<&str>| Settings {
+            draft: true,
+            ..settings(repository, tag)
+        };
+        let request = draft("ghcr.io/o/aws", None);
+        assert_eq!(request.tag_for("v1.2.3+meta").unwrap(), "draft-v1.2.3_meta");
+        let request = draft("ghcr.io/o/aws", Some("release-{version}"));
+        assert_eq!(request.tag_for("v1").unwrap(), "draft-release-v1");
+        let request = draft("ghcr.io/o/aws:fixed", None);
+        assert_eq!(request.tag_for("v1").unwrap(), "draft-fixed");
         assert_eq!(
             operator_reference(
                 &Reference::parse("http://127.0.0.1:5000/a/b").unwrap(),
@@ -856,6 +926,7 @@ mod tests {
             repository: "registry.invalid/o/aws".into(),
             tag: None,
             force: false,
+            draft: false,
         };
         let target =
             OciTarget::new(request, &|_| None, Services::default(), Reach::Offline).unwrap();

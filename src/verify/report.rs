@@ -89,12 +89,17 @@ impl VerifyReport {
         self.summary.errors + self.checks.iter().filter(|c| !c.ok).count()
     }
 
-    /// The report with the maintainer's waivers applied (`lint: allow:`), counted again.
-    pub(crate) fn waive(mut self, waivers: &rules::Waivers) -> Self {
+    /// The report with the maintainer's waivers applied (`lint: allow:`), counted again; those
+    /// `judged` says this read could have matched and that matched nothing are reported unused.
+    pub(crate) fn waive(
+        mut self,
+        waivers: &rules::Waivers,
+        judged: rules::waivers::Judged,
+    ) -> Self {
         if waivers.is_empty() {
             return self;
         }
-        waivers.apply(&mut self.diagnostics);
+        waivers.apply_judged(&mut self.diagnostics, rules::waivers::Scope::Lint, judged);
         self.finish()
     }
 

@@ -807,3 +807,117 @@ fn a_dry_run_to_oci_lists_the_layers_without_the_network() {
             .contains("--dry-run")
     );
 }
+
+/// `capkg promote` of the provider in `root`, the image check on, without CI variables or OCI
+/// logins.
+fn promote_checking_images(root: &Path, docker_config: &Path) -> Command {
+    let mut command = crate::release_common::clean_capkg();
+    for name in [
+        "OCI_USERNAME",
+        "OCI_PASSWORD",
+        "OCI_ACCESS_TOKEN",
+        "SOURCE_DATE_EPOCH",
+        "CAPKG_CHECK_IMAGES",
+    ] {
+        command.env_remove(name);
+    }
+    command
+        .env("DOCKER_CONFIG", docker_config)
+        .args([
+            "--format",
+            "json",
+            "promote",
+            "--version",
+            "v0.1.0",
+            "--config",
+        ])
+        .arg(root.join("capkg.yaml"))
+        .current_dir(root);
+    command
+}
+
+/// Whether the registry has a manifest under `reference` (`host/path:tag`), asked by skopeo.
+fn skopeo_has(reference: &str) -> bool {
+    Command::new("skopeo")
+        .args(["inspect", "--raw", "--tls-verify=false"])
+        .arg(format!("docker://{reference}"))
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+#[test]
+fn an_oci_draft_is_promoted_only_once_its_image_exists_and_then_is_left_alone() {
+    let registry = LocalRegistry::start(false);
+    let docker = tempfile::tempdir().unwrap();
+    // The image is promoted after the tag, as kubernetes-sigs providers' are.
+    let image = format!("{}/capx/manager:v0.1.0", registry.host());
+    let provider = example_naming_image(&image, "");
+    let config = provider.path().join("capkg.yaml");
+    let yaml = std::fs::read_to_string(&config).unwrap().replace(
+        "targets:\n  local:\n    repository: out-repository\n",
+        &format!(
+            "targets:\n  oci:\n    repository: {}\n",
+            registry.reference("capi/example")
+        ),
+    );
+    std::fs::write(&config, yaml).unwrap();
+    let release_tag = format!("{}/capi/example:v0.1.0", registry.host());
+    let draft_tag = format!("{}/capi/example:draft-v0.1.0", registry.host());
+
+    let drafted = release_checking_images(provider.path(), docker.path())
+        .arg("--draft")
+        .output()
+        .unwrap();
+    assert_eq!(drafted.status.code(), Some(0), "{}", text(&drafted));
+    let report: Value = serde_json::from_slice(&drafted.stdout).unwrap();
+    assert_eq!(report["status"], "drafted");
+    assert!(
+        report["checks"]["images"]["skipped"]
+            .as_str()
+            .unwrap()
+            .contains("capkg promote"),
+        "{report}"
+    );
+    let (_, layers) = skopeo_read(&draft_tag, None);
+    assert!(layers.contains_key("checksums.txt"), "{:?}", layers.keys());
+    assert!(
+        !skopeo_has(&release_tag),
+        "the operator's tag is not there yet"
+    );
+
+    // The image is still missing: refused, nothing tagged.
+    let refused = promote_checking_images(provider.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let report: Value = serde_json::from_slice(&refused.stdout).unwrap();
+    assert_eq!(report["status"], "refused");
+    assert_eq!(report["mode"], "promote");
+    let message = report["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&image), "{message}");
+    assert!(!skopeo_has(&release_tag));
+
+    push_image(&registry, "capx/manager:v0.1.0", None);
+    let promoted = promote_checking_images(provider.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(promoted.status.code(), Some(0), "{}", text(&promoted));
+    let report: Value = serde_json::from_slice(&promoted.stdout).unwrap();
+    assert_eq!(report["status"], "promoted");
+    assert_eq!(
+        report["checks"]["images"]["found"],
+        serde_json::json!([image])
+    );
+    assert_eq!(report["targets"][0]["verify"]["ok"], true, "{report}");
+    let (_, released) = skopeo_read(&release_tag, None);
+    assert_eq!(released, layers, "the operator reads the draft's layers");
+
+    let again = promote_checking_images(provider.path(), docker.path())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let report: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(report["status"], "already-promoted");
+}
