@@ -5,7 +5,7 @@
 //! or added since is refused, named, before anything is made public. The draft's files are then
 //! the release: [`promotion_plan`] plans them as `capkg release` plans assembled files (the
 //! release series and git tags checked, the images looked up now, no comparison: the upgrade
-//! gate ran when the draft was made), and the one loop ([`super::execute`]) publishes them to
+//! gate ran when the draft was made), and the one loop ([`super::execute()`]) publishes them to
 //! every target as a release, which makes the draft public where it is one (a GitHub draft
 //! published) and copies it into place where the draft is a location of its own (the local
 //! folder, OCI tag and GitLab package version `draft-v1.2.3`, which are kept), then verifies

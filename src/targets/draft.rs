@@ -4,7 +4,7 @@
 use super::{Error, PublishFile};
 use crate::checksums::{self, CHECKSUMS_FILE};
 
-/// What `release --draft` left at a target, as [`Target::read_draft`] found it.
+/// What `release --draft` left at a target, as [`Target::read_draft`](super::Target::read_draft) found it.
 #[derive(Debug, Clone)]
 pub(crate) struct Drafted {
     /// Where it was read (a folder, a tag, a package version, a release page), for messages.
