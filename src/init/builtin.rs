@@ -387,6 +387,30 @@ pub(super) fn built_in(
     Some((chosen.0, chosen.2, chosen.3))
 }
 
+/// The provider type clusterctl's built-in list gives a repository, when it lists that
+/// repository (matched as [`built_in`] matches it) under one type only: a repository whose name
+/// follows no convention (`cluster-api-runtime-extensions-nutanix`, `ip-address-manager`) and
+/// whose labels give no type.
+pub(super) fn only_type(owner_name: Option<&str>, repository: &str) -> Option<ProviderType> {
+    let named = |entry: &&(&str, ProviderType, &str, usize)| {
+        entry
+            .0
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name.eq_ignore_ascii_case(repository))
+    };
+    let mut entries: Vec<_> = BUILT_IN.iter().filter(named).collect();
+    if let Some(full) = owner_name
+        && entries.iter().any(|e| e.0.eq_ignore_ascii_case(full))
+    {
+        entries.retain(|e| e.0.eq_ignore_ascii_case(full));
+    }
+    match entries[..] {
+        [only] => Some(only.1),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,6 +431,21 @@ mod tests {
             built_in(None, "cluster-api", Infrastructure).map(|e| e.1),
             Some("docker")
         );
+        // A name following no convention takes its type from the list, when the list has one.
+        assert_eq!(
+            only_type(None, "cluster-api-runtime-extensions-nutanix"),
+            Some(RuntimeExtension)
+        );
+        assert_eq!(
+            only_type(Some("metal3-io/ip-address-manager"), "ip-address-manager"),
+            Some(Ipam)
+        );
+        assert_eq!(
+            only_type(None, "cluster-api-addon-provider-fleet"),
+            Some(Addon)
+        );
+        assert_eq!(only_type(None, "kubekey"), None, "three types");
+        assert_eq!(only_type(None, "my-operator"), None);
         // Not in the list for that type, or not in the list at all.
         assert_eq!(built_in(None, "k0smotron", Addon), None);
         assert_eq!(

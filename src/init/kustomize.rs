@@ -29,6 +29,9 @@ pub(super) struct Tree {
     pub namespace: Option<String>,
     /// Containers of the tree's workloads with their final images.
     pub containers: Vec<Container>,
+    /// Files a kustomization lists that are not in the repository (a make step may write
+    /// them first): the path from the root, and the kustomization listing it.
+    pub absent: Vec<(String, String)>,
 }
 
 /// A workload container and the image the build gives it.
@@ -66,9 +69,11 @@ pub(super) fn read(repo: &Repository, dir: &str) -> Tree {
         repo,
         visited: HashSet::new(),
         labels: Vec::new(),
+        absent: Vec::new(),
     };
     tree.containers = walker.walk(&top, 0);
     tree.labels = walker.labels;
+    tree.absent = walker.absent;
     tree
 }
 
@@ -89,9 +94,24 @@ struct Walker<'a> {
     /// Real paths of the folders and files read: each once.
     visited: HashSet<PathBuf>,
     labels: Vec<(String, String, usize)>,
+    absent: Vec<(String, String)>,
 }
 
 impl Walker<'_> {
+    /// Notes a listed file that is not there (inside the repository only).
+    fn note_absent(&mut self, path: &Path, listed_in: &str) {
+        let inside = !path.is_absolute()
+            && !path
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        if inside && !self.repo.exists(path) {
+            let shown = path.display().to_string();
+            if !self.absent.iter().any(|(p, _)| *p == shown) {
+                self.absent.push((shown, listed_in.to_string()));
+            }
+        }
+    }
+
     /// The text of a file the tree lists, once: `None` the second time, outside the repository
     /// or past [`MAX_FILES`].
     fn read_once(&mut self, path: &Path, why: &str) -> Option<String> {
@@ -130,6 +150,7 @@ impl Walker<'_> {
                     continue;
                 }
                 let path = dir.join(path);
+                self.note_absent(&path, &name);
                 if self.repo.is_dir(&path, &listed) {
                     containers.extend(self.walk(&path, depth + 1));
                 } else if let Some(text) = self.read_once(&path, &listed) {
@@ -146,8 +167,10 @@ impl Walker<'_> {
                     .into_iter()
                     .filter_map(|entry| entry.get("path").and_then(Node::as_str)),
             );
+        let patch_files: Vec<&str> = patch_files.collect();
         for path in patch_files {
             let path = dir.join(path);
+            self.note_absent(&path, &name);
             if let Some(text) = self.read_once(&path, &listed) {
                 patches.push((text, self.repo.shown(&path)));
             }

@@ -47,6 +47,15 @@ pub(super) struct ReleaseRecipe {
     /// Scripts the release runs (`bash hack/generate-flavors.sh`), which may write files the
     /// release then copies.
     pub scripts: Vec<Script>,
+    /// A recipe line writing a `metadata.yaml` at release time (`gen-metadata > out/metadata.yaml`):
+    /// its target, its line and the file written.
+    pub writes_metadata: Option<(String, usize, String)>,
+    /// Files any rule of the Makefile writes, as a target named after the file or a redirect
+    /// into it: `(file, target, line)`.
+    pub writers: Vec<(String, String, usize)>,
+    /// Variables of the environment that beat a `?=` default the release reads:
+    /// `(name, value, evidence, Makefile line of the default)`.
+    pub from_environment: Vec<(String, String, String, usize)>,
 }
 
 /// A script a release target runs.
@@ -98,12 +107,36 @@ struct Makefile {
     /// Variables whose value drops a leading `v` (read before `#` comments are cut: `${TAG#v}`).
     strips_v: HashMap<String, usize>,
     rules: Vec<Rule>,
+    /// `?=` defaults the environment beats: the variable and the line of its default.
+    beaten: Vec<(String, usize)>,
 }
 
 /// Reads the release targets of the Makefile text.
+#[cfg(test)]
 pub(super) fn release_recipe(text: &str) -> ReleaseRecipe {
-    let makefile = parse(text);
+    release_recipe_in(text, &[])
+}
+
+/// Reads the release targets of the Makefile text as make reads them in an environment (the
+/// release workflow's `env:`, `(name, value, evidence)`): a variable there beats the Makefile's
+/// `?=` default, not its `=` or `:=` (make without `-e`).
+pub(super) fn release_recipe_in(
+    text: &str,
+    environment: &[(String, String, String)],
+) -> ReleaseRecipe {
+    let makefile = parse(text, environment);
+    let from_environment = makefile
+        .beaten
+        .iter()
+        .filter_map(|(name, line)| {
+            let (_, value, evidence) = environment.iter().find(|(n, _, _)| n == name)?;
+            Some((name.clone(), value.clone(), evidence.clone(), *line))
+        })
+        .collect();
+    let writers = makefile.writers();
     let mut recipe = ReleaseRecipe {
+        writers,
+        from_environment,
         prod_registry: makefile
             .expand("$(PROD_REGISTRY)", &BTreeMap::new())
             .zip(makefile.lines.get("PROD_REGISTRY").copied()),
@@ -196,13 +229,18 @@ fn assignment(line: &str) -> Option<(&str, &str, &str)> {
     None
 }
 
-fn parse(text: &str) -> Makefile {
+fn parse(text: &str, environment: &[(String, String, String)]) -> Makefile {
     let mut makefile = Makefile {
-        vars: HashMap::new(),
+        vars: environment
+            .iter()
+            .map(|(name, value, _)| (name.clone(), value.clone()))
+            .collect(),
         lines: HashMap::new(),
         strips_v: HashMap::new(),
         rules: Vec::new(),
+        beaten: Vec::new(),
     };
+    let mut assigned: HashSet<String> = HashSet::new();
     for (number, line) in logical_lines(text) {
         if let Some(command) = line.strip_prefix('\t') {
             if let Some(rule) = makefile.rules.last_mut() {
@@ -227,6 +265,14 @@ fn parse(text: &str) -> Makefile {
             if !keeps_first || !makefile.lines.contains_key(name) {
                 makefile.lines.insert(name.to_string(), number);
             }
+            if op == "?=" {
+                if !assigned.contains(name) && environment.iter().any(|(n, _, _)| n == name) {
+                    makefile.beaten.push((name.to_string(), number));
+                }
+            } else if op != "+=" {
+                makefile.beaten.retain(|(n, _)| n != name);
+            }
+            assigned.insert(name.to_string());
             match op {
                 "?=" => {
                     makefile
@@ -265,6 +311,36 @@ fn parse(text: &str) -> Makefile {
 }
 
 impl Makefile {
+    /// Files the rules write: a target that is a path (`config/default/image_patch.yaml:`),
+    /// or the file a recipe line redirects into (`… > config/default/image_patch.yaml`), each
+    /// with the target that writes it and the line.
+    fn writers(&self) -> Vec<(String, String, usize)> {
+        let none = BTreeMap::new();
+        let mut found: Vec<(String, String, usize)> = Vec::new();
+        for rule in &self.rules {
+            let Some(targets) = self.expand(&rule.targets, &none) else {
+                continue;
+            };
+            for target in targets.split_whitespace() {
+                let line = rule.recipe.first().map_or(0, |(n, _)| *n);
+                if target.contains('/') && target.contains('.') {
+                    found.push((clean(target), target.to_string(), line));
+                }
+                for (number, command) in &rule.recipe {
+                    let words = words(command);
+                    for pair in words.windows(2) {
+                        if matches!(pair[0].as_str(), ">" | ">>")
+                            && let Some(file) = self.expand(&pair[1], &none)
+                        {
+                            found.push((clean(&file), target.to_string(), *number));
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// `text` with its variables expanded; `None` when a value cannot be known (an unset
     /// variable, a make function).
     fn expand(&self, text: &str, overrides: &BTreeMap<String, String>) -> Option<String> {
@@ -373,6 +449,22 @@ impl Makefile {
             let Some(first) = words.first() else {
                 continue;
             };
+            // `… > $(RELEASE_DIR)/metadata.yaml`: written at release time, not copied.
+            let redirected = words.windows(2).find_map(|w| {
+                let path = match w[0].as_str() {
+                    ">" | ">>" => w[1].as_str(),
+                    word => word.strip_prefix('>').filter(|p| !p.is_empty())?,
+                };
+                path.ends_with("metadata.yaml").then_some(path)
+            });
+            if let Some(path) = redirected
+                && recipe.writes_metadata.is_none()
+            {
+                let written = self
+                    .expand(path, overrides)
+                    .unwrap_or_else(|| path.to_string());
+                recipe.writes_metadata = Some((target.to_string(), number, clean(&written)));
+            }
             if first == "cd" {
                 cd = words.get(1).and_then(|dir| self.expand(dir, overrides));
                 continue;
@@ -682,6 +774,34 @@ pub(super) fn strip_tag(image: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_environment_beats_a_default_only() {
+        let text = "REGISTRY ?= localhost:5000\nTAG := dev\nIMG ?= $(REGISTRY)/manager\nrelease:\n\t$(MAKE) set-manifest-image MANIFEST_IMG=$(IMG) MANIFEST_TAG=$(TAG)\n";
+        let environment = [
+            (
+                "REGISTRY".to_string(),
+                "ghcr.io/acme".to_string(),
+                "w.yaml:3".to_string(),
+            ),
+            ("TAG".to_string(), "v9".to_string(), "w.yaml:4".to_string()),
+        ];
+        let recipe = release_recipe_in(text, &environment);
+        assert_eq!(recipe.images, [("ghcr.io/acme/manager".to_string(), 5)]);
+        assert_eq!(
+            recipe.from_environment,
+            [(
+                "REGISTRY".to_string(),
+                "ghcr.io/acme".to_string(),
+                "w.yaml:3".to_string(),
+                1
+            )]
+        );
+        assert_eq!(
+            release_recipe(text).images,
+            [("localhost:5000/manager".to_string(), 5)]
+        );
+    }
 
     #[test]
     fn follows_make_calls_with_their_variables() {

@@ -33,10 +33,12 @@
 
 mod builtin;
 pub mod gitignore;
+mod goreleaser;
 mod images;
 mod kustomize;
 mod makefile;
 mod providers;
+mod release_flow;
 mod remote;
 mod render;
 pub mod repository;
@@ -54,6 +56,11 @@ use repository::Repository;
 
 /// Where the GitHub workflow is written.
 pub const GITHUB_WORKFLOW_PATH: &str = ".github/workflows/capkg-release.yaml";
+/// Where the job that calls capkg's release from a workflow pushing its own tag is written, to
+/// be pasted into that workflow by its maintainer (init never edits a workflow).
+pub const CALL_SNIPPET_PATH: &str = ".github/capkg-release-call.yaml";
+/// Where the workflow promoting a draft release is written, for a repository that drafts.
+pub const GITHUB_PROMOTE_PATH: &str = ".github/workflows/capkg-promote.yaml";
 /// Where the GitLab job is written; `.gitlab-ci.yml` includes it when the repository has none.
 pub const GITLAB_JOB_PATH: &str = ".gitlab/capkg-release.gitlab-ci.yml";
 /// The release folder `capkg assemble` writes, which git should not track.
@@ -95,12 +102,46 @@ pub struct Detected {
     pub prepare: Vec<(String, String)>,
     /// Proposed `images:` pins.
     pub images: Vec<Image>,
+    /// How the release starts (a tag push, or a workflow pushing its own tag), whether it drafts
+    /// and whether its images are built beside it.
+    pub release: ReleaseProcess,
     /// What was found and where, one line each.
     pub found: Vec<String>,
     /// What was not found, or found but not usable as it is, one line each.
     pub missing: Vec<String>,
     /// What was skipped: outside the repository, not a regular file, too large; one line each.
     pub notes: Vec<String>,
+}
+
+/// What the repository's workflows say about its release process.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReleaseProcess {
+    /// The workflow that pushes the release tag itself, which calls capkg's release.
+    pub caller: Option<Caller>,
+    /// `file:line` where a release is created as a draft: capkg offers draft-then-promote.
+    pub draft: Option<String>,
+    /// Where images are built beside the release (`file:line`, or why): capkg waits for them.
+    pub images_beside: Option<String>,
+}
+
+/// A workflow that pushes the release tag itself (not triggered by it): capkg's release is a
+/// job of it, calling the reusable workflow init writes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Caller {
+    /// The workflow, relative to the root (`.github/workflows/release.yaml`).
+    pub file: String,
+    /// The id of the job that pushes the tag, and the line where it does.
+    pub tag_job: String,
+    pub tag_line: usize,
+    /// The expression naming the tag (`needs.push_release_tags.outputs.release_tag`), when the
+    /// tag job has an output for it.
+    pub version: Option<String>,
+    /// Jobs of the workflow that build or push images: capkg's job `needs:` them.
+    pub image_jobs: Vec<String>,
+    /// Columns before that workflow's job keys.
+    pub indent: usize,
+    /// The id for capkg's job, one the workflow does not use yet.
+    pub job_id: String,
 }
 
 /// One provider of the release.
@@ -169,11 +210,24 @@ pub fn detect(start: &Path) -> std::io::Result<Detected> {
         ));
     }
     remote::detect_forge(&repo, &mut detected, in_git);
+    let owner_name = match &detected.forge {
+        Forge::GitHub(path) => Some(path.clone()),
+        _ => None,
+    };
+    let pipelines = workflows::existing_releases(
+        &repo,
+        &[GITHUB_WORKFLOW_PATH, GITHUB_PROMOTE_PATH],
+        owner_name.as_deref(),
+    );
     let recipe = repo
         .read(Path::new("Makefile"), "")
-        .map(|text| makefile::release_recipe(&text))
+        .map(|text| makefile::release_recipe_in(&text, &pipelines.environment))
         .unwrap_or_default();
-    let pipelines = workflows::existing_releases(&repo, GITHUB_WORKFLOW_PATH);
+    for (name, value, evidence, line) in &recipe.from_environment {
+        detected.found.push(format!(
+            "{name}={value} from the release workflow's env ({evidence}), over the Makefile's default (Makefile:{line})"
+        ));
+    }
     let tag_without_v = recipe
         .tag_without_v
         .map(|line| format!("Makefile:{line}"))
@@ -185,7 +239,10 @@ pub fn detect(start: &Path) -> std::io::Result<Detected> {
     providers::detect_providers(&repo, &mut detected, &recipe, &release);
     templates::detect_metadata(&repo, &mut detected, &recipe);
     templates::detect_templates(&repo, &mut detected, &recipe);
-    detected.notes.splice(0..0, pipelines.notes);
+    let mut notes = pipelines.notes;
+    release_flow::describe(&pipelines.process, &mut notes);
+    detected.release = pipelines.process;
+    detected.notes.splice(0..0, notes);
     detected.notes.extend(repo.notes());
     Ok(detected)
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::images::{ReleaseImages, propose_images};
+use super::render::workflow_safe_target;
 use super::repository::Repository;
 use super::{Components, Detected, Forge, NOT_RELEASED, Provider, builtin, kustomize, makefile};
 use crate::provider::{CORE_PROVIDER_NAME, FileRole, ProviderType};
@@ -163,7 +164,32 @@ pub(super) fn detect_providers(
         detected.missing.push(
             "components: no kustomization at config/default, */config/default or */*/config/default, and none built by the Makefile's release target".to_string(),
         );
-        detected.providers.push(Provider::default());
+        // The repository may still be one clusterctl lists (a runtime extension built from a
+        // Helm chart): its name and type are known even when its components are not.
+        let owner_name = match &detected.forge {
+            Forge::GitHub(path) => Some(path.as_str()),
+            _ => None,
+        };
+        let listed = detected.repository.as_deref().and_then(|repository| {
+            let t = builtin::only_type(owner_name, repository)?;
+            builtin::built_in(owner_name, repository, t).map(|entry| (t, entry))
+        });
+        let provider = match listed {
+            Some((t, (listed, name, line))) => {
+                detected.found.push(format!(
+                    "{}: clusterctl's built-in provider list names {listed} `{name}` ({t}), {}:{line}; its components command is still to be filled in",
+                    t.manifest_label(name),
+                    builtin::SOURCE
+                ));
+                Provider {
+                    name: Some(name.to_string()),
+                    provider_type: Some(t),
+                    components: Vec::new(),
+                }
+            }
+            None => Provider::default(),
+        };
+        detected.providers.push(provider);
         return;
     }
     let convention = detected
@@ -178,6 +204,7 @@ pub(super) fn detect_providers(
     let mut manager_images: Vec<kustomize::Container> = Vec::new();
     for candidate in candidates {
         let tree = kustomize::read(repo, &candidate.dir);
+        generated_inputs(detected, recipe, &candidate.dir, &tree.absent);
         let mut provider_type = candidate.output.as_ref().map(|(t, _, _)| *t);
         let mut name = None;
         let mut identity = candidate.origin.clone();
@@ -223,6 +250,15 @@ pub(super) fn detect_providers(
                     );
                 }
             }
+        }
+        if provider_type.is_none()
+            && let Some(repository) = detected.repository.as_deref()
+            && let Some(listed_type) = builtin::only_type(owner_name, repository)
+        {
+            provider_type = Some(listed_type);
+            identity = format!(
+                "type {listed_type}: clusterctl's built-in provider list has `{repository}` as {listed_type} only; {identity}"
+            );
         }
         if let Some(t) = provider_type
             && let Some(repository) = detected.repository.as_deref()
@@ -325,6 +361,41 @@ pub(super) fn detect_providers(
         .providers
         .sort_by_key(|p| (p.provider_type.is_none(), p.provider_type, p.name.clone()));
     propose_images(detected, recipe, &manager_images, release);
+}
+
+/// Files a kustomization lists that a make step writes (`config/default/image_patch.yaml`, not
+/// committed): that step runs before `capkg release` in the CI file, as the Makefile's release
+/// runs it before building; a listed file nothing writes is said, since kustomize refuses it.
+fn generated_inputs(
+    detected: &mut Detected,
+    recipe: &makefile::ReleaseRecipe,
+    dir: &str,
+    absent: &[(String, String)],
+) {
+    for (file, listed_in) in absent {
+        let writer = recipe
+            .writers
+            .iter()
+            .find(|(written, _, _)| written == file);
+        match writer {
+            Some((_, target, line)) if workflow_safe_target(target).is_ok() => {
+                detected.notes.push(format!(
+                    "components: {listed_in} lists {file}, which is not in the repository: `make {target}` writes it (Makefile:{line}); the release job runs it before `capkg release`, and `capkg assemble` needs it run first locally too"
+                ));
+                match detected.prepare.iter_mut().find(|(t, _)| t == target) {
+                    Some((_, what)) => what.push_str(&format!(", {file}")),
+                    None => detected.prepare.push((target.clone(), file.clone())),
+                }
+            }
+            Some((_, target, line)) => detected.notes.push(format!(
+                "components: {listed_in} lists {file}, written by the make target `{}` (Makefile:{line}), whose name capkg writes into no workflow: run it before `capkg release` by hand",
+                target.escape_debug()
+            )),
+            None => detected.missing.push(format!(
+                "components: {listed_in} lists {file}, which is not in the repository and no make target writes: `kubectl kustomize {dir}` fails until it exists"
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

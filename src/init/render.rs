@@ -10,10 +10,16 @@
 
 use std::path::PathBuf;
 
-use super::{Detected, Forge, GITHUB_WORKFLOW_PATH, GITLAB_JOB_PATH, OUTPUT_DIR, Provider};
+use super::{
+    CALL_SNIPPET_PATH, Caller, Detected, Forge, GITHUB_PROMOTE_PATH, GITHUB_WORKFLOW_PATH,
+    GITLAB_JOB_PATH, OUTPUT_DIR, Provider,
+};
 
 const CAPKG_YAML: &str = include_str!("../../templates/capkg.yaml");
 const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-release.yaml");
+/// capkg's release as a reusable workflow, for a repository whose workflow pushes the tag.
+const GITHUB_CALLED: &str = include_str!("../../templates/github-release-called.yaml");
+const GITHUB_PROMOTE: &str = include_str!("../../templates/github-promote.yaml");
 const GITLAB_JOB: &str = include_str!("../../templates/gitlab-ci.yml");
 
 /// The commit of capkg's repository its release `v{version}` was built from, when this build
@@ -225,6 +231,62 @@ fn prepare_steps(detected: &Detected) -> String {
         .collect()
 }
 
+/// What `capkg release` adds to its arguments for this repository's process: a draft first
+/// where the repository drafts (the promote workflow checks the images later), else a bounded
+/// wait for images built beside the release.
+fn release_flags(detected: &Detected) -> String {
+    match (&detected.release.draft, &detected.release.images_beside) {
+        (Some(_), _) => " --draft".to_string(),
+        (None, Some(_)) => format!(" --wait-for-images {}", super::release_flow::IMAGE_WAIT),
+        (None, None) => String::new(),
+    }
+}
+
+/// The job to paste into the workflow that pushes the tag: it calls capkg's reusable workflow
+/// with that tag, after the tag job and the image jobs. Ids were checked plain at detection
+/// ([`super::release_flow`]), so the `${{ }}` expression is made of nothing else.
+fn call_snippet(caller: &Caller, images_beside: bool) -> String {
+    let indent = " ".repeat(caller.indent);
+    let needs: Vec<&str> = std::iter::once(caller.tag_job.as_str())
+        .chain(caller.image_jobs.iter().map(String::as_str))
+        .collect();
+    let after = if caller.image_jobs.is_empty() {
+        if images_beside {
+            " (capkg waits for the images, which are built elsewhere)"
+        } else {
+            ""
+        }
+    } else {
+        " and its images are built"
+    };
+    let version = match &caller.version {
+        Some(expression) => format!("${{{{ {expression} }}}}"),
+        None => format!(
+            "\"TODO: the tag this workflow pushes (an output of its job {})\"",
+            caller.tag_job
+        ),
+    };
+    format!(
+        "# The job that runs capkg's release from {file}, which pushes the release tag itself\n\
+         # (line {line}): a tag pushed with a workflow's token starts no other workflow. Paste it\n\
+         # under that workflow's `jobs:`, then delete this file; it calls {called} once the\n\
+         # tag is pushed{after}. Written by `capkg init`, which never edits a workflow.\n\
+         {indent}{id}:\n\
+         {indent}  name: capkg release\n\
+         {indent}  needs: [{needs}]\n\
+         {indent}  permissions:\n\
+         {indent}    contents: write # the called job creates the release of the tag and uploads its files\n\
+         {indent}  uses: ./{called}\n\
+         {indent}  with:\n\
+         {indent}    version: {version}\n",
+        file = comment(&caller.file),
+        line = caller.tag_line,
+        called = GITHUB_WORKFLOW_PATH,
+        id = caller.job_id,
+        needs = needs.join(", "),
+    )
+}
+
 /// The comment above capkg's step and the reference after `uses: capkg/capkg@`.
 fn action_lines(pin: ActionPin<'_>, version: &str) -> (String, String) {
     match pin {
@@ -271,13 +333,37 @@ pub fn render_pinned(detected: &Detected, pin: ActionPin<'_>) -> Vec<(PathBuf, S
             .replace("{{{prepare}}}", &prepare_steps(detected))
             .replace("{{{action_note}}}", &action_note)
             .replace("{{{action_ref}}}", &action_ref)
+            .replace("{{{release_flags}}}", &release_flags(detected))
+            .replace("{{{snippet}}}", CALL_SNIPPET_PATH)
+            .replace(
+                "{{{caller}}}",
+                &detected
+                    .release
+                    .caller
+                    .as_ref()
+                    .map_or_else(String::new, |c| comment(&c.file)),
+            )
             // The CI files pin capkg's action and image to the capkg that wrote them.
             .replace("{{{version}}}", version)
     };
     let mut files = vec![(PathBuf::from(crate::config::FILE_NAME), fill(CAPKG_YAML))];
     match &detected.forge {
         Forge::GitHub(_) => {
-            files.push((PathBuf::from(GITHUB_WORKFLOW_PATH), fill(GITHUB_WORKFLOW)))
+            match &detected.release.caller {
+                // A workflow pushes the tag: no workflow on tags (it would never run), capkg's
+                // release called from that workflow instead.
+                Some(caller) => {
+                    files.push((PathBuf::from(GITHUB_WORKFLOW_PATH), fill(GITHUB_CALLED)));
+                    files.push((
+                        PathBuf::from(CALL_SNIPPET_PATH),
+                        call_snippet(caller, detected.release.images_beside.is_some()),
+                    ));
+                }
+                None => files.push((PathBuf::from(GITHUB_WORKFLOW_PATH), fill(GITHUB_WORKFLOW))),
+            }
+            if detected.release.draft.is_some() {
+                files.push((PathBuf::from(GITHUB_PROMOTE_PATH), fill(GITHUB_PROMOTE)));
+            }
         }
         Forge::GitLab(_) => {
             files.push((PathBuf::from(GITLAB_JOB_PATH), fill(GITLAB_JOB)));

@@ -10,6 +10,9 @@ use super::repository::Repository;
 use super::{Detected, NOT_RELEASED, OUTPUT_DIR, makefile};
 use crate::provider::{FileRole, ProviderType};
 
+/// Where some providers keep metadata.yaml instead of the root.
+const CONFIG_METADATA: &str = "config/metadata.yaml";
+
 pub(super) fn detect_metadata(
     repo: &Repository,
     detected: &mut Detected,
@@ -28,9 +31,33 @@ pub(super) fn detect_metadata(
     } else if repo.is_file(Path::new("metadata.yaml"), "") {
         detected.found.push("metadata: metadata.yaml".to_string());
         detected.metadata = Some("metadata.yaml".to_string());
+    } else if repo.is_file(Path::new(CONFIG_METADATA), "") {
+        detected.found.push(format!("metadata: {CONFIG_METADATA}"));
+        detected.metadata = Some(CONFIG_METADATA.to_string());
+    } else if let Some((target, line, written)) = &recipe.writes_metadata
+        && !written.starts_with(&format!("{OUTPUT_DIR}/"))
+        && !written.starts_with('/')
+        && !written.split('/').any(|part| part == "..")
+        && workflow_safe_target(target).is_ok()
+    {
+        detected.found.push(format!(
+            "metadata: {written}, written at release time by `make {target}` (Makefile:{line}); the release job runs that step before `capkg release`"
+        ));
+        detected.notes.push(format!(
+            "metadata: {written} is made by `make {target}` (Makefile:{line}): run it before `capkg assemble` locally too"
+        ));
+        detected.metadata = Some(written.clone());
+        match detected.prepare.iter_mut().find(|(t, _)| t == target) {
+            Some((_, what)) => what.push_str(&format!(", {written}")),
+            None => detected.prepare.push((target.clone(), written.clone())),
+        }
+    } else if let Some((target, line, written)) = &recipe.writes_metadata {
+        detected.missing.push(format!(
+            "metadata: the Makefile's release writes {written} at release time (`make {target}`, Makefile:{line}); capkg reads a metadata.yaml kept in the repository: commit the file that step writes (clusterctl needs one per release) and set `metadata:` to it"
+        ));
     } else {
         detected.missing.push(
-            "metadata: no metadata.yaml at the repository root (clusterctl needs one per release)"
+            "metadata: no metadata.yaml at the repository root or in config/ (clusterctl needs one per release)"
                 .to_string(),
         );
     }
@@ -236,9 +263,35 @@ fn copied_globs(
             .into_iter()
             .filter(|name| glob_matches(pattern, name))
             .collect();
-        let shown = match &names[..] {
+        // A wider glob (`templates/*.yaml`) still ships clusterctl's templates among others.
+        let kept: BTreeSet<String> = names.iter().cloned().collect();
+        let clusterctl = template_patterns(&kept);
+        for proposed in &clusterctl {
+            globbed.push((
+                format!("{folder}/{proposed}"),
+                format!(
+                    "the Makefile's release copies {}, Makefile:{}",
+                    copy.from, copy.line
+                ),
+            ));
+        }
+        let others: Vec<&String> = names
+            .iter()
+            .filter(|name| !clusterctl.iter().any(|p| glob_matches(p, name)))
+            .collect();
+        if !clusterctl.is_empty() && others.is_empty() {
+            return;
+        }
+        let shown = match &others[..] {
             [] => String::new(),
-            names => format!(" ({})", names.join(", ")),
+            names => format!(
+                " ({})",
+                names
+                    .iter()
+                    .map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         detected.notes.push(format!(
             "templates: the Makefile's release also ships {}{shown}, Makefile:{}; capkg publishes only components, metadata.yaml, cluster-template*.yaml and clusterclass-*.yaml: rename them to those names (git mv) to release them, or attach them to the release another way",

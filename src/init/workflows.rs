@@ -37,60 +37,83 @@ pub(super) struct Pipelines {
     pub notes: Vec<String>,
     /// `file:line` where one writes the version without its `v` (`${VERSION//v}`), as image tags.
     pub tag_without_v: Option<String>,
+    /// How the release starts and ends (tag push or a workflow pushing its tag, drafts,
+    /// images built beside).
+    pub process: super::ReleaseProcess,
+    /// The plain `env:` variables of the release workflows, `(name, value, file:line)`: what
+    /// the Makefile they run sees.
+    pub environment: Vec<(String, String, String)>,
     /// Images (`registry.host/path`, no tag) the pipelines name on a line about images, with
     /// their `file:line`: where the release pushes, for a manager image with a development name.
     pub pushed_images: Vec<(String, String)>,
 }
 
 /// The pipelines of the repository triggered by version tags, other than `own`.
-pub(super) fn existing_releases(repo: &Repository, own: &str) -> Pipelines {
+pub(super) fn existing_releases(
+    repo: &Repository,
+    own: &[&str],
+    owner_name: Option<&str>,
+) -> Pipelines {
     let mut pipelines = Pipelines::default();
     let mut files: Vec<String> = repo
         .file_names(Path::new(WORKFLOWS))
         .into_iter()
         .filter(|name| name.ends_with(".yaml") || name.ends_with(".yml"))
         .map(|name| format!("{WORKFLOWS}/{name}"))
-        .filter(|path| path != own)
+        .filter(|path| !own.contains(&path.as_str()))
         .collect();
     files.push(".gitlab-ci.yml".to_string());
+    let mut tag_workflows = 0;
     for file in files {
         let Some(text) = repo.read(Path::new(&file), "") else {
             continue;
         };
+        let publishes = found_in(&text, &PUBLISHES);
+        let images = found_in(&text, &BUILDS_IMAGES);
         let Some(line) = tag_trigger(&text) else {
-            // OpenStack's: publishes on another trigger and pushes the tag itself, with the
-            // workflow's token, which starts no other workflow (capkg's on tags never runs).
-            if let Some((word, at)) = found_in(&text, &PUBLISHES).first()
-                && let Some((_, tag_at)) = found_in(&text, &["git tag"]).first()
-            {
-                pipelines.notes.push(format!(
-                    "existing release pipeline {file} creates the tag itself (`git tag`, line {tag_at}) and publishes ({word}, line {at}) on another trigger: a tag it pushes with the workflow's token starts no other workflow, so capkg's tag-triggered workflow would not run; call `capkg release --version <tag>` in that workflow in place of its publishing step"
-                ));
+            let github = file.starts_with(WORKFLOWS);
+            if github && pipelines.process.caller.is_none() {
+                let image_lines = lines_with(&text, &BUILDS_IMAGES);
+                match super::release_flow::caller(&text, &file, &image_lines) {
+                    Ok(Some(caller)) => {
+                        if let Some((word, at)) = publishes.first() {
+                            pipelines.notes.push(format!(
+                                "existing release pipeline {file} publishes the release ({word}, line {at}): retire that step once capkg's job publishes it, or the two race on the tag"
+                            ));
+                        }
+                        if let Some(at) = super::release_flow::draft_line(&text) {
+                            pipelines
+                                .process
+                                .draft
+                                .get_or_insert(format!("{file}:{at}"));
+                        }
+                        read_image_tags(&text, &file, &mut pipelines);
+                        add_environment(&text, &file, owner_name, &mut pipelines);
+                        pipelines.process.caller = Some(caller);
+                    }
+                    Ok(None) => {}
+                    Err(refused) => pipelines.notes.push(refused),
+                }
             }
             continue;
         };
-        if pipelines.tag_without_v.is_none()
-            && let Some(at) = image_tag_without_v(&text)
-        {
-            pipelines.tag_without_v = Some(format!("{file}:{}", at + 1));
-        }
-        for (at, line) in text.lines().enumerate() {
-            let lower = line.to_ascii_lowercase();
-            if line.trim_start().starts_with('#')
-                || !(lower.contains("image") || line.contains("IMG"))
-            {
-                continue;
+        if file.starts_with(WORKFLOWS) {
+            tag_workflows += 1;
+            add_environment(&text, &file, owner_name, &mut pipelines);
+            if let Some(at) = super::release_flow::draft_line(&text) {
+                pipelines
+                    .process
+                    .draft
+                    .get_or_insert(format!("{file}:{at}"));
             }
-            for image in registry_images(line) {
-                if !pipelines.pushed_images.iter().any(|(i, _)| *i == image) {
-                    pipelines
-                        .pushed_images
-                        .push((image, format!("{file}:{}", at + 1)));
-                }
+            if let Some((word, at)) = images.first() {
+                pipelines
+                    .process
+                    .images_beside
+                    .get_or_insert(format!("{file}:{at}, {word}, on the same tag"));
             }
         }
-        let publishes = found_in(&text, &PUBLISHES);
-        let images = found_in(&text, &BUILDS_IMAGES);
+        read_image_tags(&text, &file, &mut pipelines);
         let retire = match publishes.first() {
             Some((word, at)) => format!(
                 "retire its release publishing ({word}, line {at}) once capkg releases, or the two race on the tag"
@@ -108,7 +131,128 @@ pub(super) fn existing_releases(repo: &Repository, own: &str) -> Pipelines {
             "existing release pipeline {file}:{line} runs on version tags: {retire}{keep}"
         ));
     }
+    if let Some(goreleaser) = super::goreleaser::read(repo) {
+        let file = &goreleaser.file;
+        if pipelines.tag_without_v.is_none()
+            && let Some(at) = goreleaser.tag_without_v
+        {
+            pipelines.tag_without_v =
+                Some(format!("{file}:{at} (goreleaser's {{{{ .Version }}}})"));
+        }
+        for (image, at) in &goreleaser.images {
+            if !pipelines.pushed_images.iter().any(|(i, _)| i == image) {
+                pipelines
+                    .pushed_images
+                    .push((image.clone(), format!("{file}:{at}")));
+            }
+        }
+        for (written, published, at) in &goreleaser.made_at_release {
+            pipelines.notes.push(format!(
+                "goreleaser's `before:` hook writes {written} at release time ({file}:{at}) and publishes it as {published}: capkg builds the release from the repository, so point capkg.yaml at what that step reads or run it before `capkg release` and point capkg.yaml at {written}"
+            ));
+        }
+        if let Some((image, at)) = goreleaser.images.first()
+            && tag_workflows > 0
+        {
+            pipelines.process.images_beside.get_or_insert(format!(
+                "{file}:{at}, goreleaser pushes {image} when the tag's workflow runs it"
+            ));
+        }
+        if goreleaser.publishes {
+            pipelines.notes.push(format!(
+                "goreleaser ({file}) also creates the GitHub release of the tag (its `release:` section, on by default): capkg and it race on that release; keep goreleaser for binaries and images and turn its release off (`release: disable: true`), or let capkg's release run after it"
+            ));
+        }
+    }
+    // A tag a workflow pushes starts no workflow on tags: the images are its jobs' (needed by
+    // capkg's job) or built outside GitHub's workflows once the tag exists.
+    if let Some(caller) = &pipelines.process.caller {
+        pipelines.process.images_beside =
+            (caller.image_jobs.is_empty() && pipelines.process.draft.is_none()).then(|| {
+                format!(
+                    "no job of {} builds them, so they are built elsewhere once the tag is pushed",
+                    caller.file
+                )
+            });
+    }
     pipelines
+}
+
+/// The plain `env:` variables of a release workflow, the first setting of each kept.
+fn add_environment(text: &str, file: &str, owner_name: Option<&str>, pipelines: &mut Pipelines) {
+    for variable in super::release_flow::workflow_env(text, file, owner_name) {
+        if !pipelines
+            .environment
+            .iter()
+            .any(|(n, _, _)| *n == variable.0)
+        {
+            pipelines.environment.push(variable);
+        }
+    }
+}
+
+/// What a release pipeline says about its images: where it drops the tag's `v` for them (a
+/// shell step, docker/metadata-action's `type=semver,pattern={{version}}`, goreleaser's
+/// `{{ .Version }}`), and the images with a registry it names on lines about images.
+fn read_image_tags(text: &str, file: &str, pipelines: &mut Pipelines) {
+    if pipelines.tag_without_v.is_none()
+        && let Some(at) = image_tag_without_v(text).or_else(|| metadata_action_without_v(text))
+    {
+        pipelines.tag_without_v = Some(format!("{file}:{}", at + 1));
+    }
+    for (at, line) in text.lines().enumerate() {
+        let lower = line.to_ascii_lowercase();
+        if line.trim_start().starts_with('#') || !(lower.contains("image") || line.contains("IMG"))
+        {
+            continue;
+        }
+        for image in registry_images(line) {
+            if !pipelines.pushed_images.iter().any(|(i, _)| *i == image) {
+                pipelines
+                    .pushed_images
+                    .push((image, format!("{file}:{}", at + 1)));
+            }
+        }
+    }
+}
+
+/// The 0-based line where docker/metadata-action tags images with the version without its `v`
+/// (`type=semver,pattern={{version}}`: semver's normalised version), when none of its tags is
+/// the git tag itself (`type=ref,event=tag`, `pattern={{raw}}`, `pattern=v{{version}}`, or no
+/// `tags:` at all, whose defaults hold `type=ref,event=tag`).
+fn metadata_action_without_v(text: &str) -> Option<usize> {
+    if !text.contains("docker/metadata-action") {
+        return None;
+    }
+    let mut without_v = None;
+    for (at, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        let keeps_tag = compact.contains("type=ref,event=tag")
+            || (compact.contains("type=semver")
+                && (compact.contains("{{raw}}") || compact.contains("pattern=v{{version}}")));
+        if keeps_tag {
+            return None;
+        }
+        if compact.contains("type=semver") && compact.contains("pattern={{version}}") {
+            without_v.get_or_insert(at);
+        }
+    }
+    without_v
+}
+
+/// The 1-based lines of every non-comment line holding one of `needles`.
+fn lines_with(text: &str, needles: &[&str]) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            !line.trim_start().starts_with('#') && needles.iter().any(|n| line.contains(n))
+        })
+        .map(|(at, _)| at + 1)
+        .collect()
 }
 
 /// The 1-based line of a version-tag trigger: GitHub's `tags:` with a `v…` pattern (inline or
@@ -272,11 +416,18 @@ mod tests {
         )
         .unwrap();
         let repo = Repository::new(dir.path()).unwrap();
-        let notes = existing_releases(&repo, "x").notes;
-        assert_eq!(notes.len(), 1, "{notes:?}");
+        let pipelines = existing_releases(&repo, &["x"], None);
+        assert_eq!(pipelines.notes.len(), 1, "{:?}", pipelines.notes);
         assert!(
-            notes[0].contains("(`git tag`, line 7) and publishes (gh release create, line 8)"),
-            "{notes:?}"
+            pipelines.notes[0].contains("publishes the release (gh release create, line 8)"),
+            "{:?}",
+            pipelines.notes
+        );
+        let caller = pipelines.process.caller.expect("the workflow tagging");
+        assert_eq!((caller.tag_job.as_str(), caller.tag_line), ("r", 7));
+        assert!(
+            pipelines.process.images_beside.is_some(),
+            "no job builds images and none drafts: they are built elsewhere"
         );
     }
 

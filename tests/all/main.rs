@@ -29,6 +29,7 @@ mod hostile_previous;
 mod hostile_secrets;
 mod hostile_yaml;
 mod images_waivers;
+mod init_release_workflows;
 mod init_repos;
 mod init_scaffold;
 mod layering;
