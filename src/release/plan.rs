@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 use super::assembly::{Assembled, Assembler};
+use super::attest::{self, Attestation};
 use super::error::Error;
 use super::tags::{self, GitTags, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
@@ -49,6 +50,8 @@ pub(crate) struct ReleasePlan {
     pub image_check: ImageCheck,
     /// The release to compare with, at each target.
     pub previous: Previous,
+    /// The provenance statement among [`ReleasePlan::files`], what it says.
+    pub attestation: Option<Attestation>,
 }
 
 impl ReleasePlan {
@@ -87,6 +90,23 @@ impl ReleasePlan {
                 ),
             },
         ];
+        if let Some(attestation) = &self.attestation {
+            phases.push(Phase {
+                phase: PhaseKind::Attest,
+                network: false,
+                what: format!(
+                    "`{}`: in-toto statement with SLSA provenance over {} file(s), built by {}{}; unsigned",
+                    attestation.file,
+                    attestation.subjects,
+                    attestation.builder,
+                    attestation
+                        .commit
+                        .as_deref()
+                        .map(|c| format!(" from commit {c}"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
         if let ImageCheck::On = self.image_check {
             phases.push(Phase {
                 phase: PhaseKind::Check,
@@ -144,6 +164,7 @@ impl ReleasePlan {
 pub(crate) enum PhaseKind {
     Assemble,
     Check,
+    Attest,
     Compare,
     Publish,
     Verify,
@@ -154,6 +175,7 @@ impl std::fmt::Display for PhaseKind {
         f.write_str(match self {
             PhaseKind::Assemble => "assemble",
             PhaseKind::Check => "check",
+            PhaseKind::Attest => "attest",
             PhaseKind::Compare => "compare",
             PhaseKind::Publish => "publish",
             PhaseKind::Verify => "verify",
@@ -183,7 +205,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
     let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
     warnings.extend(assembled.findings_note.clone());
     let Assembled {
-        files: release_files,
+        files: mut release_files,
         mut diagnostics,
         providers,
         parts,
@@ -235,6 +257,13 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         });
     }
 
+    // The statement names every file, so it is made last and published with them.
+    let attestation = attest::attest(settings, &version.version, &release_files).map(
+        |(statement, attestation)| {
+            release_files.push(statement);
+            attestation
+        },
+    );
     let release = ReleaseDir::with_providers(
         &settings.root,
         version.version.clone(),
@@ -269,6 +298,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         images,
         image_check: settings.images.clone(),
         previous: settings.previous.clone(),
+        attestation,
     })
 }
 
