@@ -1355,7 +1355,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --version --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --max-wait --require-provenance --rebuild --repository --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1382,6 +1382,10 @@ _capkg() {
                     return 0
                     ;;
                 --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repository)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

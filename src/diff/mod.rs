@@ -356,6 +356,7 @@ pub(crate) async fn read(
             version: request.version.clone(),
             check_images: false,
             skip_checks: true,
+            provenance: verify::provenance::Requirement::WhenPresent,
         },
         settings,
         services,

@@ -271,6 +271,8 @@ async fn publish_one(
                 // Looked up before publishing already.
                 check_images: false,
                 skip_checks: false,
+                // The statement is checked when the release has one.
+                provenance: verify::provenance::Requirement::WhenPresent,
             },
             settings,
             run.services.clone(),

@@ -9,7 +9,8 @@
 //!    what needs no network: lint (every rule, for this version; waivers applied), the
 //!    provider's identity (in assembly), `metadata.yaml` has a series for the version, and — in
 //!    a git checkout — every tag `clusterctl upgrade plan` will ask about has one ([`tags`]).
-//!    The plan lists the phases that follow ([`plan::ReleasePlan::phases`]).
+//!    Then **attest** ([`attest`]): the provenance statement over every file, published with
+//!    them. The plan lists the phases that follow ([`plan::ReleasePlan::phases`]).
 //! 2. **Execute** ([`execute`]), the phases in order: check that every image exists; plan at
 //!    every target (each looks at its destination and decides per file; a conflict stops the
 //!    run); **compare** each provider with the release before it at each target ([`compare`]:
@@ -51,7 +52,7 @@
 //!     "version_series": {"name": "release-series", "ok": true, "message": "..."},
 //!     "tags": {"checked": true, "tags": 4, "from_series": "1.0", "uncovered": [], "newer_uncovered": []}
 //!   },
-//!   "phases": [{"phase": "assemble | check | compare | publish | draft | verify", "what": "...", "network": false}],
+//!   "phases": [{"phase": "assemble | check | attest | compare | publish | draft | verify", "what": "...", "network": false}],
 //!   "targets": [{
 //!     "target": "github", "state": "published | drafted | unchanged | planned | failed | not-started",
 //!     "clusterctl_url": "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml",
@@ -73,12 +74,14 @@
 //! URL and verification (`clusterctl_url` and `verify` of a target are the first provider's).
 
 pub(crate) mod assembly;
+mod attest;
 mod compare;
 pub(crate) mod error;
 pub(crate) mod execute;
 pub(crate) mod outcome;
 pub(crate) mod plan;
 pub(crate) mod promote;
+pub(crate) mod rebuild;
 pub(crate) mod tags;
 
 pub(crate) use self::error::Error;

@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 use super::assembly::{Assembled, Assembler};
+use super::attest::{self, Attestation};
 use super::error::Error;
 use super::tags::{self, GitTags, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
@@ -49,6 +50,8 @@ pub(crate) struct ReleasePlan {
     pub image_check: ImageCheck,
     /// The release to compare with, at each target.
     pub previous: Previous,
+    /// The provenance statement among [`ReleasePlan::files`], what it says.
+    pub attestation: Option<Attestation>,
     /// A release, a draft of one, or a draft's promotion.
     pub mode: Mode,
 }
@@ -112,6 +115,23 @@ impl ReleasePlan {
                 ),
             },
         ];
+        if let Some(attestation) = &self.attestation {
+            phases.push(Phase {
+                phase: PhaseKind::Attest,
+                network: false,
+                what: format!(
+                    "`{}`: in-toto statement with SLSA provenance over {} file(s), built by {}{}; unsigned",
+                    attestation.file,
+                    attestation.subjects,
+                    attestation.builder,
+                    attestation
+                        .commit
+                        .as_deref()
+                        .map(|c| format!(" from commit {c}"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
         if self.image_check.is_on() && self.mode != Mode::Draft {
             phases.push(Phase {
                 phase: PhaseKind::Check,
@@ -180,6 +200,7 @@ impl ReleasePlan {
 pub(crate) enum PhaseKind {
     Assemble,
     Check,
+    Attest,
     Compare,
     Publish,
     /// `release --draft`: published where nobody installs from it yet.
@@ -192,6 +213,7 @@ impl std::fmt::Display for PhaseKind {
         f.write_str(match self {
             PhaseKind::Assemble => "assemble",
             PhaseKind::Check => "check",
+            PhaseKind::Attest => "attest",
             PhaseKind::Compare => "compare",
             PhaseKind::Publish => "publish",
             PhaseKind::Draft => "draft",
@@ -222,7 +244,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
     let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
     warnings.extend(assembled.findings_note.clone());
     let Assembled {
-        files: release_files,
+        files: mut release_files,
         mut diagnostics,
         providers,
         parts,
@@ -274,6 +296,13 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         });
     }
 
+    // The statement names every file, so it is made last and published with them.
+    let attestation = attest::attest(settings, &version.version, &release_files).map(
+        |(statement, attestation)| {
+            release_files.push(statement);
+            attestation
+        },
+    );
     let release = ReleaseDir::with_providers(
         &settings.root,
         version.version.clone(),
@@ -309,6 +338,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         image_check: settings.images.clone(),
         previous: settings.previous.clone(),
         mode: Mode::Release,
+        attestation,
     })
 }
 

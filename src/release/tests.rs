@@ -10,7 +10,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::assembly::{Assembled, Assembler};
 use super::outcome::{Stage, Step};
-use super::plan::ReleasePlan;
+use super::plan::{PhaseKind, ReleasePlan};
 use super::*;
 use crate::ci::{CiContext, CiTag};
 use crate::error::Classified;
@@ -259,13 +259,64 @@ fn a_clean_release_is_published_then_left_alone() {
             .unwrap()
             .published
     );
+    // The components, metadata.yaml and the provenance statement over both.
     let uploads = store.uploads();
-    assert_eq!(uploads, 2);
+    assert_eq!(uploads, 3);
 
     let second = block_on(publish(&plan));
     assert_eq!(second.status, Status::Unchanged);
     assert_eq!(store.uploads(), uploads);
     assert_eq!(second.targets[0].state, TargetState::Unchanged);
+}
+
+#[test]
+fn the_plan_attests_every_file_before_publishing() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(dir.path(), METADATA, "v1.2.3");
+    let statement = plan
+        .files
+        .iter()
+        .find(|f| f.name == crate::provenance::STATEMENT_FILE)
+        .expect("the statement is a release file");
+    let parsed = crate::provenance::Parsed::parse(&statement.contents).unwrap();
+    let mut named: Vec<(String, String)> = parsed
+        .subjects
+        .iter()
+        .map(|s| (s.name.clone(), s.sha256.clone()))
+        .collect();
+    named.sort();
+    let mut files: Vec<(String, String)> = plan
+        .files
+        .iter()
+        .filter(|f| f.name != crate::provenance::STATEMENT_FILE)
+        .map(|f| (f.name.clone(), f.sha256.clone()))
+        .collect();
+    files.sort();
+    assert_eq!(named, files);
+    assert_eq!(parsed.version, "v1.2.3");
+    let phases = plan.phases();
+    let attest = phases
+        .iter()
+        .position(|p| p.phase == PhaseKind::Attest)
+        .expect("an attest phase");
+    assert!(!phases[attest].network);
+    assert!(
+        phases[attest].what.contains("unsigned"),
+        "{:?}",
+        phases[attest]
+    );
+    // After the checks, before anything is published.
+    assert!(phases[..attest].iter().any(|p| p.phase == PhaseKind::Check));
+    assert!(
+        phases[attest..]
+            .iter()
+            .all(|p| p.phase != PhaseKind::Assemble)
+    );
+    assert!(
+        phases[attest..]
+            .iter()
+            .any(|p| p.phase == PhaseKind::Publish)
+    );
 }
 
 #[test]

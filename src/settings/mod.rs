@@ -165,6 +165,8 @@ pub(crate) struct Settings {
     pub reading: verify::Settings,
     /// `--previous`, else `previous:`.
     pub previous: Previous,
+    /// Where the release is built, for its provenance statement (`release` only).
+    pub provenance: Option<crate::provenance::Origin>,
 }
 
 impl Settings {
@@ -264,6 +266,7 @@ pub(crate) fn resolve(
             targets: Vec::new(),
             reading,
             previous: Previous::default(),
+            provenance: None,
         });
     }
     apply_source_flags(&mut config, line)?;
@@ -282,6 +285,15 @@ pub(crate) fn resolve(
         .or(config.previous.as_deref())
         .map(Previous::parse)
         .unwrap_or_default();
+    let provenance = match (need, &version) {
+        (Need::Release, Some(version)) => Some(crate::provenance::Origin::gather(
+            config.path.as_deref(),
+            &config.root,
+            &version.version.to_string(),
+            env,
+        )),
+        _ => None,
+    };
     Ok(Settings {
         root: config.root.clone(),
         waivers,
@@ -292,6 +304,7 @@ pub(crate) fn resolve(
         targets,
         reading,
         previous,
+        provenance,
     })
 }
 

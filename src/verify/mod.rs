@@ -27,6 +27,7 @@ mod checks;
 pub(crate) mod images_exist;
 pub(crate) mod latest;
 pub(crate) mod oci;
+pub(crate) mod provenance;
 mod read;
 mod report;
 pub(crate) mod repository;
@@ -67,8 +68,12 @@ pub(crate) struct VerifyRequest {
     /// Look every image the components name up in its registry
     /// ([`crate::verify::images_exist`]); not for folders.
     pub check_images: bool,
-    /// Read only: no lint rules and no series check (`capkg diff` compares what was read).
+    /// Read only: no lint rules, no series or provenance check (`capkg diff` compares what
+    /// was read).
     pub skip_checks: bool,
+    /// `--require-provenance`: the release's provenance statement must be there (it is checked
+    /// whenever it is).
+    pub provenance: provenance::Requirement,
 }
 
 /// A release as read, with what is known of its provider and version: what `capkg diff`

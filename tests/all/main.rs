@@ -40,6 +40,7 @@ mod multi_provider;
 mod oci_e2e;
 mod oci_faults;
 mod output_contract;
+mod provenance;
 mod provider_identity;
 mod publish_fakes;
 mod publish_github;

@@ -789,6 +789,7 @@ fn a_dry_run_to_oci_lists_the_layers_without_the_network() {
         [
             "bootstrap-example-v0.1.0-components.yaml",
             "bootstrap-example-v0.1.0-metadata.yaml",
+            "capkg-provenance.intoto.json",
             "checksums.txt",
             "control-plane-example-v0.1.0-components.yaml",
             "control-plane-example-v0.1.0-metadata.yaml",
