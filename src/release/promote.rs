@@ -89,6 +89,8 @@ pub(crate) fn promotion_plan(
 ) -> Result<ReleasePlan, Error> {
     let mut settings = settings.clone();
     settings.previous = Previous::Skip;
+    // The draft carries the statement made when it was drafted; a new one would name this run.
+    settings.provenance = None;
     let mut planned = plan(&settings, &DraftAssembler { files: drafted })?;
     planned.mode = Mode::Promote;
     Ok(planned)

@@ -681,6 +681,11 @@ impl Target for GitLabTarget {
                     files.push(PublishFile::from_bytes(&entry.name, bytes));
                 }
             }
+            // The provenance statement names checksums.txt, so that list cannot name it.
+            let statement = crate::provenance::STATEMENT_FILE;
+            if let Some(bytes) = self.fetch(&url_of(statement)?, statement).await? {
+                files.push(PublishFile::from_bytes(statement, bytes));
+            }
             Ok(Some(Drafted {
                 location: base,
                 files,
