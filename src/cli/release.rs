@@ -440,6 +440,9 @@ fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std:
             (None, Some(note)) => writeln!(out, "  upgrade {prefix}{}", escape::text(note))?,
             (None, None) => {}
         }
+        if let Some(chosen) = &upgrade.chosen {
+            writeln!(out, "    previous release: {}", escape::text(chosen))?;
+        }
         if let Some(withheld) = upgrade.access.as_ref().and_then(|a| a.withheld.as_ref()) {
             writeln!(out, "    read without a login: {withheld}")?;
         }

@@ -103,11 +103,14 @@ impl ReleasePlan {
             phase: PhaseKind::Compare,
             network: remote,
             what: match &self.previous {
-                Previous::Skip => "nothing (`--previous none`)".to_string(),
+                Previous::Skip(said) => format!("nothing ({said})"),
                 Previous::Newest => {
                     format!("with the newest older release at each target ({names})")
                 }
-                Previous::Given(given) => format!("with `{given}` at each target ({names})"),
+                Previous::Version { version, .. } => {
+                    format!("with `{version}` at each target ({names})")
+                }
+                Previous::Source(source) => format!("with `{source}`"),
             },
         });
         phases.push(Phase {

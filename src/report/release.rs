@@ -134,6 +134,9 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             match (&upgrade.diff, &upgrade.note) {
                 (Some(diff), _) => {
                     md.push_str(&format!("{target}:\n\n"));
+                    if let Some(chosen) = &upgrade.chosen {
+                        md.push_str(&format!("Previous release: {}\n\n", inline(chosen)));
+                    }
                     if let Some(withheld) =
                         upgrade.access.as_ref().and_then(|a| a.withheld.as_ref())
                     {

@@ -318,6 +318,18 @@ pub fn run(releases: &[Release], options: &Options) -> Vec<Diagnostic> {
     diagnostics
 }
 
+/// Only the rules `ids` names, over one release: for a caller that asks one question of a
+/// release (`capkg diff`: is it a release at all?).
+pub(crate) fn run_only(release: &Release, options: &Options, ids: &[&str]) -> Vec<Diagnostic> {
+    let cx = Context::new(release, options);
+    let mut diagnostics = Vec::new();
+    for rule in all().filter(|rule| ids.contains(&rule.id)) {
+        let mut findings = Findings::new(rule, &mut diagnostics);
+        (rule.check)(&cx, &mut findings);
+    }
+    diagnostics
+}
+
 fn run_one(release: &Release, options: &Options, diagnostics: &mut Vec<Diagnostic>) {
     let cx = Context::new(release, options);
     for rule in all() {

@@ -49,6 +49,24 @@ impl Fetch {
     }
 }
 
+/// A version a repository holds, as [`Repository::published`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listed {
+    pub version: String,
+    /// A GitHub release still a draft: listed to those who may publish, but no release
+    /// clusterctl can download (the by-tag lookup hides it).
+    pub draft: bool,
+}
+
+impl Listed {
+    pub(crate) fn release(version: String) -> Self {
+        Self {
+            version,
+            draft: false,
+        }
+    }
+}
+
 /// A provider repository.
 pub(crate) trait Repository: Send + Sync {
     /// The versions the repository offers, as clusterctl's `GetVersions` lists them.
@@ -56,8 +74,15 @@ pub(crate) trait Repository: Send + Sync {
 
     /// Every version published here, for finding the release before a new one (`capkg
     /// release`); the versions clusterctl lists unless the repository can say more.
-    fn published(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
-        self.versions()
+    fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
+        Box::pin(async move {
+            Ok(self
+                .versions()
+                .await?
+                .into_iter()
+                .map(Listed::release)
+                .collect())
+        })
     }
 
     /// One file of one version.
@@ -187,11 +212,14 @@ impl GitHubRepository {
             .map_err(|e| Fetch::Failed(github_error(what, e)))
     }
 
-    async fn list_versions(&self) -> Result<Vec<String>, Error> {
-        /// Only the tag of each release is kept: the list is held in memory whole.
+    async fn list_versions(&self) -> Result<Vec<Listed>, Error> {
+        /// Only the tag of each release and whether it is a draft are kept: the list is held in
+        /// memory whole.
         #[derive(serde::Deserialize)]
         struct Tagged {
             tag_name: String,
+            #[serde(default)]
+            draft: bool,
         }
         let what = format!("list the releases of `{}`", self.repo());
         let first = self.api_url("/releases?per_page=100")?;
@@ -217,8 +245,11 @@ impl GitHubRepository {
         .await?;
         Ok(releases
             .into_iter()
-            .map(|r| r.tag_name)
-            .filter(|tag| Version::parse(tag).is_ok())
+            .filter(|r| Version::parse(&r.tag_name).is_ok())
+            .map(|r| Listed {
+                version: r.tag_name,
+                draft: r.draft,
+            })
             .collect())
     }
 
@@ -240,7 +271,20 @@ impl GitHubRepository {
 }
 
 impl Repository for GitHubRepository {
+    /// Drafts too, as clusterctl lists them with a token that may see them (its latest
+    /// resolution then skips them: the by-tag lookup does not find a draft).
     fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
+        Box::pin(async move {
+            Ok(self
+                .list_versions()
+                .await?
+                .into_iter()
+                .map(|listed| listed.version)
+                .collect())
+        })
+    }
+
+    fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
         Box::pin(self.list_versions())
     }
 
@@ -423,8 +467,15 @@ impl Repository for GitLabRepository {
         Box::pin(async move { Ok(vec![version]) })
     }
 
-    fn published(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
-        Box::pin(self.package_versions())
+    fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
+        Box::pin(async move {
+            Ok(self
+                .package_versions()
+                .await?
+                .into_iter()
+                .map(Listed::release)
+                .collect())
+        })
     }
 
     fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>> {
