@@ -339,10 +339,15 @@ fn write_checks(
                     escape::text(tags.from_series.as_deref().unwrap_or("-"))
                 )?;
             } else {
+                let (state, waived) = match &tags.waived {
+                    Some(reason) => ("ok  ", format!(" (waived: {reason})")),
+                    None => ("FAIL", String::new()),
+                };
                 writeln!(
                     out,
-                    "FAIL git tags without a release series: {}",
-                    escape::text(&tags.uncovered.join(", "))
+                    "{state} git tags without a release series: {}{}",
+                    escape::text(&tags.uncovered.join(", ")),
+                    escape::text(&waived)
                 )?;
             }
         }

@@ -188,8 +188,12 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                 inline(tags.from_series.as_deref().unwrap_or("-"))
             ));
         } else {
+            let (mark, waived) = match &tags.waived {
+                Some(reason) => ("✅", format!(" (waived: {})", inline(reason))),
+                None => ("❌", String::new()),
+            };
             md.push_str(&format!(
-                "- ❌ git tags without a release series: {}\n",
+                "- {mark} git tags without a release series: {}{waived}\n",
                 inline(&tags.uncovered.join(", "))
             ));
         }

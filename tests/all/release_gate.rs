@@ -382,3 +382,77 @@ fn diff_refuses_to_compare_with_what_is_not_a_release() {
         stdout(&output)
     );
 }
+
+const TWO_SERIES: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 0\n  minor: 9\n  contract: v1alpha4\n- major: 1\n  minor: 0\n  contract: v1beta1\n- major: 1\n  minor: 2\n  contract: v1beta1\n";
+
+/// The git tag check is a finding (`metadata/tag-series`) that `capkg assemble` and `release
+/// --dry-run` report before CI does, that a waiver accepts with its reason, and that old tags
+/// (before the oldest series current clusterctl supports) do not trip.
+#[test]
+fn the_tag_check_runs_in_assemble_and_a_dry_run_and_is_waivable() {
+    let provider = Provider::new(LOCAL, TWO_SERIES);
+    // v0.8.0 and v0.9.0 predate series 1.0, the oldest with a supported contract.
+    provider.tagged(&["v0.8.0", "v0.9.0", "v1.0.0", "v1.1.0"]);
+    let assemble = || {
+        crate::release_common::clean_capkg()
+            .args(["assemble", "--config"])
+            .arg(provider.config())
+            .args(["--version", "v1.2.3", "--format", "json"])
+            .current_dir(provider.root())
+            .output()
+            .unwrap()
+    };
+    let output = assemble();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let findings = json(&output);
+    let tag_findings: Vec<&Value> = findings["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "metadata/tag-series")
+        .collect();
+    assert_eq!(tag_findings.len(), 1, "{findings}");
+    let said = tag_findings[0]["message"].as_str().unwrap();
+    assert!(
+        said.starts_with("no release series for the git tag(s) v1.1.0 (series 1.1)"),
+        "{said}"
+    );
+    assert_eq!(tag_findings[0]["line"], 4, "at the list of `releaseSeries`");
+
+    let (output, report) = run(&provider, "v1.2.3", &["--dry-run"], &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        message(&report).contains("metadata.yaml has no release series for the git tag(s) v1.1.0"),
+        "{}",
+        report["error"]
+    );
+    assert_eq!(report["checks"]["tags"]["uncovered"][0], "v1.1.0");
+
+    // Waived with its reason: assembled, and a dry run that would publish.
+    let config = provider.config();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}lint:\n  allow:\n  - rule: metadata/tag-series\n    reason: v1.1.0 was tagged by mistake and never released\n"),
+    )
+    .unwrap();
+    let output = assemble();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let (output, report) = run(&provider, "v1.2.3", &["--dry-run"], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        report["checks"]["tags"]["waived"],
+        "v1.1.0 was tagged by mistake and never released"
+    );
+    // The rule is listed with the others.
+    let output = capkg()
+        .args(["rules", "metadata/tag-series"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("upgrade plan"),
+        "{}",
+        stdout(&output)
+    );
+}
