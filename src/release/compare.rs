@@ -118,7 +118,7 @@ pub(super) async fn upgrades(
                 target: kind,
                 version: version.unwrap_or_else(|| format!("`{source}`")),
                 tried: source.clone(),
-                source: error,
+                source: Box::new(error),
             })?;
         let mut compared = diff::compare(&old.releases, std::slice::from_ref(new));
         compared.old = diff::side(&old);

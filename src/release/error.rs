@@ -60,7 +60,7 @@ pub(crate) enum Error {
         /// The URL or path read.
         tried: String,
         #[source]
-        source: verify::Error,
+        source: Box<verify::Error>,
     },
     #[error("{target}: cannot find the release `{previous}` to compare with: {why}")]
     NotComparable {
@@ -133,7 +133,7 @@ impl Classified for Error {
             )),
             Error::PreviousUnreadable { source, tried, .. } => Some(format!(
                 "{}the upgrade gate fails closed: `capkg verify {tried}` shows what is wrong with that release; publish it again whole, name another with `--previous VERSION`, or skip the comparison with `--previous none` (`previous: none` in capkg.yaml)",
-                match source {
+                match source.as_ref() {
                     verify::Error::NotARelease { .. } => String::new(),
                     other => other.hint().map(|hint| format!("{hint}; ")).unwrap_or_default(),
                 }
