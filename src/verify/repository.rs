@@ -65,6 +65,11 @@ impl Listed {
             draft: false,
         }
     }
+
+    /// Versions that are all releases (no repository but GitHub has drafts).
+    fn releases(versions: Vec<String>) -> Vec<Self> {
+        versions.into_iter().map(Self::release).collect()
+    }
 }
 
 /// A provider repository.
@@ -75,14 +80,7 @@ pub(crate) trait Repository: Send + Sync {
     /// Every version published here, for finding the release before a new one (`capkg
     /// release`); the versions clusterctl lists unless the repository can say more.
     fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
-        Box::pin(async move {
-            Ok(self
-                .versions()
-                .await?
-                .into_iter()
-                .map(Listed::release)
-                .collect())
-        })
+        Box::pin(async move { Ok(Listed::releases(self.versions().await?)) })
     }
 
     /// One file of one version.
@@ -468,14 +466,7 @@ impl Repository for GitLabRepository {
     }
 
     fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
-        Box::pin(async move {
-            Ok(self
-                .package_versions()
-                .await?
-                .into_iter()
-                .map(Listed::release)
-                .collect())
-        })
+        Box::pin(async move { Ok(Listed::releases(self.package_versions().await?)) })
     }
 
     fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>> {
