@@ -16,6 +16,7 @@ use crate::assemble;
 use crate::ci::CiContext;
 use crate::config::{Command, ComponentsSource};
 use crate::escape;
+use crate::release::tags;
 use crate::report::{self, Format, Style};
 use crate::settings::{self, CommandLine, Need};
 use crate::version::Version;
@@ -128,6 +129,13 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         &settings.assemble_options(global.verbose > 0),
     )
     .map_err(CommandError::from_classified)?;
+    // The git tags `clusterctl upgrade plan` will ask about, as `release` checks them: seen
+    // here, before CI, and waivable like any finding.
+    let metadata = release.parts.iter().find_map(|(part, _)| part.metadata());
+    let tags = tags::in_checkout(&settings.root, metadata, version.as_ref())
+        .map_err(CommandError::from_classified)?;
+    let tag_finding = metadata.and_then(|metadata| tags::finding(&tags, metadata));
+    release.diagnostics.extend(tag_finding);
     // The report: waivers first, so that a finding is judged where the sources name it.
     settings.waivers.apply(&mut release.diagnostics);
     release.drop_parts();

@@ -377,10 +377,15 @@ fn write_checks(
                     escape::text(tags.from_series.as_deref().unwrap_or("-"))
                 )?;
             } else {
+                let (state, waived) = match &tags.waived {
+                    Some(reason) => ("ok  ", format!(" (waived: {reason})")),
+                    None => ("FAIL", String::new()),
+                };
                 writeln!(
                     out,
-                    "FAIL git tags without a release series: {}",
-                    escape::text(&tags.uncovered.join(", "))
+                    "{state} git tags without a release series: {}{}",
+                    escape::text(&tags.uncovered.join(", ")),
+                    escape::text(&waived)
                 )?;
             }
         }
@@ -477,6 +482,9 @@ fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std:
             }
             (None, Some(note)) => writeln!(out, "  upgrade {prefix}{}", escape::text(note))?,
             (None, None) => {}
+        }
+        if let Some(chosen) = &upgrade.chosen {
+            writeln!(out, "    previous release: {}", escape::text(chosen))?;
         }
         if let Some(withheld) = upgrade.access.as_ref().and_then(|a| a.withheld.as_ref()) {
             writeln!(out, "    read without a login: {withheld}")?;

@@ -76,7 +76,8 @@ impl Checker<'_> {
             config.waivers = self.waivers(lint.allow)?;
         }
         config.check_images = raw.check_images;
-        config.previous = raw.previous;
+        config.previous_at = raw.previous.as_ref().map(|p| self.at(p.start));
+        config.previous = raw.previous.map(|p| p.value);
         Ok(())
     }
 

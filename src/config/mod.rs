@@ -89,6 +89,8 @@ pub struct Config {
     /// `previous:`: the release `capkg release` compares with (`capkg diff`): a version, a
     /// source `capkg verify` reads, or `none`; default the newest older one at each target.
     pub previous: Option<String>,
+    /// `capkg.yaml:line:column` of `previous:`, for messages (a pin gone stale, a bad value).
+    pub previous_at: Option<String>,
 }
 
 /// Kubernetes' container `imagePullPolicy` values.

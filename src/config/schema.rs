@@ -26,7 +26,7 @@ pub(super) struct RawConfig {
     pub(super) images: Option<Vec<Spanned<RawImage>>>,
     pub(super) lint: Option<RawLint>,
     pub(super) check_images: Option<bool>,
-    pub(super) previous: Option<String>,
+    pub(super) previous: Option<Spanned<String>>,
 }
 
 /// `provider:` of the single-provider form.

@@ -19,6 +19,7 @@ pub(crate) mod clusterclass;
 pub(crate) mod crd;
 pub(crate) mod objects;
 pub(crate) mod rbac;
+pub(crate) mod readable;
 pub(crate) mod schema;
 pub(crate) mod templates;
 
@@ -362,6 +363,10 @@ pub(crate) async fn read(
         services,
     )
     .await
+    .and_then(|report| {
+        readable::check(source, &report.releases)?;
+        Ok(report)
+    })
 }
 
 /// Reads both releases and compares them.

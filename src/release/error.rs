@@ -58,6 +58,18 @@ pub(crate) enum Error {
         #[source]
         source: verify::Error,
     },
+    #[error(
+        "{target}: the previous release {version} cannot be compared with, so the upgrade is not checked"
+    )]
+    PreviousUnreadable {
+        target: TargetKind,
+        /// The version looked up at the target, or the source given (`--previous ./v1.2.2`).
+        version: String,
+        /// The URL or path read.
+        tried: String,
+        #[source]
+        source: Box<verify::Error>,
+    },
     #[error("{target}: cannot find the release `{previous}` to compare with: {why}")]
     NotComparable {
         target: TargetKind,
@@ -105,7 +117,9 @@ impl Classified for Error {
             Error::NothingDrafted { .. } => ErrorClass::Refusal,
             Error::Verify { source, .. } => ErrorClass::refusal_if(source.is_refusal()),
             // The previous release is there but unreadable: capkg cannot compare.
-            Error::Previous { .. } | Error::NotComparable { .. } => ErrorClass::Fault,
+            Error::Previous { .. }
+            | Error::PreviousUnreadable { .. }
+            | Error::NotComparable { .. } => ErrorClass::Fault,
         }
     }
 
@@ -125,6 +139,13 @@ impl Classified for Error {
             Error::Previous { source, .. } => Some(source.hint().map_or_else(
                 || "`--previous VERSION` names another release to compare with, `--previous none` skips the comparison".to_string(),
                 |hint| format!("{hint}; `--previous none` skips the comparison"),
+            )),
+            Error::PreviousUnreadable { source, tried, .. } => Some(format!(
+                "{}the upgrade gate fails closed: `capkg verify {tried}` shows what is wrong with that release; publish it again whole, name another with `--previous VERSION`, or skip the comparison with `--previous none` (`previous: none` in capkg.yaml)",
+                match source.as_ref() {
+                    verify::Error::NotARelease { .. } => String::new(),
+                    other => other.hint().map(|hint| format!("{hint}; ")).unwrap_or_default(),
+                }
             )),
             Error::NotComparable { .. } => Some(
                 "pass `--previous oci://REF:TAG` (or `previous:` in capkg.yaml) to name the release to compare with; `--previous none` skips the comparison".into(),
@@ -164,6 +185,7 @@ impl Error {
             | Error::ImagesMissing { .. }
             | Error::UpgradeBreaks { .. }
             | Error::Previous { .. }
+            | Error::PreviousUnreadable { .. }
             | Error::NotComparable { .. }
             | Error::Release(_)
             | Error::NothingDrafted { .. }

@@ -141,7 +141,10 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
         )
         .await;
         let upgrades = match compared {
-            Ok(upgrades) => upgrades,
+            Ok((upgrades, warnings)) => {
+                outcome.warnings.extend(warnings);
+                upgrades
+            }
             Err(error) => {
                 if !stop(&mut outcome, dry, &error) {
                     return outcome;

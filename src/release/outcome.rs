@@ -110,6 +110,10 @@ pub(crate) struct UpgradeReport {
     /// Why nothing was compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Why this previous release was chosen, and what was passed over for it (drafts,
+    /// pre-releases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<String>,
     /// What `capkg diff` found (see [`crate::diff::DiffReport`] for the shape).
     pub diff: Option<crate::diff::DiffReport>,
 }
@@ -123,6 +127,7 @@ impl UpgradeReport {
             source: None,
             access: None,
             note: None,
+            chosen: None,
             diff: None,
         }
     }

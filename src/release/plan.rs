@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::assembly::{Assembled, Assembler};
 use super::attest::{self, Attestation};
 use super::error::Error;
-use super::tags::{self, GitTags, TagCheck};
+use super::tags::{self, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::provider::ReleaseProvider;
 use crate::rules::{self, Waivers};
@@ -148,11 +148,14 @@ impl ReleasePlan {
             phase: PhaseKind::Compare,
             network: remote,
             what: match &self.previous {
-                Previous::Skip => "nothing (`--previous none`)".to_string(),
+                Previous::Skip(said) => format!("nothing ({said})"),
                 Previous::Newest => {
                     format!("with the newest older release at each target ({names})")
                 }
-                Previous::Given(given) => format!("with `{given}` at each target ({names})"),
+                Previous::Version { version, .. } => {
+                    format!("with `{version}` at each target ({names})")
+                }
+                Previous::Source(source) => format!("with `{source}`"),
             },
         });
         if self.mode == Mode::Draft {
@@ -250,22 +253,34 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         parts,
         findings_note: _,
     } = assembled;
+    // Every part holds the release's one `metadata.yaml`.
+    let with_metadata = parts.iter().find(|p| p.release.metadata().is_some());
+    let metadata = with_metadata.and_then(|p| p.release.metadata());
+    // The git tags are judged with the lint findings, so that a waiver accepts a tag check too.
+    let tags = tags::in_checkout(&settings.root, metadata, Some(&version.version))?;
+    let tag_finding = metadata.and_then(|m| tags::finding(&tags, m));
+    diagnostics.extend(tag_finding);
     let waivers = settings.waivers.clone();
     waivers.apply(&mut diagnostics);
+    let tag_finding = diagnostics.iter().find(|d| d.rule == rules::TAG_SERIES_ID);
+    let tags_blocking = tag_finding.is_some_and(|d| d.is_blocking_error());
+    let tags = TagCheck {
+        waived: tag_finding.and_then(|d| d.waived.clone()),
+        ..tags
+    };
 
     let mut blockers = Vec::new();
     let summary = Summary::of(&diagnostics, release_files.len());
-    if summary.errors > 0 {
+    // The tag finding refuses the release as its own error, which names the series to add.
+    let lint_errors = summary.errors - usize::from(tags_blocking);
+    if lint_errors > 0 {
         blockers.push(Error::LintErrors {
-            errors: summary.errors,
+            errors: lint_errors,
             warnings: summary.warnings,
         });
     }
 
     let label = labels(&providers, &parts);
-    // Every part holds the release's one `metadata.yaml`.
-    let with_metadata = parts.iter().find(|p| p.release.metadata().is_some());
-    let metadata = with_metadata.and_then(|p| p.release.metadata());
     let version_series = with_metadata
         .map(|part| verify::series_check(&part.release, &version.version, label.as_deref()));
     if let Some(check) = version_series.as_ref().filter(|c| !c.ok) {
@@ -275,21 +290,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         });
     }
 
-    let series = metadata.filter(|m| m.yaml.errors.is_empty()).map(|m| {
-        rules::release_series(m)
-            .iter()
-            .filter_map(|s| {
-                let (major, minor) = s.major_minor()?;
-                Some(tags::Series {
-                    major: u64::try_from(major).ok()?,
-                    minor: u64::try_from(minor).ok()?,
-                    contract: s.contract.map(str::to_string),
-                })
-            })
-            .collect::<Vec<_>>()
-    });
-    let tags = tag_check(settings, series.as_deref(), &version)?;
-    if !tags.uncovered.is_empty() {
+    if tags_blocking {
         blockers.push(Error::TagsNotCovered {
             series: tags::missing_series(&tags.uncovered),
             tags: tags.uncovered.clone(),
@@ -356,36 +357,4 @@ fn labels(providers: &[ReleaseProvider], parts: &[ReadRelease]) -> Option<String
                 .join(", "),
         ),
     }
-}
-
-/// Every git tag `clusterctl upgrade plan` will ask about has a release series, in a git
-/// checkout.
-fn tag_check(
-    settings: &Settings,
-    series: Option<&[tags::Series]>,
-    version: &ResolvedVersion,
-) -> Result<TagCheck, Error> {
-    let Some(series) = series else {
-        return Ok(TagCheck {
-            note: Some("no readable metadata.yaml: tags were not checked".into()),
-            ..TagCheck::default()
-        });
-    };
-    Ok(match tags::git_tags(&settings.root)? {
-        GitTags::NotACheckout { reason } => TagCheck {
-            note: Some(format!("not a git checkout, tags not checked: {reason}")),
-            ..TagCheck::default()
-        },
-        GitTags::Tags { tags, shallow } => {
-            let mut check = tags::check(&tags, series, &version.version);
-            if shallow {
-                let note = "the checkout is shallow, so tags may be missing (with actions/checkout use `fetch-depth: 0`)";
-                check.note = Some(match check.note.take() {
-                    Some(other) => format!("{note}; {other}"),
-                    None => note.to_string(),
-                });
-            }
-            check
-        }
-    })
 }

@@ -88,7 +88,7 @@ pub(crate) fn promotion_plan(
     drafted: Vec<PublishFile>,
 ) -> Result<ReleasePlan, Error> {
     let mut settings = settings.clone();
-    settings.previous = Previous::Skip;
+    settings.previous = Previous::Skip("the draft was compared when it was made".into());
     // The draft carries the statement made when it was drafted; a new one would name this run.
     settings.provenance = None;
     let mut planned = plan(&settings, &DraftAssembler { files: drafted })?;

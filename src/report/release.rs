@@ -145,6 +145,9 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             match (&upgrade.diff, &upgrade.note) {
                 (Some(diff), _) => {
                     md.push_str(&format!("{target}:\n\n"));
+                    if let Some(chosen) = &upgrade.chosen {
+                        md.push_str(&format!("Previous release: {}\n\n", inline(chosen)));
+                    }
                     if let Some(withheld) =
                         upgrade.access.as_ref().and_then(|a| a.withheld.as_ref())
                     {
@@ -196,8 +199,12 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                 inline(tags.from_series.as_deref().unwrap_or("-"))
             ));
         } else {
+            let (mark, waived) = match &tags.waived {
+                Some(reason) => ("✅", format!(" (waived: {})", inline(reason))),
+                None => ("❌", String::new()),
+            };
             md.push_str(&format!(
-                "- ❌ git tags without a release series: {}\n",
+                "- {mark} git tags without a release series: {}{waived}\n",
                 inline(&tags.uncovered.join(", "))
             ));
         }

@@ -12,6 +12,7 @@
 //! CI tag first (nothing else is read for it), then capkg.yaml, then the version it may hold,
 //! then the targets.
 
+pub(crate) mod previous;
 pub(crate) mod targets;
 pub(crate) mod version;
 
@@ -31,6 +32,7 @@ use crate::targets::{TargetKind, TargetRequest};
 use crate::verify;
 use crate::version::{Version, VersionError};
 
+pub(crate) use self::previous::Previous;
 pub(crate) use self::version::ResolvedVersion;
 
 /// What the command line says, for every command that reads capkg.yaml; a command leaves what
@@ -98,29 +100,6 @@ impl ImageCheck {
         match self {
             ImageCheck::On => None,
             ImageCheck::Off(reason) => Some(reason),
-        }
-    }
-}
-
-/// Which release a new one is compared with before publishing (`capkg diff`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) enum Previous {
-    /// The newest version older than this one published at each target.
-    #[default]
-    Newest,
-    /// `none`: no comparison.
-    Skip,
-    /// A version, looked up at each target (`v1.2.2`), or a source `capkg verify` reads.
-    Given(String),
-}
-
-impl Previous {
-    /// `--previous REF` or `previous: REF`.
-    pub(crate) fn parse(text: &str) -> Self {
-        match text.trim() {
-            "none" => Previous::Skip,
-            "" => Previous::Newest,
-            other => Previous::Given(other.to_string()),
         }
     }
 }
@@ -279,12 +258,17 @@ pub(crate) fn resolve(
             .collect::<Result<Vec<_>, _>>()?,
         _ => Vec::new(),
     };
-    let previous = line
-        .previous
-        .as_deref()
-        .or(config.previous.as_deref())
-        .map(Previous::parse)
-        .unwrap_or_default();
+    let previous = match (&line.previous, &config.previous) {
+        (Some(flag), _) => Previous::parse(flag, previous::Given::Flag)?,
+        (None, Some(pinned)) => Previous::parse(
+            pinned,
+            previous::Given::Config {
+                at: config.previous_at.as_deref().unwrap_or("capkg.yaml"),
+                root: &config.root,
+            },
+        )?,
+        (None, None) => Previous::Newest,
+    };
     let provenance = match (need, &version) {
         (Need::Release, Some(version)) => Some(crate::provenance::Origin::gather(
             config.path.as_deref(),
@@ -447,6 +431,10 @@ pub(crate) enum Error {
     NoTargets,
     #[error("`--target {target}` is not configured in capkg.yaml `targets:`")]
     TargetNotConfigured { target: TargetKind },
+    #[error(
+        "{origin} `{value}` is neither a version nor an explicit path or URL: give a version looked up at each target (`v1.2.3`), a path (`./{value}`, `/abs/path`) or a URL (`file://`, `https://`, `oci://`), or `none` to skip the comparison"
+    )]
+    PreviousUnclear { value: String, origin: String },
 }
 
 impl Error {
@@ -479,7 +467,8 @@ impl Classified for Error {
             Error::NoVersion
             | Error::NoConfig { .. }
             | Error::NoTargets
-            | Error::TargetNotConfigured { .. } => ErrorClass::Fault,
+            | Error::TargetNotConfigured { .. }
+            | Error::PreviousUnclear { .. } => ErrorClass::Fault,
         }
     }
 }

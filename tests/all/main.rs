@@ -50,6 +50,7 @@ mod release_ci;
 mod release_common;
 mod release_draft;
 mod release_e2e;
+mod release_gate;
 mod release_upgrade;
 mod release_version;
 mod render_corpus;
