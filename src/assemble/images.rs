@@ -15,6 +15,8 @@
 //! (`template.spec`) and Pod (`spec`). An entry that matches no image anywhere in the release is
 //! an error: a typo must not publish the development image.
 
+pub mod before_build;
+
 use super::transform::ChangeLog;
 use crate::config::ImagePin;
 use crate::image_ref::Parts;
@@ -75,6 +77,24 @@ pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<Image
             })
         })
         .collect()
+}
+
+/// The entries to apply to a kustomize build that had them in its kustomization: each entry
+/// again (an image kustomize left alone is still pinned), and `pullPolicy` (not a kustomize field)
+/// on the image as renamed.
+pub fn after_pinned_build(pins: &[ImagePin]) -> Vec<ImagePin> {
+    let renamed = pins.iter().filter_map(|pin| {
+        let new_name = pin.new_name.as_ref()?;
+        pin.pull_policy.as_ref()?;
+        Some(ImagePin {
+            name: new_name.clone(),
+            new_name: None,
+            new_tag: None,
+            digest: None,
+            ..pin.clone()
+        })
+    });
+    pins.iter().cloned().chain(renamed).collect()
 }
 
 /// What applying the entries to a set of files found.

@@ -49,6 +49,7 @@ mod release_e2e;
 mod release_upgrade;
 mod release_version;
 mod render_corpus;
+mod repos_capz;
 mod repos_release;
 mod subst_cases;
 mod subst_cli;
