@@ -18,6 +18,7 @@ use clap::{Args, ValueEnum};
 use super::network::{runtime, services};
 use super::output::{plain_style, uses_annotations, write_annotations};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::assemble::images;
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape::{self, Output};
@@ -71,6 +72,11 @@ pub struct ReleaseArgs {
     /// `previous:`, else the newest version older than this one at each target.
     #[arg(long, value_name = "REF|none")]
     pub previous: Option<String>,
+    /// When images the components name are not in their registry yet (an image build running
+    /// beside the release), look again with backoff for up to this long (`90s`, `15m`) before
+    /// refusing; default: look once.
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    pub wait_for_images: Option<std::time::Duration>,
     #[command(flatten)]
     pub provider: ProviderArgs,
     #[command(flatten)]
@@ -96,7 +102,29 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
         ..CommandLine::default()
     };
     let checks_shown = AtomicBool::new(false);
+    let services = services(global, &args.limits, &args.read_limits);
+    let runtime = runtime()?;
     let planned = settings::resolve(&line, Need::Release, &ci, &env)
+        .and_then(|mut settings| {
+            // `digest: from-registry` is asked of the registry before the build; a dry run
+            // makes no request and plans the image without its digest.
+            if images::registry_lookups(&settings.sources.pins).is_empty() {
+                return Ok(settings);
+            }
+            if args.dry_run {
+                let _ = writeln!(
+                    super::stderr(),
+                    "warning: --dry-run asks no registry: the images pinned with `digest: from-registry` are planned without their digest"
+                );
+                return Ok(settings);
+            }
+            settings.sources.pins = runtime.block_on(settings::registry_digests(
+                    &settings.sources.pins,
+                    &settings.reading.origins,
+                    &services,
+                ))?;
+            Ok(settings)
+        })
         .map_err(release::Error::from)
         .and_then(|settings| release::plan(&settings, &SourcesAssembler));
     let outcome = match planned {
@@ -122,10 +150,13 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
                     Reach::Remote
                 },
                 env: &env,
-                services: services(global, &args.limits, &args.read_limits),
+                services,
                 checked: &print_checks,
+                wait_for_images: args
+                    .wait_for_images
+                    .map(crate::verify::images_exist::Wait::up_to),
             };
-            runtime()?.block_on(release::execute(&plan, run))
+            runtime.block_on(release::execute(&plan, run))
         }
     };
     let mut outcome = outcome;

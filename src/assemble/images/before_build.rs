@@ -341,6 +341,7 @@ mod tests {
             new_name: new_name.map(Into::into),
             new_tag: tag.map(Into::into),
             digest: digest.map(Into::into),
+            digest_from: None,
             pull_policy: None,
             at: "capkg.yaml:1:1".into(),
         }
