@@ -236,7 +236,9 @@ fn image_digests_are_written_read_from_the_environment_or_asked_of_the_registry(
         "capkg.yaml:3:17: `digest_env: 1X` is not an environment variable name (letters, digits and `_`)"
     );
     assert_eq!(
-        error("images:\n  - name: a.io/m\n    digest: from-registry\n    newTag: v1\n    digest_env: X\n"),
+        error(
+            "images:\n  - name: a.io/m\n    digest: from-registry\n    newTag: v1\n    digest_env: X\n"
+        ),
         "capkg.yaml:5:17: give `digest` or `digest_env`, not both"
     );
 }

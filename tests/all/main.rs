@@ -27,6 +27,7 @@ mod hostile_output;
 mod hostile_previous;
 mod hostile_secrets;
 mod hostile_yaml;
+mod images_digests;
 mod images_waivers;
 mod init_repos;
 mod init_scaffold;

@@ -269,3 +269,17 @@ fn capz_pinned_by_digest_is_written_as_kustomize_writes_it() {
     assert_eq!(components.matches(&format!("image: {image}\n")).count(), 2);
     assert_same_objects(&components, &upstream_components(&image));
 }
+
+#[test]
+fn capz_pinned_by_a_digest_the_release_job_sets() {
+    let (components, _) = release_capz(
+        Some((
+            "newTag: \"{version}\"",
+            "newTag: \"{version}\"\n    digest_env: CAPZ_MANAGER_DIGEST",
+        )),
+        &[("CAPZ_MANAGER_DIGEST", DIGEST)],
+    );
+    let image = format!("{RELEASED}:{VERSION}@{DIGEST}");
+    assert_eq!(components.matches(&format!("image: {image}\n")).count(), 2);
+    assert_same_objects(&components, &upstream_components(&image));
+}
