@@ -168,35 +168,26 @@ pub fn with_registry_digests(
         let Some(pin) = pins.get_mut(index) else {
             continue;
         };
-        match answer {
+        let reason = match answer {
             Ok(digest) if crate::image_ref::valid_digest(&digest) => {
                 pin.digest = Some(digest);
                 pin.digest_from = None;
+                continue;
             }
-            Ok(other) => {
-                return Err(ImagesError::DigestLookup {
-                    at: pin.at.clone(),
-                    image: registry_lookups(std::slice::from_ref(pin))
-                        .pop()
-                        .map(|(_, image)| image)
-                        .unwrap_or_default(),
-                    reason: format!(
-                        "it answered `{}`, not a digest",
-                        crate::escape::text(&other)
-                    ),
-                });
-            }
-            Err(reason) => {
-                return Err(ImagesError::DigestLookup {
-                    at: pin.at.clone(),
-                    image: registry_lookups(std::slice::from_ref(pin))
-                        .pop()
-                        .map(|(_, image)| image)
-                        .unwrap_or_default(),
-                    reason,
-                });
-            }
-        }
+            Ok(other) => format!(
+                "it answered `{}`, not a digest",
+                crate::escape::text(&other)
+            ),
+            Err(reason) => reason,
+        };
+        return Err(ImagesError::DigestLookup {
+            at: pin.at.clone(),
+            image: registry_lookups(std::slice::from_ref(pin))
+                .pop()
+                .map(|(_, image)| image)
+                .unwrap_or_default(),
+            reason,
+        });
     }
     Ok(pins)
 }
@@ -375,7 +366,7 @@ mod tests {
     const DIGEST: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
     const OLD: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-    fn pin(
+    pub(super) fn pin(
         name: &str,
         new_name: Option<&str>,
         tag: Option<&str>,

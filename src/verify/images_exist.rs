@@ -564,7 +564,7 @@ mod tests {
         .await;
         assert_eq!(looks, 3);
         assert!(found.ok(), "{found:?}");
-        assert_eq!(found.found, [use_.image.clone()]);
+        assert_eq!(found.found, std::slice::from_ref(&use_.image));
         // Backoff: each pause twice the one before.
         let slept = clock.slept.lock().unwrap().clone();
         assert_eq!(slept, [5, 10].map(std::time::Duration::from_secs));

@@ -268,6 +268,7 @@ fn set_images(text: &str, pins: &[&ImagePin]) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::pin;
     use super::*;
 
     fn argv(words: &[&str]) -> Command {
@@ -327,23 +328,6 @@ mod tests {
                 expected.map(PathBuf::from),
                 "{command}"
             );
-        }
-    }
-
-    fn pin(
-        name: &str,
-        new_name: Option<&str>,
-        tag: Option<&str>,
-        digest: Option<&str>,
-    ) -> ImagePin {
-        ImagePin {
-            name: name.into(),
-            new_name: new_name.map(Into::into),
-            new_tag: tag.map(Into::into),
-            digest: digest.map(Into::into),
-            digest_from: None,
-            pull_policy: None,
-            at: "capkg.yaml:1:1".into(),
         }
     }
 
