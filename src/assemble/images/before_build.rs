@@ -125,7 +125,10 @@ pub fn build_pinned(
         })
     };
     let run_dir = canonical(sources::dir_or_dot(root))?;
-    let build_dir = canonical(&run_dir.join(&dir))?;
+    // A remote kustomization (`github.com/org/repo//config?ref=v1`) is no folder here.
+    let Ok(build_dir) = std::fs::canonicalize(run_dir.join(&dir)) else {
+        return Ok(None);
+    };
     // A build of a folder outside the repository is not copied: the after-build pin applies.
     let (Ok(run_relative), Ok(build_relative)) = (
         run_dir.strip_prefix(repository.root()),
@@ -329,6 +332,28 @@ mod tests {
                 "{command}"
             );
         }
+    }
+
+    #[test]
+    fn builds_that_are_not_of_a_folder_here_keep_the_pin_after_the_build() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let pins = [pin("a.io/m", None, Some("v1"), None)];
+        let build = |words: &[&str]| {
+            build_pinned(
+                &ComponentsSource::Command(argv(words)),
+                &CommandLimits::default(),
+                dir.path(),
+                None,
+                &pins,
+            )
+            .unwrap()
+        };
+        // A remote kustomization, a folder without a kustomization, a command of another kind.
+        assert!(build(&["kubectl", "kustomize", "github.com/o/r//config?ref=v1"]).is_none());
+        std::fs::create_dir(dir.path().join("config")).unwrap();
+        assert!(build(&["kubectl", "kustomize", "config"]).is_none());
+        assert!(build(&["make", "release-manifests"]).is_none());
     }
 
     #[test]
