@@ -266,6 +266,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publi
 gitlab\t''
 local\t''
 oci\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l wait-for-images -d 'When images the components name are not in their registry yet (an image build running beside the release), look again with backoff for up to this long (`90s`, `15m`) before refusing; default: look once' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
@@ -293,6 +294,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand promote" -l target -d 'Publi
 gitlab\t''
 local\t''
 oci\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l wait-for-images -d 'When images the components name are not in their registry yet (an image build running beside the release), look again with backoff for up to this long (`90s`, `15m`) before refusing; default: look once' -r
 complete -c capkg -n "__fish_capkg_using_subcommand promote" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand promote" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand promote" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r

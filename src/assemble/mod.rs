@@ -562,7 +562,36 @@ fn assemble_provider(
         let (source, mut objects) = transform::parse_objects(&text.origin, text.text)
             .map_err(|error| error.relocated(locate))?;
         let mut changed = transform::ChangeLog::new(record_changes);
+        // The build as the repository has it says what the pins change (and that each matches).
         images::apply(&mut objects, pins, applied, &mut changed);
+        let (source, objects) = match images::before_build::build_pinned(
+            &components.source,
+            &components.limits,
+            &sources.root,
+            version,
+            pins,
+        )? {
+            None => (source, objects),
+            Some((pinned, kustomization)) => {
+                changed.note(|| {
+                    format!(
+                        "{}: images pinned in `{}` before the build (in a copy of the repository)",
+                        text.origin,
+                        kustomization.display()
+                    )
+                });
+                let (source, mut objects) = transform::parse_objects(&pinned.origin, pinned.text)
+                    .map_err(|error| error.relocated(locate))?;
+                let after = images::after_pinned_build(pins);
+                images::apply(
+                    &mut objects,
+                    &after,
+                    &mut images::Applied::new(&after),
+                    &mut transform::ChangeLog::new(false),
+                );
+                (source, objects)
+            }
+        };
         image_changes.push(changed.into_lines());
         // Before the transformations, which rewrite some of the fields kustomize vars fill.
         source_vars.push(rules::kustomize_vars_in(&objects));

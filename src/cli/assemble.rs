@@ -116,8 +116,20 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     };
     // The one order `release` follows: `--version`, the CI tag, `version:` in capkg.yaml.
     let env = |name: &str| std::env::var(name).ok();
-    let settings = settings::resolve(&line, Need::Assemble, &CiContext::detect(&env), &env)
+    let mut settings = settings::resolve(&line, Need::Assemble, &CiContext::detect(&env), &env)
         .map_err(CommandError::from_classified)?;
+    // `digest: from-registry`: asked of the registry as `release` asks it, with the same logins.
+    if !assemble::images::registry_lookups(&settings.sources.pins).is_empty() {
+        let reading =
+            crate::verify::Settings::resolve(None, &env).map_err(CommandError::from_classified)?;
+        settings.sources.pins = super::network::runtime()?
+            .block_on(settings::registry_digests(
+                &settings.sources.pins,
+                &reading.origins,
+                &crate::forge::Services::default(),
+            ))
+            .map_err(CommandError::from_classified)?;
+    }
     if let Some(warning) = settings.version.as_ref().and_then(|v| v.warning.as_ref()) {
         let _ = writeln!(super::stderr(), "warning: {}", escape::text(warning));
     }

@@ -18,6 +18,7 @@ use clap::{Args, ValueEnum};
 use super::network::{runtime, services};
 use super::output::{plain_style, uses_annotations, write_annotations};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::assemble::images;
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape::{self, Output};
@@ -64,6 +65,11 @@ pub struct ReleaseSelection {
     /// Publish only to these targets of the configuration (repeatable).
     #[arg(long, value_enum, value_name = "TARGET")]
     pub target: Vec<TargetKind>,
+    /// When images the components name are not in their registry yet (an image build running
+    /// beside the release), look again with backoff for up to this long (`90s`, `15m`) before
+    /// refusing; default: look once.
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    pub wait_for_images: Option<std::time::Duration>,
     #[command(flatten)]
     pub provider: ProviderArgs,
     #[command(flatten)]
@@ -115,9 +121,31 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     };
     let ci = CiContext::detect(&env);
     let services = services(global, &args.selection.limits, &args.selection.read_limits);
+    let wait_for_images = args.selection.wait_for_images;
     let line = args.selection.command_line(previous);
     let checks_shown = AtomicBool::new(false);
+    let runtime = runtime()?;
     let planned = settings::resolve(&line, Need::Release, &ci, &env)
+        .and_then(|mut settings| {
+            // `digest: from-registry` is asked of the registry before the build; a dry run
+            // makes no request and plans the image without its digest.
+            if images::registry_lookups(&settings.sources.pins).is_empty() {
+                return Ok(settings);
+            }
+            if args.dry_run {
+                let _ = writeln!(
+                    super::stderr(),
+                    "warning: --dry-run asks no registry: the images pinned with `digest: from-registry` are planned without their digest"
+                );
+                return Ok(settings);
+            }
+            settings.sources.pins = runtime.block_on(settings::registry_digests(
+                &settings.sources.pins,
+                &settings.reading.origins,
+                &services,
+            ))?;
+            Ok(settings)
+        })
         .map_err(release::Error::from)
         .and_then(|settings| release::plan(&settings, &SourcesAssembler))
         .map(|plan| if args.draft { plan.into_draft() } else { plan });
@@ -151,8 +179,9 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
                 env: &env,
                 services,
                 checked: &print_checks,
+                wait_for_images: wait_for_images.map(crate::verify::images_exist::Wait::up_to),
             };
-            runtime()?.block_on(release::execute(&plan, run))
+            runtime.block_on(release::execute(&plan, run))
         }
     };
     let mut outcome = outcome;

@@ -27,6 +27,8 @@ pub(crate) struct Run<'a> {
     /// before any target is opened: the command prints the checks then, before the upload
     /// progress. Not called in a dry run.
     pub checked: &'a (dyn Fn(&Outcome) + Sync),
+    /// `--wait-for-images`: how long missing images are waited for before the release stops.
+    pub wait_for_images: Option<images_exist::Wait>,
 }
 
 /// Carries `plan` out as far as `run` allows.
@@ -68,11 +70,24 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
             ));
         }
     } else if plan.image_check.is_on() {
-        let found = images_exist::check(&plan.images, &plan.reading.origins, &run.services).await;
+        let (found, _) = images_exist::check_waiting(
+            &plan.images,
+            &plan.reading.origins,
+            &run.services,
+            run.wait_for_images,
+        )
+        .await;
         outcome.warnings.extend(found.warnings());
         let missing = (!found.ok()).then(|| Error::ImagesMissing {
             count: found.missing.len(),
-            images: found.missing_text(),
+            images: match run.wait_for_images {
+                Some(wait) => format!(
+                    "{} (still missing after waiting {})",
+                    found.missing_text(),
+                    crate::units::format_duration(wait.limit)
+                ),
+                None => found.missing_text(),
+            },
         });
         outcome.checks.images = Some(found);
         if let Some(error) = missing {

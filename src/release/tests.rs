@@ -202,6 +202,7 @@ async fn publish(plan: &ReleasePlan) -> Outcome {
             env: &no_env,
             services: Services::default(),
             checked: &|_| {},
+            wait_for_images: None,
         },
     )
     .await
@@ -216,6 +217,7 @@ async fn dry_run(plan: &ReleasePlan) -> Outcome {
             env: &no_env,
             services: Services::default(),
             checked: &|_| {},
+            wait_for_images: None,
         },
     )
     .await

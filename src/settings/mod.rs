@@ -148,6 +148,21 @@ pub(crate) struct Settings {
     pub provenance: Option<crate::provenance::Origin>,
 }
 
+/// The `images:` entries with `digest: from-registry` given the digest their registry has for
+/// them now, looked up with the logins the image check uses (`origins`).
+pub(crate) async fn registry_digests(
+    pins: &[crate::config::ImagePin],
+    origins: &crate::forge::origin::Origins,
+    services: &crate::forge::Services,
+) -> Result<Vec<crate::config::ImagePin>, Error> {
+    let lookups = images::registry_lookups(pins);
+    if lookups.is_empty() {
+        return Ok(pins.to_vec());
+    }
+    let answers = crate::verify::images_exist::digests(&lookups, origins, services).await;
+    images::with_registry_digests(pins, answers).map_err(Error::Images)
+}
+
 impl Settings {
     /// The version's value, where one is given.
     pub(crate) fn version(&self) -> Option<&Version> {
@@ -249,7 +264,7 @@ pub(crate) fn resolve(
         });
     }
     apply_source_flags(&mut config, line)?;
-    let pins = images::resolve(&config.images, version.as_ref().map(|v| &v.version))
+    let pins = images::resolve(&config.images, version.as_ref().map(|v| &v.version), env)
         .map_err(Error::Images)?;
     let targets = match need {
         Need::Release => targets::choose(&config.targets, &config.root, &line.targets, env)?

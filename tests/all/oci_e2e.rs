@@ -575,7 +575,7 @@ fn images_check(output: &Output) -> Value {
 }
 
 /// Pushes something under `path:tag` of the registry, as an image would be.
-fn push_image(registry: &LocalRegistry, path: &str, creds: Option<(&str, &str)>) {
+pub(crate) fn push_image(registry: &LocalRegistry, path: &str, creds: Option<(&str, &str)>) {
     let work = tempfile::tempdir().unwrap();
     let out = assembled_example(work.path());
     let docker = tempfile::tempdir().unwrap();
