@@ -17,6 +17,7 @@ use crate::yaml::Node;
 
 use images::{IMAGE_PLACEHOLDER, IMAGE_REFERENCE, IMAGE_REGISTRY, IMAGE_TAG};
 use labels::{LABEL_VALUES, PROVIDER_IDENTITY, PROVIDER_LABEL_RULE};
+pub use labels::{LabelIdentity, label_identity, source_identity};
 
 pub(super) const RULES: &[&Rule] = &[
     &EMPTY,
@@ -904,6 +905,47 @@ mod tests {
         // Labels of another type than the file name says.
         let found = check_files(&PROVIDER_IDENTITY, &[(FILE, &labelled("bootstrap-foo"))]);
         assert_eq!(found.len(), 1);
+    }
+
+    #[test]
+    fn label_identity_tells_an_alias_from_another_provider() {
+        use crate::provider::ProviderType::{Addon, Bootstrap, Infrastructure};
+        use crate::rules::{LabelIdentity::*, label_identity};
+        let addon = Some(Addon);
+        let fleet = Some("rancher-fleet");
+        assert_eq!(label_identity(addon, fleet, "addon-rancher-fleet"), Same);
+        assert_eq!(label_identity(addon, fleet, "rancher-fleet"), Same);
+        // clusterctl's built-in name prefixes the organisation; the sources do not.
+        assert_eq!(label_identity(addon, fleet, "fleet"), Alias);
+        assert_eq!(label_identity(addon, fleet, "addon-fleet"), Alias);
+        // A suffix that is not a whole part, or the other way round, is another provider.
+        assert_eq!(label_identity(addon, fleet, "eet"), OtherName);
+        assert_eq!(label_identity(addon, Some("fleet"), "rancher-fleet"), OtherName);
+        assert_eq!(label_identity(addon, fleet, "addon-helm"), OtherName);
+        // A wrong type stays wrong whatever the name.
+        assert_eq!(label_identity(addon, fleet, "bootstrap-fleet"), OtherType);
+        assert_eq!(
+            label_identity(Some(Infrastructure), Some("foo"), "bootstrap-foo"),
+            OtherType
+        );
+        assert_eq!(label_identity(Some(Bootstrap), None, "bootstrap-x"), Same);
+    }
+
+    #[test]
+    fn an_alias_label_is_a_note() {
+        let fleet = lines(&[
+            "kind: Namespace\nmetadata:\n  name: caapf-system\n  labels:\n    cluster.x-k8s.io/provider: fleet\n",
+            "kind: ConfigMap\nmetadata:\n  name: c\n  namespace: caapf-system\n  labels:\n    cluster.x-k8s.io/provider: fleet\n",
+        ]);
+        let options = crate::rules::Options {
+            provider_name: Some("rancher-fleet".into()),
+            provider_type: Some(crate::provider::ProviderType::Addon),
+            ..Default::default()
+        };
+        let found = check(&PROVIDER_IDENTITY, &release(&[(FILE, &fleet)]), &options);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].severity, Severity::Info);
+        assert!(found[0].message.contains("`rancher-fleet`"), "{}", found[0].message);
     }
 
     #[test]
