@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::assembly::{Assembled, Assembler};
 use super::error::Error;
+use super::head::{self, HeadCheck};
 use super::tags::{self, GitTags, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::provider::ReleaseProvider;
@@ -33,6 +34,10 @@ pub(crate) struct ReleasePlan {
     pub diagnostics: Vec<Diagnostic>,
     pub version_series: Option<Check>,
     pub tags: TagCheck,
+    /// The commit built, and whether it is tagged with the version ([`head`]).
+    pub head: HeadCheck,
+    /// What a real run stops with when HEAD is not tagged with the version; a dry run warns.
+    pub head_refusal: Option<Error>,
     /// Where it goes, in publishing order, each with how it is read back. Public so that tests
     /// can point a plan elsewhere.
     pub destinations: Vec<TargetSettings>,
@@ -82,7 +87,7 @@ impl ReleasePlan {
                 phase: PhaseKind::Check,
                 network: false,
                 what: format!(
-                    "lint ({} error(s), {} warning(s)), the release series, the git tags",
+                    "lint ({} error(s), {} warning(s)), the release series, the git tags, the commit built",
                     lint.errors, lint.warnings
                 ),
             },
@@ -228,6 +233,9 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
             .collect::<Vec<_>>()
     });
     let tags = tag_check(settings, series.as_deref(), &version)?;
+    let (head, head_warnings, head_refusal) =
+        head::check(&settings.root, &version, settings.allow_untagged_head);
+    warnings.extend(head_warnings);
     if !tags.uncovered.is_empty() {
         blockers.push(Error::TagsNotCovered {
             series: tags::missing_series(&tags.uncovered),
@@ -261,6 +269,8 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         diagnostics,
         version_series,
         tags,
+        head,
+        head_refusal,
         destinations: settings.targets.clone(),
         reading,
         blockers,

@@ -63,6 +63,9 @@ pub(crate) struct CommandLine {
     pub allow: Vec<Waiver>,
     /// `--api-url` of `verify` and `diff`: the GitHub API github.com sources are read through.
     pub api_url: Option<String>,
+    /// `release --allow-untagged-head`: release the checkout's HEAD although it is not tagged
+    /// with the version.
+    pub allow_untagged_head: bool,
 }
 
 /// What a command needs of the settings.
@@ -165,6 +168,8 @@ pub(crate) struct Settings {
     pub reading: verify::Settings,
     /// `--previous`, else `previous:`.
     pub previous: Previous,
+    /// `release --allow-untagged-head`.
+    pub allow_untagged_head: bool,
 }
 
 impl Settings {
@@ -264,6 +269,7 @@ pub(crate) fn resolve(
             targets: Vec::new(),
             reading,
             previous: Previous::default(),
+            allow_untagged_head: line.allow_untagged_head,
         });
     }
     apply_source_flags(&mut config, line)?;
@@ -292,6 +298,7 @@ pub(crate) fn resolve(
         targets,
         reading,
         previous,
+        allow_untagged_head: line.allow_untagged_head,
     })
 }
 

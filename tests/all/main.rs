@@ -46,6 +46,7 @@ mod publish_local;
 mod release_ci;
 mod release_common;
 mod release_e2e;
+mod release_head;
 mod release_upgrade;
 mod release_version;
 mod render_corpus;
