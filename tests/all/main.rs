@@ -33,6 +33,7 @@ mod init_scaffold;
 mod layering;
 mod lint;
 mod lint_contract;
+mod lint_view;
 mod lint_wiring;
 mod multi_provider;
 mod oci_e2e;
