@@ -16,7 +16,7 @@ use crate::k8s::{self, INJECT_CA_FROM, Object};
 use crate::yaml::Node;
 
 use images::{IMAGE_PLACEHOLDER, IMAGE_REFERENCE, IMAGE_REGISTRY, IMAGE_TAG};
-use labels::{LABEL_VALUES, PROVIDER_IDENTITY, PROVIDER_LABEL_RULE};
+use labels::{LABEL_VALUES, PROVIDER_IDENTITY, PROVIDER_LABEL_RULE, PROVIDER_NAME_CLI};
 pub use labels::{LabelIdentity, label_identity, source_identity};
 
 pub(super) const RULES: &[&Rule] = &[
@@ -33,6 +33,7 @@ pub(super) const RULES: &[&Rule] = &[
     &LABEL_VALUES,
     &PROVIDER_LABEL_RULE,
     &PROVIDER_IDENTITY,
+    &PROVIDER_NAME_CLI,
     &IMAGE_TAG,
     &IMAGE_REGISTRY,
     &IMAGE_PLACEHOLDER,
@@ -929,6 +930,34 @@ mod tests {
             OtherType
         );
         assert_eq!(label_identity(Some(Bootstrap), None, "bootstrap-x"), Same);
+    }
+
+    #[test]
+    fn a_dotted_provider_name_is_refused_by_clusterctls_command_line() {
+        let named = |name: &str| {
+            let text = lines(&[&format!(
+                "kind: Namespace\nmetadata:\n  name: x-system\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-{name}\n"
+            )]);
+            let options = crate::rules::Options {
+                provider_name: Some(name.into()),
+                provider_type: Some(crate::provider::ProviderType::Infrastructure),
+                ..Default::default()
+            };
+            check(&PROVIDER_NAME_CLI, &release(&[(FILE, &text)]), &options)
+        };
+        let found = named("my.provider");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("`clusterctl init --infrastructure my.provider` refuses it")
+                && found[0].message.contains(
+                    "invalid provider name \"my.provider\". Provider name should be in the form name[:version] and the name should be valid"
+                ),
+            "{}",
+            found[0].message
+        );
+        assert!(named("my-provider").is_empty());
+        // A name the configuration file refuses too is not this rule's.
+        assert!(named("My.Provider").is_empty());
     }
 
     #[test]

@@ -292,3 +292,23 @@ fn release_accepts_the_labels_of_the_provider_it_releases() {
     );
     assert!(dir.path().join("repo/infrastructure-foo/v0.1.0").is_dir());
 }
+
+#[test]
+fn a_dotted_provider_name_is_released_with_clusterctls_refusal_as_a_warning() {
+    // Valid in clusterctl's configuration file, refused by `clusterctl init --infrastructure`.
+    let dir = release_project("infrastructure", "components.yaml", "infrastructure-my.provider");
+    let config = dir.path().join("capkg.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("name: foo", "name: my.provider");
+    std::fs::write(&config, text).unwrap();
+    let output = release(dir.path());
+    let said = said(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("components/provider-name-cli")
+            && said.contains("`clusterctl init --infrastructure my.provider` refuses it"),
+        "{said}"
+    );
+    assert!(dir.path().join("repo/infrastructure-my.provider/v0.1.0").is_dir());
+}

@@ -1,5 +1,6 @@
 //! `components/label-values`, `components/provider-label`, `components/provider-identity`: the
-//! labels clusterctl sets and reads, and the provider they name.
+//! labels clusterctl sets and reads, and the provider they name; `components/provider-name-cli`:
+//! a name clusterctl's configuration file accepts and its command line refuses.
 
 use super::{Components, LABELS, has_variable};
 use crate::k8s::Object;
@@ -232,6 +233,44 @@ pub(super) static PROVIDER_IDENTITY: Rule = Rule {
         if identity == LabelIdentity::Alias {
             finding.with_severity(Severity::Info).with_help(ALIAS_HELP);
         }
+    },
+};
+
+pub(super) static PROVIDER_NAME_CLI: Rule = Rule {
+    id: "components/provider-name-cli",
+    severity: Severity::Warning,
+    summary: "clusterctl's command line refuses the provider's name (a dotted name)",
+    explanation: "clusterctl's configuration file accepts a provider name that is a DNS-1123 \
+        subdomain (`my.provider`, dots allowed, up to 253 characters), so such a release is \
+        published and registered without complaint. But `clusterctl init --infrastructure \
+        my.provider` (and `upgrade`, `delete`, `generate provider`) parses the name as a DNS-1123 \
+        label (lower-case letters, digits and `-`, at most 63 characters) and refuses it: \
+        `invalid provider name \"my.provider\". Provider name should be in the form \
+        name[:version] and the name should be valid` (cmd/clusterctl/client/common.go, \
+        `parseProviderName`). Users could register the provider and never install it.",
+    help: "name the provider with lower-case letters, digits and `-` only (at most 63 characters), as clusterctl's command line requires (`my-provider`)",
+    reference: LABELS,
+    check: |cx, findings| {
+        let (Some(provider_type), Some(name)) = (cx.provider.provider_type, &cx.provider.name)
+        else {
+            return;
+        };
+        // `parseProviderName` takes a DNS-1123 label; the configuration file, a subdomain.
+        if crate::k8s::dns1123_label(name).is_ok()
+            || crate::provider::validate_name(Some(provider_type), name).is_err()
+        {
+            return;
+        }
+        let Some(components) = Components::all(cx).next() else {
+            return;
+        };
+        findings.on_file(
+            components.file,
+            format!(
+                "the provider name `{name}` is valid in clusterctl's configuration file, but `clusterctl init --{} {name}` refuses it: `invalid provider name \"{name}\". Provider name should be in the form name[:version] and the name should be valid`",
+                provider_type.short_name()
+            ),
+        );
     },
 };
 
