@@ -574,20 +574,16 @@ fn assemble_provider(
     };
     let label = provider_type.manifest_label(&provider_name);
     // Before relabelling: after it, every object carries `label` and lint cannot tell.
-    let source_labels = most_common_source_label(
-
-        parsed
-            .iter()
-            .zip(&origins)
-            .map(|((_, origin, source, objects), parts)| {
-                (
-                    origin.as_str(),
-                    parts.as_slice(),
-                    source.as_ref(),
-                    objects.as_slice(),
-                )
-            }),
-    );
+    let source_labels = most_common_source_label(parsed.iter().zip(&origins).map(
+        |((_, origin, source, objects), parts)| {
+            (
+                origin.as_str(),
+                parts.as_slice(),
+                source.as_ref(),
+                objects.as_slice(),
+            )
+        },
+    ));
     let namespace = sources.namespace_of(provider_config);
 
     let mut files = Vec::new();

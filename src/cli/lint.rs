@@ -122,7 +122,12 @@ fn lint_release(
     let settings = settings::resolve(&line, Need::Assemble, ci, env)
         .map_err(|e| all_hint(CommandError::from_classified(e)))?;
     let mut stderr = super::stderr();
-    if settings.sources.providers.iter().all(|p| p.components.is_empty()) {
+    if settings
+        .sources
+        .providers
+        .iter()
+        .all(|p| p.components.is_empty())
+    {
         if !global.quiet {
             let _ = writeln!(
                 stderr,
@@ -154,7 +159,10 @@ fn lint_release(
             "capkg lint: linting the release `{}` describes, assembled in memory as `capkg release --dry-run` checks it ({} {}, {} files: {}); `capkg lint --all` lints every YAML file of the repository",
             escape::text(&config.display().to_string()),
             escape::text(&release.provider_label()),
-            settings.version().map(ToString::to_string).unwrap_or_else(|| "(no version)".into()),
+            settings
+                .version()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "(no version)".into()),
             files.len(),
             escape::text(&files.join(", ")),
         );
@@ -165,7 +173,11 @@ fn lint_release(
         config: Some(config.display().to_string()),
         files,
     };
-    Ok(Some((std::mem::take(&mut release.diagnostics), count, scope)))
+    Ok(Some((
+        std::mem::take(&mut release.diagnostics),
+        count,
+        scope,
+    )))
 }
 
 /// Prints the findings in the chosen format; exit 1 on errors (or warnings with

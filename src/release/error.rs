@@ -27,22 +27,9 @@ pub(crate) enum Error {
         tags.join(", ")
     )]
     TagsNotCovered { tags: Vec<String>, series: String },
-    #[error(
-        "`{version}` ({origin}) would be released from `{}` at commit {commit}{at_head}, which is not tagged `{version}`{}",
-        checkout.display(),
-        tag_is.as_ref().map_or_else(|| format!(" (no tag `{version}` in this checkout)"), |c| format!(" (`{version}` is commit {c})"))
-    )]
-    HeadNotTagged {
-        version: String,
-        /// Where the version came from (`--version`, `version:` in capkg.yaml).
-        origin: String,
-        checkout: PathBuf,
-        commit: String,
-        /// ` (tagged …)`, or empty.
-        at_head: String,
-        /// The commit the tag names, where the checkout has it.
-        tag_is: Option<String>,
-    },
+    /// HEAD of the configuration's checkout is not tagged with the version ([`super::head`]).
+    #[error("{0}")]
+    HeadNotTagged(Box<super::head::UntaggedHead>),
     #[error("git failed in `{}`: {message}", dir.display())]
     Git { dir: PathBuf, message: String },
     #[error("the assembled files are not a release")]
@@ -106,7 +93,7 @@ impl Classified for Error {
             | Error::VerifyFailed { .. }
             | Error::UpgradeBreaks { .. }
             | Error::ImagesMissing { .. }
-            | Error::HeadNotTagged { .. } => ErrorClass::Refusal,
+            | Error::HeadNotTagged(_) => ErrorClass::Refusal,
             Error::Assemble(source) => source.class(),
             Error::Release(source) | Error::Target { source, .. } => {
                 ErrorClass::refusal_if(source.is_refusal())
@@ -149,8 +136,9 @@ impl Classified for Error {
             ),
             Error::Release(source) | Error::Target { source, .. } => source.hint(),
             Error::Verify { source, .. } => source.hint(),
-            Error::HeadNotTagged { version, .. } => Some(format!(
-                "check the tag out where capkg.yaml is (for an older tag: `git worktree add ../{version} {version}`, then run capkg there), or pass `--allow-untagged-head` to release these sources as `{version}`"
+            Error::HeadNotTagged(head) => Some(format!(
+                "check the tag out where capkg.yaml is (for an older tag: `git worktree add ../{version} {version}`, then run capkg there), or pass `--allow-untagged-head` to release these sources as `{version}`",
+                version = head.version
             )),
             Error::Git { .. } => Some(
                 "in a container, git may refuse a checkout owned by another user: `git config --global --add safe.directory \"$PWD\"`".into(),
@@ -170,7 +158,7 @@ impl Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::Git { .. }
-            | Error::HeadNotTagged { .. }
+            | Error::HeadNotTagged(_)
             | Error::ImagesMissing { .. }
             | Error::UpgradeBreaks { .. }
             | Error::Previous { .. }

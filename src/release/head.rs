@@ -87,14 +87,14 @@ pub(crate) fn check(
     if checkout.tags.contains(&tag) {
         return (found, warnings, None);
     }
-    let refusal = Error::HeadNotTagged {
+    let refusal = Error::HeadNotTagged(Box::new(UntaggedHead {
         version: tag.clone(),
         origin: version.source.clone(),
         checkout: checkout.top.clone(),
         commit: commit.to_string(),
         at_head: tagged(&checkout.tags),
         tag_is: checkout.commit_of(&tag).map(|c| short(&c).to_string()),
-    };
+    }));
     if allow_untagged {
         warnings.push(format!(
             "`{tag}` is released from commit {commit} of `{}`{}, which is not tagged `{tag}` (`--allow-untagged-head`)",
@@ -104,6 +104,39 @@ pub(crate) fn check(
         return (found, warnings, None);
     }
     (found, warnings, Some(refusal))
+}
+
+/// A version to be released from a HEAD not tagged with it: what the refusal says.
+#[derive(Debug)]
+pub(crate) struct UntaggedHead {
+    pub version: String,
+    /// Where the version came from (`--version`, `version: in capkg.yaml`).
+    pub origin: String,
+    pub checkout: PathBuf,
+    /// HEAD, shortened.
+    pub commit: String,
+    /// ` (tagged …)`, or empty.
+    pub at_head: String,
+    /// The commit the tag names, where the checkout has the tag.
+    pub tag_is: Option<String>,
+}
+
+impl std::fmt::Display for UntaggedHead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let version = &self.version;
+        write!(
+            f,
+            "`{version}` ({}) would be released from `{}` at commit {}{}, which is not tagged `{version}` ",
+            self.origin,
+            self.checkout.display(),
+            self.commit,
+            self.at_head
+        )?;
+        match &self.tag_is {
+            Some(commit) => write!(f, "(`{version}` is commit {commit})"),
+            None => write!(f, "(no tag `{version}` in this checkout)"),
+        }
+    }
 }
 
 /// ` (tagged v1, v2)`, or nothing.

@@ -202,7 +202,11 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             .is_some_and(|v| head.tags.contains(v));
         md.push_str(&format!(
             "- {} sources: commit {}{}\n",
-            if head.checked && tagged { "✅" } else { "ℹ️" },
+            if head.checked && tagged {
+                "✅"
+            } else {
+                "ℹ️"
+            },
             inline(commit.get(..12).unwrap_or(commit)),
             match head.tags.as_slice() {
                 [] => String::new(),

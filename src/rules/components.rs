@@ -921,7 +921,10 @@ mod tests {
         assert_eq!(label_identity(addon, fleet, "addon-fleet"), Alias);
         // A suffix that is not a whole part, or the other way round, is another provider.
         assert_eq!(label_identity(addon, fleet, "eet"), OtherName);
-        assert_eq!(label_identity(addon, Some("fleet"), "rancher-fleet"), OtherName);
+        assert_eq!(
+            label_identity(addon, Some("fleet"), "rancher-fleet"),
+            OtherName
+        );
         assert_eq!(label_identity(addon, fleet, "addon-helm"), OtherName);
         // A wrong type stays wrong whatever the name.
         assert_eq!(label_identity(addon, fleet, "bootstrap-fleet"), OtherType);
@@ -974,7 +977,11 @@ mod tests {
         let found = check(&PROVIDER_IDENTITY, &release(&[(FILE, &fleet)]), &options);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].severity, Severity::Info);
-        assert!(found[0].message.contains("`rancher-fleet`"), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("`rancher-fleet`"),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]

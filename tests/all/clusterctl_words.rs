@@ -117,7 +117,9 @@ const TABLE: &[Row] = &[
         run: gitlab_on_another_host,
         exit: 2,
         first_line: "warning: invalid provider url. Only GitHub and GitLab are supported for \"https\" schema: clusterctl reads GitLab packages only from hosts starting with `gitlab.`, so it would refuse `git.capkg-test.invalid`",
-        also: &["error: invalid provider url. Only GitHub and GitLab are supported for \"https\" schema"],
+        also: &[
+            "error: invalid provider url. Only GitHub and GitLab are supported for \"https\" schema",
+        ],
         stdout: &[],
     },
     Row {

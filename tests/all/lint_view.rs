@@ -53,7 +53,10 @@ fn without_a_path_lint_reads_the_release_capkg_yaml_describes() {
     assert_eq!(report["linted"]["view"], "release", "{report}");
     assert_eq!(report["linted"]["config"], "capkg.yaml", "{report}");
     let files = report["linted"]["files"].as_array().unwrap();
-    assert!(files.contains(&"infrastructure-components.yaml".into()), "{report}");
+    assert!(
+        files.contains(&"infrastructure-components.yaml".into()),
+        "{report}"
+    );
     assert!(files.contains(&"metadata.yaml".into()), "{report}");
     assert_eq!(report["summary"]["errors"], 0, "{report}");
     // Nothing is written: lint reads.
@@ -85,7 +88,9 @@ fn the_release_view_finds_what_assembling_makes() {
     copy_example_provider(dir.path());
     let config = dir.path().join("capkg.yaml");
     let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str("images:\n  - name: registry.example.com/nothing-uses-this\n    tag: \"{version}\"\n");
+    text.push_str(
+        "images:\n  - name: registry.example.com/nothing-uses-this\n    tag: \"{version}\"\n",
+    );
     std::fs::write(&config, text).unwrap();
     let output = lint(dir.path(), &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -96,7 +101,11 @@ fn the_release_view_finds_what_assembling_makes() {
 #[test]
 fn without_capkg_yaml_lint_reads_the_folder_as_before() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("infrastructure-components.yaml"), E2E_COMPONENTS).unwrap();
+    std::fs::write(
+        dir.path().join("infrastructure-components.yaml"),
+        E2E_COMPONENTS,
+    )
+    .unwrap();
     let output = lint(dir.path(), &["--format", "json"]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(json(&output)["linted"]["view"], "paths");
@@ -106,7 +115,11 @@ fn without_capkg_yaml_lint_reads_the_folder_as_before() {
 #[test]
 fn a_capkg_yaml_without_components_lints_the_folder() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("infrastructure-components.yaml"), E2E_COMPONENTS).unwrap();
+    std::fs::write(
+        dir.path().join("infrastructure-components.yaml"),
+        E2E_COMPONENTS,
+    )
+    .unwrap();
     std::fs::write(dir.path().join("capkg.yaml"), "lint:\n  allow: []\n").unwrap();
     let output = lint(dir.path(), &[]);
     assert_eq!(output.status.code(), Some(1));

@@ -296,7 +296,11 @@ fn release_accepts_the_labels_of_the_provider_it_releases() {
 #[test]
 fn a_dotted_provider_name_is_released_with_clusterctls_refusal_as_a_warning() {
     // Valid in clusterctl's configuration file, refused by `clusterctl init --infrastructure`.
-    let dir = release_project("infrastructure", "components.yaml", "infrastructure-my.provider");
+    let dir = release_project(
+        "infrastructure",
+        "components.yaml",
+        "infrastructure-my.provider",
+    );
     let config = dir.path().join("capkg.yaml");
     let text = std::fs::read_to_string(&config)
         .unwrap()
@@ -310,5 +314,9 @@ fn a_dotted_provider_name_is_released_with_clusterctls_refusal_as_a_warning() {
             && said.contains("`clusterctl init --infrastructure my.provider` refuses it"),
         "{said}"
     );
-    assert!(dir.path().join("repo/infrastructure-my.provider/v0.1.0").is_dir());
+    assert!(
+        dir.path()
+            .join("repo/infrastructure-my.provider/v0.1.0")
+            .is_dir()
+    );
 }

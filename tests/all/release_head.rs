@@ -179,7 +179,13 @@ fn an_older_tag_is_released_from_a_worktree_of_it() {
     let worktree = dir.path().join("v0.1.0");
     git(
         &root,
-        &["worktree", "add", "-q", worktree.to_str().unwrap(), "v0.1.0"],
+        &[
+            "worktree",
+            "add",
+            "-q",
+            worktree.to_str().unwrap(),
+            "v0.1.0",
+        ],
     );
     // From the main checkout, with `--config` naming the worktree's capkg.yaml.
     let output = release(

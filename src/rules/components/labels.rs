@@ -3,9 +3,9 @@
 //! a name clusterctl's configuration file accepts and its command line refuses.
 
 use super::{Components, LABELS, has_variable};
+use crate::files::ReleaseFile;
 use crate::k8s::Object;
 use crate::provider::{PROVIDER_LABEL, ProviderType};
-use crate::files::ReleaseFile;
 use crate::rules::{Context, Diagnostic, Findings, Rule, Severity};
 use crate::yaml::Node;
 
@@ -348,7 +348,9 @@ pub fn source_identity(
     let identity = label_identity(Some(released_type), Some(released_name), found);
     let message = match identity {
         LabelIdentity::Same => return None,
-        LabelIdentity::Alias => format!("{at}: {}", alias_message(found, (count, labelled), &label)),
+        LabelIdentity::Alias => {
+            format!("{at}: {}", alias_message(found, (count, labelled), &label))
+        }
         LabelIdentity::OtherName | LabelIdentity::OtherType => format!(
             "{at}: {count} of the {labelled} labelled objects are labelled `{PROVIDER_LABEL}: {found}`, but capkg.yaml releases them as `{label}`"
         ),
