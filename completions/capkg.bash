@@ -679,7 +679,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__lint)
-            opts="-q -v -h --version --provider --type --deny-warnings --allow --config --format --color --quiet --verbose --help"
+            opts="-q -v -h --all --version --provider --type --deny-warnings --allow --config --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1059,7 +1059,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --dry-run --previous --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --dry-run --previous --allow-untagged-head --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
