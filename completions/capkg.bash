@@ -699,7 +699,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__lint)
-            opts="-q -v -h --version --provider --type --deny-warnings --allow --config --format --color --quiet --verbose --help"
+            opts="-q -v -h --all --version --provider --type --deny-warnings --allow --config --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1149,7 +1149,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --wait-for-images --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --dry-run --draft --previous --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --wait-for-images --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --dry-run --draft --previous --allow-untagged-head --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

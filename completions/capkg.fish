@@ -62,6 +62,7 @@ markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l all -d 'Lint every YAML file under the current folder, not the release capkg.yaml describes'
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l deny-warnings -d 'Exit 1 on warnings too'
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
@@ -285,6 +286,7 @@ always\t''
 never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l dry-run -d 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l draft -d 'Publish where nobody installs from it yet and stop: a GitHub draft release; the local folder, OCI tag and GitLab package version `draft-VERSION`. The images are not looked up; `capkg promote` does that, makes the draft public and verifies it'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l allow-untagged-head -d 'Release the sources where capkg.yaml is although their HEAD is not tagged with the version (`--version` or `version:`; a CI tag push is never checked). Without it a release refuses such sources and a dry run warns'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -111,6 +111,11 @@ pub struct ReleaseArgs {
     /// `previous:`, else the newest version older than this one at each target.
     #[arg(long, value_name = "REF|none")]
     pub previous: Option<String>,
+    /// Release the sources where capkg.yaml is although their HEAD is not tagged with the
+    /// version (`--version` or `version:`; a CI tag push is never checked). Without it a release
+    /// refuses such sources and a dry run warns.
+    #[arg(long)]
+    pub allow_untagged_head: bool,
 }
 
 pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
@@ -122,7 +127,10 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     let ci = CiContext::detect(&env);
     let services = services(global, &args.selection.limits, &args.selection.read_limits);
     let wait_for_images = args.selection.wait_for_images;
-    let line = args.selection.command_line(previous);
+    let line = CommandLine {
+        allow_untagged_head: args.allow_untagged_head,
+        ..args.selection.command_line(previous)
+    };
     let checks_shown = AtomicBool::new(false);
     let runtime = runtime()?;
     let planned = settings::resolve(&line, Need::Release, &ci, &env)
@@ -418,6 +426,9 @@ fn write_checks(
                 )?;
             }
         }
+        if let Some(line) = head_line(outcome) {
+            writeln!(out, "{line}")?;
+        }
         if let Some(images) = &outcome.checks.images {
             // `ok` only for images looked up and found; a check that looked nothing up is a skip.
             let state = if images.skipped.is_some() {
@@ -433,6 +444,37 @@ fn write_checks(
         }
     }
     Ok(())
+}
+
+/// The commit built, as the checks list it: `ok` when it is tagged with the version.
+fn head_line(outcome: &Outcome) -> Option<String> {
+    let head = &outcome.checks.head;
+    let commit = head.commit.as_deref().map(|c| c.get(..12).unwrap_or(c));
+    let tagged = outcome
+        .version
+        .as_ref()
+        .is_some_and(|v| head.tags.contains(v));
+    let what = commit.map(|commit| {
+        format!(
+            "sources: commit {commit} of `{}`{}",
+            head.checkout
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            match head.tags.as_slice() {
+                [] => String::new(),
+                tags => format!(" (tagged {})", tags.join(", ")),
+            }
+        )
+    });
+    let line = match (what, &head.note) {
+        (Some(what), _) if head.checked && tagged => format!("ok   {what}"),
+        (Some(what), None) => format!("note {what}"),
+        (Some(what), Some(note)) => format!("note {what}; {note}"),
+        (None, Some(note)) => format!("skip {note}"),
+        (None, None) => return None,
+    };
+    Some(escape::text(&line).into_owned())
 }
 
 fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std::io::Result<()> {

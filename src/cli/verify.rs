@@ -97,6 +97,14 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         check_images: found.images.is_on(),
         ..request
     };
+    // clusterctl's words first: what it would refuse is said before anything is fetched.
+    let said_first = verify::warnings_before_reading(&request.source);
+    if !global.quiet {
+        let mut stderr = super::stderr();
+        for warning in &said_first {
+            let _ = writeln!(stderr, "warning: {}", escape::text(warning));
+        }
+    }
     let mut services = services(global, &args.limits, &args.read_limits);
     services.policy.max_wait = args.max_wait;
     let mut report = runtime()?
@@ -108,7 +116,7 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         report = report.with_check(check);
     }
     report.warnings.extend(login_warning);
-    write_report(global, &ci, &report).map_err(CommandError::fault)?;
+    write_report(global, &ci, &report, &said_first).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
         ci::append_step_summary(path, &report::verify::markdown(&report))
             .map_err(CommandError::fault)?;
@@ -120,7 +128,13 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     })
 }
 
-fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> std::io::Result<()> {
+/// `said_first`: warnings already on stderr, not repeated in the text report.
+fn write_report(
+    global: &GlobalArgs,
+    ci: &CiContext,
+    report: &VerifyReport,
+    said_first: &[String],
+) -> std::io::Result<()> {
     let mut out = super::stdout();
     if global.format == Format::Json {
         report::json::write_value(&mut out, report)?;
@@ -195,7 +209,7 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> s
             &report.summary,
         )?;
         if !global.quiet {
-            for warning in &report.warnings {
+            for warning in report.warnings.iter().filter(|w| !said_first.contains(w)) {
                 writeln!(out, "warning: {}", escape::text(warning))?;
             }
         }

@@ -27,6 +27,9 @@ pub(crate) enum Error {
         tags.join(", ")
     )]
     TagsNotCovered { tags: Vec<String>, series: String },
+    /// HEAD of the configuration's checkout is not tagged with the version ([`super::head`]).
+    #[error("{0}")]
+    HeadNotTagged(Box<super::head::UntaggedHead>),
     #[error("git failed in `{}`: {message}", dir.display())]
     Git { dir: PathBuf, message: String },
     #[error("the assembled files are not a release")]
@@ -109,7 +112,8 @@ impl Classified for Error {
             | Error::TagsNotCovered { .. }
             | Error::VerifyFailed { .. }
             | Error::UpgradeBreaks { .. }
-            | Error::ImagesMissing { .. } => ErrorClass::Refusal,
+            | Error::ImagesMissing { .. }
+            | Error::HeadNotTagged(_) => ErrorClass::Refusal,
             Error::Assemble(source) => source.class(),
             Error::Release(source) | Error::Target { source, .. } | Error::Draft { source, .. } => {
                 ErrorClass::refusal_if(source.is_refusal())
@@ -164,6 +168,10 @@ impl Classified for Error {
                 source.hint()
             }
             Error::Verify { source, .. } => source.hint(),
+            Error::HeadNotTagged(head) => Some(format!(
+                "check the tag out where capkg.yaml is (for an older tag: `git worktree add ../{version} {version}`, then run capkg there), or pass `--allow-untagged-head` to release these sources as `{version}`",
+                version = head.version
+            )),
             Error::Git { .. } => Some(
                 "in a container, git may refuse a checkout owned by another user: `git config --global --add safe.directory \"$PWD\"`".into(),
             ),
@@ -182,6 +190,7 @@ impl Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::Git { .. }
+            | Error::HeadNotTagged(_)
             | Error::ImagesMissing { .. }
             | Error::UpgradeBreaks { .. }
             | Error::Previous { .. }

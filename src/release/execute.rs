@@ -56,6 +56,17 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
         return outcome;
     };
 
+    // The sources are the version's: a dry run (before tagging, say) is told, a real run stops.
+    if let Some(refusal) = &plan.head_refusal {
+        if dry {
+            outcome
+                .warnings
+                .push(format!("{}; a real run refuses", chain(refusal)));
+        } else {
+            outcome.stop_before_publishing(refusal);
+            return outcome;
+        }
+    }
     // Every image exists, before anything is made public.
     if dry {
         if outcome.checks.images.is_none() {

@@ -8,7 +8,8 @@
 //!    file's bytes and its parsed tree, kept together from here to publishing) and **check**
 //!    what needs no network: lint (every rule, for this version; waivers applied), the
 //!    provider's identity (in assembly), `metadata.yaml` has a series for the version, and — in
-//!    a git checkout — every tag `clusterctl upgrade plan` will ask about has one ([`tags`]).
+//!    a git checkout — every tag `clusterctl upgrade plan` will ask about has one ([`tags`]),
+//!    and the commit built is tagged with the version ([`head`]; a real run refuses otherwise).
 //!    Then **attest** ([`attest`]): the provenance statement over every file, published with
 //!    them. The plan lists the phases that follow ([`plan::ReleasePlan::phases`]).
 //! 2. **Execute** ([`execute`]), the phases in order: check that every image exists; plan at
@@ -50,7 +51,8 @@
 //!   "lint": {"errors": 0, "warnings": 1, "infos": 0, "files": 3},
 //!   "checks": {
 //!     "version_series": {"name": "release-series", "ok": true, "message": "..."},
-//!     "tags": {"checked": true, "tags": 4, "from_series": "1.0", "uncovered": [], "newer_uncovered": []}
+//!     "tags": {"checked": true, "tags": 4, "from_series": "1.0", "uncovered": [], "newer_uncovered": []},
+//!     "head": {"checked": true, "commit": "<sha>", "tags": ["v1.2.3"], "checkout": "/src/capz", "note": "..."}
 //!   },
 //!   "phases": [{"phase": "assemble | check | attest | compare | publish | draft | verify", "what": "...", "network": false}],
 //!   "targets": [{
@@ -78,6 +80,7 @@ mod attest;
 mod compare;
 pub(crate) mod error;
 pub(crate) mod execute;
+pub(crate) mod head;
 pub(crate) mod outcome;
 pub(crate) mod plan;
 pub(crate) mod promote;

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::assembly::{Assembled, Assembler};
 use super::attest::{self, Attestation};
 use super::error::Error;
+use super::head::{self, HeadCheck};
 use super::tags::{self, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::provider::ReleaseProvider;
@@ -34,6 +35,10 @@ pub(crate) struct ReleasePlan {
     pub diagnostics: Vec<Diagnostic>,
     pub version_series: Option<Check>,
     pub tags: TagCheck,
+    /// The commit built, and whether it is tagged with the version ([`head`]).
+    pub head: HeadCheck,
+    /// What a real run stops with when HEAD is not tagged with the version; a dry run warns.
+    pub head_refusal: Option<Error>,
     /// Where it goes, in publishing order, each with how it is read back. Public so that tests
     /// can point a plan elsewhere.
     pub destinations: Vec<TargetSettings>,
@@ -110,7 +115,7 @@ impl ReleasePlan {
                 phase: PhaseKind::Check,
                 network: false,
                 what: format!(
-                    "lint ({} error(s), {} warning(s)), the release series, the git tags",
+                    "lint ({} error(s), {} warning(s)), the release series, the git tags, the commit built",
                     lint.errors, lint.warnings
                 ),
             },
@@ -290,6 +295,9 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         });
     }
 
+    let (head, head_warnings, head_refusal) =
+        head::check(&settings.root, &version, settings.allow_untagged_head);
+    warnings.extend(head_warnings);
     if tags_blocking {
         blockers.push(Error::TagsNotCovered {
             series: tags::missing_series(&tags.uncovered),
@@ -330,6 +338,8 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         diagnostics,
         version_series,
         tags,
+        head,
+        head_refusal,
         destinations: settings.targets.clone(),
         reading,
         blockers,

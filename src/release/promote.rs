@@ -93,6 +93,8 @@ pub(crate) fn promotion_plan(
     settings.provenance = None;
     let mut planned = plan(&settings, &DraftAssembler { files: drafted })?;
     planned.mode = Mode::Promote;
+    // The draft's files are published, not the checkout's: where HEAD is does not matter.
+    planned.head_refusal = None;
     Ok(planned)
 }
 

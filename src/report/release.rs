@@ -212,6 +212,28 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
     if let Some(note) = &tags.note {
         md.push_str(&format!("- ℹ️ {}\n", inline(note)));
     }
+    let head = &outcome.checks.head;
+    if let Some(commit) = &head.commit {
+        let tagged = outcome
+            .version
+            .as_ref()
+            .is_some_and(|v| head.tags.contains(v));
+        md.push_str(&format!(
+            "- {} sources: commit {}{}\n",
+            if head.checked && tagged {
+                "✅"
+            } else {
+                "ℹ️"
+            },
+            inline(commit.get(..12).unwrap_or(commit)),
+            match head.tags.as_slice() {
+                [] => String::new(),
+                tags => format!(" (tagged {})", inline(&tags.join(", "))),
+            }
+        ));
+    } else if let Some(note) = &head.note {
+        md.push_str(&format!("- ℹ️ {}\n", inline(note)));
+    }
     md.push_str(&format!(
         "- {} lint: {} error(s), {} warning(s), {} info(s), {} waived\n\n",
         mark(outcome.lint.errors == 0),

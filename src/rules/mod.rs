@@ -27,6 +27,7 @@ pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
 pub use build::{
     PinnedImage, SourceVar, dev_image_values, kustomize_vars_in, rewritten_kustomize_vars,
 };
+pub use components::{LabelIdentity, label_identity, source_identity};
 pub use metadata::{SUPPORTED_CONTRACTS, Series, TAG_SERIES_ID, release_series};
 pub(crate) use templates::class_reference;
 pub use waivers::{Waiver, Waivers};

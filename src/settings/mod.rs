@@ -65,6 +65,9 @@ pub(crate) struct CommandLine {
     pub allow: Vec<Waiver>,
     /// `--api-url` of `verify` and `diff`: the GitHub API github.com sources are read through.
     pub api_url: Option<String>,
+    /// `release --allow-untagged-head`: release the checkout's HEAD although it is not tagged
+    /// with the version.
+    pub allow_untagged_head: bool,
 }
 
 /// What a command needs of the settings.
@@ -146,6 +149,8 @@ pub(crate) struct Settings {
     pub previous: Previous,
     /// Where the release is built, for its provenance statement (`release` only).
     pub provenance: Option<crate::provenance::Origin>,
+    /// `release --allow-untagged-head`.
+    pub allow_untagged_head: bool,
 }
 
 /// The `images:` entries with `digest: from-registry` given the digest their registry has for
@@ -261,6 +266,7 @@ pub(crate) fn resolve(
             reading,
             previous: Previous::default(),
             provenance: None,
+            allow_untagged_head: line.allow_untagged_head,
         });
     }
     apply_source_flags(&mut config, line)?;
@@ -304,6 +310,7 @@ pub(crate) fn resolve(
         reading,
         previous,
         provenance,
+        allow_untagged_head: line.allow_untagged_head,
     })
 }
 

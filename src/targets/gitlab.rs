@@ -381,6 +381,9 @@ impl GitLabTarget {
                     (!remote).then(|| OFFLINE_REASON.to_string()),
                 ),
                 Some(sha) if sha == file.sha256 => (Action::Skip, Some("identical".to_string())),
+                Some(_) if super::keeps_published_statement(&file.name, self.request.clobber) => {
+                    (Action::Skip, Some(super::STATEMENT_KEPT.to_string()))
+                }
                 Some(sha) if !self.request.clobber => {
                     return Err(Error::Differs {
                         name: file.name.clone(),

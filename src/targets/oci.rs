@@ -762,6 +762,7 @@ impl Target for OciTarget {
                     continue;
                 };
                 let wanted = title == crate::checksums::CHECKSUMS_FILE
+                    || title == crate::provenance::STATEMENT_FILE
                     || FileRole::from_file_name(title).is_some();
                 if !wanted || crate::files::check_release_name(title).is_err() {
                     continue;

@@ -333,6 +333,18 @@ impl Classified for Error {
     }
 }
 
+/// What clusterctl would say about SOURCE before it reads anything (a GitLab package on a host
+/// not starting with `gitlab.`, plain http to a loopback address), so that the command says it
+/// first, before any request. The report carries the same warnings.
+pub(crate) fn warnings_before_reading(source: &str) -> Vec<String> {
+    if oci::oci_source(source).is_some() {
+        return Vec::new();
+    }
+    source::parse(source, &|p: &Path| p.is_dir())
+        .map(|parsed| parsed.warnings)
+        .unwrap_or_default()
+}
+
 /// Reads SOURCE as clusterctl does and checks it.
 pub(crate) async fn verify(
     request: &VerifyRequest,

@@ -200,6 +200,7 @@ fn release_capz(pin: Option<(&str, &str)>, env: &[(&str, &str)]) -> (String, Out
     assert_eq!(
         names,
         [
+            "capkg-provenance.intoto.json",
             "checksums.txt",
             "cluster-template-aks.yaml",
             "cluster-template.yaml",
