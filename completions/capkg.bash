@@ -699,7 +699,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__lint)
-            opts="-q -v -h --version --provider --type --deny-warnings --allow --config --format --color --quiet --verbose --help"
+            opts="-q -v -h --all --version --provider --type --deny-warnings --allow --config --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -741,7 +741,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__promote)
-            opts="-q -v -h --config --version --target --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --wait-for-images --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -757,6 +757,10 @@ _capkg() {
                     ;;
                 --target)
                     COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-for-images)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --provider)
@@ -1145,7 +1149,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__release)
-            opts="-q -v -h --config --version --target --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --dry-run --draft --previous --format --color --quiet --verbose --help"
+            opts="-q -v -h --config --version --target --wait-for-images --provider --type --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --dry-run --draft --previous --allow-untagged-head --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1161,6 +1165,10 @@ _capkg() {
                     ;;
                 --target)
                     COMPREPLY=($(compgen -W "github gitlab local oci" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-for-images)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --provider)
@@ -1355,7 +1363,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --version --provider --type --config --max-wait --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --max-wait --require-provenance --rebuild --repository --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1382,6 +1390,10 @@ _capkg() {
                     return 0
                     ;;
                 --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repository)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -62,6 +62,7 @@ markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand lint" -l all -d 'Lint every YAML file under the current folder, not the release capkg.yaml describes'
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -l deny-warnings -d 'Exit 1 on warnings too'
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand lint" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
@@ -266,6 +267,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand release" -l target -d 'Publi
 gitlab\t''
 local\t''
 oci\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l wait-for-images -d 'When images the components name are not in their registry yet (an image build running beside the release), look again with backoff for up to this long (`90s`, `15m`) before refusing; default: look once' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
@@ -284,6 +286,7 @@ always\t''
 never\t''"
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l dry-run -d 'Print the plan and touch nothing: no network access, nothing written (the upgrade check runs where the previous release is on this machine)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -l draft -d 'Publish where nobody installs from it yet and stop: a GitHub draft release; the local folder, OCI tag and GitLab package version `draft-VERSION`. The images are not looked up; `capkg promote` does that, makes the draft public and verifies it'
+complete -c capkg -n "__fish_capkg_using_subcommand release" -l allow-untagged-head -d 'Release the sources where capkg.yaml is although their HEAD is not tagged with the version (`--version` or `version:`; a CI tag push is never checked). Without it a release refuses such sources and a dry run warns'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand release" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -293,6 +296,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand promote" -l target -d 'Publi
 gitlab\t''
 local\t''
 oci\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand promote" -l wait-for-images -d 'When images the components name are not in their registry yet (an image build running beside the release), look again with backoff for up to this long (`90s`, `15m`) before refusing; default: look once' -r
 complete -c capkg -n "__fish_capkg_using_subcommand promote" -l provider -d 'Provider name (`aws`); default: from the `cluster.x-k8s.io/provider` labels' -r
 complete -c capkg -n "__fish_capkg_using_subcommand promote" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand promote" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
@@ -317,6 +321,7 @@ complete -c capkg -n "__fish_capkg_using_subcommand verify" -l provider -d 'Prov
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l type -d 'Provider type: `infrastructure`, `bootstrap`, `control-plane`, `core`, `ipam`, `runtime-extension`, `addon`, or clusterctl\'s `InfrastructureProvider`…; default: from the components file name' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l config -d 'capkg\'s configuration file, for its `lint: allow:` waivers; default: the nearest `capkg.yaml` up to the repository root, if there is one' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-wait -d 'The longest capkg waits before a retry, as for `publish`: a GitHub rate limit that resets later fails at once with clusterctl\'s rate-limit message (`90s`, `10m`, `1h`)' -r
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l repository -d 'The git repository holding the commit `--rebuild` checks out (a clone of the provider\'s repository); it is only read' -r -F
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l http-timeout -d 'The longest one HTTP request may take, from connecting to the last byte of the answer (`90s`, `10m`, `1h`)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l min-transfer-rate -d 'The slowest transfer accepted while a body moves, judged over 30-second windows (`1KiB`, `64KiB`, `1MiB` per second; `0` turns the check off)' -r
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l max-download -d 'The largest answer capkg reads from a server (a release file `verify` downloads, a read-back); a larger one is refused without being read (`256MiB`, `1GiB`)' -r
@@ -330,6 +335,8 @@ markdown\t'Markdown for a pull request comment or release notes (`capkg diff`)'"
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -l color -d 'When to use colour (`auto`: on a terminal, unless NO_COLOR is set)' -r -f -a "auto\t'Colour when writing to a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l require-provenance -d 'Fail unless the release has its provenance statement (`capkg-provenance.intoto.json`, which `capkg release` publishes) and every file it names is served with its digest. A statement is checked whenever there is one; this makes one required'
+complete -c capkg -n "__fish_capkg_using_subcommand verify" -l rebuild -d 'Assemble the release again from the commit its provenance statement names (checked out into a temporary folder from `--repository`) and compare every file byte for byte with what is served. Implies `--require-provenance`'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s q -l quiet -d 'Print only errors and the data asked for'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s v -l verbose -d 'Say more about what is happening (repeat for more)'
 complete -c capkg -n "__fish_capkg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -368,7 +368,7 @@ fn valid_tag(tag: &str) -> bool {
 }
 
 /// `algorithm:hex` with at least 32 hex digits.
-fn valid_digest(digest: &str) -> bool {
+pub(crate) fn valid_digest(digest: &str) -> bool {
     let Some((algorithm, hex)) = digest.split_once(':') else {
         return false;
     };

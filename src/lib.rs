@@ -35,6 +35,8 @@
 //! - [`init`]: `capkg init`: reads a provider repository (Makefile, kustomize, workflows, remotes)
 //!   and renders the `capkg.yaml` and CI files that fit it.
 //! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps, OCI layers).
+//! - [`provenance`]: the release's in-toto/SLSA provenance statement, written and read back, and
+//!   the CI and git facts it records.
 //!
 //! Publish and read back:
 //! - [`forge`]: the HTTP client publish and verify share: retries, credentials, redaction; which
@@ -74,6 +76,7 @@ pub(crate) mod image_ref;
 pub mod init;
 pub mod k8s;
 pub mod operator;
+pub(crate) mod provenance;
 pub mod provider;
 pub(crate) mod release;
 pub(crate) mod release_dir;

@@ -21,6 +21,7 @@ use bytes::Bytes;
 use crate::checksums::{self, CHECKSUMS_FILE, sha256_hex};
 use crate::error::{Classified, ErrorClass};
 use crate::files;
+use crate::provenance::STATEMENT_FILE;
 use crate::provider::{self, FileRole, ProviderType, ReleaseProvider};
 use crate::version::Version;
 
@@ -216,7 +217,7 @@ impl ReleaseDir {
                 continue;
             };
             let role = FileRole::from_file_name(&name);
-            if role.is_none() && name != CHECKSUMS_FILE {
+            if role.is_none() && name != CHECKSUMS_FILE && name != STATEMENT_FILE {
                 if !name.starts_with('.') {
                     ignored.push(name);
                 }
@@ -477,7 +478,13 @@ impl ReleaseDir {
             .into_iter()
             .map(|entry| (entry.name, entry.sha256))
             .collect();
-        for file in self.files.iter().filter(|f| f.name != CHECKSUMS_FILE) {
+        // The provenance statement is about the listed files and `checksums.txt`, so it comes
+        // after the list and is not in it.
+        for file in self
+            .files
+            .iter()
+            .filter(|f| f.name != CHECKSUMS_FILE && f.name != STATEMENT_FILE)
+        {
             match listed.get(&file.name) {
                 None => {
                     return Err(Error::NotInChecksums {

@@ -15,8 +15,10 @@
 //! (`template.spec`) and Pod (`spec`). An entry that matches no image anywhere in the release is
 //! an error: a typo must not publish the development image.
 
+pub mod before_build;
+
 use super::transform::ChangeLog;
-use crate::config::ImagePin;
+use crate::config::{DigestFrom, ImagePin};
 use crate::image_ref::Parts;
 use crate::rules::PinnedImage;
 use crate::version::Version;
@@ -38,6 +40,26 @@ pub enum ImagesError {
         name: String,
         seen: Vec<String>,
     },
+    #[error(
+        "{at}: `digest_env: {variable}`: {variable} is not set; the release job sets it to the image's digest (`sha256:` and 64 hex digits, as `docker/build-push-action` outputs `digest`)"
+    )]
+    DigestUnset { at: String, variable: String },
+    #[error(
+        "{at}: `digest_env: {variable}`: {variable} holds `{value}`, not a digest (`sha256:` and 64 hex digits)"
+    )]
+    DigestInvalid {
+        at: String,
+        variable: String,
+        value: String,
+    },
+    #[error(
+        "{at}: `digest: from-registry`: cannot learn the digest of `{image}` from its registry: {reason}"
+    )]
+    DigestLookup {
+        at: String,
+        image: String,
+        reason: String,
+    },
 }
 
 /// An `images:` entry that cannot be applied is a configuration to fix.
@@ -47,11 +69,39 @@ impl crate::error::Classified for ImagesError {
     }
 }
 
-/// The entries with `{version}` and `{semver}` replaced; an error when one needs a version and
-/// there is none.
-pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<ImagePin>, ImagesError> {
+/// The entries with `{version}` and `{semver}` replaced and `digest_env` read from `env`; an
+/// error when one needs a version and there is none, or its variable is unset or no digest.
+/// `digest: from-registry` stays to ask the registry ([`registry_lookups`]).
+pub fn resolve(
+    pins: &[ImagePin],
+    version: Option<&Version>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<ImagePin>, ImagesError> {
     pins.iter()
         .map(|pin| {
+            let mut pin = pin.clone();
+            if let Some(DigestFrom::Env(variable)) = &pin.digest_from {
+                let value = env(variable)
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| ImagesError::DigestUnset {
+                        at: pin.at.clone(),
+                        variable: variable.clone(),
+                    })?;
+                if !crate::image_ref::valid_digest(&value) {
+                    return Err(ImagesError::DigestInvalid {
+                        at: pin.at.clone(),
+                        variable: variable.clone(),
+                        value: crate::escape::text(&value).into_owned(),
+                    });
+                }
+                pin.digest = Some(value);
+                pin.digest_from = None;
+            }
+            Ok(pin)
+        })
+        .map(|pin| {
+            let pin = pin?;
             let new_tag = match &pin.new_tag {
                 Some(tag) if tag.contains("{version}") || tag.contains("{semver}") => {
                     let Some(version) = version else {
@@ -75,6 +125,71 @@ pub fn resolve(pins: &[ImagePin], version: Option<&Version>) -> Result<Vec<Image
             })
         })
         .collect()
+}
+
+/// The entries to apply to a kustomize build that had them in its kustomization: each entry
+/// again (an image kustomize left alone is still pinned), and `pullPolicy` (not a kustomize field)
+/// on the image as renamed.
+pub fn after_pinned_build(pins: &[ImagePin]) -> Vec<ImagePin> {
+    let renamed = pins.iter().filter_map(|pin| {
+        let new_name = pin.new_name.as_ref()?;
+        pin.pull_policy.as_ref()?;
+        Some(ImagePin {
+            name: new_name.clone(),
+            new_name: None,
+            new_tag: None,
+            digest: None,
+            ..pin.clone()
+        })
+    });
+    pins.iter().cloned().chain(renamed).collect()
+}
+
+/// The images whose digest the registry gives (`digest: from-registry`), with their entry's
+/// index: `newName` (or `name`) at `newTag`.
+pub fn registry_lookups(pins: &[ImagePin]) -> Vec<(usize, String)> {
+    pins.iter()
+        .enumerate()
+        .filter(|(_, pin)| pin.digest_from == Some(DigestFrom::Registry))
+        .filter_map(|(index, pin)| {
+            let name = pin.new_name.as_ref().unwrap_or(&pin.name);
+            Some((index, format!("{name}:{}", pin.new_tag.as_ref()?)))
+        })
+        .collect()
+}
+
+/// The entries with the digests the registry gave (`(index, answer)` per [`registry_lookups`]).
+pub fn with_registry_digests(
+    pins: &[ImagePin],
+    answers: Vec<(usize, Result<String, String>)>,
+) -> Result<Vec<ImagePin>, ImagesError> {
+    let mut pins = pins.to_vec();
+    for (index, answer) in answers {
+        let Some(pin) = pins.get_mut(index) else {
+            continue;
+        };
+        let reason = match answer {
+            Ok(digest) if crate::image_ref::valid_digest(&digest) => {
+                pin.digest = Some(digest);
+                pin.digest_from = None;
+                continue;
+            }
+            Ok(other) => format!(
+                "it answered `{}`, not a digest",
+                crate::escape::text(&other)
+            ),
+            Err(reason) => reason,
+        };
+        return Err(ImagesError::DigestLookup {
+            at: pin.at.clone(),
+            image: registry_lookups(std::slice::from_ref(pin))
+                .pop()
+                .map(|(_, image)| image)
+                .unwrap_or_default(),
+            reason,
+        });
+    }
+    Ok(pins)
 }
 
 /// What applying the entries to a set of files found.
@@ -251,7 +366,7 @@ mod tests {
     const DIGEST: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
     const OLD: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-    fn pin(
+    pub(super) fn pin(
         name: &str,
         new_name: Option<&str>,
         tag: Option<&str>,
@@ -262,6 +377,7 @@ mod tests {
             new_name: new_name.map(Into::into),
             new_tag: tag.map(Into::into),
             digest: digest.map(Into::into),
+            digest_from: None,
             pull_policy: None,
             at: "capkg.yaml:1:1".into(),
         }
@@ -329,16 +445,66 @@ mod tests {
             new_name: None,
             new_tag: Some("{version}-{semver}".into()),
             digest: None,
+            digest_from: None,
             pull_policy: None,
             at: "capkg.yaml:3:5".into(),
         }];
         let version = Version::parse("v1.2.3").unwrap();
-        let resolved = resolve(&pins, Some(&version)).unwrap();
+        let resolved = resolve(&pins, Some(&version), &|_| None).unwrap();
         assert_eq!(resolved[0].new_tag.as_deref(), Some("v1.2.3-1.2.3"));
-        let err = resolve(&pins, None).unwrap_err().to_string();
+        let err = resolve(&pins, None, &|_| None).unwrap_err().to_string();
         assert!(
             err.starts_with("capkg.yaml:3:5: `newTag: \"{version}-{semver}\"` needs the version"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn digest_env_is_read_from_the_release_job_and_checked() {
+        let mut from_env = pin("a.io/m", None, Some("v1"), None);
+        from_env.digest_from = Some(DigestFrom::Env("MANAGER_DIGEST".into()));
+        let pins = [from_env];
+        let set = resolve(&pins, None, &|name| {
+            (name == "MANAGER_DIGEST").then(|| format!(" {DIGEST}\n"))
+        })
+        .unwrap();
+        assert_eq!(set[0].digest.as_deref(), Some(DIGEST));
+        assert_eq!(set[0].digest_from, None);
+        assert_eq!(
+            rewrite(&set[0], "a.io/m:dev").as_deref(),
+            Some(&*format!("a.io/m:v1@{DIGEST}"))
+        );
+        let unset = resolve(&pins, None, &|_| None).unwrap_err().to_string();
+        assert!(
+            unset.starts_with(
+                "capkg.yaml:1:1: `digest_env: MANAGER_DIGEST`: MANAGER_DIGEST is not set"
+            ),
+            "{unset}"
+        );
+        let wrong = resolve(&pins, None, &|_| Some("latest".into()))
+            .unwrap_err()
+            .to_string();
+        assert!(wrong.contains("holds `latest`, not a digest"), "{wrong}");
+    }
+
+    #[test]
+    fn registry_digests_are_asked_for_the_released_tag() {
+        let mut asked = pin("a.io/m", Some("r.io/m"), Some("v1"), None);
+        asked.digest_from = Some(DigestFrom::Registry);
+        let pins = [pin("a.io/x", None, Some("v1"), None), asked];
+        assert_eq!(registry_lookups(&pins), [(1, "r.io/m:v1".to_string())]);
+        let set = with_registry_digests(&pins, vec![(1, Ok(DIGEST.to_string()))]).unwrap();
+        assert_eq!(set[1].digest.as_deref(), Some(DIGEST));
+        assert!(registry_lookups(&set).is_empty());
+        let err = with_registry_digests(
+            &pins,
+            vec![(1, Err("the registry does not have it".into()))],
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "capkg.yaml:1:1: `digest: from-registry`: cannot learn the digest of `r.io/m:v1` from its registry: the registry does not have it"
         );
     }
 

@@ -295,16 +295,6 @@ pub enum Error {
     #[error("the provider `{label}` is listed twice in `providers:`")]
     SameProvider { label: String },
     #[error(
-        "{at}: {count} of the {labelled} labelled objects are labelled `{PROVIDER_LABEL}: {found}`, but capkg.yaml releases them as `{released}`; fix `name`/`type` of the provider in capkg.yaml, or the labels in the sources"
-    )]
-    LabelsOtherProvider {
-        at: String,
-        found: String,
-        count: usize,
-        labelled: usize,
-        released: String,
-    },
-    #[error(
         "{file}: the file name says a `{named}` provider's components, but capkg.yaml releases them as `{released}` components; fix `type` of the provider in capkg.yaml, or use the file the release needs"
     )]
     FileNamesOtherType {
@@ -326,7 +316,6 @@ impl Classified for Error {
             Error::Transform(_)
             | Error::Images(_)
             | Error::LintErrors { .. }
-            | Error::LabelsOtherProvider { .. }
             | Error::FileNamesOtherType { .. }
             | Error::BadName(_) => ErrorClass::Refusal,
             Error::Write(_)
@@ -562,7 +551,36 @@ fn assemble_provider(
         let (source, mut objects) = transform::parse_objects(&text.origin, text.text)
             .map_err(|error| error.relocated(locate))?;
         let mut changed = transform::ChangeLog::new(record_changes);
+        // The build as the repository has it says what the pins change (and that each matches).
         images::apply(&mut objects, pins, applied, &mut changed);
+        let (source, objects) = match images::before_build::build_pinned(
+            &components.source,
+            &components.limits,
+            &sources.root,
+            version,
+            pins,
+        )? {
+            None => (source, objects),
+            Some((pinned, kustomization)) => {
+                changed.note(|| {
+                    format!(
+                        "{}: images pinned in `{}` before the build (in a copy of the repository)",
+                        text.origin,
+                        kustomization.display()
+                    )
+                });
+                let (source, mut objects) = transform::parse_objects(&pinned.origin, pinned.text)
+                    .map_err(|error| error.relocated(locate))?;
+                let after = images::after_pinned_build(pins);
+                images::apply(
+                    &mut objects,
+                    &after,
+                    &mut images::Applied::new(&after),
+                    &mut transform::ChangeLog::new(false),
+                );
+                (source, objects)
+            }
+        };
         image_changes.push(changed.into_lines());
         // Before the transformations, which rewrite some of the fields kustomize vars fill.
         source_vars.push(rules::kustomize_vars_in(&objects));
@@ -585,20 +603,16 @@ fn assemble_provider(
     };
     let label = provider_type.manifest_label(&provider_name);
     // Before relabelling: after it, every object carries `label` and lint cannot tell.
-    check_labels(
-        &label,
-        parsed
-            .iter()
-            .zip(&origins)
-            .map(|((_, origin, source, objects), parts)| {
-                (
-                    origin.as_str(),
-                    parts.as_slice(),
-                    source.as_ref(),
-                    objects.as_slice(),
-                )
-            }),
-    )?;
+    let source_labels = most_common_source_label(parsed.iter().zip(&origins).map(
+        |((_, origin, source, objects), parts)| {
+            (
+                origin.as_str(),
+                parts.as_slice(),
+                source.as_ref(),
+                objects.as_slice(),
+            )
+        },
+    ));
     let namespace = sources.namespace_of(provider_config);
 
     let mut files = Vec::new();
@@ -664,6 +678,16 @@ fn assemble_provider(
             copied_from: None,
         });
     }
+    // The finding names the release's first components file; its message names the source.
+    if let (Some(found), Some(file)) = (source_labels, lint_files.first()) {
+        replaced.extend(rules::source_identity(
+            file,
+            (provider_type, &provider_name),
+            &found.label,
+            (found.count, found.labelled),
+            &found.at,
+        ));
+    }
     // The file without a suffix is the one clusterctl's URL names; it comes first.
     let mut components: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
     let plain = provider_type.components_file_name();
@@ -715,11 +739,18 @@ fn check_file_names(
     Ok(())
 }
 
-/// Refuses sources whose `cluster.x-k8s.io/provider` labels name another provider than the one
-/// they are released as: the label most objects carry (placeholders skipped), as lint's
-/// `components/provider-identity` reads it. A bare name (`kubevirt`) is the provider's name.
-fn check_labels<'a>(
-    released: &str,
+/// The `cluster.x-k8s.io/provider` label most objects of the sources carry (placeholders
+/// skipped), as lint's `components/provider-identity` reads it, for
+/// [`rules::source_identity`].
+struct SourceLabel {
+    label: String,
+    count: usize,
+    labelled: usize,
+    /// `file:line:column` of its first object in the sources.
+    at: String,
+}
+
+fn most_common_source_label<'a>(
     sources: impl Iterator<
         Item = (
             &'a str,
@@ -728,7 +759,7 @@ fn check_labels<'a>(
             &'a [crate::yaml::Node],
         ),
     >,
-) -> Result<(), Error> {
+) -> Option<SourceLabel> {
     let mut counts: Vec<(&str, usize, String)> = Vec::new();
     let mut labelled = 0;
     for (origin, parts, source, objects) in sources {
@@ -752,25 +783,13 @@ fn check_labels<'a>(
             }
         }
     }
-    let Some(best) = counts.iter().map(|(_, count, _)| *count).max() else {
-        return Ok(());
-    };
-    let Some((found, count, at)) = counts.into_iter().find(|(_, count, _)| *count == best) else {
-        return Ok(());
-    };
-    let same = match ProviderType::split_label(found) {
-        Some(_) => found == released,
-        None => ProviderType::split_label(released).map(|(_, name)| name) == Some(found),
-    };
-    if same {
-        return Ok(());
-    }
-    Err(Error::LabelsOtherProvider {
-        at,
-        found: found.to_string(),
+    let best = counts.iter().map(|(_, count, _)| *count).max()?;
+    let (label, count, at) = counts.into_iter().find(|(_, count, _)| *count == best)?;
+    Some(SourceLabel {
+        label: label.to_string(),
         count,
         labelled,
-        released: released.to_string(),
+        at,
     })
 }
 

@@ -97,6 +97,8 @@ pub enum SourceError {
     },
     #[error("no file matches `{pattern}`")]
     NoMatch { pattern: String },
+    #[error("cannot set the release images in `{}` (on a copy, before the kustomize build): {message}", path.display())]
+    Kustomization { path: PathBuf, message: String },
     #[error(
         "`{}` matches the templates globs but clusterctl never fetches a file of that name{}",
         path.display(),
@@ -138,6 +140,7 @@ impl Classified for SourceError {
                 | SourceError::BadName(_)
                 | SourceError::CommandOutputEmpty { .. }
                 | SourceError::CommandOutputNotText { .. }
+                | SourceError::Kustomization { .. }
                 | SourceError::NotText { .. }
                 | SourceError::NotATemplate { .. }
                 | SourceError::DuplicateName { .. }
@@ -286,6 +289,11 @@ pub struct Repository {
 }
 
 impl Repository {
+    /// The repository's folder, canonical.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     pub fn of(config_root: &Path) -> Repository {
         let start = std::path::absolute(dir_or_dot(config_root))
             .unwrap_or_else(|_| config_root.to_path_buf());
@@ -534,7 +542,7 @@ fn glob_base(pattern: &str) -> PathBuf {
     base
 }
 
-fn dir_or_dot(root: &Path) -> &Path {
+pub(crate) fn dir_or_dot(root: &Path) -> &Path {
     if root.as_os_str().is_empty() {
         Path::new(".")
     } else {

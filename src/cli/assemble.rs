@@ -16,6 +16,7 @@ use crate::assemble;
 use crate::ci::CiContext;
 use crate::config::{Command, ComponentsSource};
 use crate::escape;
+use crate::release::tags;
 use crate::report::{self, Format, Style};
 use crate::settings::{self, CommandLine, Need};
 use crate::version::Version;
@@ -115,8 +116,20 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
     };
     // The one order `release` follows: `--version`, the CI tag, `version:` in capkg.yaml.
     let env = |name: &str| std::env::var(name).ok();
-    let settings = settings::resolve(&line, Need::Assemble, &CiContext::detect(&env), &env)
+    let mut settings = settings::resolve(&line, Need::Assemble, &CiContext::detect(&env), &env)
         .map_err(CommandError::from_classified)?;
+    // `digest: from-registry`: asked of the registry as `release` asks it, with the same logins.
+    if !assemble::images::registry_lookups(&settings.sources.pins).is_empty() {
+        let reading =
+            crate::verify::Settings::resolve(None, &env).map_err(CommandError::from_classified)?;
+        settings.sources.pins = super::network::runtime()?
+            .block_on(settings::registry_digests(
+                &settings.sources.pins,
+                &reading.origins,
+                &crate::forge::Services::default(),
+            ))
+            .map_err(CommandError::from_classified)?;
+    }
     if let Some(warning) = settings.version.as_ref().and_then(|v| v.warning.as_ref()) {
         let _ = writeln!(super::stderr(), "warning: {}", escape::text(warning));
     }
@@ -128,6 +141,13 @@ pub(super) fn run(global: &GlobalArgs, args: AssembleArgs) -> CommandResult {
         &settings.assemble_options(global.verbose > 0),
     )
     .map_err(CommandError::from_classified)?;
+    // The git tags `clusterctl upgrade plan` will ask about, as `release` checks them: seen
+    // here, before CI, and waivable like any finding.
+    let metadata = release.parts.iter().find_map(|(part, _)| part.metadata());
+    let tags = tags::in_checkout(&settings.root, metadata, version.as_ref())
+        .map_err(CommandError::from_classified)?;
+    let tag_finding = metadata.and_then(|metadata| tags::finding(&tags, metadata));
+    release.diagnostics.extend(tag_finding);
     // The report: waivers first, so that a finding is judged where the sources name it.
     settings.waivers.apply(&mut release.diagnostics);
     release.drop_parts();

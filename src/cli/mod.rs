@@ -394,7 +394,7 @@ fn given_reference(text: &str) -> (String, Option<String>) {
     let kept = crate::forge::url::redact_userinfo(text);
     let warning = (kept != text).then(|| {
         format!(
-            "`{kept}` held a user name or password, which capkg does not send: logins come from the environment (GITHUB_TOKEN, GITLAB_TOKEN or CI_JOB_TOKEN, OCI_USERNAME and OCI_PASSWORD or OCI_ACCESS_TOKEN, the Docker config file)"
+            "`{kept}` held a user name or password, which capkg does not send: logins come from the environment (GITHUB_TOKEN, GITLAB_TOKEN, GITLAB_ACCESS_TOKEN or CI_JOB_TOKEN, OCI_USERNAME and OCI_PASSWORD or OCI_ACCESS_TOKEN, the Docker config file)"
         )
     });
     (kept, warning)

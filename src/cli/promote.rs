@@ -23,6 +23,10 @@ pub(super) fn run(global: &GlobalArgs, args: PromoteArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
     let services = services(global, &args.selection.limits, &args.selection.read_limits);
+    let wait_for_images = args
+        .selection
+        .wait_for_images
+        .map(crate::verify::images_exist::Wait::up_to);
     let line = args.selection.command_line(None);
     let runtime = runtime()?;
     let outcome = runtime.block_on(async {
@@ -38,13 +42,12 @@ pub(super) fn run(global: &GlobalArgs, args: PromoteArgs) -> CommandResult {
             Ok(plan) => plan,
             Err(err) => return failed(&err),
         };
-        // A hook for waiting on images (`--wait-for-images`) belongs here, before the loop
-        // looks them up.
         let run = release::Run {
             reach: Reach::Remote,
             env: &env,
             services: services.clone(),
             checked: &|_| {},
+            wait_for_images,
         };
         release::execute(&plan, run).await
     });

@@ -19,6 +19,7 @@ use clap::{Args, ValueEnum};
 use super::network::{runtime, services};
 use super::output::{plain_style, uses_annotations, write_annotations};
 use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status, parse_version};
+use crate::assemble::images;
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape::{self, Output};
@@ -65,6 +66,11 @@ pub struct ReleaseSelection {
     /// Publish only to these targets of the configuration (repeatable).
     #[arg(long, value_enum, value_name = "TARGET")]
     pub target: Vec<TargetKind>,
+    /// When images the components name are not in their registry yet (an image build running
+    /// beside the release), look again with backoff for up to this long (`90s`, `15m`) before
+    /// refusing; default: look once.
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration)]
+    pub wait_for_images: Option<std::time::Duration>,
     #[command(flatten)]
     pub provider: ProviderArgs,
     #[command(flatten)]
@@ -106,6 +112,11 @@ pub struct ReleaseArgs {
     /// `previous:`, else the newest version older than this one at each target.
     #[arg(long, value_name = "REF|none")]
     pub previous: Option<String>,
+    /// Release the sources where capkg.yaml is although their HEAD is not tagged with the
+    /// version (`--version` or `version:`; a CI tag push is never checked). Without it a release
+    /// refuses such sources and a dry run warns.
+    #[arg(long)]
+    pub allow_untagged_head: bool,
 }
 
 pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
@@ -116,9 +127,34 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
     };
     let ci = CiContext::detect(&env);
     let services = services(global, &args.selection.limits, &args.selection.read_limits);
-    let line = args.selection.command_line(previous);
+    let wait_for_images = args.selection.wait_for_images;
+    let line = CommandLine {
+        allow_untagged_head: args.allow_untagged_head,
+        ..args.selection.command_line(previous)
+    };
     let checks_shown = AtomicBool::new(false);
+    let runtime = runtime()?;
     let planned = settings::resolve(&line, Need::Release, &ci, &env)
+        .and_then(|mut settings| {
+            // `digest: from-registry` is asked of the registry before the build; a dry run
+            // makes no request and plans the image without its digest.
+            if images::registry_lookups(&settings.sources.pins).is_empty() {
+                return Ok(settings);
+            }
+            if args.dry_run {
+                let _ = writeln!(
+                    super::stderr(),
+                    "warning: --dry-run asks no registry: the images pinned with `digest: from-registry` are planned without their digest"
+                );
+                return Ok(settings);
+            }
+            settings.sources.pins = runtime.block_on(settings::registry_digests(
+                &settings.sources.pins,
+                &settings.reading.origins,
+                &services,
+            ))?;
+            Ok(settings)
+        })
         .map_err(release::Error::from)
         .and_then(|settings| release::plan(&settings, &SourcesAssembler))
         .map(|plan| if args.draft { plan.into_draft() } else { plan });
@@ -152,8 +188,9 @@ pub(super) fn run(global: &GlobalArgs, args: ReleaseArgs) -> CommandResult {
                 env: &env,
                 services,
                 checked: &print_checks,
+                wait_for_images: wait_for_images.map(crate::verify::images_exist::Wait::up_to),
             };
-            runtime()?.block_on(release::execute(&plan, run))
+            runtime.block_on(release::execute(&plan, run))
         }
     };
     let mut outcome = outcome;
@@ -378,12 +415,20 @@ fn write_checks(
                     escape::text(tags.from_series.as_deref().unwrap_or("-"))
                 )?;
             } else {
+                let (state, waived) = match &tags.waived {
+                    Some(reason) => ("ok  ", format!(" (waived: {reason})")),
+                    None => ("FAIL", String::new()),
+                };
                 writeln!(
                     out,
-                    "FAIL git tags without a release series: {}",
-                    escape::text(&tags.uncovered.join(", "))
+                    "{state} git tags without a release series: {}{}",
+                    escape::text(&tags.uncovered.join(", ")),
+                    escape::text(&waived)
                 )?;
             }
+        }
+        if let Some(line) = head_line(outcome) {
+            writeln!(out, "{line}")?;
         }
         if let Some(images) = &outcome.checks.images {
             // `ok` only for images looked up and found; a check that looked nothing up is a skip.
@@ -400,6 +445,37 @@ fn write_checks(
         }
     }
     Ok(())
+}
+
+/// The commit built, as the checks list it: `ok` when it is tagged with the version.
+fn head_line(outcome: &Outcome) -> Option<String> {
+    let head = &outcome.checks.head;
+    let commit = head.commit.as_deref().map(|c| c.get(..12).unwrap_or(c));
+    let tagged = outcome
+        .version
+        .as_ref()
+        .is_some_and(|v| head.tags.contains(v));
+    let what = commit.map(|commit| {
+        format!(
+            "sources: commit {commit} of `{}`{}",
+            head.checkout
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            match head.tags.as_slice() {
+                [] => String::new(),
+                tags => format!(" (tagged {})", tags.join(", ")),
+            }
+        )
+    });
+    let line = match (what, &head.note) {
+        (Some(what), _) if head.checked && tagged => format!("ok   {what}"),
+        (Some(what), None) => format!("note {what}"),
+        (Some(what), Some(note)) => format!("note {what}; {note}"),
+        (None, Some(note)) => format!("skip {note}"),
+        (None, None) => return None,
+    };
+    Some(escape::text(&line).into_owned())
 }
 
 fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std::io::Result<()> {
@@ -478,6 +554,9 @@ fn write_target(out: &mut dyn Write, quiet: bool, target: &TargetReport) -> std:
             }
             (None, Some(note)) => writeln!(out, "  upgrade {prefix}{}", escape::text(note))?,
             (None, None) => {}
+        }
+        if let Some(chosen) = &upgrade.chosen {
+            writeln!(out, "    previous release: {}", escape::text(chosen))?;
         }
         if let Some(withheld) = upgrade.access.as_ref().and_then(|a| a.withheld.as_ref()) {
             writeln!(out, "    read without a login: {withheld}")?;

@@ -17,6 +17,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::report::{self, Format};
 use crate::settings::{self, CommandLine, Need};
+use crate::verify::provenance::Requirement;
 use crate::verify::{self, VerifyReport, VerifyRequest};
 
 #[derive(Debug, Args)]
@@ -46,6 +47,20 @@ pub struct VerifyArgs {
     /// later fails at once with clusterctl's rate-limit message (`90s`, `10m`, `1h`).
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::units::parse_duration)]
     pub max_wait: std::time::Duration,
+    /// Fail unless the release has its provenance statement (`capkg-provenance.intoto.json`,
+    /// which `capkg release` publishes) and every file it names is served with its digest. A
+    /// statement is checked whenever there is one; this makes one required.
+    #[arg(long)]
+    pub require_provenance: bool,
+    /// Assemble the release again from the commit its provenance statement names (checked out
+    /// into a temporary folder from `--repository`) and compare every file byte for byte with
+    /// what is served. Implies `--require-provenance`.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// The git repository holding the commit `--rebuild` checks out (a clone of the provider's
+    /// repository); it is only read.
+    #[arg(long, value_name = "DIR", default_value = ".", requires = "rebuild")]
+    pub repository: std::path::PathBuf,
     #[command(flatten)]
     pub limits: HttpLimitArgs,
     #[command(flatten)]
@@ -63,6 +78,11 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         version: args.version,
         check_images: true,
         skip_checks: false,
+        provenance: if args.require_provenance || args.rebuild {
+            Requirement::Required
+        } else {
+            Requirement::WhenPresent
+        },
     };
     let line = CommandLine {
         config: args.config.clone(),
@@ -77,14 +97,26 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         check_images: found.images.is_on(),
         ..request
     };
+    // clusterctl's words first: what it would refuse is said before anything is fetched.
+    let said_first = verify::warnings_before_reading(&request.source);
+    if !global.quiet {
+        let mut stderr = super::stderr();
+        for warning in &said_first {
+            let _ = writeln!(stderr, "warning: {}", escape::text(warning));
+        }
+    }
     let mut services = services(global, &args.limits, &args.read_limits);
     services.policy.max_wait = args.max_wait;
     let mut report = runtime()?
         .block_on(verify::verify(&request, &settings, services))
         .map_err(CommandError::from_classified)?;
     report = report.waive(&found.waivers, crate::rules::waivers::Judged::Published);
+    if args.rebuild {
+        let check = crate::release::rebuild::rebuild(&report.attested, &args.repository, &env);
+        report = report.with_check(check);
+    }
     report.warnings.extend(login_warning);
-    write_report(global, &ci, &report).map_err(CommandError::fault)?;
+    write_report(global, &ci, &report, &said_first).map_err(CommandError::fault)?;
     if let Some(path) = ci.step_summary.as_deref().filter(|_| ci.is_github()) {
         ci::append_step_summary(path, &report::verify::markdown(&report))
             .map_err(CommandError::fault)?;
@@ -96,7 +128,13 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     })
 }
 
-fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> std::io::Result<()> {
+/// `said_first`: warnings already on stderr, not repeated in the text report.
+fn write_report(
+    global: &GlobalArgs,
+    ci: &CiContext,
+    report: &VerifyReport,
+    said_first: &[String],
+) -> std::io::Result<()> {
     let mut out = super::stdout();
     if global.format == Format::Json {
         report::json::write_value(&mut out, report)?;
@@ -171,7 +209,7 @@ fn write_report(global: &GlobalArgs, ci: &CiContext, report: &VerifyReport) -> s
             &report.summary,
         )?;
         if !global.quiet {
-            for warning in &report.warnings {
+            for warning in report.warnings.iter().filter(|w| !said_first.contains(w)) {
                 writeln!(out, "warning: {}", escape::text(warning))?;
             }
         }

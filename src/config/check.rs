@@ -76,7 +76,8 @@ impl Checker<'_> {
             config.waivers = self.waivers(lint.allow)?;
         }
         config.check_images = raw.check_images;
-        config.previous = raw.previous;
+        config.previous_at = raw.previous.as_ref().map(|p| self.at(p.start));
+        config.previous = raw.previous.map(|p| p.value);
         Ok(())
     }
 
@@ -408,16 +409,39 @@ impl Checker<'_> {
                     return Err(self.error(new_tag.start, format!("`newTag: {text}` is not a valid image tag (letters, digits, `_`, `.`, `-`; at most 128)")));
                 }
             }
-            if let Some(digest) = &raw.digest
-                && crate::image_ref::Parts::parse(&format!("x@{}", digest.value)).is_err()
-            {
-                return Err(self.error(
-                    digest.start,
-                    format!(
-                        "`digest: {}` is not a digest (`sha256:` and 64 hex digits)",
-                        digest.value
-                    ),
-                ));
+            let mut digest_from = None;
+            if let Some(digest) = &raw.digest {
+                if digest.value == DIGEST_FROM_REGISTRY {
+                    if raw.new_tag.is_none() {
+                        return Err(self.error(digest.start, format!("`digest: {DIGEST_FROM_REGISTRY}` needs `newTag`: the digest is the one the registry gives that tag when the release runs")));
+                    }
+                    digest_from = Some(DigestFrom::Registry);
+                } else if !crate::image_ref::valid_digest(&digest.value) {
+                    return Err(self.error(
+                        digest.start,
+                        format!(
+                            "`digest: {}` is not a digest: write `sha256:` and 64 hex digits, `{DIGEST_FROM_REGISTRY}` (asked of the registry at release time), or use `digest_env: VARIABLE`",
+                            digest.value
+                        ),
+                    ));
+                }
+            }
+            if let Some(variable) = &raw.digest_env {
+                if raw.digest.is_some() {
+                    return Err(
+                        self.error(variable.start, "give `digest` or `digest_env`, not both")
+                    );
+                }
+                let name = &variable.value;
+                let valid = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !valid {
+                    return Err(self.error(variable.start, format!("`digest_env: {name}` is not an environment variable name (letters, digits and `_`)")));
+                }
+                digest_from = Some(DigestFrom::Env(name.clone()));
             }
             if let Some(policy) = &raw.pull_policy
                 && !PULL_POLICIES.contains(&policy.value.as_str())
@@ -447,16 +471,18 @@ impl Checker<'_> {
                 name: name.value,
                 new_name: value(raw.new_name),
                 new_tag: value(raw.new_tag),
-                digest: value(raw.digest),
+                digest: value(raw.digest).filter(|_| digest_from.is_none()),
+                digest_from,
                 pull_policy: value(raw.pull_policy),
                 at: self.at(entry.start),
             };
             if pin.new_name.is_none()
                 && pin.new_tag.is_none()
                 && pin.digest.is_none()
+                && pin.digest_from.is_none()
                 && pin.pull_policy.is_none()
             {
-                return Err(self.error(entry.start, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag`, `digest` or `pullPolicy`", pin.name)));
+                return Err(self.error(entry.start, format!("the `images` entry for `{}` changes nothing; give `newName`, `newTag`, `digest`, `digest_env` or `pullPolicy`", pin.name)));
             }
             if out.iter().any(|p| p.name == pin.name) {
                 return Err(self.error(

@@ -89,6 +89,8 @@ pub struct Config {
     /// `previous:`: the release `capkg release` compares with (`capkg diff`): a version, a
     /// source `capkg verify` reads, or `none`; default the newest older one at each target.
     pub previous: Option<String>,
+    /// `capkg.yaml:line:column` of `previous:`, for messages (a pin gone stale, a bad value).
+    pub previous_at: Option<String>,
 }
 
 /// Kubernetes' container `imagePullPolicy` values.
@@ -102,13 +104,28 @@ pub struct ImagePin {
     pub new_name: Option<String>,
     /// May hold `{version}` (the release version as tagged) or `{semver}` (without its `v`).
     pub new_tag: Option<String>,
+    /// `sha256:` and 64 hex digits; filled in from [`ImagePin::digest_from`] at release time.
     pub digest: Option<String>,
+    /// Where the digest comes from when it is not written in capkg.yaml.
+    pub digest_from: Option<DigestFrom>,
     /// `imagePullPolicy` for the containers running the image (`Always`, `IfNotPresent`,
     /// `Never`), as release processes set it with `sed` or a kustomize patch.
     pub pull_policy: Option<String>,
     /// `capkg.yaml:line:column` of the entry, for messages.
     pub at: String,
 }
+
+/// A digest known only when the release runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DigestFrom {
+    /// `digest_env: VAR`: the variable the release job sets (from its image build's output).
+    Env(String),
+    /// `digest: from-registry`: the digest the registry gives `newName:newTag` at release time.
+    Registry,
+}
+
+/// The `digest:` value that asks the registry.
+pub const DIGEST_FROM_REGISTRY: &str = "from-registry";
 
 /// A value `TODO` or `TODO: ...` left in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]

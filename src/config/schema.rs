@@ -26,7 +26,7 @@ pub(super) struct RawConfig {
     pub(super) images: Option<Vec<Spanned<RawImage>>>,
     pub(super) lint: Option<RawLint>,
     pub(super) check_images: Option<bool>,
-    pub(super) previous: Option<String>,
+    pub(super) previous: Option<Spanned<String>>,
 }
 
 /// `provider:` of the single-provider form.
@@ -107,6 +107,8 @@ pub(super) struct RawImage {
     #[serde(rename = "newTag")]
     pub(super) new_tag: Option<Spanned<String>>,
     pub(super) digest: Option<Spanned<String>>,
+    /// capkg's own: the environment variable holding the digest at release time.
+    pub(super) digest_env: Option<Spanned<String>>,
     #[serde(rename = "pullPolicy")]
     pub(super) pull_policy: Option<Spanned<String>>,
 }

@@ -212,6 +212,38 @@ fn placeholders_are_read_then_refused_with_their_key_and_place() {
 }
 
 #[test]
+fn image_digests_are_written_read_from_the_environment_or_asked_of_the_registry() {
+    let config = parse(
+        "images:\n  - name: a.io/m\n    newTag: \"{version}\"\n    digest: from-registry\n  - name: a.io/n\n    newTag: v1\n    digest_env: N_DIGEST\n",
+    )
+    .unwrap();
+    assert_eq!(config.images[0].digest_from, Some(DigestFrom::Registry));
+    assert_eq!(config.images[0].digest, None);
+    assert_eq!(
+        config.images[1].digest_from,
+        Some(DigestFrom::Env("N_DIGEST".into()))
+    );
+    assert_eq!(
+        error("images:\n  - name: a.io/m\n    digest: from-registry\n"),
+        "capkg.yaml:3:13: `digest: from-registry` needs `newTag`: the digest is the one the registry gives that tag when the release runs"
+    );
+    assert_eq!(
+        error("images:\n  - name: a.io/m\n    digest: latest\n"),
+        "capkg.yaml:3:13: `digest: latest` is not a digest: write `sha256:` and 64 hex digits, `from-registry` (asked of the registry at release time), or use `digest_env: VARIABLE`"
+    );
+    assert_eq!(
+        error("images:\n  - name: a.io/m\n    digest_env: 1X\n"),
+        "capkg.yaml:3:17: `digest_env: 1X` is not an environment variable name (letters, digits and `_`)"
+    );
+    assert_eq!(
+        error(
+            "images:\n  - name: a.io/m\n    digest: from-registry\n    newTag: v1\n    digest_env: X\n"
+        ),
+        "capkg.yaml:5:17: give `digest` or `digest_env`, not both"
+    );
+}
+
+#[test]
 fn images_are_kustomize_entries() {
     let config = parse(
         "images:\n  - name: gcr.io/a/manager\n    newName: registry.k8s.io/a/manager\n    newTag: \"{version}\"\n  - name: controller\n    digest: sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",

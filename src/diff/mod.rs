@@ -19,6 +19,7 @@ pub(crate) mod clusterclass;
 pub(crate) mod crd;
 pub(crate) mod objects;
 pub(crate) mod rbac;
+pub(crate) mod readable;
 pub(crate) mod schema;
 pub(crate) mod templates;
 
@@ -356,11 +357,16 @@ pub(crate) async fn read(
             version: request.version.clone(),
             check_images: false,
             skip_checks: true,
+            provenance: verify::provenance::Requirement::WhenPresent,
         },
         settings,
         services,
     )
     .await
+    .and_then(|report| {
+        readable::check(source, &report.releases)?;
+        Ok(report)
+    })
 }
 
 /// Reads both releases and compares them.

@@ -27,6 +27,9 @@ pub(crate) enum Error {
         tags.join(", ")
     )]
     TagsNotCovered { tags: Vec<String>, series: String },
+    /// HEAD of the configuration's checkout is not tagged with the version ([`super::head`]).
+    #[error("{0}")]
+    HeadNotTagged(Box<super::head::UntaggedHead>),
     #[error("git failed in `{}`: {message}", dir.display())]
     Git { dir: PathBuf, message: String },
     #[error("the assembled files are not a release")]
@@ -57,6 +60,18 @@ pub(crate) enum Error {
         target: TargetKind,
         #[source]
         source: verify::Error,
+    },
+    #[error(
+        "{target}: the previous release {version} cannot be compared with, so the upgrade is not checked"
+    )]
+    PreviousUnreadable {
+        target: TargetKind,
+        /// The version looked up at the target, or the source given (`--previous ./v1.2.2`).
+        version: String,
+        /// The URL or path read.
+        tried: String,
+        #[source]
+        source: Box<verify::Error>,
     },
     #[error("{target}: cannot find the release `{previous}` to compare with: {why}")]
     NotComparable {
@@ -97,7 +112,8 @@ impl Classified for Error {
             | Error::TagsNotCovered { .. }
             | Error::VerifyFailed { .. }
             | Error::UpgradeBreaks { .. }
-            | Error::ImagesMissing { .. } => ErrorClass::Refusal,
+            | Error::ImagesMissing { .. }
+            | Error::HeadNotTagged(_) => ErrorClass::Refusal,
             Error::Assemble(source) => source.class(),
             Error::Release(source) | Error::Target { source, .. } | Error::Draft { source, .. } => {
                 ErrorClass::refusal_if(source.is_refusal())
@@ -105,7 +121,9 @@ impl Classified for Error {
             Error::NothingDrafted { .. } => ErrorClass::Refusal,
             Error::Verify { source, .. } => ErrorClass::refusal_if(source.is_refusal()),
             // The previous release is there but unreadable: capkg cannot compare.
-            Error::Previous { .. } | Error::NotComparable { .. } => ErrorClass::Fault,
+            Error::Previous { .. }
+            | Error::PreviousUnreadable { .. }
+            | Error::NotComparable { .. } => ErrorClass::Fault,
         }
     }
 
@@ -126,6 +144,13 @@ impl Classified for Error {
                 || "`--previous VERSION` names another release to compare with, `--previous none` skips the comparison".to_string(),
                 |hint| format!("{hint}; `--previous none` skips the comparison"),
             )),
+            Error::PreviousUnreadable { source, tried, .. } => Some(format!(
+                "{}the upgrade gate fails closed: `capkg verify {tried}` shows what is wrong with that release; publish it again whole, name another with `--previous VERSION`, or skip the comparison with `--previous none` (`previous: none` in capkg.yaml)",
+                match source.as_ref() {
+                    verify::Error::NotARelease { .. } => String::new(),
+                    other => other.hint().map(|hint| format!("{hint}; ")).unwrap_or_default(),
+                }
+            )),
             Error::NotComparable { .. } => Some(
                 "pass `--previous oci://REF:TAG` (or `previous:` in capkg.yaml) to name the release to compare with; `--previous none` skips the comparison".into(),
             ),
@@ -143,6 +168,10 @@ impl Classified for Error {
                 source.hint()
             }
             Error::Verify { source, .. } => source.hint(),
+            Error::HeadNotTagged(head) => Some(format!(
+                "check the tag out where capkg.yaml is (for an older tag: `git worktree add ../{version} {version}`, then run capkg there), or pass `--allow-untagged-head` to release these sources as `{version}`",
+                version = head.version
+            )),
             Error::Git { .. } => Some(
                 "in a container, git may refuse a checkout owned by another user: `git config --global --add safe.directory \"$PWD\"`".into(),
             ),
@@ -161,9 +190,11 @@ impl Error {
             | Error::VersionNotCovered { .. }
             | Error::TagsNotCovered { .. }
             | Error::Git { .. }
+            | Error::HeadNotTagged(_)
             | Error::ImagesMissing { .. }
             | Error::UpgradeBreaks { .. }
             | Error::Previous { .. }
+            | Error::PreviousUnreadable { .. }
             | Error::NotComparable { .. }
             | Error::Release(_)
             | Error::NothingDrafted { .. }

@@ -27,6 +27,8 @@ pub(crate) struct Run<'a> {
     /// before any target is opened: the command prints the checks then, before the upload
     /// progress. Not called in a dry run.
     pub checked: &'a (dyn Fn(&Outcome) + Sync),
+    /// `--wait-for-images`: how long missing images are waited for before the release stops.
+    pub wait_for_images: Option<images_exist::Wait>,
 }
 
 /// Carries `plan` out as far as `run` allows.
@@ -54,6 +56,17 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
         return outcome;
     };
 
+    // The sources are the version's: a dry run (before tagging, say) is told, a real run stops.
+    if let Some(refusal) = &plan.head_refusal {
+        if dry {
+            outcome
+                .warnings
+                .push(format!("{}; a real run refuses", chain(refusal)));
+        } else {
+            outcome.stop_before_publishing(refusal);
+            return outcome;
+        }
+    }
     // Every image exists, before anything is made public.
     if dry {
         if outcome.checks.images.is_none() {
@@ -68,11 +81,24 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
             ));
         }
     } else if plan.image_check.is_on() {
-        let found = images_exist::check(&plan.images, &plan.reading.origins, &run.services).await;
+        let (found, _) = images_exist::check_waiting(
+            &plan.images,
+            &plan.reading.origins,
+            &run.services,
+            run.wait_for_images,
+        )
+        .await;
         outcome.warnings.extend(found.warnings());
         let missing = (!found.ok()).then(|| Error::ImagesMissing {
             count: found.missing.len(),
-            images: found.missing_text(),
+            images: match run.wait_for_images {
+                Some(wait) => format!(
+                    "{} (still missing after waiting {})",
+                    found.missing_text(),
+                    crate::units::format_duration(wait.limit)
+                ),
+                None => found.missing_text(),
+            },
         });
         outcome.checks.images = Some(found);
         if let Some(error) = missing {
@@ -141,7 +167,10 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
         )
         .await;
         let upgrades = match compared {
-            Ok(upgrades) => upgrades,
+            Ok((upgrades, warnings)) => {
+                outcome.warnings.extend(warnings);
+                upgrades
+            }
             Err(error) => {
                 if !stop(&mut outcome, dry, &error) {
                     return outcome;
@@ -271,6 +300,8 @@ async fn publish_one(
                 // Looked up before publishing already.
                 check_images: false,
                 skip_checks: false,
+                // The statement is checked when the release has one.
+                provenance: verify::provenance::Requirement::WhenPresent,
             },
             settings,
             run.services.clone(),

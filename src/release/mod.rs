@@ -8,8 +8,10 @@
 //!    file's bytes and its parsed tree, kept together from here to publishing) and **check**
 //!    what needs no network: lint (every rule, for this version; waivers applied), the
 //!    provider's identity (in assembly), `metadata.yaml` has a series for the version, and — in
-//!    a git checkout — every tag `clusterctl upgrade plan` will ask about has one ([`tags`]).
-//!    The plan lists the phases that follow ([`plan::ReleasePlan::phases`]).
+//!    a git checkout — every tag `clusterctl upgrade plan` will ask about has one ([`tags`]),
+//!    and the commit built is tagged with the version ([`head`]; a real run refuses otherwise).
+//!    Then **attest** ([`attest`]): the provenance statement over every file, published with
+//!    them. The plan lists the phases that follow ([`plan::ReleasePlan::phases`]).
 //! 2. **Execute** ([`execute()`]), the phases in order: check that every image exists; plan at
 //!    every target (each looks at its destination and decides per file; a conflict stops the
 //!    run); **compare** each provider with the release before it at each target ([`compare`]:
@@ -49,9 +51,10 @@
 //!   "lint": {"errors": 0, "warnings": 1, "infos": 0, "files": 3},
 //!   "checks": {
 //!     "version_series": {"name": "release-series", "ok": true, "message": "..."},
-//!     "tags": {"checked": true, "tags": 4, "from_series": "1.0", "uncovered": [], "newer_uncovered": []}
+//!     "tags": {"checked": true, "tags": 4, "from_series": "1.0", "uncovered": [], "newer_uncovered": []},
+//!     "head": {"checked": true, "commit": "<sha>", "tags": ["v1.2.3"], "checkout": "/src/capz", "note": "..."}
 //!   },
-//!   "phases": [{"phase": "assemble | check | compare | publish | draft | verify", "what": "...", "network": false}],
+//!   "phases": [{"phase": "assemble | check | attest | compare | publish | draft | verify", "what": "...", "network": false}],
 //!   "targets": [{
 //!     "target": "github", "state": "published | drafted | unchanged | planned | failed | not-started",
 //!     "clusterctl_url": "https://github.com/o/r/releases/v1.2.3/infrastructure-components.yaml",
@@ -73,12 +76,15 @@
 //! URL and verification (`clusterctl_url` and `verify` of a target are the first provider's).
 
 pub(crate) mod assembly;
+mod attest;
 mod compare;
 pub(crate) mod error;
 pub(crate) mod execute;
+pub(crate) mod head;
 pub(crate) mod outcome;
 pub(crate) mod plan;
 pub(crate) mod promote;
+pub(crate) mod rebuild;
 pub(crate) mod tags;
 
 pub(crate) use self::error::Error;

@@ -110,6 +110,10 @@ pub(crate) struct UpgradeReport {
     /// Why nothing was compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Why this previous release was chosen, and what was passed over for it (drafts,
+    /// pre-releases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<String>,
     /// What `capkg diff` found (see [`crate::diff::DiffReport`] for the shape).
     pub diff: Option<crate::diff::DiffReport>,
 }
@@ -123,6 +127,7 @@ impl UpgradeReport {
             source: None,
             access: None,
             note: None,
+            chosen: None,
             diff: None,
         }
     }
@@ -258,6 +263,8 @@ pub(crate) struct FileSummary {
 pub(crate) struct Checks {
     pub version_series: Option<Check>,
     pub tags: TagCheck,
+    /// The commit built and its tags ([`super::head`]).
+    pub head: super::head::HeadCheck,
     /// Every image exists ([`images_exist`]); `skipped` says why it did not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<images_exist::ImageCheck>,
@@ -372,6 +379,7 @@ impl Outcome {
             checks: Checks {
                 version_series: None,
                 tags: TagCheck::default(),
+                head: Default::default(),
                 images: None,
             },
             phases: Vec::new(),
@@ -429,6 +437,7 @@ impl Outcome {
             checks: Checks {
                 version_series: plan.version_series.clone(),
                 tags: plan.tags.clone(),
+                head: plan.head.clone(),
                 images: plan
                     .image_check
                     .off_reason()

@@ -9,8 +9,10 @@
 use serde::Serialize;
 
 use super::assembly::{Assembled, Assembler};
+use super::attest::{self, Attestation};
 use super::error::Error;
-use super::tags::{self, GitTags, TagCheck};
+use super::head::{self, HeadCheck};
+use super::tags::{self, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::provider::ReleaseProvider;
 use crate::rules::{self, Waivers};
@@ -33,6 +35,10 @@ pub(crate) struct ReleasePlan {
     pub diagnostics: Vec<Diagnostic>,
     pub version_series: Option<Check>,
     pub tags: TagCheck,
+    /// The commit built, and whether it is tagged with the version ([`head`]).
+    pub head: HeadCheck,
+    /// What a real run stops with when HEAD is not tagged with the version; a dry run warns.
+    pub head_refusal: Option<Error>,
     /// Where it goes, in publishing order, each with how it is read back. Public so that tests
     /// can point a plan elsewhere.
     pub destinations: Vec<TargetSettings>,
@@ -49,6 +55,8 @@ pub(crate) struct ReleasePlan {
     pub image_check: ImageCheck,
     /// The release to compare with, at each target.
     pub previous: Previous,
+    /// The provenance statement among [`ReleasePlan::files`], what it says.
+    pub attestation: Option<Attestation>,
     /// A release, a draft of one, or a draft's promotion.
     pub mode: Mode,
 }
@@ -107,11 +115,28 @@ impl ReleasePlan {
                 phase: PhaseKind::Check,
                 network: false,
                 what: format!(
-                    "lint ({} error(s), {} warning(s)), the release series, the git tags",
+                    "lint ({} error(s), {} warning(s)), the release series, the git tags, the commit built",
                     lint.errors, lint.warnings
                 ),
             },
         ];
+        if let Some(attestation) = &self.attestation {
+            phases.push(Phase {
+                phase: PhaseKind::Attest,
+                network: false,
+                what: format!(
+                    "`{}`: in-toto statement with SLSA provenance over {} file(s), built by {}{}; unsigned",
+                    attestation.file,
+                    attestation.subjects,
+                    attestation.builder,
+                    attestation
+                        .commit
+                        .as_deref()
+                        .map(|c| format!(" from commit {c}"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
         if self.image_check.is_on() && self.mode != Mode::Draft {
             phases.push(Phase {
                 phase: PhaseKind::Check,
@@ -128,11 +153,14 @@ impl ReleasePlan {
             phase: PhaseKind::Compare,
             network: remote,
             what: match &self.previous {
-                Previous::Skip => "nothing (`--previous none`)".to_string(),
+                Previous::Skip(said) => format!("nothing ({said})"),
                 Previous::Newest => {
                     format!("with the newest older release at each target ({names})")
                 }
-                Previous::Given(given) => format!("with `{given}` at each target ({names})"),
+                Previous::Version { version, .. } => {
+                    format!("with `{version}` at each target ({names})")
+                }
+                Previous::Source(source) => format!("with `{source}`"),
             },
         });
         if self.mode == Mode::Draft {
@@ -180,6 +208,7 @@ impl ReleasePlan {
 pub(crate) enum PhaseKind {
     Assemble,
     Check,
+    Attest,
     Compare,
     Publish,
     /// `release --draft`: published where nobody installs from it yet.
@@ -192,6 +221,7 @@ impl std::fmt::Display for PhaseKind {
         f.write_str(match self {
             PhaseKind::Assemble => "assemble",
             PhaseKind::Check => "check",
+            PhaseKind::Attest => "attest",
             PhaseKind::Compare => "compare",
             PhaseKind::Publish => "publish",
             PhaseKind::Draft => "draft",
@@ -222,28 +252,40 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
     let mut warnings: Vec<String> = version.warning.iter().cloned().collect();
     warnings.extend(assembled.findings_note.clone());
     let Assembled {
-        files: release_files,
+        files: mut release_files,
         mut diagnostics,
         providers,
         parts,
         findings_note: _,
     } = assembled;
+    // Every part holds the release's one `metadata.yaml`.
+    let with_metadata = parts.iter().find(|p| p.release.metadata().is_some());
+    let metadata = with_metadata.and_then(|p| p.release.metadata());
+    // The git tags are judged with the lint findings, so that a waiver accepts a tag check too.
+    let tags = tags::in_checkout(&settings.root, metadata, Some(&version.version))?;
+    let tag_finding = metadata.and_then(|m| tags::finding(&tags, m));
+    diagnostics.extend(tag_finding);
     let waivers = settings.waivers.clone();
     waivers.apply(&mut diagnostics);
+    let tag_finding = diagnostics.iter().find(|d| d.rule == rules::TAG_SERIES_ID);
+    let tags_blocking = tag_finding.is_some_and(|d| d.is_blocking_error());
+    let tags = TagCheck {
+        waived: tag_finding.and_then(|d| d.waived.clone()),
+        ..tags
+    };
 
     let mut blockers = Vec::new();
     let summary = Summary::of(&diagnostics, release_files.len());
-    if summary.errors > 0 {
+    // The tag finding refuses the release as its own error, which names the series to add.
+    let lint_errors = summary.errors - usize::from(tags_blocking);
+    if lint_errors > 0 {
         blockers.push(Error::LintErrors {
-            errors: summary.errors,
+            errors: lint_errors,
             warnings: summary.warnings,
         });
     }
 
     let label = labels(&providers, &parts);
-    // Every part holds the release's one `metadata.yaml`.
-    let with_metadata = parts.iter().find(|p| p.release.metadata().is_some());
-    let metadata = with_metadata.and_then(|p| p.release.metadata());
     let version_series = with_metadata
         .map(|part| verify::series_check(&part.release, &version.version, label.as_deref()));
     if let Some(check) = version_series.as_ref().filter(|c| !c.ok) {
@@ -253,27 +295,23 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         });
     }
 
-    let series = metadata.filter(|m| m.yaml.errors.is_empty()).map(|m| {
-        rules::release_series(m)
-            .iter()
-            .filter_map(|s| {
-                let (major, minor) = s.major_minor()?;
-                Some(tags::Series {
-                    major: u64::try_from(major).ok()?,
-                    minor: u64::try_from(minor).ok()?,
-                    contract: s.contract.map(str::to_string),
-                })
-            })
-            .collect::<Vec<_>>()
-    });
-    let tags = tag_check(settings, series.as_deref(), &version)?;
-    if !tags.uncovered.is_empty() {
+    let (head, head_warnings, head_refusal) =
+        head::check(&settings.root, &version, settings.allow_untagged_head);
+    warnings.extend(head_warnings);
+    if tags_blocking {
         blockers.push(Error::TagsNotCovered {
             series: tags::missing_series(&tags.uncovered),
             tags: tags.uncovered.clone(),
         });
     }
 
+    // The statement names every file, so it is made last and published with them.
+    let attestation = attest::attest(settings, &version.version, &release_files).map(
+        |(statement, attestation)| {
+            release_files.push(statement);
+            attestation
+        },
+    );
     let release = ReleaseDir::with_providers(
         &settings.root,
         version.version.clone(),
@@ -300,6 +338,8 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         diagnostics,
         version_series,
         tags,
+        head,
+        head_refusal,
         destinations: settings.targets.clone(),
         reading,
         blockers,
@@ -309,6 +349,7 @@ pub(crate) fn plan(settings: &Settings, assembler: &dyn Assembler) -> Result<Rel
         image_check: settings.images.clone(),
         previous: settings.previous.clone(),
         mode: Mode::Release,
+        attestation,
     })
 }
 
@@ -326,36 +367,4 @@ fn labels(providers: &[ReleaseProvider], parts: &[ReadRelease]) -> Option<String
                 .join(", "),
         ),
     }
-}
-
-/// Every git tag `clusterctl upgrade plan` will ask about has a release series, in a git
-/// checkout.
-fn tag_check(
-    settings: &Settings,
-    series: Option<&[tags::Series]>,
-    version: &ResolvedVersion,
-) -> Result<TagCheck, Error> {
-    let Some(series) = series else {
-        return Ok(TagCheck {
-            note: Some("no readable metadata.yaml: tags were not checked".into()),
-            ..TagCheck::default()
-        });
-    };
-    Ok(match tags::git_tags(&settings.root)? {
-        GitTags::NotACheckout { reason } => TagCheck {
-            note: Some(format!("not a git checkout, tags not checked: {reason}")),
-            ..TagCheck::default()
-        },
-        GitTags::Tags { tags, shallow } => {
-            let mut check = tags::check(&tags, series, &version.version);
-            if shallow {
-                let note = "the checkout is shallow, so tags may be missing (with actions/checkout use `fetch-depth: 0`)";
-                check.note = Some(match check.note.take() {
-                    Some(other) => format!("{note}; {other}"),
-                    None => note.to_string(),
-                });
-            }
-            check
-        }
-    })
 }

@@ -88,9 +88,13 @@ pub(crate) fn promotion_plan(
     drafted: Vec<PublishFile>,
 ) -> Result<ReleasePlan, Error> {
     let mut settings = settings.clone();
-    settings.previous = Previous::Skip;
+    settings.previous = Previous::Skip("the draft was compared when it was made".into());
+    // The draft carries the statement made when it was drafted; a new one would name this run.
+    settings.provenance = None;
     let mut planned = plan(&settings, &DraftAssembler { files: drafted })?;
     planned.mode = Mode::Promote;
+    // The draft's files are published, not the checkout's: where HEAD is does not matter.
+    planned.head_refusal = None;
     Ok(planned)
 }
 

@@ -20,7 +20,9 @@ use std::process::Command;
 use serde::Serialize;
 
 use super::Error;
-use crate::rules::SUPPORTED_CONTRACTS;
+use crate::diagnostic::Diagnostic;
+use crate::files::ReleaseFile;
+use crate::rules::{self, SUPPORTED_CONTRACTS};
 use crate::version::Version;
 
 /// One release series of `metadata.yaml`.
@@ -45,6 +47,9 @@ pub(crate) struct TagCheck {
     pub uncovered: Vec<String>,
     /// Tags of a newer series than the release without a series here (a note only).
     pub newer_uncovered: Vec<String>,
+    /// Why the maintainer accepts `uncovered` (a `metadata/tag-series` waiver): not refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waived: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -117,8 +122,86 @@ fn git_words(stderr: &str) -> String {
     format!("git says \"{line}\"")
 }
 
-/// Checks `tags` against the series, for a release of `releasing`.
-pub(crate) fn check(tags: &[String], series: &[Series], releasing: &Version) -> TagCheck {
+/// The tag check of the checkout around `root` against `metadata`, for a release of `releasing`
+/// (without a version, as `capkg assemble` may be run, every tag from the oldest supported
+/// series up needs a series).
+pub(crate) fn in_checkout(
+    root: &Path,
+    metadata: Option<&ReleaseFile>,
+    releasing: Option<&Version>,
+) -> Result<TagCheck, Error> {
+    let Some(series) = metadata.filter(|m| m.yaml.errors.is_empty()).map(series_of) else {
+        return Ok(TagCheck {
+            note: Some("no readable metadata.yaml: tags were not checked".into()),
+            ..TagCheck::default()
+        });
+    };
+    Ok(match git_tags(root)? {
+        GitTags::NotACheckout { reason } => TagCheck {
+            note: Some(format!("not a git checkout, tags not checked: {reason}")),
+            ..TagCheck::default()
+        },
+        GitTags::Tags { tags, shallow } => {
+            let mut check = check(&tags, &series, releasing);
+            if shallow {
+                let note = "the checkout is shallow, so tags may be missing (with actions/checkout use `fetch-depth: 0`)";
+                check.note = Some(match check.note.take() {
+                    Some(other) => format!("{note}; {other}"),
+                    None => note.to_string(),
+                });
+            }
+            check
+        }
+    })
+}
+
+/// The release series of a `metadata.yaml` that could be read as numbers.
+fn series_of(metadata: &ReleaseFile) -> Vec<Series> {
+    rules::release_series(metadata)
+        .iter()
+        .filter_map(|s| {
+            let (major, minor) = s.major_minor()?;
+            Some(Series {
+                major: u64::try_from(major).ok()?,
+                minor: u64::try_from(minor).ok()?,
+                contract: s.contract.map(str::to_string),
+            })
+        })
+        .collect()
+}
+
+/// The `metadata/tag-series` finding for the tags `check` found uncovered, on `metadata`'s
+/// `releaseSeries`; waivable as every finding is.
+pub(crate) fn finding(check: &TagCheck, metadata: &ReleaseFile) -> Option<Diagnostic> {
+    if check.uncovered.is_empty() {
+        return None;
+    }
+    let rule = rules::find(rules::TAG_SERIES_ID)?;
+    let series = missing_series(&check.uncovered);
+    let span = metadata
+        .yaml
+        .roots()
+        .next()
+        .and_then(|root| root.get("releaseSeries"))
+        .map(|node| node.span());
+    Some(Diagnostic::new(
+        rule.id,
+        rule.severity,
+        Some(metadata.source().clone()),
+        span,
+        format!(
+            "no release series for the git tag(s) {} (series {series}): `clusterctl upgrade plan` reads the newest metadata.yaml and fails for every version without a series",
+            check.uncovered.join(", ")
+        ),
+        format!(
+            "add release series {series} to metadata.yaml (`- major: …`, `minor: …`, `contract: …`), then tag again; or waive `{}` with the reason in capkg.yaml `lint: allow:`",
+            rule.id
+        ),
+    ))
+}
+
+/// Checks `tags` against the series, for a release of `releasing` (every tag, without one).
+pub(crate) fn check(tags: &[String], series: &[Series], releasing: Option<&Version>) -> TagCheck {
     let supported = series
         .iter()
         .filter(|s| {
@@ -139,17 +222,17 @@ pub(crate) fn check(tags: &[String], series: &[Series], releasing: &Version) -> 
             .iter()
             .any(|s| s.major == v.major() && s.minor == v.minor())
     };
-    let releasing_series = (releasing.major(), releasing.minor());
+    let releasing_series = releasing.map(|v| (v.major(), v.minor()));
     for tag in tags {
         let Ok(version) = Version::parse(tag) else {
             continue;
         };
         result.tags += 1;
         let own = (version.major(), version.minor());
-        if from.is_none_or(|from| own < from) || version == *releasing || covered(&version) {
+        if from.is_none_or(|from| own < from) || Some(&version) == releasing || covered(&version) {
             continue;
         }
-        if own > releasing_series {
+        if releasing_series.is_some_and(|releasing| own > releasing) {
             result.newer_uncovered.push(tag.clone());
         } else {
             result.uncovered.push(tag.clone());
@@ -212,7 +295,7 @@ mod tests {
                 "nightly",
             ]),
             &metadata,
-            &Version::parse("v1.2.1").unwrap(),
+            Some(&Version::parse("v1.2.1").unwrap()),
         );
         assert!(found.checked);
         assert_eq!(found.tags, 6);
@@ -228,7 +311,7 @@ mod tests {
         let found = check(
             &tags(&["v1.2.0", "v1.3.0", "v1.2.5"]),
             &metadata,
-            &Version::parse("v1.2.5").unwrap(),
+            Some(&Version::parse("v1.2.5").unwrap()),
         );
         assert!(found.uncovered.is_empty());
         assert_eq!(found.newer_uncovered, ["v1.3.0"]);
@@ -241,7 +324,7 @@ mod tests {
         let found = check(
             &tags(&["v1.3.0"]),
             &metadata,
-            &Version::parse("v1.3.0").unwrap(),
+            Some(&Version::parse("v1.3.0").unwrap()),
         );
         assert!(found.uncovered.is_empty());
     }

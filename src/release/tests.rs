@@ -10,7 +10,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::assembly::{Assembled, Assembler};
 use super::outcome::{Stage, Step};
-use super::plan::ReleasePlan;
+use super::plan::{PhaseKind, ReleasePlan};
 use super::*;
 use crate::ci::{CiContext, CiTag};
 use crate::error::Classified;
@@ -202,6 +202,7 @@ async fn publish(plan: &ReleasePlan) -> Outcome {
             env: &no_env,
             services: Services::default(),
             checked: &|_| {},
+            wait_for_images: None,
         },
     )
     .await
@@ -216,6 +217,7 @@ async fn dry_run(plan: &ReleasePlan) -> Outcome {
             env: &no_env,
             services: Services::default(),
             checked: &|_| {},
+            wait_for_images: None,
         },
     )
     .await
@@ -259,13 +261,64 @@ fn a_clean_release_is_published_then_left_alone() {
             .unwrap()
             .published
     );
+    // The components, metadata.yaml and the provenance statement over both.
     let uploads = store.uploads();
-    assert_eq!(uploads, 2);
+    assert_eq!(uploads, 3);
 
     let second = block_on(publish(&plan));
     assert_eq!(second.status, Status::Unchanged);
     assert_eq!(store.uploads(), uploads);
     assert_eq!(second.targets[0].state, TargetState::Unchanged);
+}
+
+#[test]
+fn the_plan_attests_every_file_before_publishing() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(dir.path(), METADATA, "v1.2.3");
+    let statement = plan
+        .files
+        .iter()
+        .find(|f| f.name == crate::provenance::STATEMENT_FILE)
+        .expect("the statement is a release file");
+    let parsed = crate::provenance::Parsed::parse(&statement.contents).unwrap();
+    let mut named: Vec<(String, String)> = parsed
+        .subjects
+        .iter()
+        .map(|s| (s.name.clone(), s.sha256.clone()))
+        .collect();
+    named.sort();
+    let mut files: Vec<(String, String)> = plan
+        .files
+        .iter()
+        .filter(|f| f.name != crate::provenance::STATEMENT_FILE)
+        .map(|f| (f.name.clone(), f.sha256.clone()))
+        .collect();
+    files.sort();
+    assert_eq!(named, files);
+    assert_eq!(parsed.version, "v1.2.3");
+    let phases = plan.phases();
+    let attest = phases
+        .iter()
+        .position(|p| p.phase == PhaseKind::Attest)
+        .expect("an attest phase");
+    assert!(!phases[attest].network);
+    assert!(
+        phases[attest].what.contains("unsigned"),
+        "{:?}",
+        phases[attest]
+    );
+    // After the checks, before anything is published.
+    assert!(phases[..attest].iter().any(|p| p.phase == PhaseKind::Check));
+    assert!(
+        phases[attest..]
+            .iter()
+            .all(|p| p.phase != PhaseKind::Assemble)
+    );
+    assert!(
+        phases[attest..]
+            .iter()
+            .any(|p| p.phase == PhaseKind::Publish)
+    );
 }
 
 #[test]
@@ -579,7 +632,7 @@ fn a_promotion_plans_the_drafts_files_looks_the_images_up_and_compares_nothing()
     drafted.push(PublishFile::from_bytes("checksums.txt", list));
     let mut plan = promote::promotion_plan(&settings, drafted).unwrap();
     assert_eq!(plan.mode, plan::Mode::Promote);
-    assert_eq!(plan.previous, crate::settings::Previous::Skip);
+    assert!(matches!(plan.previous, crate::settings::Previous::Skip(_)));
     assert!(!plan.is_blocked(), "{:?}", plan.blockers);
     assert_eq!(plan.files.len(), 3);
     let images: Vec<&str> = plan.images.iter().map(|i| i.image.as_str()).collect();

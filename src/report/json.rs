@@ -5,7 +5,8 @@
 //! Lint: `{"schema_version":1, "diagnostics":[{"rule","severity","file","line","column","message","help"
 //! [,"waived"]}], "summary":{"errors","warnings","infos","waived","files"}}`; line and column
 //! are 1-based, `null` only where a finding has no position; `waived` (the waiver's reason) only
-//! on a finding a waiver accepted, which `errors` and `warnings` do not count.
+//! on a finding a waiver accepted, which `errors` and `warnings` do not count. `capkg lint` adds
+//! `"linted":{"view":"release"|"paths","config","files"}`: what it read (see [`LintScope`]).
 
 use std::io::{self, Write};
 
@@ -18,6 +19,21 @@ use crate::escape::JsonEscapes;
 struct LintReport<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
     summary: JsonSummary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    linted: Option<&'a LintScope>,
+}
+
+/// What `capkg lint` read: the files the release capkg.yaml describes ships, as assembled, or
+/// the paths given (`.` with `--all`, or without a capkg.yaml).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct LintScope {
+    /// `release` or `paths`.
+    pub view: &'static str,
+    /// The capkg.yaml of the release's view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// The release's files (its view) or the paths given.
+    pub files: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -34,8 +50,10 @@ pub(crate) fn write_lint(
     out: &mut dyn Write,
     diagnostics: &[Diagnostic],
     summary: &Summary,
+    linted: Option<&LintScope>,
 ) -> io::Result<()> {
     let report = LintReport {
+        linted,
         diagnostics: diagnostics.iter().map(Diagnostic::to_json).collect(),
         summary: JsonSummary {
             errors: summary.errors,
@@ -122,7 +140,7 @@ mod tests {
         ];
         let summary = Summary::of(&diagnostics, 1);
         let mut out = Vec::new();
-        write_lint(&mut out, &diagnostics, &summary).unwrap();
+        write_lint(&mut out, &diagnostics, &summary, None).unwrap();
         let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(value["diagnostics"][0]["rule"], "metadata/kind");
         assert_eq!(value["diagnostics"][0]["severity"], "error");

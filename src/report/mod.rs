@@ -106,11 +106,23 @@ pub(crate) fn write_lint(
     diagnostics: &[Diagnostic],
     summary: &Summary,
 ) -> io::Result<()> {
+    write_lint_of(out, format, style, diagnostics, summary, None)
+}
+
+/// [`write_lint`], with what was linted in the JSON document (`capkg lint`).
+pub(crate) fn write_lint_of(
+    out: &mut dyn crate::escape::Output,
+    format: Format,
+    style: Style,
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+    linted: Option<&json::LintScope>,
+) -> io::Result<()> {
     match format {
         Format::Human | Format::Markdown => {
             human::write_diagnostics(out, style, diagnostics, summary)
         }
-        Format::Json => json::write_lint(out, diagnostics, summary),
+        Format::Json => json::write_lint(out, diagnostics, summary, linted),
         Format::Github => github::write_diagnostics(out, diagnostics, summary),
     }
 }

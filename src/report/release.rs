@@ -145,6 +145,9 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
             match (&upgrade.diff, &upgrade.note) {
                 (Some(diff), _) => {
                     md.push_str(&format!("{target}:\n\n"));
+                    if let Some(chosen) = &upgrade.chosen {
+                        md.push_str(&format!("Previous release: {}\n\n", inline(chosen)));
+                    }
                     if let Some(withheld) =
                         upgrade.access.as_ref().and_then(|a| a.withheld.as_ref())
                     {
@@ -196,13 +199,39 @@ pub(crate) fn markdown(outcome: &Outcome) -> String {
                 inline(tags.from_series.as_deref().unwrap_or("-"))
             ));
         } else {
+            let (mark, waived) = match &tags.waived {
+                Some(reason) => ("✅", format!(" (waived: {})", inline(reason))),
+                None => ("❌", String::new()),
+            };
             md.push_str(&format!(
-                "- ❌ git tags without a release series: {}\n",
+                "- {mark} git tags without a release series: {}{waived}\n",
                 inline(&tags.uncovered.join(", "))
             ));
         }
     }
     if let Some(note) = &tags.note {
+        md.push_str(&format!("- ℹ️ {}\n", inline(note)));
+    }
+    let head = &outcome.checks.head;
+    if let Some(commit) = &head.commit {
+        let tagged = outcome
+            .version
+            .as_ref()
+            .is_some_and(|v| head.tags.contains(v));
+        md.push_str(&format!(
+            "- {} sources: commit {}{}\n",
+            if head.checked && tagged {
+                "✅"
+            } else {
+                "ℹ️"
+            },
+            inline(commit.get(..12).unwrap_or(commit)),
+            match head.tags.as_slice() {
+                [] => String::new(),
+                tags => format!(" (tagged {})", inline(&tags.join(", "))),
+            }
+        ));
+    } else if let Some(note) = &head.note {
         md.push_str(&format!("- ℹ️ {}\n", inline(note)));
     }
     md.push_str(&format!(

@@ -328,16 +328,21 @@ pub(super) static DEV_IMAGE_VALUE: Rule = Rule {
         at build time: CAPZ writes the manager image's tag into the ASO Secret's \
         `AZURE_USER_AGENT_SUFFIX` (`cluster-api-provider-azure/main`), and other providers \
         copy the whole image into an init container's argument or an environment value. \
-        capkg.yaml's `images:` pins the images after the build, so every such copy keeps the \
-        development image's tag, name or reference, and the release reports itself as `main` \
-        (or pulls the development image) although it runs the pinned one. `capkg assemble` and \
+        When the components command is `kubectl kustomize DIR` or `kustomize build DIR`, \
+        capkg.yaml's `images:` are written into DIR's kustomization (in a copy of the \
+        repository) before the build, so the replacements there copy the release image; any \
+        other command gets its images pinned after the build, and then every such copy keeps \
+        the development image's tag, name or reference, and the release reports itself as \
+        `main` (or pulls the development image) although it runs the pinned one. A replacement \
+        in a kustomization the build includes from elsewhere runs before DIR's images too. \
+        `capkg assemble` and \
         `capkg release` compare every value outside the images they pinned with what they \
         replaced: a value holding the replaced image, its name when the pin renamed it, or \
         ending in its tag (`…/main`, `…:main`, `…=main`, or the tag alone) is reported. \
         `capkg lint` alone does not know the pins and does not run this rule.",
-    help: "pin the image where the build copies it from (`kustomize edit set image` before \
-        `kustomize build`, so that `replacements` copy the released tag), or set the value \
-        in the sources",
+    help: "build the components with `kubectl kustomize DIR` (or `kustomize build DIR`) so \
+        that capkg pins the image before the build, with the `replacements` in DIR's \
+        kustomization; or set the value in the sources",
     reference: REPLACEMENTS,
     check: |_, _| {},
 };

@@ -16,7 +16,8 @@ use crate::k8s::{self, INJECT_CA_FROM, Object};
 use crate::yaml::Node;
 
 use images::{IMAGE_PLACEHOLDER, IMAGE_REFERENCE, IMAGE_REGISTRY, IMAGE_TAG};
-use labels::{LABEL_VALUES, PROVIDER_IDENTITY, PROVIDER_LABEL_RULE};
+use labels::{LABEL_VALUES, PROVIDER_IDENTITY, PROVIDER_LABEL_RULE, PROVIDER_NAME_CLI};
+pub use labels::{LabelIdentity, label_identity, source_identity};
 
 pub(super) const RULES: &[&Rule] = &[
     &EMPTY,
@@ -32,6 +33,7 @@ pub(super) const RULES: &[&Rule] = &[
     &LABEL_VALUES,
     &PROVIDER_LABEL_RULE,
     &PROVIDER_IDENTITY,
+    &PROVIDER_NAME_CLI,
     &IMAGE_TAG,
     &IMAGE_REGISTRY,
     &IMAGE_PLACEHOLDER,
@@ -904,6 +906,82 @@ mod tests {
         // Labels of another type than the file name says.
         let found = check_files(&PROVIDER_IDENTITY, &[(FILE, &labelled("bootstrap-foo"))]);
         assert_eq!(found.len(), 1);
+    }
+
+    #[test]
+    fn label_identity_tells_an_alias_from_another_provider() {
+        use crate::provider::ProviderType::{Addon, Bootstrap, Infrastructure};
+        use crate::rules::{LabelIdentity::*, label_identity};
+        let addon = Some(Addon);
+        let fleet = Some("rancher-fleet");
+        assert_eq!(label_identity(addon, fleet, "addon-rancher-fleet"), Same);
+        assert_eq!(label_identity(addon, fleet, "rancher-fleet"), Same);
+        // clusterctl's built-in name prefixes the organisation; the sources do not.
+        assert_eq!(label_identity(addon, fleet, "fleet"), Alias);
+        assert_eq!(label_identity(addon, fleet, "addon-fleet"), Alias);
+        // A suffix that is not a whole part, or the other way round, is another provider.
+        assert_eq!(label_identity(addon, fleet, "eet"), OtherName);
+        assert_eq!(
+            label_identity(addon, Some("fleet"), "rancher-fleet"),
+            OtherName
+        );
+        assert_eq!(label_identity(addon, fleet, "addon-helm"), OtherName);
+        // A wrong type stays wrong whatever the name.
+        assert_eq!(label_identity(addon, fleet, "bootstrap-fleet"), OtherType);
+        assert_eq!(
+            label_identity(Some(Infrastructure), Some("foo"), "bootstrap-foo"),
+            OtherType
+        );
+        assert_eq!(label_identity(Some(Bootstrap), None, "bootstrap-x"), Same);
+    }
+
+    #[test]
+    fn a_dotted_provider_name_is_refused_by_clusterctls_command_line() {
+        let named = |name: &str| {
+            let text = lines(&[&format!(
+                "kind: Namespace\nmetadata:\n  name: x-system\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-{name}\n"
+            )]);
+            let options = crate::rules::Options {
+                provider_name: Some(name.into()),
+                provider_type: Some(crate::provider::ProviderType::Infrastructure),
+                ..Default::default()
+            };
+            check(&PROVIDER_NAME_CLI, &release(&[(FILE, &text)]), &options)
+        };
+        let found = named("my.provider");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("`clusterctl init --infrastructure my.provider` refuses it")
+                && found[0].message.contains(
+                    "invalid provider name \"my.provider\". Provider name should be in the form name[:version] and the name should be valid"
+                ),
+            "{}",
+            found[0].message
+        );
+        assert!(named("my-provider").is_empty());
+        // A name the configuration file refuses too is not this rule's.
+        assert!(named("My.Provider").is_empty());
+    }
+
+    #[test]
+    fn an_alias_label_is_a_note() {
+        let fleet = lines(&[
+            "kind: Namespace\nmetadata:\n  name: caapf-system\n  labels:\n    cluster.x-k8s.io/provider: fleet\n",
+            "kind: ConfigMap\nmetadata:\n  name: c\n  namespace: caapf-system\n  labels:\n    cluster.x-k8s.io/provider: fleet\n",
+        ]);
+        let options = crate::rules::Options {
+            provider_name: Some("rancher-fleet".into()),
+            provider_type: Some(crate::provider::ProviderType::Addon),
+            ..Default::default()
+        };
+        let found = check(&PROVIDER_IDENTITY, &release(&[(FILE, &fleet)]), &options);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].severity, Severity::Info);
+        assert!(
+            found[0].message.contains("`rancher-fleet`"),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]

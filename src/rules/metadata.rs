@@ -19,7 +19,31 @@ pub(super) const RULES: &[&Rule] = &[
     &DUPLICATE_SERIES,
     &VERSION_SERIES,
     &SERIES_ORDER,
+    &TAG_SERIES,
 ];
+
+/// The id of [`TAG_SERIES`], for the check that reports it (`release::tags`).
+pub const TAG_SERIES_ID: &str = "metadata/tag-series";
+
+pub(super) static TAG_SERIES: Rule = Rule {
+    id: TAG_SERIES_ID,
+    severity: Severity::Error,
+    summary: "a git tag of a supported series has no release series in `metadata.yaml`",
+    explanation: "`clusterctl upgrade plan` reads the `metadata.yaml` of the newest release and \
+        fails for every version newer than the installed one that has no release series there \
+        (`version … does not match any release series`). So the metadata being released needs a \
+        series for every semver git tag from the oldest series current clusterctl supports \
+        (contract `v1beta1` or `v1beta2`) up to the version released; older tags do not count, \
+        and tags of a newer series than a patch being released are only noted. The tags are \
+        those of the git checkout, so `capkg assemble` and `capkg release` (its dry run too) \
+        check them there; `capkg lint` of a folder has no tags and does not.",
+    help: "add the release series the message names to metadata.yaml (`- major: …`, `minor: …`, \
+        `contract: …`); a tag that was never a release (a mistake, deleted upstream) can be \
+        waived with its reason",
+    reference: METADATA,
+    // The tags come from git, not from the release's files: `release::tags` reports it.
+    check: |_, _| {},
+};
 
 const METADATA: Reference = Reference {
     title: "clusterctl provider contract, \"Metadata YAML\"",

@@ -27,7 +27,8 @@ pub use crate::diagnostic::{Diagnostic, Label, Severity, Summary};
 pub use build::{
     PinnedImage, SourceVar, dev_image_values, kustomize_vars_in, rewritten_kustomize_vars,
 };
-pub use metadata::{SUPPORTED_CONTRACTS, Series, release_series};
+pub use components::{LabelIdentity, label_identity, source_identity};
+pub use metadata::{SUPPORTED_CONTRACTS, Series, TAG_SERIES_ID, release_series};
 pub(crate) use templates::class_reference;
 pub use waivers::{Waiver, Waivers};
 
@@ -315,6 +316,18 @@ pub fn run(releases: &[Release], options: &Options) -> Vec<Diagnostic> {
         }
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diagnostics
+}
+
+/// Only the rules `ids` names, over one release: for a caller that asks one question of a
+/// release (`capkg diff`: is it a release at all?).
+pub(crate) fn run_only(release: &Release, options: &Options, ids: &[&str]) -> Vec<Diagnostic> {
+    let cx = Context::new(release, options);
+    let mut diagnostics = Vec::new();
+    for rule in all().filter(|rule| ids.contains(&rule.id)) {
+        let mut findings = Findings::new(rule, &mut diagnostics);
+        (rule.check)(&cx, &mut findings);
+    }
     diagnostics
 }
 

@@ -12,6 +12,7 @@
 //! CI tag first (nothing else is read for it), then capkg.yaml, then the version it may hold,
 //! then the targets.
 
+pub(crate) mod previous;
 pub(crate) mod targets;
 pub(crate) mod version;
 
@@ -31,6 +32,7 @@ use crate::targets::{TargetKind, TargetRequest};
 use crate::verify;
 use crate::version::{Version, VersionError};
 
+pub(crate) use self::previous::Previous;
 pub(crate) use self::version::ResolvedVersion;
 
 /// What the command line says, for every command that reads capkg.yaml; a command leaves what
@@ -63,6 +65,9 @@ pub(crate) struct CommandLine {
     pub allow: Vec<Waiver>,
     /// `--api-url` of `verify` and `diff`: the GitHub API github.com sources are read through.
     pub api_url: Option<String>,
+    /// `release --allow-untagged-head`: release the checkout's HEAD although it is not tagged
+    /// with the version.
+    pub allow_untagged_head: bool,
 }
 
 /// What a command needs of the settings.
@@ -98,29 +103,6 @@ impl ImageCheck {
         match self {
             ImageCheck::On => None,
             ImageCheck::Off(reason) => Some(reason),
-        }
-    }
-}
-
-/// Which release a new one is compared with before publishing (`capkg diff`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) enum Previous {
-    /// The newest version older than this one published at each target.
-    #[default]
-    Newest,
-    /// `none`: no comparison.
-    Skip,
-    /// A version, looked up at each target (`v1.2.2`), or a source `capkg verify` reads.
-    Given(String),
-}
-
-impl Previous {
-    /// `--previous REF` or `previous: REF`.
-    pub(crate) fn parse(text: &str) -> Self {
-        match text.trim() {
-            "none" => Previous::Skip,
-            "" => Previous::Newest,
-            other => Previous::Given(other.to_string()),
         }
     }
 }
@@ -165,6 +147,25 @@ pub(crate) struct Settings {
     pub reading: verify::Settings,
     /// `--previous`, else `previous:`.
     pub previous: Previous,
+    /// Where the release is built, for its provenance statement (`release` only).
+    pub provenance: Option<crate::provenance::Origin>,
+    /// `release --allow-untagged-head`.
+    pub allow_untagged_head: bool,
+}
+
+/// The `images:` entries with `digest: from-registry` given the digest their registry has for
+/// them now, looked up with the logins the image check uses (`origins`).
+pub(crate) async fn registry_digests(
+    pins: &[crate::config::ImagePin],
+    origins: &crate::forge::origin::Origins,
+    services: &crate::forge::Services,
+) -> Result<Vec<crate::config::ImagePin>, Error> {
+    let lookups = images::registry_lookups(pins);
+    if lookups.is_empty() {
+        return Ok(pins.to_vec());
+    }
+    let answers = crate::verify::images_exist::digests(&lookups, origins, services).await;
+    images::with_registry_digests(pins, answers).map_err(Error::Images)
 }
 
 impl Settings {
@@ -264,10 +265,12 @@ pub(crate) fn resolve(
             targets: Vec::new(),
             reading,
             previous: Previous::default(),
+            provenance: None,
+            allow_untagged_head: line.allow_untagged_head,
         });
     }
     apply_source_flags(&mut config, line)?;
-    let pins = images::resolve(&config.images, version.as_ref().map(|v| &v.version))
+    let pins = images::resolve(&config.images, version.as_ref().map(|v| &v.version), env)
         .map_err(Error::Images)?;
     let targets = match need {
         Need::Release => targets::choose(&config.targets, &config.root, &line.targets, env)?
@@ -276,12 +279,26 @@ pub(crate) fn resolve(
             .collect::<Result<Vec<_>, _>>()?,
         _ => Vec::new(),
     };
-    let previous = line
-        .previous
-        .as_deref()
-        .or(config.previous.as_deref())
-        .map(Previous::parse)
-        .unwrap_or_default();
+    let previous = match (&line.previous, &config.previous) {
+        (Some(flag), _) => Previous::parse(flag, previous::Given::Flag)?,
+        (None, Some(pinned)) => Previous::parse(
+            pinned,
+            previous::Given::Config {
+                at: config.previous_at.as_deref().unwrap_or("capkg.yaml"),
+                root: &config.root,
+            },
+        )?,
+        (None, None) => Previous::Newest,
+    };
+    let provenance = match (need, &version) {
+        (Need::Release, Some(version)) => Some(crate::provenance::Origin::gather(
+            config.path.as_deref(),
+            &config.root,
+            &version.version.to_string(),
+            env,
+        )),
+        _ => None,
+    };
     Ok(Settings {
         root: config.root.clone(),
         waivers,
@@ -292,6 +309,8 @@ pub(crate) fn resolve(
         targets,
         reading,
         previous,
+        provenance,
+        allow_untagged_head: line.allow_untagged_head,
     })
 }
 
@@ -434,6 +453,10 @@ pub(crate) enum Error {
     NoTargets,
     #[error("`--target {target}` is not configured in capkg.yaml `targets:`")]
     TargetNotConfigured { target: TargetKind },
+    #[error(
+        "{origin} `{value}` is neither a version nor an explicit path or URL: give a version looked up at each target (`v1.2.3`), a path (`./{value}`, `/abs/path`) or a URL (`file://`, `https://`, `oci://`), or `none` to skip the comparison"
+    )]
+    PreviousUnclear { value: String, origin: String },
 }
 
 impl Error {
@@ -466,7 +489,8 @@ impl Classified for Error {
             Error::NoVersion
             | Error::NoConfig { .. }
             | Error::NoTargets
-            | Error::TargetNotConfigured { .. } => ErrorClass::Fault,
+            | Error::TargetNotConfigured { .. }
+            | Error::PreviousUnclear { .. } => ErrorClass::Fault,
         }
     }
 }

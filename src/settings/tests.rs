@@ -81,7 +81,10 @@ fn flags_win_over_the_file_and_the_environment_turns_the_image_check_off() {
     };
     let env = |name: &str| (name == "CAPKG_CHECK_IMAGES").then(|| "false".to_string());
     let settings = resolve(&line, Need::Release, &CiContext::default(), &env).unwrap();
-    assert_eq!(settings.previous, Previous::Skip);
+    assert_eq!(
+        settings.previous,
+        Previous::Skip("`--previous none`".into())
+    );
     assert_eq!(settings.version().unwrap().to_string(), "v0.3.0");
     assert_eq!(
         settings.images,

@@ -21,6 +21,9 @@ pub(crate) struct ResolvedVersion {
     pub source: String,
     /// Said when `--version` and the CI tag disagree.
     pub warning: Option<String>,
+    /// The CI pipeline runs for this very tag (its variable, or `--version` equal to it), so
+    /// its checkout is the tag's commit.
+    pub from_ci_tag: bool,
 }
 
 /// The source named for a version from the configuration.
@@ -52,6 +55,7 @@ pub(crate) fn resolve(
         return Ok(ResolvedVersion {
             version: version.clone(),
             source: "--version".into(),
+            from_ci_tag: ci.tag.is_some() && warning.is_none(),
             warning,
         });
     }
@@ -65,6 +69,7 @@ pub(crate) fn resolve(
                 version: version.clone(),
                 source: CONFIG_SOURCE.into(),
                 warning: None,
+                from_ci_tag: false,
             }),
             None => Err(Error::NoVersion),
         };
@@ -95,6 +100,7 @@ pub(crate) fn resolve(
         version,
         source: tag.variable.to_string(),
         warning,
+        from_ci_tag: true,
     })
 }
 

@@ -3,6 +3,7 @@
 
 use super::{Error, PublishFile};
 use crate::checksums::{self, CHECKSUMS_FILE};
+use crate::provenance::{self, STATEMENT_FILE};
 
 /// What `release --draft` left at a target, as [`Target::read_draft`](super::Target::read_draft) found it.
 #[derive(Debug, Clone)]
@@ -55,11 +56,37 @@ pub(crate) fn check_draft(drafted: Drafted) -> Result<Vec<PublishFile>, Error> {
             Some(_) => {}
         }
     }
-    if let Some(extra) = drafted
-        .files
-        .iter()
-        .find(|f| f.name != CHECKSUMS_FILE && !entries.iter().any(|e| e.name == f.name))
-    {
+    // The provenance statement names checksums.txt, so it is not in it: its own subjects must
+    // be the draft's files, as they were planned.
+    if let Some(statement) = drafted.files.iter().find(|f| f.name == STATEMENT_FILE) {
+        let parsed = provenance::Parsed::parse(&statement.contents)
+            .map_err(|e| changed(STATEMENT_FILE, format!("cannot be read ({e})")))?;
+        for subject in &parsed.subjects {
+            match drafted.files.iter().find(|f| f.name == subject.name) {
+                Some(file) if file.sha256 == subject.sha256 => {}
+                Some(file) => {
+                    return Err(changed(
+                        &subject.name,
+                        format!(
+                            "has SHA-256 {}, the draft's provenance statement says {}",
+                            file.sha256, subject.sha256
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(changed(
+                        &subject.name,
+                        "is named by the draft's provenance statement but missing".into(),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(extra) = drafted.files.iter().find(|f| {
+        f.name != CHECKSUMS_FILE
+            && f.name != STATEMENT_FILE
+            && !entries.iter().any(|e| e.name == f.name)
+    }) {
         return Err(changed(&extra.name, "is not in the draft's list".into()));
     }
     Ok(drafted.files)

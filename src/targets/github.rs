@@ -254,6 +254,11 @@ impl GitHubTarget {
                 Some((_, Some(sha))) if sha == file.sha256 => {
                     (Action::Skip, Some("identical".to_string()))
                 }
+                Some((_, Some(_)))
+                    if super::keeps_published_statement(&file.name, self.request.clobber) =>
+                {
+                    (Action::Skip, Some(super::STATEMENT_KEPT.to_string()))
+                }
                 Some((asset, Some(sha))) => {
                     if !self.request.clobber {
                         return Err(Error::Differs {

@@ -381,6 +381,9 @@ impl GitLabTarget {
                     (!remote).then(|| OFFLINE_REASON.to_string()),
                 ),
                 Some(sha) if sha == file.sha256 => (Action::Skip, Some("identical".to_string())),
+                Some(_) if super::keeps_published_statement(&file.name, self.request.clobber) => {
+                    (Action::Skip, Some(super::STATEMENT_KEPT.to_string()))
+                }
                 Some(sha) if !self.request.clobber => {
                     return Err(Error::Differs {
                         name: file.name.clone(),
@@ -680,6 +683,11 @@ impl Target for GitLabTarget {
                 if let Some(bytes) = self.fetch(&url_of(&entry.name)?, &entry.name).await? {
                     files.push(PublishFile::from_bytes(&entry.name, bytes));
                 }
+            }
+            // The provenance statement names checksums.txt, so that list cannot name it.
+            let statement = crate::provenance::STATEMENT_FILE;
+            if let Some(bytes) = self.fetch(&url_of(statement)?, statement).await? {
+                files.push(PublishFile::from_bytes(statement, bytes));
             }
             Ok(Some(Drafted {
                 location: base,

@@ -174,6 +174,11 @@ impl LocalTarget {
                     Some(Existing::Read(sha)) if *sha == file.sha256 => {
                         (Action::Skip, Some("identical".to_string()))
                     }
+                    Some(Existing::Read(_))
+                        if super::keeps_published_statement(&file.name, self.request.force) =>
+                    {
+                        (Action::Skip, Some(super::STATEMENT_KEPT.to_string()))
+                    }
                     Some(Existing::Read(_)) => {
                         differences.push(format!("`{}` differs", file.name));
                         (Action::Replace, Some("different content".to_string()))

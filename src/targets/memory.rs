@@ -122,6 +122,9 @@ impl MemoryTarget {
                 Some(bytes) if sha256_hex(bytes) == file.sha256 => {
                     (Action::Skip, Some("identical".to_string()))
                 }
+                Some(_) if super::keeps_published_statement(&file.name, inner.allow_replace) => {
+                    (Action::Skip, Some(super::STATEMENT_KEPT.to_string()))
+                }
                 Some(bytes) if !inner.allow_replace => {
                     return Err(Error::Differs {
                         name: file.name.clone(),

@@ -82,6 +82,17 @@ pub(crate) use crate::forge::secret::Secret;
 pub(crate) use crate::release_dir::{PublishFile, ReleaseDir};
 pub(crate) use draft::{Drafted, check_draft, draft_name};
 
+/// A provenance statement already published beside the same files is kept, not replaced: a
+/// re-run (another CI run, capkg.yaml edited) makes a statement that names another run or
+/// configuration, but the files it attests are the same, and the release stays as it was.
+pub(crate) fn keeps_published_statement(name: &str, replacing: bool) -> bool {
+    name == crate::provenance::STATEMENT_FILE && !replacing
+}
+
+/// Why a published statement is kept ([`keeps_published_statement`]).
+pub(crate) const STATEMENT_KEPT: &str =
+    "kept: the statement there attests these same files (from the run that first published them)";
+
 /// Which kind of destination a target writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

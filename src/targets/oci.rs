@@ -13,9 +13,10 @@
 //!   templates and `checksums.txt` (the plain names would be ambiguous).
 //!
 //! Layers are sorted by title; YAML files have media type [`YAML_LAYER`], `checksums.txt`
-//! [`TEXT_LAYER`]. The manifest has no timestamp unless `SOURCE_DATE_EPOCH` is set (then
-//! `org.opencontainers.image.created`), so the same release gives the same digest and a second
-//! run finds the tag on it and pushes nothing.
+//! [`TEXT_LAYER`], the provenance statement `application/vnd.in-toto+json`
+//! ([`crate::provenance::MEDIA_TYPE`]). The manifest has no timestamp unless `SOURCE_DATE_EPOCH`
+//! is set (then `org.opencontainers.image.created`), so the same release gives the same digest
+//! and a second run finds the tag on it and pushes nothing.
 //!
 //! Steps: `plan` looks the tag up (same digest: nothing to do; another digest: refused unless
 //! `--force`) and asks which blobs the repository lacks; `apply` uploads those and pushes the
@@ -161,6 +162,8 @@ pub(crate) fn artifact(release: &ReleaseDir, created: Option<i64>) -> Artifact {
         }
         let media_type = if title.ends_with(".yaml") || title.ends_with(".yml") {
             YAML_LAYER
+        } else if title == crate::provenance::STATEMENT_FILE {
+            crate::provenance::MEDIA_TYPE
         } else {
             TEXT_LAYER
         };
@@ -759,6 +762,7 @@ impl Target for OciTarget {
                     continue;
                 };
                 let wanted = title == crate::checksums::CHECKSUMS_FILE
+                    || title == crate::provenance::STATEMENT_FILE
                     || FileRole::from_file_name(title).is_some();
                 if !wanted || crate::files::check_release_name(title).is_err() {
                     continue;

@@ -276,6 +276,126 @@ pub(crate) async fn check(uses: &[ImageUse], origins: &Origins, services: &Servi
     result
 }
 
+/// The digest each image's registry gives it now (`digest: from-registry`), with the logins the
+/// image check uses; per image, the digest or why there is none.
+pub(crate) async fn digests(
+    images: &[(usize, String)],
+    origins: &Origins,
+    services: &Services,
+) -> Vec<(usize, Result<String, String>)> {
+    let http = match services.http(None) {
+        Ok(http) => http,
+        Err(err) => {
+            let reason = format!("cannot start the HTTP client: {err}");
+            return images
+                .iter()
+                .map(|(index, _)| (*index, Err(reason.clone())))
+                .collect();
+        }
+    };
+    let mut out = Vec::new();
+    for (index, image) in images {
+        let answer = async {
+            let (reference, wanted) = locate(image)?;
+            let (login, _) = origins
+                .registry(&reference.registry, Purpose::Content)
+                .map_err(|err| err.to_string())?;
+            let registry = Registry::new(&http, &reference, login, false)
+                .map_err(|err| crate::forge::secret::redact(&error_chain(&err)))?;
+            let fail = |err: OciError| crate::forge::secret::redact(&error_chain(&err));
+            match registry.head_manifest(&wanted).await.map_err(fail)? {
+                Some(info) => match info.digest {
+                    Some(digest) => Ok(digest),
+                    // A registry that does not say it: the digest of the manifest's bytes.
+                    None => match registry.get_manifest(&wanted).await.map_err(fail)? {
+                        Some((_, info)) => info.digest.ok_or_else(|| "no digest".to_string()),
+                        None => Err("the registry does not have it".to_string()),
+                    },
+                },
+                None => Err("the registry does not have it (is the image pushed?)".to_string()),
+            }
+        }
+        .await;
+        out.push((*index, answer));
+    }
+    out
+}
+
+/// How long to wait for images that do not exist yet (`--wait-for-images`): the whole bound, and
+/// the first pause between looks (doubled each time, at most a minute).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Wait {
+    pub limit: std::time::Duration,
+    pub first_pause: std::time::Duration,
+}
+
+impl Wait {
+    pub(crate) fn up_to(limit: std::time::Duration) -> Self {
+        Self {
+            limit,
+            first_pause: std::time::Duration::from_secs(5),
+        }
+    }
+}
+
+/// The longest pause between two looks.
+const MAX_PAUSE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// [`check`], repeated while images are missing and `wait` allows: each look asks only for the
+/// images still missing, pauses on the services' clock with backoff, and says on the progress
+/// what it waits for. Returns the last look with every image found on the way, and how many
+/// looks it took. With no wait, one look.
+pub(crate) async fn check_waiting(
+    uses: &[ImageUse],
+    origins: &Origins,
+    services: &Services,
+    wait: Option<Wait>,
+) -> (ImageCheck, usize) {
+    let mut result = check(uses, origins, services).await;
+    let mut looks = 1;
+    let Some(wait) = wait else {
+        return (result, looks);
+    };
+    let started = services.clock.now();
+    let mut pause = wait.first_pause;
+    while !result.missing.is_empty() {
+        let waited = services
+            .clock
+            .now()
+            .duration_since(started)
+            .unwrap_or_default();
+        let Some(left) = wait.limit.checked_sub(waited).filter(|l| !l.is_zero()) else {
+            break;
+        };
+        let pause_now = pause.min(left);
+        let mut missing: Vec<&str> = result.missing.iter().map(|u| u.image.as_str()).collect();
+        missing.dedup();
+        services
+            .progress
+            .event(&crate::forge::progress::Event::Waiting {
+                reason: &format!(
+                    "for {} image(s) not in their registry yet: {} (up to {} more)",
+                    missing.len(),
+                    missing
+                        .iter()
+                        .map(|i| format!("`{}`", crate::escape::text(i)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    crate::units::format_duration(left)
+                ),
+                delay: pause_now,
+            });
+        services.clock.sleep(pause_now).await;
+        pause = (pause * 2).min(MAX_PAUSE);
+        let again = check(&result.missing, origins, services).await;
+        looks += 1;
+        result.found.extend(again.found);
+        result.unchecked.extend(again.unchecked);
+        result.missing = again.missing;
+    }
+    (result, looks)
+}
+
 /// Distribution answers `404 NAME_UNKNOWN` for a repository it does not have: the image is
 /// missing too. (A `401` without a login is not taken for missing: private registries say it.)
 fn is_missing_repository(err: &OciError) -> bool {
@@ -295,6 +415,8 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[tokio::test]
@@ -343,6 +465,157 @@ mod tests {
         for listener in listeners {
             listener.abort();
         }
+    }
+
+    /// A clock whose time moves only when it is asked to sleep, and says how long each sleep was.
+    #[derive(Default)]
+    struct SteppingClock {
+        slept: std::sync::Mutex<Vec<std::time::Duration>>,
+    }
+
+    impl crate::forge::clock::Clock for SteppingClock {
+        fn now(&self) -> std::time::SystemTime {
+            let slept: std::time::Duration = self.slept.lock().unwrap().iter().sum();
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000) + slept
+        }
+
+        fn sleep(
+            &self,
+            duration: std::time::Duration,
+        ) -> crate::forge::clock::BoxFuture<'static, ()> {
+            self.slept.lock().unwrap().push(duration);
+            Box::pin(async {})
+        }
+    }
+
+    /// The waits reported, by their reason.
+    #[derive(Default)]
+    struct Waits(std::sync::Mutex<Vec<String>>);
+
+    impl crate::forge::progress::Progress for Waits {
+        fn event(&self, event: &crate::forge::progress::Event<'_>) {
+            if let crate::forge::progress::Event::Waiting { reason, .. } = event {
+                self.0.lock().unwrap().push(reason.to_string());
+            }
+        }
+    }
+
+    /// A loopback registry where `capx/manager:v1` appears after `misses` lookups (never, for
+    /// `None`), and a use of that image.
+    async fn registry_with_late_image(misses: Option<u64>) -> (wiremock::MockServer, ImageUse) {
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::start().await;
+        const MANIFEST: &str = "/v2/capx/manager/manifests/v1";
+        let missing = Mock::given(method("HEAD"))
+            .and(path(MANIFEST))
+            .respond_with(ResponseTemplate::new(404))
+            .with_priority(1);
+        match misses {
+            Some(misses) => missing.up_to_n_times(misses).mount(&server).await,
+            None => missing.mount(&server).await,
+        }
+        Mock::given(method("HEAD"))
+            .and(path(MANIFEST))
+            .respond_with(ResponseTemplate::new(200).insert_header("docker-content-digest", DIGEST))
+            .with_priority(2)
+            .mount(&server)
+            .await;
+        let image = format!("{}/capx/manager:v1", server.address());
+        let use_ = ImageUse {
+            image,
+            object: "Deployment `capx-controller-manager`, container `manager`".into(),
+            file: "infrastructure-components.yaml".into(),
+        };
+        (server, use_)
+    }
+
+    const DIGEST: &str = "sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945";
+
+    fn waiting_services() -> (Services, Arc<SteppingClock>, Arc<Waits>) {
+        let clock = Arc::new(SteppingClock::default());
+        let waits = Arc::new(Waits::default());
+        let services = Services {
+            clock: clock.clone(),
+            progress: waits.clone(),
+            ..Services::default()
+        };
+        (services, clock, waits)
+    }
+
+    fn origins() -> Origins {
+        Origins::new(
+            reqwest::Url::parse(crate::forge::github::DEFAULT_API).unwrap(),
+            &|_| None,
+        )
+    }
+
+    #[tokio::test]
+    async fn an_image_pushed_while_the_release_waits_is_found_after_backoff() {
+        let (_server, use_) = registry_with_late_image(Some(2)).await;
+        let (services, clock, waits) = waiting_services();
+        let wait = Wait::up_to(std::time::Duration::from_secs(600));
+        let (found, looks) = check_waiting(
+            std::slice::from_ref(&use_),
+            &origins(),
+            &services,
+            Some(wait),
+        )
+        .await;
+        assert_eq!(looks, 3);
+        assert!(found.ok(), "{found:?}");
+        assert_eq!(found.found, std::slice::from_ref(&use_.image));
+        // Backoff: each pause twice the one before.
+        let slept = clock.slept.lock().unwrap().clone();
+        assert_eq!(slept, [5, 10].map(std::time::Duration::from_secs));
+        let waits = waits.0.lock().unwrap().clone();
+        assert_eq!(waits.len(), 2, "{waits:?}");
+        assert!(
+            waits[0].starts_with(&format!(
+                "for 1 image(s) not in their registry yet: `{}` (up to 10m more)",
+                use_.image
+            )),
+            "{waits:?}"
+        );
+        // Without a wait, one look finds it missing.
+        let (_server, use_) = registry_with_late_image(Some(2)).await;
+        let (found, looks) = check_waiting(&[use_], &origins(), &services, None).await;
+        assert_eq!((looks, found.missing.len()), (1, 1));
+    }
+
+    #[tokio::test]
+    async fn an_image_that_never_comes_is_missing_once_the_bound_is_spent() {
+        let (_server, use_) = registry_with_late_image(None).await;
+        let (services, clock, waits) = waiting_services();
+        let wait = Wait::up_to(std::time::Duration::from_secs(30));
+        let (found, looks) = check_waiting(&[use_], &origins(), &services, Some(wait)).await;
+        // 5 s, 10 s, then the 15 s left of the bound.
+        let slept = clock.slept.lock().unwrap().clone();
+        assert_eq!(slept, [5, 10, 15].map(std::time::Duration::from_secs));
+        assert_eq!(looks, 4);
+        assert_eq!(found.missing.len(), 1);
+        assert!(found.found.is_empty());
+        assert_eq!(waits.0.lock().unwrap().len(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_digest_is_the_one_the_registry_gives_the_tag() {
+        let (_server, use_) = registry_with_late_image(Some(1)).await;
+        let services = Services::default();
+        let lookups = vec![(3, use_.image.clone())];
+        let first = digests(&lookups, &origins(), &services).await;
+        assert_eq!(first.len(), 1);
+        let (index, answer) = &first[0];
+        assert_eq!(*index, 3);
+        assert!(
+            answer
+                .as_ref()
+                .unwrap_err()
+                .contains("is the image pushed?"),
+            "{answer:?}"
+        );
+        let second = digests(&lookups, &origins(), &services).await;
+        assert_eq!(second, [(3, Ok(DIGEST.to_string()))]);
     }
 
     #[test]

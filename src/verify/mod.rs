@@ -27,6 +27,7 @@ mod checks;
 pub(crate) mod images_exist;
 pub(crate) mod latest;
 pub(crate) mod oci;
+pub(crate) mod provenance;
 mod read;
 mod report;
 pub(crate) mod repository;
@@ -67,8 +68,12 @@ pub(crate) struct VerifyRequest {
     /// Look every image the components name up in its registry
     /// ([`crate::verify::images_exist`]); not for folders.
     pub check_images: bool,
-    /// Read only: no lint rules and no series check (`capkg diff` compares what was read).
+    /// Read only: no lint rules, no series or provenance check (`capkg diff` compares what
+    /// was read).
     pub skip_checks: bool,
+    /// `--require-provenance`: the release's provenance statement must be there (it is checked
+    /// whenever it is).
+    pub provenance: provenance::Requirement,
 }
 
 /// A release as read, with what is known of its provider and version: what `capkg diff`
@@ -215,6 +220,10 @@ pub(crate) enum Error {
     /// A list (releases, packages, tags) past a bound, or turning elsewhere.
     #[error(transparent)]
     List(#[from] crate::forge::pages::ListError),
+    /// A release read whole that is not one (an empty components file, an HTML page, a
+    /// `metadata.yaml` without release series): `capkg diff` cannot compare with it.
+    #[error("`{url}` is not a release capkg can compare: {problems}")]
+    NotARelease { url: String, problems: String },
     /// A read made anonymously because the credential capkg holds does not go there, failed.
     #[error(transparent)]
     Withheld(Withheld),
@@ -275,6 +284,8 @@ impl Error {
             Error::Files(source) => crate::error::Classified::is_refusal(source),
             // A list past capkg's bounds, as an answer past `--max-download`: exit 2.
             Error::Unexpected { .. } | Error::ApiUrl(_) | Error::List(_) => false,
+            // capkg cannot do its job, compare: never a verdict on the upgrade.
+            Error::NotARelease { .. } => false,
         }
     }
 
@@ -300,6 +311,9 @@ impl Error {
                 _ => None,
             },
             Error::Files(e) => crate::error::Classified::hint(e),
+            Error::NotARelease { .. } => Some(
+                "`capkg verify SOURCE` shows every problem of that release; publish it again whole, or compare with another".into(),
+            ),
             Error::Withheld(Withheld { withheld, error }) => Some(format!(
                 "it was read without a login: {withheld}{}",
                 error.hint().map(|hint| format!("; {hint}")).unwrap_or_default()
@@ -317,6 +331,18 @@ impl Classified for Error {
     fn hint(&self) -> Option<String> {
         self.hint_text()
     }
+}
+
+/// What clusterctl would say about SOURCE before it reads anything (a GitLab package on a host
+/// not starting with `gitlab.`, plain http to a loopback address), so that the command says it
+/// first, before any request. The report carries the same warnings.
+pub(crate) fn warnings_before_reading(source: &str) -> Vec<String> {
+    if oci::oci_source(source).is_some() {
+        return Vec::new();
+    }
+    source::parse(source, &|p: &Path| p.is_dir())
+        .map(|parsed| parsed.warnings)
+        .unwrap_or_default()
 }
 
 /// Reads SOURCE as clusterctl does and checks it.
@@ -363,19 +389,34 @@ pub(crate) async fn verify(
     }
 }
 
+/// The release before a new one, as [`newest_older`] chose it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Chosen {
+    /// The version, as listed there.
+    pub version: String,
+    /// Newer versions older than the new one that were passed over, each with why
+    /// (`v1.3.0-rc.0 (a pre-release)`), newest first.
+    pub passed_over: Vec<String>,
+}
+
 /// The newest release older than `than` where `source` keeps its releases (the source of one
-/// version: a clusterctl URL, a local repository's file, `oci://REF:TAG`): its version, as
-/// listed there. Pre-releases are skipped unless `than` is one; `None` for the first release
-/// (nothing published there yet, or nothing older).
+/// version: a clusterctl URL, a local repository's file, `oci://REF:TAG`), as clusterctl can
+/// read it: a draft GitHub release is not one (clusterctl cannot download its assets), and
+/// pre-releases are skipped unless `than` is one. `None` for the first release (nothing
+/// published there yet, or nothing older).
 pub(crate) async fn newest_older(
     source: &VersionedSource,
     than: &Version,
     settings: &Settings,
     services: &Services,
-) -> Result<Option<String>, Error> {
+) -> Result<Option<Chosen>, Error> {
     let this = source.at(&than.to_string());
     let listed = if source.is_tag() {
-        oci::tags(&this, settings, services).await?
+        oci::tags(&this, settings, services)
+            .await?
+            .into_iter()
+            .map(repository::Listed::release)
+            .collect()
     } else {
         let parsed = source::parse(&this, &|p: &Path| p.is_dir())?;
         if matches!(parsed.source, ProviderSource::Directory(_)) {
@@ -391,13 +432,36 @@ pub(crate) async fn newest_older(
             Err(e) => return Err(e),
         }
     };
-    Ok(listed
+    let mut older: Vec<(Version, String, Option<&str>)> = listed
         .iter()
-        .filter_map(|name| source.version_in(name))
-        .filter_map(|text| Some((Version::parse(&text).ok()?, text)))
-        .filter(|(v, _)| v < than && (than.is_prerelease() || !v.is_prerelease()))
-        .max_by(|(a, _), (b, _)| a.compare(b))
-        .map(|(_, text)| text))
+        .filter_map(|listed| {
+            let text = source.version_in(&listed.version)?;
+            let version = Version::parse(&text).ok()?;
+            let skipped = if listed.draft {
+                Some("a draft: clusterctl cannot download a draft's files")
+            } else if version.is_prerelease() && !than.is_prerelease() {
+                Some("a pre-release, and this release is not one")
+            } else {
+                None
+            };
+            Some((version, text, skipped))
+        })
+        .filter(|(version, _, _)| version < than)
+        .collect();
+    older.sort_by(|(a, _, _), (b, _, _)| b.compare(a));
+    let mut passed_over = Vec::new();
+    for (_, text, skipped) in older {
+        match skipped {
+            Some(why) => passed_over.push(format!("{text} ({why})")),
+            None => {
+                return Ok(Some(Chosen {
+                    version: text,
+                    passed_over,
+                }));
+            }
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -429,9 +493,14 @@ mod tests {
             }
         };
         // Releases only, newest first below the version; pre-releases for a pre-release.
-        assert_eq!(previous("v1.3.0").await.as_deref(), Some("v1.2.4"));
+        let chosen = previous("v1.4.0").await.unwrap();
+        assert_eq!(chosen.version, "v1.2.4");
         assert_eq!(
-            previous("v1.3.0-rc.1").await.as_deref(),
+            chosen.passed_over,
+            ["v1.3.0-rc.0 (a pre-release, and this release is not one)"]
+        );
+        assert_eq!(
+            previous("v1.3.0-rc.1").await.map(|c| c.version).as_deref(),
             Some("v1.3.0-rc.0")
         );
         assert_eq!(previous("v1.2.3").await, None);

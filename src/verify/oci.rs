@@ -337,6 +337,27 @@ pub(crate) async fn verify(
         checks.push(checksums(list, &layers, &named, &version));
     }
 
+    if !request.skip_checks {
+        // The statement names the release files: the operator's copies of a provider's
+        // `metadata.yaml` and components file stand for them where the plain names are not
+        // layers (a release of several providers).
+        let mut named = providers_in(&layers, &version);
+        named.extend(providers.iter().cloned());
+        let mut served = layers.clone();
+        for (title, contents) in &layers {
+            if let Some(plain) = release_file_name(title, &named, &version)
+                && !served.iter().any(|(t, _)| *t == plain)
+            {
+                served.push((plain, contents.clone()));
+            }
+        }
+        checks.extend(super::provenance::check_layers(
+            &served,
+            &version,
+            request.provenance,
+        ));
+    }
+
     Ok(VerifyReport {
         source: request.source.clone(),
         repository: RepositoryKind::Oci,
@@ -351,8 +372,27 @@ pub(crate) async fn verify(
         warnings,
         ok: false,
         releases: linted,
+        attested: super::provenance::Attested::default(),
     }
     .finish())
+}
+
+/// The release file a layer the operator reads is a copy of (`metadata.yaml`, the provider's
+/// components file), by the title the operator gives it.
+fn release_file_name(
+    title: &str,
+    providers: &[(ProviderType, String)],
+    version: &str,
+) -> Option<String> {
+    providers.iter().find_map(|(t, n)| {
+        if title == crate::operator::oci::metadata_title(*t, n, version) {
+            Some("metadata.yaml".to_string())
+        } else if title == crate::operator::oci::components_title(*t, n, version) {
+            Some(t.components_file_name())
+        } else {
+            None
+        }
+    })
 }
 
 /// `(title, digest)` of every titled layer of the manifest `json`, after the bounds: at most
@@ -464,19 +504,11 @@ fn checksums(
         .collect();
     let mut problems = Vec::new();
     for (title, content) in layers {
-        if title == CHECKSUMS_FILE {
+        // The statement names `checksums.txt`, so it is made after it and not listed in it.
+        if title == CHECKSUMS_FILE || title == crate::provenance::STATEMENT_FILE {
             continue;
         }
-        let listed_as = providers.iter().find_map(|(t, n)| {
-            if *title == crate::operator::oci::metadata_title(*t, n, version) {
-                Some("metadata.yaml".to_string())
-            } else if *title == crate::operator::oci::components_title(*t, n, version) {
-                Some(t.components_file_name())
-            } else {
-                None
-            }
-        });
-        let name = listed_as.unwrap_or_else(|| title.clone());
+        let name = release_file_name(title, providers, version).unwrap_or_else(|| title.clone());
         let actual = sha256_hex(content);
         match sums.get(name.as_str()) {
             Some(sum) if sum.eq_ignore_ascii_case(&actual) => {}

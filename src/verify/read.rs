@@ -7,6 +7,7 @@ use bytes::Bytes;
 use reqwest::Url;
 
 use super::checks::{checksum_check, checksum_names, images_check, series_check};
+use super::provenance::{self, Attested};
 use super::repository::{Fetch, GitHubRepository, GitLabRepository, LocalRepository, Repository};
 use super::source::{self, LATEST, ProviderSource, SourceError};
 use super::{
@@ -174,6 +175,26 @@ pub(super) async fn read_and_check(
     if let Some(list) = &checksums {
         checks.push(checksum_check(list, &files));
     }
+    let mut attested = Attested::default();
+    if !request.skip_checks {
+        let mut read = fetched.clone();
+        read.extend(
+            checksums
+                .iter()
+                .map(|l| (CHECKSUMS_FILE.to_string(), l.clone())),
+        );
+        let listed = checksums.as_deref().map(checksum_names).unwrap_or_default();
+        let (found, statement) = provenance::check(
+            repository.as_ref(),
+            &version,
+            &read,
+            &listed,
+            request.provenance,
+        )
+        .await;
+        checks.extend(found);
+        attested = statement;
+    }
 
     let release = Release {
         dir: PathBuf::from(&version),
@@ -245,6 +266,7 @@ pub(super) async fn read_and_check(
         warnings,
         ok: false,
         releases: vec![ReadRelease { release, options }],
+        attested,
     }
     .finish())
 }
@@ -391,6 +413,12 @@ fn verify_directory(
         }
         read.push(ReadRelease { release, options });
     }
+    // A folder is what was built, not what is served: its statement is checked where the
+    // release is published.
+    checks.extend(super::provenance::missing(
+        request.provenance,
+        "a folder is not checked for provenance: verify the published release".into(),
+    ));
     let mut warnings = warnings;
     if versions.is_empty() && !request.skip_checks {
         warnings.push(
@@ -414,6 +442,7 @@ fn verify_directory(
         warnings,
         ok: false,
         releases: read,
+        attested: Attested::default(),
     }
     .finish())
 }
@@ -445,6 +474,7 @@ mod tests {
             version: None,
             check_images: false,
             skip_checks: false,
+            provenance: Default::default(),
         };
         let local = (ProviderType::Bootstrap, "kubeadm".to_string());
         assert_eq!(

@@ -81,6 +81,9 @@ pub(crate) struct VerifyReport {
     /// What was read, one entry per provider.
     #[serde(skip)]
     pub releases: Vec<ReadRelease>,
+    /// The provenance statement and the files it names, as served (`verify --rebuild`).
+    #[serde(skip)]
+    pub attested: super::provenance::Attested,
 }
 
 impl VerifyReport {
@@ -100,6 +103,12 @@ impl VerifyReport {
             return self;
         }
         waivers.apply_judged(&mut self.diagnostics, rules::waivers::Scope::Lint, judged);
+        self.finish()
+    }
+
+    /// The report with one more check (`verify --rebuild`'s), counted again.
+    pub(crate) fn with_check(mut self, check: Check) -> Self {
+        self.checks.push(check);
         self.finish()
     }
 

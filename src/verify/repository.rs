@@ -49,6 +49,29 @@ impl Fetch {
     }
 }
 
+/// A version a repository holds, as [`Repository::published`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listed {
+    pub version: String,
+    /// A GitHub release still a draft: listed to those who may publish, but no release
+    /// clusterctl can download (the by-tag lookup hides it).
+    pub draft: bool,
+}
+
+impl Listed {
+    pub(crate) fn release(version: String) -> Self {
+        Self {
+            version,
+            draft: false,
+        }
+    }
+
+    /// Versions that are all releases (no repository but GitHub has drafts).
+    fn releases(versions: Vec<String>) -> Vec<Self> {
+        versions.into_iter().map(Self::release).collect()
+    }
+}
+
 /// A provider repository.
 pub(crate) trait Repository: Send + Sync {
     /// The versions the repository offers, as clusterctl's `GetVersions` lists them.
@@ -56,8 +79,8 @@ pub(crate) trait Repository: Send + Sync {
 
     /// Every version published here, for finding the release before a new one (`capkg
     /// release`); the versions clusterctl lists unless the repository can say more.
-    fn published(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
-        self.versions()
+    fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
+        Box::pin(async move { Ok(Listed::releases(self.versions().await?)) })
     }
 
     /// One file of one version.
@@ -187,11 +210,14 @@ impl GitHubRepository {
             .map_err(|e| Fetch::Failed(github_error(what, e)))
     }
 
-    async fn list_versions(&self) -> Result<Vec<String>, Error> {
-        /// Only the tag of each release is kept: the list is held in memory whole.
+    async fn list_versions(&self) -> Result<Vec<Listed>, Error> {
+        /// Only the tag of each release and whether it is a draft are kept: the list is held in
+        /// memory whole.
         #[derive(serde::Deserialize)]
         struct Tagged {
             tag_name: String,
+            #[serde(default)]
+            draft: bool,
         }
         let what = format!("list the releases of `{}`", self.repo());
         let first = self.api_url("/releases?per_page=100")?;
@@ -217,8 +243,11 @@ impl GitHubRepository {
         .await?;
         Ok(releases
             .into_iter()
-            .map(|r| r.tag_name)
-            .filter(|tag| Version::parse(tag).is_ok())
+            .filter(|r| Version::parse(&r.tag_name).is_ok())
+            .map(|r| Listed {
+                version: r.tag_name,
+                draft: r.draft,
+            })
             .collect())
     }
 
@@ -240,7 +269,20 @@ impl GitHubRepository {
 }
 
 impl Repository for GitHubRepository {
+    /// Drafts too, as clusterctl lists them with a token that may see them (its latest
+    /// resolution then skips them: the by-tag lookup does not find a draft).
     fn versions(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
+        Box::pin(async move {
+            Ok(self
+                .list_versions()
+                .await?
+                .into_iter()
+                .map(|listed| listed.version)
+                .collect())
+        })
+    }
+
+    fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
         Box::pin(self.list_versions())
     }
 
@@ -423,8 +465,8 @@ impl Repository for GitLabRepository {
         Box::pin(async move { Ok(vec![version]) })
     }
 
-    fn published(&self) -> BoxFuture<'_, Result<Vec<String>, Error>> {
-        Box::pin(self.package_versions())
+    fn published(&self) -> BoxFuture<'_, Result<Vec<Listed>, Error>> {
+        Box::pin(async move { Ok(Listed::releases(self.package_versions().await?)) })
     }
 
     fn file<'a>(&'a self, version: &'a str, name: &'a str) -> BoxFuture<'a, Result<Bytes, Fetch>> {

@@ -101,11 +101,24 @@ const TABLE: &[Row] = &[
         upstream: "cmd/clusterctl/client/repository/client.go:209 (and :197 for https hosts without `gitlab.`)",
         run: gitlab_on_loopback_without_files,
         exit: 1,
-        first_line: "error: invalid provider url. there are no provider implementation for \"http\" schema",
+        // Said as a warning before the first request, then as the error's first words.
+        first_line: "warning: invalid provider url. there are no provider implementation for \"http\" schema",
         also: &[
+            "error: invalid provider url. there are no provider implementation for \"http\" schema",
             "caused by: failed to read \"metadata.yaml\" from the repository for provider",
             "/metadata.yaml\", got 404",
             "clusterctl would refuse this URL before any request",
+        ],
+        stdout: &[],
+    },
+    Row {
+        behaviour: "GitLab URL on an https host not starting with `gitlab.`: warned before any request",
+        upstream: "cmd/clusterctl/client/repository/client.go:197",
+        run: gitlab_on_another_host,
+        exit: 2,
+        first_line: "warning: invalid provider url. Only GitHub and GitLab are supported for \"https\" schema: clusterctl reads GitLab packages only from hosts starting with `gitlab.`, so it would refuse `git.capkg-test.invalid`",
+        also: &[
+            "error: invalid provider url. Only GitHub and GitLab are supported for \"https\" schema",
         ],
         stdout: &[],
     },
@@ -344,6 +357,22 @@ fn gitlab_on_loopback_without_files(_: &Path) -> Output {
                 "{}/projects/{PROJECT_ID}/packages/generic/capz/v1.2.3/infrastructure-components.yaml",
                 gitlab.api
             ),
+        ])
+        .output()
+        .unwrap()
+}
+
+/// A host that resolves nowhere, behind a proxy on a closed loopback port: the first request
+/// fails at once, so what stderr says before it is what capkg said before fetching.
+fn gitlab_on_another_host(_: &Path) -> Output {
+    capkg()
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("https_proxy", "http://127.0.0.1:9")
+        .args([
+            "verify",
+            "--max-wait",
+            "0s",
+            "https://git.capkg-test.invalid/api/v4/projects/1/packages/generic/capz/v1.2.3/infrastructure-components.yaml",
         ])
         .output()
         .unwrap()

@@ -57,8 +57,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // A release folder read and checked, as publish, release and the operator's ConfigMaps take it.
     (
         "release_dir",
-        &["error", "checksums", "files", "provider", "version"],
+        &[
+            "error",
+            "checksums",
+            "files",
+            "provider",
+            "version",
+            "provenance",
+        ],
     ),
+    // The provenance statement: plain data in, JSON out; the CI's and git's facts.
+    ("provenance", &["checksums"]),
     // The forge layer talks HTTP for publish and verify; it knows nothing of either.
     (
         "forge",

@@ -254,6 +254,7 @@ fn release_to_github_is_one_release_with_every_providers_files() {
         names,
         [
             "bootstrap-components.yaml",
+            "capkg-provenance.intoto.json",
             "checksums.txt",
             "control-plane-components.yaml",
             "metadata.yaml"
@@ -325,8 +326,9 @@ fn release_to_gitlab_is_one_package_with_every_providers_files() {
     };
     let output = run();
     assert_exit(&output, 0);
-    // Every file once: two components files, metadata.yaml and one checksums.txt.
-    assert_eq!(fake.count("PUT"), 4);
+    // Every file once: two components files, metadata.yaml, one checksums.txt and the
+    // provenance statement.
+    assert_eq!(fake.count("PUT"), 5);
     let text = stdout(&output);
     assert!(
         text.contains("Providers `bootstrap-example`, `control-plane-example`"),
@@ -349,7 +351,7 @@ fn release_to_gitlab_is_one_package_with_every_providers_files() {
     let output = run();
     assert_exit(&output, 0);
     assert!(stdout(&output).contains("already published, nothing changed"));
-    assert_eq!(fake.count("PUT"), 4, "a second release must upload nothing");
+    assert_eq!(fake.count("PUT"), 5, "a second release must upload nothing");
 }
 
 #[test]

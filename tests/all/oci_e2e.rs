@@ -575,7 +575,7 @@ fn images_check(output: &Output) -> Value {
 }
 
 /// Pushes something under `path:tag` of the registry, as an image would be.
-fn push_image(registry: &LocalRegistry, path: &str, creds: Option<(&str, &str)>) {
+pub(crate) fn push_image(registry: &LocalRegistry, path: &str, creds: Option<(&str, &str)>) {
     let work = tempfile::tempdir().unwrap();
     let out = assembled_example(work.path());
     let docker = tempfile::tempdir().unwrap();
@@ -789,6 +789,7 @@ fn a_dry_run_to_oci_lists_the_layers_without_the_network() {
         [
             "bootstrap-example-v0.1.0-components.yaml",
             "bootstrap-example-v0.1.0-metadata.yaml",
+            "capkg-provenance.intoto.json",
             "checksums.txt",
             "control-plane-example-v0.1.0-components.yaml",
             "control-plane-example-v0.1.0-metadata.yaml",

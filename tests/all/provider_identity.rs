@@ -181,14 +181,87 @@ fn release_refuses_a_bootstrap_provider_released_as_infrastructure() {
     // the release was published as `infrastructure-foo` with exit 0.
     let dir = release_project("infrastructure", "components.yaml", "bootstrap-foo");
     let output = release(dir.path());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
     assert!(
-        stderr.contains("`infrastructure-foo`")
-            && stderr.contains("`cluster.x-k8s.io/provider: bootstrap-foo`"),
-        "{stderr}"
+        said.contains("components/provider-identity")
+            && said.contains("`infrastructure-foo`")
+            && said.contains("`cluster.x-k8s.io/provider: bootstrap-foo`"),
+        "{said}"
     );
     assert!(!dir.path().join("repo").exists(), "nothing is published");
+}
+
+/// stdout and stderr of a run (the finding is on stdout, the refusal on stderr), with the
+/// report's line wrapping undone.
+fn said(output: &Output) -> String {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.split_whitespace()
+        .filter(|word| *word != "│")
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn release_refuses_labels_of_another_provider_name() {
+    let dir = release_project("infrastructure", "components.yaml", "infrastructure-bar");
+    let output = release(dir.path());
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("provider: infrastructure-bar`"), "{said}");
+    assert!(!dir.path().join("repo").exists(), "nothing is published");
+}
+
+#[test]
+fn an_identity_finding_is_waivable_with_a_reason() {
+    // The refusal used to be an assembly error that `lint: allow:` could not reach.
+    let dir = release_project("infrastructure", "components.yaml", "bootstrap-foo");
+    let config = dir.path().join("capkg.yaml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("lint:\n  allow:\n    - rule: components/provider-identity\n      reason: the manifests are shared with our bootstrap provider\n");
+    std::fs::write(&config, text).unwrap();
+    let output = release(dir.path());
+    let said = said(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("the manifests are shared with our bootstrap provider"),
+        "{said}"
+    );
+    assert!(dir.path().join("repo/infrastructure-foo/v0.1.0").is_dir());
+}
+
+#[test]
+fn an_add_on_labelled_with_its_short_name_is_released_with_a_note() {
+    // rancher's fleet add-on labels its objects `fleet`; clusterctl's built-in name is
+    // `rancher-fleet` and clusterctl relabels at install. capkg refused the release.
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/identity/rancher-fleet");
+    for entry in walkdir::WalkDir::new(&from) {
+        let entry = entry.unwrap();
+        let target = dir.path().join(entry.path().strip_prefix(&from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    let output = release(dir.path());
+    let said = said(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("`cluster.x-k8s.io/provider: fleet`")
+            && said.contains("clusterctl labels every object `addon-rancher-fleet` at install"),
+        "{said}"
+    );
+    let published = dir
+        .path()
+        .join("repository/addon-rancher-fleet/v0.1.0/addon-components.yaml");
+    let text = std::fs::read_to_string(&published).unwrap();
+    assert_eq!(only_label(&text), "addon-rancher-fleet");
 }
 
 #[test]
@@ -219,4 +292,32 @@ fn release_accepts_the_labels_of_the_provider_it_releases() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(dir.path().join("repo/infrastructure-foo/v0.1.0").is_dir());
+}
+
+#[test]
+fn a_dotted_provider_name_is_released_with_clusterctls_refusal_as_a_warning() {
+    // Valid in clusterctl's configuration file, refused by `clusterctl init --infrastructure`.
+    let dir = release_project(
+        "infrastructure",
+        "components.yaml",
+        "infrastructure-my.provider",
+    );
+    let config = dir.path().join("capkg.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("name: foo", "name: my.provider");
+    std::fs::write(&config, text).unwrap();
+    let output = release(dir.path());
+    let said = said(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("components/provider-name-cli")
+            && said.contains("`clusterctl init --infrastructure my.provider` refuses it"),
+        "{said}"
+    );
+    assert!(
+        dir.path()
+            .join("repo/infrastructure-my.provider/v0.1.0")
+            .is_dir()
+    );
 }

@@ -344,5 +344,6 @@ fn the_gitlab_job_releases_in_a_tag_pipeline() {
         "{text}"
     );
     assert!(text.contains("published, verified"), "{text}");
-    assert_eq!(fake.count("PUT"), 4);
+    // The release files and the provenance statement over them.
+    assert_eq!(fake.count("PUT"), 5);
 }

@@ -14,7 +14,8 @@ use crate::publish_fakes::server::Reply;
 use crate::publish_fakes::{METADATA, capkg};
 use crate::release_common::{Actions, Provider, clean_capkg, json, release, stderr, stdout};
 
-const FILES: [&str; 4] = [
+const FILES: [&str; 5] = [
+    "capkg-provenance.intoto.json",
     "checksums.txt",
     "cluster-template.yaml",
     "infrastructure-components.yaml",
@@ -241,7 +242,7 @@ fn github_draft_release_is_published_by_promote_and_a_failure_midway_finishes_on
     assert_eq!(finished["targets"][1]["verify"]["ok"], true);
     assert!(!fake.release("v1.2.3")[0].draft);
     let uploads = fake.count("POST", "/assets");
-    assert_eq!(uploads, 4, "promoting uploads nothing");
+    assert_eq!(uploads, 5, "promoting uploads nothing");
 
     let writes = fake.mutations();
     let again = with_fake(promote(&provider));

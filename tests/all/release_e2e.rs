@@ -119,6 +119,7 @@ fn github_target_release_verify_and_rerun() {
     assert_eq!(
         names,
         [
+            "capkg-provenance.intoto.json",
             "checksums.txt",
             "cluster-template.yaml",
             "infrastructure-components.yaml",
@@ -180,7 +181,8 @@ fn gitlab_target_release_verify_and_rerun() {
         fake.api
     );
     assert!(text.contains(&format!("clusterctl URL: {url}")), "{text}");
-    assert_eq!(fake.count("PUT"), 4);
+    // The release files and the provenance statement over them.
+    assert_eq!(fake.count("PUT"), 5);
 
     let verified = capkg()
         .args(["verify", &url])
@@ -193,7 +195,7 @@ fn gitlab_target_release_verify_and_rerun() {
     let output = run();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stdout(&output).contains("already published, nothing changed"));
-    assert_eq!(fake.count("PUT"), 4, "a second release must upload nothing");
+    assert_eq!(fake.count("PUT"), 5, "a second release must upload nothing");
 }
 
 #[test]
