@@ -7,7 +7,7 @@
 //! components command runs as they report their versions, the CI workflow and run, and capkg's
 //! version. The same inputs give the same bytes: nothing in it is a clock's reading.
 //!
-//! [`statement`] writes it; [`Statement::parse`] reads one back for `capkg verify` (the subjects
+//! [`statement`] writes it; [`Parsed::parse`] reads one back for `capkg verify` (the subjects
 //! checked against the files served, the source and capkg.yaml path for `--rebuild`). Where the
 //! facts come from is [`builder`] (the CI environment) and [`git`] (the checkout).
 
@@ -51,7 +51,7 @@ pub(crate) struct Source {
     pub commit: Option<String>,
 }
 
-/// Where the release was built: the CI workflow and run ([`builder::Builder::from_env`]).
+/// Where the release was built: the CI workflow and run ([`Builder::from_env`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Builder {
     /// SLSA's `builder.id`: the workflow file at its ref, or [`builder::LOCAL_BUILDER`].
