@@ -1,11 +1,12 @@
 //! Which sources a release builds: the commit checked out where capkg.yaml is, and whether the
 //! version being released is a tag of that commit.
 //!
-//! `release --version v1.2.0` (or `version:` in capkg.yaml) builds whatever the configuration's
-//! checkout holds: run from a branch, or with `--config` pointing at another checkout, that is
-//! not `v1.2.0`'s sources. So a real release refuses when HEAD of that checkout is not tagged
-//! with the version (`--allow-untagged-head` releases it anyway, with a warning naming the
-//! commit); a dry run warns. On a CI tag push the pipeline checked the tag out itself, so the
+//! `release --version v1.2.0` builds whatever the configuration's checkout holds: run from a
+//! branch, or with `--config` pointing at another checkout, that is not `v1.2.0`'s sources. So a
+//! real release refuses when HEAD of that checkout is not tagged with the version
+//! (`--allow-untagged-head` releases it anyway, with a warning naming the commit); a dry run
+//! warns. A version from `version:` in capkg.yaml is the checkout's own (an example, a pinned
+//! development build): the commit is said, not refused. On a CI tag push the pipeline checked the tag out itself, so the
 //! version from `GITHUB_REF_NAME`/`CI_COMMIT_TAG` (or `--version` equal to it) is not checked:
 //! the default path stays green even in a checkout without tags. The commit built is said
 //! whenever the configuration's checkout is another than the current folder's.
@@ -85,6 +86,15 @@ pub(crate) fn check(
         return (found, warnings, None);
     }
     if checkout.tags.contains(&tag) {
+        return (found, warnings, None);
+    }
+    // `version:` in capkg.yaml names the version of the checkout as it is (a repository's own
+    // example, a pinned development build): said, not refused; `--version` asks for a tag.
+    if version.source == crate::settings::version::CONFIG_SOURCE {
+        found.note = Some(format!(
+            "commit {commit}{} is not tagged `{tag}`: `version:` in capkg.yaml releases the checkout as it is (`--version {tag}` would refuse it)",
+            tagged(&checkout.tags)
+        ));
         return (found, warnings, None);
     }
     let refusal = Error::HeadNotTagged(Box::new(UntaggedHead {

@@ -218,3 +218,24 @@ fn an_older_tag_is_released_from_a_worktree_of_it() {
     .unwrap();
     assert!(released.contains("release: \"v0.1.0\""), "{released}");
 }
+
+/// `version:` in capkg.yaml is the checkout's own version (the README's example provider is
+/// released from capkg's own untagged checkout): the commit is said, nothing refused.
+#[test]
+fn a_version_from_capkg_yaml_releases_the_checkout_and_says_its_commit() {
+    let dir = project();
+    let root = dir.path().join("checkout");
+    let config = format!("version: v0.1.0\n{CONFIG}");
+    std::fs::write(root.join("capkg.yaml"), config).unwrap();
+    git(&root, &["commit", "-q", "-am", "version: in capkg.yaml"]);
+    let output = release(&root, &[], &[]);
+    let said = said(&output);
+    assert!(output.status.success(), "{said}");
+    let head = git(&root, &["rev-parse", "HEAD"]);
+    assert!(
+        said.contains(&format!("commit {} is not tagged `v0.1.0`", &head[..12]))
+            && said.contains("`--version v0.1.0` would refuse it"),
+        "{said}"
+    );
+    assert!(published(dir.path()).is_some_and(|c| c.contains("release: \"main\"")));
+}
