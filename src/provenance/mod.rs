@@ -13,6 +13,10 @@
 
 pub(crate) mod builder;
 pub(crate) mod git;
+// Not yet called by `release` and `verify`: the module is signed and checked end to end by its
+// tests against loopback fakes; the phase and the flags come next (see the book).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod sigstore;
 pub(crate) mod tools;
 
 use std::collections::BTreeMap;
