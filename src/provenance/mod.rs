@@ -13,9 +13,6 @@
 
 pub(crate) mod builder;
 pub(crate) mod git;
-// Not yet called by `release` and `verify`: the module is signed and checked end to end by its
-// tests against loopback fakes; the phase and the flags come next (see the book).
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod sigstore;
 pub(crate) mod tools;
 
@@ -88,6 +85,9 @@ pub(crate) struct Origin {
     pub builder: Builder,
     pub source: Source,
     pub config: Option<ConfigFile>,
+    /// The environment offers an OIDC identity to sign the statement with
+    /// ([`sigstore::sign::identity_available`]).
+    pub signing: bool,
 }
 
 impl Origin {
@@ -116,6 +116,7 @@ impl Origin {
             builder: Builder::from_env(env),
             source,
             config,
+            signing: sigstore::sign::identity_available(env),
         }
     }
 }

@@ -13,6 +13,7 @@ use super::attest::{self, Attestation};
 use super::error::Error;
 use super::tags::{self, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
+use crate::provenance::sigstore::BUNDLE_FILE;
 use crate::provider::ReleaseProvider;
 use crate::rules::{self, Waivers};
 use crate::settings::{ImageCheck, Previous, ResolvedVersion, Settings, TargetSettings};
@@ -120,7 +121,7 @@ impl ReleasePlan {
                 phase: PhaseKind::Attest,
                 network: false,
                 what: format!(
-                    "`{}`: in-toto statement with SLSA provenance over {} file(s), built by {}{}; unsigned",
+                    "`{}`: in-toto statement with SLSA provenance over {} file(s), built by {}{}; {}",
                     attestation.file,
                     attestation.subjects,
                     attestation.builder,
@@ -128,7 +129,12 @@ impl ReleasePlan {
                         .commit
                         .as_deref()
                         .map(|c| format!(" from commit {c}"))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    if attestation.signed {
+                        format!("signed keylessly (Fulcio, Rekor) into `{BUNDLE_FILE}`")
+                    } else {
+                        "unsigned: no OIDC identity (GitHub Actions `permissions: id-token: write`, GitLab `id_tokens: SIGSTORE_ID_TOKEN`, or CAPKG_SIGSTORE_ID_TOKEN)".to_string()
+                    }
                 ),
             });
         }
