@@ -70,6 +70,12 @@ fn a_signed_release_verifies_against_the_trusted_root_and_each_tampering_is_refu
     assert!(!String::from_utf8_lossy(&requests[1].body).contains(&id_token()));
     assert!(requests.iter().all(|r| r.header("authorization").is_none()));
 
+    // Run again, the new bundle is not the published one: the target refuses to replace it
+    // (the book says how to finish such a release).
+    let again = release_signed(root, &sigstore.base, &sigstore.base, &[]);
+    assert_eq!(again.status.code(), Some(1), "{}", stdout(&again));
+    assert!(stdout(&again).contains(BUNDLE), "{}", stdout(&again));
+
     let folder = published(root);
     let bundle: Value =
         serde_json::from_slice(&std::fs::read(folder.join(BUNDLE)).unwrap()).unwrap();
