@@ -15,7 +15,7 @@ use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
-use crate::provenance::sigstore::verify::{Policy, TrustedRoot};
+use crate::sigstore::verify::{Policy, TrustedRoot};
 use crate::report::{self, Format};
 use crate::settings::{self, CommandLine, Need};
 use crate::verify::provenance::{Requirement, SignaturePolicy};

@@ -13,7 +13,6 @@
 
 pub(crate) mod builder;
 pub(crate) mod git;
-pub(crate) mod sigstore;
 pub(crate) mod tools;
 
 use std::collections::BTreeMap;
@@ -86,7 +85,7 @@ pub(crate) struct Origin {
     pub source: Source,
     pub config: Option<ConfigFile>,
     /// The environment offers an OIDC identity to sign the statement with
-    /// ([`sigstore::sign::identity_available`]).
+    /// (read as [`crate::sigstore::sign`] reads it).
     pub signing: bool,
 }
 
@@ -116,7 +115,7 @@ impl Origin {
             builder: Builder::from_env(env),
             source,
             config,
-            signing: sigstore::sign::identity_available(env),
+            signing: crate::sigstore::sign::identity_available(env),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The `attest` phase: the release's provenance statement ([`crate::provenance`]) made from the
 //! assembled files and the settings' record of where the release is built, and added to the
 //! files every target publishes. Where the environment offers an OIDC identity, [`sign`] signs it
-//! keylessly before anything is published ([`crate::provenance::sigstore`]) and the bundle is
+//! keylessly before anything is published ([`crate::sigstore`]) and the bundle is
 //! published beside it; otherwise the release says it is unsigned.
 
 use std::path::Path;
@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::error::Error;
 use crate::config::{ComponentsSource, ProviderConfig};
-use crate::provenance::sigstore::sign::{Endpoints, SignError, identity_token};
-use crate::provenance::sigstore::{self, BUNDLE_FILE};
+use crate::sigstore::sign::{Endpoints, SignError, identity_token};
+use crate::sigstore::{self, BUNDLE_FILE};
 use crate::provenance::{self, Components, Inputs, Origin, STATEMENT_FILE, Subject};
 use crate::release_dir::ReleaseDir;
 use crate::settings::Settings;

@@ -87,7 +87,7 @@ pub(crate) enum Error {
         first: String,
     },
     #[error("cannot sign the provenance statement: {0}")]
-    Signing(#[source] crate::provenance::sigstore::sign::SignError),
+    Signing(#[source] crate::sigstore::sign::SignError),
     #[error(
         "{target}: `{url}` does not verify as clusterctl reads it ({errors} error(s): {first})"
     )]
@@ -119,7 +119,7 @@ impl Classified for Error {
             Error::NothingDrafted { .. } => ErrorClass::Refusal,
             Error::Signing(source) => ErrorClass::refusal_if(!matches!(
                 source,
-                crate::provenance::sigstore::sign::SignError::Service { .. }
+                crate::sigstore::sign::SignError::Service { .. }
             )),
             Error::Verify { source, .. } => ErrorClass::refusal_if(source.is_refusal()),
             // The previous release is there but unreadable: capkg cannot compare.

@@ -13,7 +13,7 @@ use super::attest::{self, Attestation};
 use super::error::Error;
 use super::tags::{self, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
-use crate::provenance::sigstore::BUNDLE_FILE;
+use crate::sigstore::BUNDLE_FILE;
 use crate::provider::ReleaseProvider;
 use crate::rules::{self, Waivers};
 use crate::settings::{ImageCheck, Previous, ResolvedVersion, Settings, TargetSettings};

@@ -11,7 +11,7 @@
 //!
 //! With `--trusted-root` ([`SignaturePolicy`]), the statement's Sigstore bundle
 //! ([`BUNDLE_FILE`]) must be there too, and its `signature-*` checks
-//! ([`crate::provenance::sigstore::verify`]) say who made it.
+//! ([`crate::sigstore::verify`]) say who made it.
 
 use std::collections::BTreeMap;
 
@@ -20,8 +20,8 @@ use bytes::Bytes;
 use super::Check;
 use super::repository::{Fetch, Repository};
 use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
-use crate::provenance::sigstore::BUNDLE_FILE;
-use crate::provenance::sigstore::verify::{Policy, TrustedRoot};
+use crate::sigstore::BUNDLE_FILE;
+use crate::sigstore::verify::{Policy, TrustedRoot};
 use crate::provenance::{Parsed, STATEMENT_FILE};
 use crate::provider::FileRole;
 
@@ -60,12 +60,20 @@ fn signature_checks(
                 ok: true,
                 message: format!("`{BUNDLE_FILE}` is there"),
             }];
-            checks.extend(crate::provenance::sigstore::verify::verify(
+            let checked = crate::sigstore::verify::verify(
                 bundle,
                 statement,
                 &signature.root,
                 &signature.policy,
-            ));
+            );
+            checks.extend(checked.into_iter().map(|(name, result)| match result {
+                Ok(message) => Check {
+                    name,
+                    ok: true,
+                    message,
+                },
+                Err(message) => failed(name, message),
+            }));
             // A bundle that cannot be read at all reports under `signature` alone.
             if checks.iter().filter(|c| c.name == "signature").count() > 1 {
                 checks.remove(0);

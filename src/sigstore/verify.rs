@@ -11,7 +11,6 @@ use super::{BUNDLE_MEDIA_TYPE, Bundle, p256_point, pae, set_payload};
 use crate::checksums::sha256_hex;
 use crate::forge::encoding::base64_decode;
 use crate::provenance::MEDIA_TYPE;
-use crate::verify::Check;
 
 /// id-kp-codeSigning (1.3.6.1.5.5.7.3.3), the usage Fulcio gives its certificates.
 const CODE_SIGNING: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x03];
@@ -72,19 +71,11 @@ pub(crate) struct Policy {
     pub issuer: Option<String>,
 }
 
-fn check(name: &'static str, result: Result<String, String>) -> Check {
-    match result {
-        Ok(message) => Check {
-            name,
-            ok: true,
-            message,
-        },
-        Err(message) => Check {
-            name,
-            ok: false,
-            message,
-        },
-    }
+/// One check by name: what it found, or why it failed.
+pub(crate) type Checked = (&'static str, Result<String, String>);
+
+fn check(name: &'static str, result: Result<String, String>) -> Checked {
+    (name, result)
 }
 
 /// Every check of `bundle` against the `statement` served.
@@ -93,7 +84,7 @@ pub(crate) fn verify(
     statement: &[u8],
     root: &TrustedRoot,
     policy: &Policy,
-) -> Vec<Check> {
+) -> Vec<Checked> {
     let bundle: Bundle = match serde_json::from_slice(bundle) {
         Ok(b) => b,
         Err(e) => {
