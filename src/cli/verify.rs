@@ -15,9 +15,9 @@ use super::{CommandError, CommandResult, GlobalArgs, ProviderArgs, Status};
 use crate::ci::{self, CiContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
-use crate::sigstore::verify::{Policy, TrustedRoot};
 use crate::report::{self, Format};
 use crate::settings::{self, CommandLine, Need};
+use crate::sigstore::verify::{Policy, TrustedRoot};
 use crate::verify::provenance::{Requirement, SignaturePolicy};
 use crate::verify::{self, VerifyReport, VerifyRequest};
 

@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use super::error::Error;
 use crate::config::{ComponentsSource, ProviderConfig};
-use crate::sigstore::sign::{Endpoints, SignError, identity_token};
-use crate::sigstore::{self, BUNDLE_FILE};
 use crate::provenance::{self, Components, Inputs, Origin, STATEMENT_FILE, Subject};
 use crate::release_dir::ReleaseDir;
 use crate::settings::Settings;
+use crate::sigstore::sign::{Endpoints, SignError, identity_token};
+use crate::sigstore::{self, BUNDLE_FILE};
 use crate::targets::PublishFile;
 use crate::targets::Services;
 use crate::version::Version;

@@ -13,10 +13,10 @@ use super::attest::{self, Attestation};
 use super::error::Error;
 use super::tags::{self, TagCheck};
 use crate::diagnostic::{Diagnostic, Summary};
-use crate::sigstore::BUNDLE_FILE;
 use crate::provider::ReleaseProvider;
 use crate::rules::{self, Waivers};
 use crate::settings::{ImageCheck, Previous, ResolvedVersion, Settings, TargetSettings};
+use crate::sigstore::BUNDLE_FILE;
 use crate::targets::{PublishFile, ReleaseDir, TargetKind};
 use crate::verify::{self, Check, ReadRelease, images_exist};
 

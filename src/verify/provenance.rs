@@ -20,10 +20,10 @@ use bytes::Bytes;
 use super::Check;
 use super::repository::{Fetch, Repository};
 use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
-use crate::sigstore::BUNDLE_FILE;
-use crate::sigstore::verify::{Policy, TrustedRoot};
 use crate::provenance::{Parsed, STATEMENT_FILE};
 use crate::provider::FileRole;
+use crate::sigstore::BUNDLE_FILE;
+use crate::sigstore::verify::{Policy, TrustedRoot};
 
 /// Whether the statement must be there.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
