@@ -1363,7 +1363,7 @@ _capkg() {
             return 0
             ;;
         capkg__subcmd__verify)
-            opts="-q -v -h --api-url --version --provider --type --config --max-wait --require-provenance --rebuild --repository --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
+            opts="-q -v -h --api-url --version --provider --type --config --max-wait --require-provenance --rebuild --trusted-root --certificate-identity --certificate-identity-regexp --certificate-oidc-issuer --repository --http-timeout --min-transfer-rate --max-download --max-layers --images-timeout --max-list-pages --format --color --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1390,6 +1390,22 @@ _capkg() {
                     return 0
                     ;;
                 --max-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trusted-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-identity-regexp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-oidc-issuer)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -37,6 +37,8 @@
 //! - [`operator`]: cluster-api-operator's view of a release (its ConfigMaps, OCI layers).
 //! - [`provenance`]: the release's in-toto/SLSA provenance statement, written and read back, and
 //!   the CI and git facts it records.
+//! - [`sigstore`]: the statement signed keylessly (OIDC token, Fulcio, Rekor) into a Sigstore
+//!   bundle, and a bundle checked against a trusted root and an identity policy.
 //!
 //! Publish and read back:
 //! - [`forge`]: the HTTP client publish and verify share: retries, credentials, redaction; which
@@ -83,6 +85,7 @@ pub(crate) mod release_dir;
 pub(crate) mod report;
 pub mod rules;
 pub(crate) mod settings;
+pub(crate) mod sigstore;
 pub mod subst;
 pub(crate) mod targets;
 pub(crate) mod threads;

@@ -460,6 +460,18 @@ impl ReleaseDir {
         self.primary().components_name()
     }
 
+    /// The release with `file` added (or put in place of the file of its name), in publishing
+    /// order: a file made after the others, as the provenance bundle is.
+    pub fn with_file(&self, file: PublishFile) -> ReleaseDir {
+        let mut release = self.clone();
+        release.files.retain(|f| f.name != file.name);
+        release.files.push(file);
+        release
+            .files
+            .sort_by(|a, b| publish_order(&a.name).cmp(&publish_order(&b.name)));
+        release
+    }
+
     pub fn file(&self, name: &str) -> Option<&PublishFile> {
         self.files.iter().find(|f| f.name == name)
     }

@@ -17,7 +17,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::report::{self, Format};
 use crate::settings::{self, CommandLine, Need};
-use crate::verify::provenance::Requirement;
+use crate::sigstore::verify::{Policy, TrustedRoot};
+use crate::verify::provenance::{Requirement, SignaturePolicy};
 use crate::verify::{self, VerifyReport, VerifyRequest};
 
 #[derive(Debug, Args)]
@@ -57,6 +58,22 @@ pub struct VerifyArgs {
     /// what is served. Implies `--require-provenance`.
     #[arg(long)]
     pub rebuild: bool,
+    /// Check the provenance statement's signature (`capkg-provenance.sigstore.json`, a Sigstore
+    /// bundle) against this Sigstore trusted root (`trusted_root.json`: the Fulcio CAs and Rekor
+    /// keys); the signature is then required. Implies `--require-provenance`.
+    #[arg(long, value_name = "FILE", requires = "certificate_oidc_issuer")]
+    pub trusted_root: Option<std::path::PathBuf>,
+    /// The signing certificate's identity, exactly (its SAN: for GitHub Actions
+    /// `https://github.com/O/R/.github/workflows/release.yml@refs/tags/v1.2.3`).
+    #[arg(long, value_name = "SAN", requires = "trusted_root")]
+    pub certificate_identity: Option<String>,
+    /// The signing certificate's identity, as a regular expression (unanchored, as cosign's).
+    #[arg(long, value_name = "REGEX", requires = "trusted_root")]
+    pub certificate_identity_regexp: Option<String>,
+    /// The OIDC issuer the certificate names (GitHub Actions:
+    /// `https://token.actions.githubusercontent.com`; GitLab: `https://gitlab.com`).
+    #[arg(long, value_name = "URL", requires = "trusted_root")]
+    pub certificate_oidc_issuer: Option<String>,
     /// The git repository holding the commit `--rebuild` checks out (a clone of the provider's
     /// repository); it is only read.
     #[arg(long, value_name = "DIR", default_value = ".", requires = "rebuild")]
@@ -71,6 +88,7 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     let env = |name: &str| std::env::var(name).ok();
     let ci = CiContext::detect(&env);
     let (source, login_warning) = super::given_reference(&args.source);
+    let signature = signature_policy(&args)?;
     let request = VerifyRequest {
         source,
         provider_name: args.provider.provider,
@@ -78,11 +96,12 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
         version: args.version,
         check_images: true,
         skip_checks: false,
-        provenance: if args.require_provenance || args.rebuild {
+        provenance: if args.require_provenance || args.rebuild || signature.is_some() {
             Requirement::Required
         } else {
             Requirement::WhenPresent
         },
+        signature,
     };
     let line = CommandLine {
         config: args.config.clone(),
@@ -126,6 +145,46 @@ pub(super) fn run(global: &GlobalArgs, args: VerifyArgs) -> CommandResult {
     } else {
         Status::Findings
     })
+}
+
+/// `--trusted-root` and the identity flags, read and checked before anything is fetched.
+fn signature_policy(args: &VerifyArgs) -> Result<Option<SignaturePolicy>, CommandError> {
+    let Some(path) = &args.trusted_root else {
+        return Ok(None);
+    };
+    // A bad flag or an unreadable file given: capkg cannot do its job (exit 2).
+    let usage = |message: String| CommandError::fault(anyhow::anyhow!(message));
+    if args.certificate_identity.is_none() && args.certificate_identity_regexp.is_none() {
+        return Err(usage(
+            "--trusted-root needs whose signature to accept: --certificate-identity or --certificate-identity-regexp".into(),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        usage(format!(
+            "cannot read the trusted root `{}`: {e}",
+            path.display()
+        ))
+    })?;
+    let root = TrustedRoot::parse(&bytes).map_err(|e| {
+        usage(format!(
+            "`{}` is not a Sigstore trusted root: {e}",
+            path.display()
+        ))
+    })?;
+    let identity_regexp = args
+        .certificate_identity_regexp
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| usage(format!("--certificate-identity-regexp: {e}")))?;
+    Ok(Some(SignaturePolicy {
+        root,
+        policy: Policy {
+            identity: args.certificate_identity.clone(),
+            identity_regexp,
+            issuer: args.certificate_oidc_issuer.clone(),
+        },
+    }))
 }
 
 /// `said_first`: warnings already on stderr, not repeated in the text report.

@@ -358,6 +358,7 @@ pub(crate) async fn read(
             check_images: false,
             skip_checks: true,
             provenance: verify::provenance::Requirement::WhenPresent,
+            signature: None,
         },
         settings,
         services,

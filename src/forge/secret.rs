@@ -29,6 +29,9 @@ pub(crate) const TOKEN_VARIABLES: &[&str] = &[
     "CI_REGISTRY_PASSWORD",
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    // OIDC identity tokens for keyless signing (src/sigstore/sign.rs).
+    "SIGSTORE_ID_TOKEN",
+    "CAPKG_SIGSTORE_ID_TOKEN",
     "OCI_PASSWORD",
     "OCI_ACCESS_TOKEN",
 ];

@@ -84,6 +84,9 @@ pub(crate) struct Origin {
     pub builder: Builder,
     pub source: Source,
     pub config: Option<ConfigFile>,
+    /// The environment offers an OIDC identity to sign the statement with
+    /// (read as [`crate::sigstore::sign`] reads it).
+    pub signing: bool,
 }
 
 impl Origin {
@@ -112,6 +115,7 @@ impl Origin {
             builder: Builder::from_env(env),
             source,
             config,
+            signing: crate::sigstore::sign::identity_available(env),
         }
     }
 }

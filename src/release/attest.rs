@@ -1,16 +1,22 @@
 //! The `attest` phase: the release's provenance statement ([`crate::provenance`]) made from the
 //! assembled files and the settings' record of where the release is built, and added to the
-//! files every target publishes. It is unsigned: the statement says what built the files, and
-//! `capkg verify --require-provenance` checks the files served against it.
+//! files every target publishes. Where the environment offers an OIDC identity, [`sign`] signs it
+//! keylessly before anything is published ([`crate::sigstore`]) and the bundle is
+//! published beside it; otherwise the release says it is unsigned.
 
 use std::path::Path;
 
 use serde::Serialize;
 
+use super::error::Error;
 use crate::config::{ComponentsSource, ProviderConfig};
 use crate::provenance::{self, Components, Inputs, Origin, STATEMENT_FILE, Subject};
+use crate::release_dir::ReleaseDir;
 use crate::settings::Settings;
+use crate::sigstore::sign::{Endpoints, SignError, identity_token};
+use crate::sigstore::{self, BUNDLE_FILE};
 use crate::targets::PublishFile;
+use crate::targets::Services;
 use crate::version::Version;
 
 /// What the statement says, for the plan and the report.
@@ -24,6 +30,7 @@ pub(crate) struct Attestation {
     pub builder: String,
     /// The commit it names, when the release is built from a checkout.
     pub commit: Option<String>,
+    /// Signed keylessly when published: the environment offers an OIDC identity.
     pub signed: bool,
 }
 
@@ -73,10 +80,35 @@ pub(crate) fn attest(
         subjects: inputs.subjects.len(),
         builder: inputs.builder.id.clone(),
         commit: inputs.source.commit.clone(),
-        signed: false,
+        signed: origin.signing,
     };
     let file = PublishFile::from_bytes(STATEMENT_FILE, provenance::statement(&inputs));
     Some((file, attestation))
+}
+
+/// `release` with the bundle of its statement signed keylessly (the environment's OIDC identity,
+/// the Fulcio and Rekor it names) added to the files every target publishes.
+pub(crate) async fn sign(
+    release: &ReleaseDir,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    services: &Services,
+) -> Result<ReleaseDir, Error> {
+    let statement = release
+        .file(STATEMENT_FILE)
+        .map(|f| f.contents.clone())
+        .unwrap_or_default();
+    let http = services.http(None).map_err(|e| {
+        Error::Signing(SignError::Service {
+            what: "making the HTTP client".into(),
+            message: e.to_string(),
+        })
+    })?;
+    let endpoints = Endpoints::from_env(env).map_err(Error::Signing)?;
+    let token = identity_token(env, &http).await.map_err(Error::Signing)?;
+    let bundle = sigstore::sign::sign(&statement, &token, &endpoints, &http)
+        .await
+        .map_err(Error::Signing)?;
+    Ok(release.with_file(PublishFile::from_bytes(BUNDLE_FILE, bundle)))
 }
 
 /// The program a components command runs.

@@ -89,6 +89,8 @@ pub(crate) enum Error {
         errors: usize,
         first: String,
     },
+    #[error("cannot sign the provenance statement: {0}")]
+    Signing(#[source] crate::sigstore::sign::SignError),
     #[error(
         "{target}: `{url}` does not verify as clusterctl reads it ({errors} error(s): {first})"
     )]
@@ -119,6 +121,10 @@ impl Classified for Error {
                 ErrorClass::refusal_if(source.is_refusal())
             }
             Error::NothingDrafted { .. } => ErrorClass::Refusal,
+            Error::Signing(source) => ErrorClass::refusal_if(!matches!(
+                source,
+                crate::sigstore::sign::SignError::Service { .. }
+            )),
             Error::Verify { source, .. } => ErrorClass::refusal_if(source.is_refusal()),
             // The previous release is there but unreadable: capkg cannot compare.
             Error::Previous { .. }
@@ -172,6 +178,9 @@ impl Classified for Error {
                 "check the tag out where capkg.yaml is (for an older tag: `git worktree add ../{version} {version}`, then run capkg there), or pass `--allow-untagged-head` to release these sources as `{version}`",
                 version = head.version
             )),
+            Error::Signing(_) => Some(
+                "signing runs when an OIDC identity is offered: in GitHub Actions the job needs `permissions: id-token: write`; in GitLab CI `id_tokens: SIGSTORE_ID_TOKEN: aud: sigstore`; CAPKG_FULCIO_URL and CAPKG_REKOR_URL name a private Sigstore instance".into(),
+            ),
             Error::Git { .. } => Some(
                 "in a container, git may refuse a checkout owned by another user: `git config --global --add safe.directory \"$PWD\"`".into(),
             ),
@@ -198,6 +207,7 @@ impl Error {
             | Error::NotComparable { .. }
             | Error::Release(_)
             | Error::NothingDrafted { .. }
+            | Error::Signing(_)
             | Error::Draft { .. } => Stage::Checks,
             Error::Target {
                 step: Step::Plan, ..

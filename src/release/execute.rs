@@ -9,6 +9,7 @@
 //! has begun, a failure stops the run with what is done, what is not, and that running the same
 //! command again finishes the job: publishing skips identical files.
 
+use super::attest;
 use super::compare;
 use super::error::Error;
 use super::outcome::{Outcome, Stage, Status, Step, TargetReport, TargetState, chain};
@@ -109,6 +110,22 @@ pub(crate) async fn execute(plan: &ReleasePlan, run: Run<'_>) -> Outcome {
     if !dry {
         (run.checked)(&outcome);
     }
+
+    // The statement signed before any target plans, so that every target publishes the bundle.
+    let signed;
+    let release = match plan.attestation.as_ref().filter(|a| a.signed && !dry) {
+        None => release,
+        Some(_) => match attest::sign(release, run.env, &run.services).await {
+            Ok(with_bundle) => {
+                signed = with_bundle;
+                &signed
+            }
+            Err(error) => {
+                outcome.stop_before_publishing(&error);
+                return outcome;
+            }
+        },
+    };
 
     // Plan at every target before any of them writes; every target is in the report, those
     // not reached too.
@@ -302,6 +319,7 @@ async fn publish_one(
                 skip_checks: false,
                 // The statement is checked when the release has one.
                 provenance: verify::provenance::Requirement::WhenPresent,
+                signature: None,
             },
             settings,
             run.services.clone(),

@@ -17,6 +17,7 @@ use crate::diagnostic::{Diagnostic, Summary};
 use crate::provider::ReleaseProvider;
 use crate::rules::{self, Waivers};
 use crate::settings::{ImageCheck, Previous, ResolvedVersion, Settings, TargetSettings};
+use crate::sigstore::BUNDLE_FILE;
 use crate::targets::{PublishFile, ReleaseDir, TargetKind};
 use crate::verify::{self, Check, ReadRelease, images_exist};
 
@@ -125,7 +126,7 @@ impl ReleasePlan {
                 phase: PhaseKind::Attest,
                 network: false,
                 what: format!(
-                    "`{}`: in-toto statement with SLSA provenance over {} file(s), built by {}{}; unsigned",
+                    "`{}`: in-toto statement with SLSA provenance over {} file(s), built by {}{}; {}",
                     attestation.file,
                     attestation.subjects,
                     attestation.builder,
@@ -133,7 +134,12 @@ impl ReleasePlan {
                         .commit
                         .as_deref()
                         .map(|c| format!(" from commit {c}"))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    if attestation.signed {
+                        format!("signed keylessly (Fulcio, Rekor) into `{BUNDLE_FILE}`")
+                    } else {
+                        "unsigned: no OIDC identity (GitHub Actions `permissions: id-token: write`, GitLab `id_tokens: SIGSTORE_ID_TOKEN`, or CAPKG_SIGSTORE_ID_TOKEN)".to_string()
+                    }
                 ),
             });
         }

@@ -82,11 +82,13 @@ pub(crate) use crate::forge::secret::Secret;
 pub(crate) use crate::release_dir::{PublishFile, ReleaseDir};
 pub(crate) use draft::{Drafted, check_draft, draft_name};
 
-/// A provenance statement already published beside the same files is kept, not replaced: a
-/// re-run (another CI run, capkg.yaml edited) makes a statement that names another run or
-/// configuration, but the files it attests are the same, and the release stays as it was.
+/// A provenance statement (and its Sigstore bundle) already published beside the same files is
+/// kept, not replaced: a re-run (another CI run, capkg.yaml edited) makes a statement that names
+/// another run or configuration and signs it anew, but the files it attests are the same, and the
+/// release stays as it was: the published statement and bundle keep attesting each other.
 pub(crate) fn keeps_published_statement(name: &str, replacing: bool) -> bool {
-    name == crate::provenance::STATEMENT_FILE && !replacing
+    (name == crate::provenance::STATEMENT_FILE || name == crate::sigstore::BUNDLE_FILE)
+        && !replacing
 }
 
 /// Why a published statement is kept ([`keeps_published_statement`]).

@@ -74,6 +74,9 @@ pub(crate) struct VerifyRequest {
     /// `--require-provenance`: the release's provenance statement must be there (it is checked
     /// whenever it is).
     pub provenance: provenance::Requirement,
+    /// `--trusted-root` with the identity flags: the statement's signature is required and
+    /// checked.
+    pub signature: Option<provenance::SignaturePolicy>,
 }
 
 /// A release as read, with what is known of its provider and version: what `capkg diff`

@@ -355,6 +355,7 @@ pub(crate) async fn verify(
             &served,
             &version,
             request.provenance,
+            request.signature.as_ref(),
         ));
     }
 

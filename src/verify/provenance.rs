@@ -9,8 +9,9 @@
 //! - `provenance-coverage`: every release file read (and every file `checksums.txt` lists) is
 //!   one the statement names.
 //!
-//! The statement is not signed: these checks say that the files served are the files the
-//! release made, not who made it.
+//! With `--trusted-root` ([`SignaturePolicy`]), the statement's Sigstore bundle
+//! ([`BUNDLE_FILE`]) must be there too, and its `signature-*` checks
+//! ([`crate::sigstore::verify`]) say who made it.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +22,8 @@ use super::repository::{Fetch, Repository};
 use crate::checksums::{CHECKSUMS_FILE, sha256_hex};
 use crate::provenance::{Parsed, STATEMENT_FILE};
 use crate::provider::FileRole;
+use crate::sigstore::BUNDLE_FILE;
+use crate::sigstore::verify::{Policy, TrustedRoot};
 
 /// Whether the statement must be there.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +33,54 @@ pub(crate) enum Requirement {
     WhenPresent,
     /// `--require-provenance`: a release without one fails.
     Required,
+}
+
+/// `--trusted-root` and the identity flags: the signature is required and checked.
+#[derive(Debug, Clone)]
+pub(crate) struct SignaturePolicy {
+    pub root: TrustedRoot,
+    pub policy: Policy,
+}
+
+/// The checks of the bundle read (`None`: not served, `looked` says where) against the statement.
+fn signature_checks(
+    bundle: Option<&[u8]>,
+    statement: &[u8],
+    signature: &SignaturePolicy,
+    looked: &str,
+) -> Vec<Check> {
+    match bundle {
+        None => vec![failed(
+            "signature",
+            format!("the release has no `{BUNDLE_FILE}` ({looked}): its provenance is not signed"),
+        )],
+        Some(bundle) => {
+            let mut checks = vec![Check {
+                name: "signature",
+                ok: true,
+                message: format!("`{BUNDLE_FILE}` is there"),
+            }];
+            let checked = crate::sigstore::verify::verify(
+                bundle,
+                statement,
+                &signature.root,
+                &signature.policy,
+            );
+            checks.extend(checked.into_iter().map(|(name, result)| match result {
+                Ok(message) => Check {
+                    name,
+                    ok: true,
+                    message,
+                },
+                Err(message) => failed(name, message),
+            }));
+            // A bundle that cannot be read at all reports under `signature` alone.
+            if checks.iter().filter(|c| c.name == "signature").count() > 1 {
+                checks.remove(0);
+            }
+            checks
+        }
+    }
 }
 
 /// What the checks read: the statement and every file it names, for `verify --rebuild`.
@@ -49,6 +100,7 @@ pub(super) async fn check(
     fetched: &[(String, Bytes)],
     listed: &[String],
     requirement: Requirement,
+    signature: Option<&SignaturePolicy>,
 ) -> (Vec<Check>, Attested) {
     let mut attested = Attested {
         statement: None,
@@ -88,9 +140,19 @@ pub(super) async fn check(
         }
     };
     let fetch = |name: String| async move { repository.file(version, &name).await.ok() };
-    let (checks, statement) =
+    let (mut checks, statement) =
         check_statement(&bytes, version, &mut attested.served, listed, fetch).await;
     attested.statement = statement;
+    if let Some(signature) = signature {
+        let bundle = repository.file(version, BUNDLE_FILE).await.ok();
+        let looked = format!("`{}`", repository.url(version, BUNDLE_FILE));
+        checks.extend(signature_checks(
+            bundle.as_deref(),
+            &bytes,
+            signature,
+            &looked,
+        ));
+    }
     (checks, attested)
 }
 
@@ -100,6 +162,7 @@ pub(super) fn check_layers(
     layers: &[(String, Vec<u8>)],
     version: &str,
     requirement: Requirement,
+    signature: Option<&SignaturePolicy>,
 ) -> Vec<Check> {
     let Some((_, statement)) = layers.iter().find(|(title, _)| title == STATEMENT_FILE) else {
         return missing(requirement, "the artifact has no layer titled so".into());
@@ -109,11 +172,22 @@ pub(super) fn check_layers(
         .map(|(title, contents)| (title.clone(), Bytes::from(contents.clone())))
         .collect();
     served.remove(STATEMENT_FILE);
+    let bundle = served.remove(BUNDLE_FILE);
     let checked = check_statement(statement, version, &mut served, &[], |_| async { None });
     // Nothing is fetched: the future is ready at once.
-    futures_util::FutureExt::now_or_never(checked)
+    let mut checks = futures_util::FutureExt::now_or_never(checked)
         .map(|(checks, _)| checks)
-        .unwrap_or_default()
+        .unwrap_or_default();
+    if let Some(signature) = signature {
+        let looked = "the artifact has no layer titled so";
+        checks.extend(signature_checks(
+            bundle.as_deref(),
+            statement,
+            signature,
+            looked,
+        ));
+    }
+    checks
 }
 
 /// The checks of a release without a statement: none, or the failure `--require-provenance`
@@ -227,7 +301,7 @@ where
                 .contains_key(CHECKSUMS_FILE)
                 .then_some(CHECKSUMS_FILE),
         )
-        .filter(|name| *name != STATEMENT_FILE && !named(name))
+        .filter(|name| *name != STATEMENT_FILE && *name != BUNDLE_FILE && !named(name))
         .collect();
     unnamed.sort_unstable();
     unnamed.dedup();

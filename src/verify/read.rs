@@ -190,6 +190,7 @@ pub(super) async fn read_and_check(
             &read,
             &listed,
             request.provenance,
+            request.signature.as_ref(),
         )
         .await;
         checks.extend(found);
@@ -475,6 +476,7 @@ mod tests {
             check_images: false,
             skip_checks: false,
             provenance: Default::default(),
+            signature: None,
         };
         let local = (ProviderType::Bootstrap, "kubeadm".to_string());
         assert_eq!(

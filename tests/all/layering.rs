@@ -67,7 +67,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     // The provenance statement: plain data in, JSON out; the CI's and git's facts.
-    ("provenance", &["checksums"]),
+    ("provenance", &["checksums", "sigstore"]),
+    // Keyless signing and its checks: Fulcio and Rekor through the forge's HTTP client.
+    ("sigstore", &["checksums", "forge", "provenance"]),
     // The forge layer talks HTTP for publish and verify; it knows nothing of either.
     (
         "forge",

@@ -34,7 +34,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// The example provider as a git repository of its own, tagged `v0.1.0`.
-fn example_repository() -> tempfile::TempDir {
+pub(crate) fn example_repository() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_example_provider(dir.path());
     git(dir.path(), &["init", "-q"]);
@@ -45,7 +45,7 @@ fn example_repository() -> tempfile::TempDir {
     dir
 }
 
-fn release_local(root: &Path) -> Output {
+pub(crate) fn release_local(root: &Path) -> Output {
     clean_capkg()
         .args([
             "release", "--format", "json", "--target", "local", "--config",
@@ -56,7 +56,7 @@ fn release_local(root: &Path) -> Output {
         .unwrap()
 }
 
-fn verify(url: &str, extra: &[&str], dir: &Path) -> (Output, Value) {
+pub(crate) fn verify(url: &str, extra: &[&str], dir: &Path) -> (Output, Value) {
     let output = clean_capkg()
         .args(["verify", url, "--format", "json"])
         .args(extra)
@@ -68,7 +68,7 @@ fn verify(url: &str, extra: &[&str], dir: &Path) -> (Output, Value) {
 }
 
 /// The check of `report` named `name`.
-fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["checks"]
         .as_array()
         .unwrap()
@@ -77,7 +77,7 @@ fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no `{name}` check in {report}"))
 }
 
-fn published(root: &Path) -> PathBuf {
+pub(crate) fn published(root: &Path) -> PathBuf {
     root.join("out-repository/infrastructure-example/v0.1.0")
 }
 

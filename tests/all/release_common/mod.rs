@@ -161,6 +161,13 @@ pub(crate) fn clean_capkg() -> Command {
         "CI_COMMIT_TAG",
         "GITHUB_STEP_SUMMARY",
         "GITHUB_OUTPUT",
+        // A CI's signing identity: a test signs only against the fakes it names.
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "SIGSTORE_ID_TOKEN",
+        "CAPKG_SIGSTORE_ID_TOKEN",
+        "CAPKG_FULCIO_URL",
+        "CAPKG_REKOR_URL",
     ] {
         command.env_remove(name);
     }
