@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::forge::encoding::{base64_decode, base64_padded};
 
-/// The bundle's file name beside [`super::STATEMENT_FILE`].
+/// The bundle's file name beside [`crate::provenance::STATEMENT_FILE`].
 pub(crate) const BUNDLE_FILE: &str = "capkg-provenance.sigstore.json";
 /// Sigstore bundle v0.3.
 pub(crate) const BUNDLE_MEDIA_TYPE: &str = "application/vnd.dev.sigstore.bundle.v0.3+json";
