@@ -276,6 +276,7 @@ fn call_snippet(caller: &Caller, images_beside: bool) -> String {
          {indent}  needs: [{needs}]\n\
          {indent}  permissions:\n\
          {indent}    contents: write # the called job creates the release of the tag and uploads its files\n\
+         {indent}    id-token: write # the called job signs the provenance statement keylessly (Sigstore)\n\
          {indent}  uses: ./{called}\n\
          {indent}  with:\n\
          {indent}    version: {version}\n",

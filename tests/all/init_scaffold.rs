@@ -63,6 +63,8 @@ fn detects_the_repository_and_writes_config_and_ci_files() {
     assert!(workflow.contains("tags:\n      - \"v*\""));
     assert!(workflow.contains("capkg release"));
     assert!(workflow.contains("${{ secrets.GITHUB_TOKEN }}"));
+    // The release job may sign its provenance statement with the job's OIDC identity.
+    assert!(workflow.contains("      id-token: write # "), "{workflow}");
     // A GitHub repository gets no GitLab files, and git ignores the release folder.
     assert!(!repo.path().join(".gitlab").exists());
     assert!(!repo.path().join(".gitlab-ci.yml").exists());
@@ -110,10 +112,12 @@ fn existing_files_are_kept_unless_forced() {
         std::fs::read_to_string(repo.path().join(".gitlab-ci.yml")).unwrap(),
         "stages: [build]\n"
     );
+    let job =
+        std::fs::read_to_string(repo.path().join(".gitlab/capkg-release.gitlab-ci.yml")).unwrap();
+    // The job's OIDC identity, for signing the provenance statement (capkg reads it there).
     assert!(
-        repo.path()
-            .join(".gitlab/capkg-release.gitlab-ci.yml")
-            .is_file()
+        job.contains("  id_tokens:\n    SIGSTORE_ID_TOKEN:\n      aud: sigstore\n"),
+        "{job}"
     );
 
     let output = init(repo.path(), &["--force", "--provider", "other"]);
