@@ -292,26 +292,9 @@ impl GitLabTarget {
                         rejection.message
                     )),
                 },
-                _ => Error::Refused {
-                    forge: FORGE,
-                    action: action.to_string(),
-                    source: Box::new(HttpError::Rejected(rejection)),
-                },
+                _ => Error::from_http(FORGE, action, HttpError::Rejected(rejection)),
             },
-            err @ (HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. }) => {
-                Error::RateLimited {
-                    forge: FORGE,
-                    source: Box::new(err),
-                }
-            }
-            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => {
-                Error::Url(Box::new(err))
-            }
-            err => Error::Unreachable {
-                forge: FORGE,
-                action: action.to_string(),
-                source: Box::new(err),
-            },
+            err => Error::from_http(FORGE, action, err),
         }
     }
 

@@ -804,6 +804,30 @@ pub(crate) enum Error {
 }
 
 impl Error {
+    /// An HTTP failure no forge-specific reading took: a rate limit that would not clear, a URL
+    /// capkg refuses, another answer that said no, or no answer at all.
+    pub(crate) fn from_http(forge: &'static str, action: &str, err: HttpError) -> Error {
+        match err {
+            HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. } => {
+                Error::RateLimited {
+                    forge,
+                    source: Box::new(err),
+                }
+            }
+            HttpError::Insecure { .. } | HttpError::BadUrl { .. } => Error::Url(Box::new(err)),
+            _ if err.rejection().is_some() => Error::Refused {
+                forge,
+                action: action.to_string(),
+                source: Box::new(err),
+            },
+            _ => Error::Unreachable {
+                forge,
+                action: action.to_string(),
+                source: Box::new(err),
+            },
+        }
+    }
+
     /// True when the input or the remote said no (exit 1): a bad release folder, a conflicting
     /// existing release, a refused token or permission, a rate limit that would not clear. False
     /// when capkg could not do its job (exit 2): unreadable paths, missing settings, unreachable

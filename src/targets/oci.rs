@@ -30,7 +30,7 @@ use std::fmt::Write as _;
 use bytes::Bytes;
 
 use super::{
-    Action, BoxFuture, Destination, Drafted, Env, Error, Event, FileOutcome, History, HttpError,
+    Action, BoxFuture, Destination, Drafted, Env, Error, Event, FileOutcome, History,
     OFFLINE_REASON, Outcome, Plan, PlannedFile, Reach, ReleaseDir, Services, Target, TargetKind,
     Transfer, VersionedSource,
 };
@@ -355,25 +355,7 @@ fn from_oci_doing(action: &str, err: OciError) -> Error {
                 "its upload `Location` is on another host, `{location}`: capkg sends blobs and the login only to the registry named, so nothing was uploaded there"
             ),
         },
-        OciError::Http(err) => match *err {
-            HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. } => {
-                Error::RateLimited {
-                    forge: FORGE,
-                    source: err,
-                }
-            }
-            HttpError::Insecure { .. } | HttpError::BadUrl { .. } => Error::Url(err),
-            _ if err.rejection().is_some() => Error::Refused {
-                forge: FORGE,
-                action: action.to_string(),
-                source: err,
-            },
-            _ => Error::Unreachable {
-                forge: FORGE,
-                action: action.to_string(),
-                source: err,
-            },
-        },
+        OciError::Http(err) => Error::from_http(FORGE, action, *err),
     }
 }
 

@@ -89,26 +89,9 @@ impl GitHubTarget {
                         "check `--repo`; GitHub also answers 404 when the token cannot see the repository, e.g. a fine-grained token not given access to it".into(),
                     ),
                 },
-                _ => Error::Refused {
-                    forge: FORGE,
-                    action: action.to_string(),
-                    source: Box::new(HttpError::Rejected(rejection)),
-                },
+                _ => Error::from_http(FORGE, action, HttpError::Rejected(rejection)),
             },
-            err @ (HttpError::WaitTooLong { .. } | HttpError::StillRateLimited { .. }) => {
-                Error::RateLimited {
-                    forge: FORGE,
-                    source: Box::new(err),
-                }
-            }
-            err @ (HttpError::Insecure { .. } | HttpError::BadUrl { .. }) => {
-                Error::Url(Box::new(err))
-            }
-            err => Error::Unreachable {
-                forge: FORGE,
-                action: action.to_string(),
-                source: Box::new(err),
-            },
+            err => Error::from_http(FORGE, action, err),
         }
     }
 
