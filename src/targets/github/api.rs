@@ -58,11 +58,7 @@ impl GitHubTarget {
             .send(request)
             .await
             .map_err(|err| self.error(err, action))?;
-        let value = serde_json::from_slice(&response.body).map_err(|err| Error::Unexpected {
-            forge: FORGE,
-            url: response.url.to_string(),
-            reason: err.to_string(),
-        })?;
+        let value = parsed(&response)?;
         Ok((value, response))
     }
 
@@ -208,15 +204,7 @@ impl GitHubTarget {
                     "prerelease": prerelease,
                 }));
             let failure = match self.http.send(request).await {
-                Ok(response) => {
-                    return serde_json::from_slice(&response.body).map_err(|err| {
-                        Error::Unexpected {
-                            forge: FORGE,
-                            url: response.url.to_string(),
-                            reason: err.to_string(),
-                        }
-                    });
-                }
+                Ok(response) => return parsed(&response),
                 Err(err) => err,
             };
             let already_exists = failure
@@ -325,15 +313,7 @@ impl GitHubTarget {
                 .header(CONTENT_TYPE, content_type(name))
                 .body(file.contents.clone());
             let failure = match self.http.send(request).await {
-                Ok(response) => {
-                    return serde_json::from_slice(&response.body).map_err(|err| {
-                        Error::Unexpected {
-                            forge: FORGE,
-                            url: response.url.to_string(),
-                            reason: err.to_string(),
-                        }
-                    });
-                }
+                Ok(response) => return parsed(&response),
                 Err(err) => err,
             };
             let already_exists = failure.rejection().is_some_and(|r| {
@@ -408,6 +388,15 @@ impl GitHubTarget {
 
 /// What a bare 403 says is missing: GitHub's `x-accepted-github-permissions` (fine-grained
 /// tokens, GitHub Apps) or `x-accepted-oauth-scopes` (classic tokens), else what releases need.
+/// An answer's body read as the JSON GitHub documents for it.
+fn parsed<T: DeserializeOwned>(response: &http::Response) -> Result<T, Error> {
+    serde_json::from_slice(&response.body).map_err(|err| Error::Unexpected {
+        forge: FORGE,
+        url: response.url.to_string(),
+        reason: err.to_string(),
+    })
+}
+
 fn github_permission(rejection: &http::Rejection) -> String {
     let named = |header: &str| {
         rejection
