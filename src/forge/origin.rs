@@ -68,6 +68,29 @@ impl std::fmt::Display for Place {
     }
 }
 
+/// The GitLab instance of the pipeline capkg runs in (`CI_API_V4_URL`), when it names one.
+pub(crate) fn pipeline_gitlab(env: &dyn Fn(&str) -> Option<String>) -> Option<Url> {
+    env("CI_API_V4_URL")
+        .filter(|v| !v.trim().is_empty())
+        .and_then(|text| super::http::parse_base_url(&text).ok())
+}
+
+/// Whether `CI_JOB_TOKEN` may go to the GitLab at `at`: only to its pipeline's, `ci`
+/// (`CI_API_V4_URL`); `Err` says why not.
+pub(crate) fn job_token_reaches(ci: Option<&Url>, at: &Url) -> Result<(), String> {
+    match ci {
+        Some(ci) if same_origin(ci, at) => Ok(()),
+        Some(ci) => Err(format!(
+            "a job token goes only to its pipeline's GitLab, `{}` (CI_API_V4_URL)",
+            ci.origin().ascii_serialization()
+        )),
+        None => Err(
+            "a job token goes only to its pipeline's GitLab, and CI_API_V4_URL, which names it, is not set"
+                .into(),
+        ),
+    }
+}
+
 /// A credential capkg may hold, by the homes it has (the module's table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -139,9 +162,7 @@ impl Origins {
             github: super::github::token_and_variable(env),
             github_api,
             gitlab: super::gitlab::token(env),
-            ci_gitlab: env("CI_API_V4_URL")
-                .filter(|v| !v.trim().is_empty())
-                .and_then(|text| super::http::parse_base_url(&text).ok()),
+            ci_gitlab: pipeline_gitlab(env),
             registry_env: REGISTRY_VARIABLES
                 .iter()
                 .filter_map(|name| env(name).map(|value| (name.to_string(), value)))
@@ -179,17 +200,7 @@ impl Origins {
                     ))
                 }
             }
-            (Kind::GitLabJob, Place::GitLab(at)) => match &self.ci_gitlab {
-                Some(ci) if same_origin(ci, at) => Ok(()),
-                Some(ci) => Err(format!(
-                    "a job token goes only to its pipeline's GitLab, `{}` (CI_API_V4_URL)",
-                    ci.origin().ascii_serialization()
-                )),
-                None => Err(
-                    "a job token goes only to its pipeline's GitLab, and CI_API_V4_URL, which names it, is not set"
-                        .into(),
-                ),
-            },
+            (Kind::GitLabJob, Place::GitLab(at)) => job_token_reaches(self.ci_gitlab.as_ref(), at),
             (Kind::GitLabPersonal, Place::GitLab(at)) => {
                 let ci = self.ci_gitlab.as_ref().is_some_and(|ci| same_origin(ci, at));
                 let target = target_is(&|t| matches!(t, Place::GitLab(t) if same_origin(t, at)));

@@ -85,16 +85,9 @@ struct Settings {
 /// A job token belongs to its pipeline's GitLab (`CI_API_V4_URL`): a target on another instance
 /// needs a token of its own, as the origin rule says for reading ([`crate::forge::origin`]).
 fn job_token_may_reach(api: &Url, env: Env<'_>) -> Result<(), Error> {
-    let pipeline = env("CI_API_V4_URL")
-        .filter(|v| !v.trim().is_empty())
-        .and_then(|text| http::parse_base_url(&text).ok());
-    let reason = match &pipeline {
-        Some(ci) if ci.origin() == api.origin() => return Ok(()),
-        Some(ci) => format!(
-            "a job token goes only to its pipeline's GitLab, `{}` (CI_API_V4_URL)",
-            ci.origin().ascii_serialization()
-        ),
-        None => "a job token goes only to its pipeline's GitLab, and CI_API_V4_URL, which names it, is not set".to_string(),
+    let pipeline = crate::forge::origin::pipeline_gitlab(env);
+    let Err(reason) = crate::forge::origin::job_token_reaches(pipeline.as_ref(), api) else {
+        return Ok(());
     };
     Err(Error::TokenNotForHere {
         forge: FORGE,
